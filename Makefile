@@ -1,0 +1,165 @@
+# The CUDA memory lab: one non-recursive Makefile for everything.
+#
+#   make                      build every stage, your exercise and the solution
+#   make run EX=03            check, then time, exercises/03_tiled/kernel.cu
+#   make run EX=03 TILE=32    ... with the stage's knob set (see stages.tsv)
+#   make run EX=03 SOLUTION=1 run the solution instead (instructors)
+#   make run EX=03 N=2048 SEED=7 SANITIZE=1
+#   make sweep EX=03          build and time every knob value, one table
+#   make check                the test suite (its GPU part where a GPU is)
+#   make help                 the stages and these targets
+#   make clean
+#
+# NVCC, NVCCFLAGS, CC, CFLAGS and CUDA_ARCH can be set on the command line,
+# e.g. make CUDA_ARCH=90 or make CUDA_ARCH="80 90".
+
+NVCC ?= nvcc
+CC := $(if $(filter default,$(origin CC)),gcc,$(CC))
+
+# A GPU here? Then build for it alone; otherwise for every architecture from
+# Turing (7.5) to Hopper (9.0), which is what CI checks.
+HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+ifeq ($(filter-out 0,$(HAVE_GPU)),)
+CUDA_ARCH := 75 80 86 89 90
+else
+CUDA_ARCH := native
+endif
+ARCHS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(CUDA_ARCH)))
+ifeq ($(ARCHS),native)
+ARCH_FLAGS := -arch=native
+else
+ARCH_FLAGS := $(foreach a,$(ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+              -gencode arch=compute_$(lastword $(ARCHS)),code=compute_$(lastword $(ARCHS))
+endif
+
+NVCCFLAGS ?= -O3 -std=c++17 -lineinfo -Xcompiler -Wall
+CFLAGS ?= -O2 -std=c11 -Wall -Wextra
+ALL_NVCCFLAGS := $(ARCH_FLAGS) $(NVCCFLAGS) -Icommon
+ALL_CFLAGS := $(CFLAGS) -D_GNU_SOURCE -Icommon
+LDLIBS := -lcublas
+
+# ---------------------------------------------------------------- the stages
+# build/stages.mk is made from stages.tsv: STAGES, and FAMILY_, KNOB_ and
+# SWEEP_ of each stage.
+include build/stages.mk
+build/stages.mk: stages.tsv
+	@mkdir -p $(@D)
+	@awk -F'\t' '!/^#/ && NF >= 5 { \
+	    print "STAGES += " $$1; print "FAMILY_" $$1 " := " $$2; \
+	    print "KNOB_" $$1 " := " $$3; print "SWEEP_" $$1 " := " $$4 }' $< > $@
+
+FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
+COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o)
+$(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o $(COMMON_OBJS)))
+
+build/common/%.o: common/%.c | build/common
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+build/common/%.o: common/%.cu | build/common
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
+# output folder $(3) (build/<stage> or build/<stage>/k<value>), extra
+# compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record.
+define binary_rules
+$(3)/$(2).o: $(2)s/$(1)/kernel.cu
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MMD -MP -c $$< -o $$@
+$(3)/$(2)_info.o: common/build_info.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
+	    -DLAB_KNOB_TEXT='"$(5)"' -c $$< -o $$@
+$(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1)))
+	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
+endef
+
+# Each stage's exercise and solution, and one build per knob value for sweeps.
+$(foreach s,$(STAGES),$(foreach v,exercise solution,\
+  $(eval $(call binary_rules,$(s),$(v),build/$(s))) \
+  $(foreach k,$(SWEEP_$(s)),$(eval $(call binary_rules,$(s),$(v),build/$(s)/k$(k),-D$(KNOB_$(s))=$(k),$(KNOB_$(s))=$(k))))))
+
+BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise build/$(s)/solution)
+
+.DEFAULT_GOAL := all
+all: $(BINARIES)
+	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU here: every architecture))"
+
+build/common:
+	@mkdir -p $@
+
+# ------------------------------------------------------------- one stage
+# EX=03 or EX=03_tiled picks the stage; the stage's knob (TILE=32) picks a
+# build of that size; SOLUTION=1 picks solutions/ instead of exercises/.
+STAGE := $(if $(EX),$(firstword $(filter $(EX)%,$(STAGES))))
+KNOB := $(if $(STAGE),$(KNOB_$(STAGE)))
+KNOB_VALUE := $(if $(KNOB),$($(KNOB)))
+VARIANT := $(if $(filter-out 0,$(SOLUTION)),solution,exercise)
+RUN_DIR := build/$(STAGE)$(if $(KNOB_VALUE),/k$(KNOB_VALUE))
+RUN_BIN := $(RUN_DIR)/$(VARIANT)
+RUN_ARGS := $(if $(N),--n $(N)) $(if $(SEED),--seed $(SEED)) $(if $(SIZES),--sizes $(SIZES)) $(ARGS)
+SANITIZER := $(shell command -v compute-sanitizer 2>/dev/null)
+
+# A knob value that is not in the table gets its own build rule on demand.
+ifneq ($(KNOB_VALUE),)
+ifeq ($(filter $(KNOB_VALUE),$(SWEEP_$(STAGE))),)
+$(foreach v,exercise solution,$(eval $(call binary_rules,$(STAGE),$(v),$(RUN_DIR),-D$(KNOB)=$(KNOB_VALUE),$(KNOB)=$(KNOB_VALUE))))
+endif
+endif
+
+.PHONY: all run sweep check test-unit test-gpu help clean stage-known
+stage-known:
+	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
+	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
+
+ifeq ($(filter-out 0,$(SANITIZE)),)
+run: stage-known $(if $(STAGE),$(RUN_BIN))
+	$(RUN_BIN) $(RUN_ARGS)
+else
+# compute-sanitizer at small sizes: memcheck for out-of-bounds accesses, then
+# racecheck for missing barriers. Slow, so no timing.
+run: stage-known $(if $(STAGE),$(RUN_BIN))
+	@$(if $(SANITIZER),,echo "compute-sanitizer is not installed (it comes with the full CUDA Toolkit): cannot SANITIZE"; exit 3)
+	$(SANITIZER) --tool memcheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
+	$(SANITIZER) --tool racecheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
+endif
+
+SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
+sweep: stage-known $(SWEEP_BINS)
+	@tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
+
+# ------------------------------------------------------------------ tests
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+build/tests/unit: $(UNIT_SRCS) $(addprefix common/,args.c stats.c compare.c json.c lab.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(addprefix common/,args.c stats.c compare.c json.c) -lm -o $@
+
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu)
+FIXTURES := $(patsubst tests/fixtures/%.cu,build/fixtures/%,$(FIXTURE_SRCS))
+# A fixture is named <family>_<bug>.cu and links with its family's driver.
+build/fixtures/%.o: tests/fixtures/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+build/fixtures/%_info.o: common/build_info.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"fixture"' -DLAB_VARIANT_NAME='"$*"' -c $< -o $@
+.SECONDEXPANSION:
+build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstword $$(subst _, ,$$*)))
+	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@ $(LDLIBS)
+
+# make check: host unit tests, builds of everything, and the GPU suite when a
+# GPU is here. tests/run.sh counts and prints "N passed, N failed".
+check: build/tests/unit all $(FIXTURES)
+	@tests/run.sh
+
+# ------------------------------------------------------------------- misc
+help:
+	@echo "The CUDA memory lab. Edit exercises/NN_*/kernel.cu, then:"
+	@echo "  make run EX=NN        check and time your kernel"
+	@echo "  make sweep EX=NN      time each value of the stage's knob"
+	@echo "  make check            the lab's own test suite"
+	@echo "stages (EX=, knob and its sweep):"
+	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-6s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
+
+clean:
+	rm -rf build results
+
+-include $(shell find build -name '*.d' 2>/dev/null)

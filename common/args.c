@@ -1,0 +1,191 @@
+/*
+ * args.c: the command-line options every driver shares, and exit-status names.
+ */
+#include "lab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The name of an exit status, as the drivers and the grader print it. */
+const char *lab_exit_name(int status)
+{
+    switch (status) {
+    case LAB_EXIT_OK: return "ok";
+    case LAB_EXIT_WRONG: return "wrong result";
+    case LAB_EXIT_USAGE: return "usage error";
+    case LAB_EXIT_NO_GPU: return "no GPU";
+    case LAB_EXIT_CUDA_ERROR: return "CUDA error";
+    case LAB_EXIT_NO_MEMORY: return "out of GPU memory";
+    default: return "unknown status";
+    }
+}
+
+/* Read one whole number >= 1 from [s, end); 0 on success. */
+static int parse_count(const char *s, const char *end, long long *out)
+{
+    if (s == end || *s < '0' || *s > '9')
+        return -1;
+    long long v = 0;
+    for (; s < end; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        if (v > (1LL << 40))
+            return -1; /* far beyond any GPU's memory; also stops overflow */
+        v = v * 10 + (*s - '0');
+    }
+    if (v < 1)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int lab_parse_dims(const char *text, int allow_2d, lab_dims *out, char *err,
+                   size_t errlen)
+{
+    const char *end = text + strlen(text);
+    const char *x = strchr(text, 'x');
+    lab_dims d;
+    if (x && allow_2d) {
+        if (parse_count(text, x, &d.rows) || parse_count(x + 1, end, &d.cols)) {
+            snprintf(err, errlen, "'%s' is not a size: expected ROWSxCOLS with both >= 1", text);
+            return -1;
+        }
+    } else {
+        if (parse_count(text, end, &d.rows)) {
+            snprintf(err, errlen, "'%s' is not a size: expected a whole number >= 1%s",
+                     text, allow_2d ? " or ROWSxCOLS" : "");
+            return -1;
+        }
+        d.cols = allow_2d ? d.rows : 1;
+    }
+    *out = d;
+    return 0;
+}
+
+int lab_parse_sizes(const char *list, int allow_2d, lab_dims *sizes, int *nsizes,
+                    char *err, size_t errlen)
+{
+    char buf[512];
+    if (strlen(list) >= sizeof buf) {
+        snprintf(err, errlen, "--sizes list is too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    *nsizes = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (*nsizes == LAB_MAX_SIZES) {
+            snprintf(err, errlen, "--sizes takes at most %d sizes", LAB_MAX_SIZES);
+            return -1;
+        }
+        if (lab_parse_dims(tok, allow_2d, &sizes[*nsizes], err, errlen))
+            return -1;
+        (*nsizes)++;
+    }
+    if (*nsizes == 0) {
+        snprintf(err, errlen, "--sizes needs at least one size");
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse a non-negative number for --budget-ms. */
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
+                   size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->record_fd = -1;
+    a->budget_ms = 1000.0;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes_value = !strcmp(opt, "--n") || !strcmp(opt, "--sizes") ||
+                          !strcmp(opt, "--seed") || !strcmp(opt, "--json") ||
+                          !strcmp(opt, "--record-fd") || !strcmp(opt, "--budget-ms");
+        if (takes_value && !val) {
+            snprintf(err, errlen, "%s needs a value", opt);
+            return -1;
+        }
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            a->help = 1;
+        } else if (!strcmp(opt, "--check-only")) {
+            a->check_only = 1;
+        } else if (!strcmp(opt, "--quiet")) {
+            a->quiet = 1;
+        } else if (!strcmp(opt, "--n")) {
+            if (lab_parse_dims(val, allow_2d, &a->timing, err, errlen))
+                return -1;
+            a->have_timing = 1;
+        } else if (!strcmp(opt, "--sizes")) {
+            if (lab_parse_sizes(val, allow_2d, a->sizes, &a->nsizes, err, errlen))
+                return -1;
+            a->have_sizes = 1;
+        } else if (!strcmp(opt, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(val, &end, 0);
+            if (errno || end == val || *end || *val == '-') {
+                snprintf(err, errlen, "--seed '%s' is not a whole number >= 0", val);
+                return -1;
+            }
+            a->seed = s;
+            a->have_seed = 1;
+        } else if (!strcmp(opt, "--json")) {
+            a->json_path = val;
+        } else if (!strcmp(opt, "--record-fd")) {
+            long long fd;
+            if (parse_count(val, val + strlen(val), &fd) || fd < 3 || fd > 1024) {
+                snprintf(err, errlen, "--record-fd '%s' must be a descriptor from 3 to 1024", val);
+                return -1;
+            }
+            a->record_fd = (int)fd;
+        } else if (!strcmp(opt, "--budget-ms")) {
+            if (parse_double(val, &a->budget_ms)) {
+                snprintf(err, errlen, "--budget-ms '%s' is not a number >= 0", val);
+                return -1;
+            }
+        } else {
+            snprintf(err, errlen, "unknown option '%s' (try --help)", opt);
+            return -1;
+        }
+        if (takes_value)
+            i++;
+    }
+    if (!a->have_seed) {
+        /* a fresh seed each run, printed, so that any run can be repeated */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        a->seed = (uint64_t)ts.tv_sec * 1000003ULL + (uint64_t)ts.tv_nsec / 1000;
+        a->seed %= 1000000007ULL;
+    }
+    return 0;
+}
+
+void lab_print_usage(FILE *out, const char *prog, const char *family_help)
+{
+    fprintf(out,
+            "usage: %s [options]\n"
+            "%s"
+            "  --sizes LIST     sizes checked before timing, comma-separated\n"
+            "  --seed S         seed of the random inputs (default: new each run)\n"
+            "  --check-only     check correctness, skip timing\n"
+            "  --budget-ms MS   kernel time spent timing each kernel (default 1000)\n"
+            "  --json FILE      write the machine-readable record to FILE\n"
+            "  --record-fd FD   write the record to descriptor FD (used by the grader)\n"
+            "  --quiet          print only the summary\n"
+            "exit status: 0 ok, 1 wrong result, 2 usage, 3 no GPU, 4 CUDA error,\n"
+            "             5 out of GPU memory\n",
+            prog, family_help);
+}

@@ -1,0 +1,20 @@
+/*
+ * build_info.c: who this binary is. Compiled once per binary by the Makefile
+ * with -DLAB_STAGE_NAME, -DLAB_VARIANT_NAME and -DLAB_KNOB_TEXT, so a record
+ * always says which stage, which kernel.cu and which knob value produced it.
+ */
+#include "lab.h"
+
+#ifndef LAB_STAGE_NAME
+#define LAB_STAGE_NAME "unknown"
+#endif
+#ifndef LAB_VARIANT_NAME
+#define LAB_VARIANT_NAME "unknown"
+#endif
+#ifndef LAB_KNOB_TEXT
+#define LAB_KNOB_TEXT ""
+#endif
+
+const char lab_stage[] = LAB_STAGE_NAME;
+const char lab_variant[] = LAB_VARIANT_NAME;
+const char lab_knob[] = LAB_KNOB_TEXT;

@@ -1,0 +1,107 @@
+/*
+ * compare.c: checking a kernel's output against the reference.
+ */
+#include "lab.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The float's bit pattern, for telling the poison apart from other NaNs. */
+static uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+void lab_compare_arrays(const float *got, const float *want, const float *bound,
+                        long long rows, long long cols, int max_show, FILE *log,
+                        lab_compare *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bad_row_min = out->bad_col_min = -1;
+    double diff2 = 0, want2 = 0;
+    int shown = 0;
+    for (long long r = 0; r < rows; r++) {
+        for (long long c = 0; c < cols; c++) {
+            long long i = r * cols + c;
+            float g = got[i], w = want[i];
+            double lim = bound ? bound[i] : 0.0;
+            int ok;
+            if (!isfinite(g)) {
+                out->nan++;
+                if (bits_of(g) == LAB_POISON_BITS)
+                    out->never_written++;
+                ok = 0;
+            } else {
+                double err = fabs((double)g - (double)w);
+                diff2 += err * err;
+                want2 += (double)w * w;
+                if (err > out->max_abs_err)
+                    out->max_abs_err = err;
+                if (bound) {
+                    ok = err <= lim;
+                    double ratio = lim > 0 ? err / lim : (err > 0 ? INFINITY : 0);
+                    if (ratio > out->worst_ratio)
+                        out->worst_ratio = ratio;
+                } else {
+                    ok = bits_of(g) == bits_of(w);
+                    if (!ok)
+                        out->worst_ratio = INFINITY;
+                }
+            }
+            out->checked++;
+            if (ok)
+                continue;
+            out->bad++;
+            if (out->bad_row_min < 0 || r < out->bad_row_min) out->bad_row_min = r;
+            if (r > out->bad_row_max) out->bad_row_max = r;
+            if (out->bad_col_min < 0 || c < out->bad_col_min) out->bad_col_min = c;
+            if (c > out->bad_col_max) out->bad_col_max = c;
+            if (log && shown < max_show) {
+                if (bits_of(g) == LAB_POISON_BITS)
+                    fprintf(log, "    (row %lld, col %lld): never written, expected %.7g\n",
+                            r, c, w);
+                else if (bound)
+                    fprintf(log, "    (row %lld, col %lld): got %.7g, expected %.7g (allowed error %.2g)\n",
+                            r, c, g, w, lim);
+                else
+                    fprintf(log, "    (row %lld, col %lld): got %.7g, expected %.7g\n", r, c, g, w);
+                shown++;
+            }
+        }
+    }
+    out->rel_norm_err = want2 > 0 ? sqrt(diff2 / want2) : sqrt(diff2);
+}
+
+long long lab_guard_first_bad(const float *zone, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (bits_of(zone[i]) != LAB_GUARD_BITS)
+            return (long long)i;
+    return -1;
+}
+
+void lab_explain_failures(FILE *out, const lab_compare *c, long long rows,
+                          long long cols)
+{
+    if (c->bad == 0)
+        return;
+    if (c->never_written == c->checked) {
+        fprintf(out, "  no element was written: does the kernel launch, and does it store its result?\n");
+        return;
+    }
+    if (c->never_written > 0)
+        fprintf(out, "  %lld elements were never written: does the grid cover the whole output?\n",
+                c->never_written);
+    int edge_rows = c->bad_row_min > 0 && c->bad_row_max == rows - 1;
+    int edge_cols = c->bad_col_min > 0 && c->bad_col_max == cols - 1;
+    if (edge_rows || edge_cols)
+        fprintf(out, "  failures start at %s %lld: look at the bounds check for the last, partial block\n",
+                edge_rows ? "row" : "column", edge_rows ? c->bad_row_min : c->bad_col_min);
+    else if (c->bad == c->checked)
+        fprintf(out, "  every element is wrong: check the index arithmetic and the loop over k\n");
+    else
+        fprintf(out, "  %lld of %lld elements are wrong, in rows %lld-%lld and columns %lld-%lld\n",
+                c->bad, c->checked, c->bad_row_min, c->bad_row_max, c->bad_col_min, c->bad_col_max);
+}

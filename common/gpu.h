@@ -1,0 +1,134 @@
+/*
+ * gpu.h: the CUDA side of the harness, shared by every driver.
+ *
+ * Checked CUDA and cuBLAS calls, the device description, guarded and poisoned
+ * buffers, event timing with L2 flushing, and the record every run writes.
+ */
+#ifndef LAB_GPU_H
+#define LAB_GPU_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "lab.h"
+
+/* Check a CUDA runtime call made by the harness; on failure print the call's
+ * own text, file and line, and end the process with a status that says why. */
+#define CUDA_CHECK(call) lab_cuda_check((call), #call, __FILE__, __LINE__)
+#define CUBLAS_CHECK(call) lab_cublas_check((call), #call, __FILE__, __LINE__)
+
+void lab_cuda_check(cudaError_t err, const char *text, const char *file, int line);
+void lab_cublas_check(cublasStatus_t st, const char *text, const char *file, int line);
+
+/* End the run: print the message, write a record that says why, exit. */
+void lab_die(int status, const char *fmt, ...);
+
+/* ----------------------------------------------------------------- device */
+
+typedef struct {
+    char name[256];
+    int cc_major, cc_minor;
+    int sms;
+    double sm_clock_ghz;
+    double peak_dram_gbs;     /* from the memory clock and bus width          */
+    double peak_fp32_gflops;  /* SMs x FP32 lanes x 2 x clock                 */
+    size_t l2_bytes;
+    size_t mem_bytes;
+} lab_gpu;
+
+/* Open device 0 and describe it; with no usable GPU, print one line naming
+ * the cause and exit LAB_EXIT_NO_GPU. */
+void lab_gpu_open(lab_gpu *g);
+
+/* ---------------------------------------------------------------- buffers */
+
+/* A device array with a guard zone on each side. The kernel sees data; the
+ * zones hold LAB_GUARD_BITS, so a write before or past the array is seen. */
+#define LAB_GUARD_FLOATS 16384
+typedef struct {
+    float *base;  /* what cudaMalloc returned                            */
+    float *data;  /* base + LAB_GUARD_FLOATS: what the kernel is given   */
+    size_t count; /* elements in data                                    */
+} lab_buffer;
+
+void lab_buffer_new(lab_buffer *b, size_t count);
+void lab_buffer_free(lab_buffer *b);
+/* Fill data with LAB_POISON_BITS (a NaN), so unwritten outputs show. */
+void lab_buffer_poison(lab_buffer *b);
+/* Fill data with lab_uniform(seed, i). */
+void lab_buffer_fill(lab_buffer *b, uint64_t seed);
+/* Fill data with |lab_uniform(seed, i)|: non-negative inputs. */
+void lab_buffer_fill_abs(lab_buffer *b, uint64_t seed);
+/* Elements of data that differ from what lab_buffer_fill(seed) wrote. */
+long long lab_buffer_changed(const lab_buffer *b, uint64_t seed, int absolute);
+/* 1 when both guard zones are intact; otherwise say where and return 0. */
+int lab_buffer_guards_ok(const lab_buffer *b, const char *name, FILE *log);
+/* Copy data to a new host array (free() it). */
+float *lab_buffer_to_host(const lab_buffer *b);
+
+/* ---------------------------------------------------------- student calls */
+
+/* After a call into kernel.cu: catch launch errors and errors of the kernel
+ * itself (which are sticky: the process cannot go on), naming the call. */
+void lab_student_sync(const char *what);
+
+/* --------------------------------------------------------------- timing */
+
+/* One call of the kernel under test, on input set `set`. */
+typedef void (*lab_call_fn)(void *ctx, int set);
+/* Run before each timed call, outside the timed region (e.g. poison the
+ * output of that set so a call that skips work is caught). May be NULL. */
+typedef void (*lab_prepare_fn)(void *ctx, int set);
+
+typedef struct {
+    const char *name;  /* "student", "cublas", "baseline", "copy", ...   */
+    const char *label; /* what a person reads in the table               */
+    lab_stats st;      /* milliseconds                                    */
+    double rate;       /* work / median time, in the family's unit        */
+    int last_set;      /* the input set of the last timed call            */
+} lab_timing;
+
+/* Time fn: one warm-up call, then calls rotating over nsets input sets,
+ * each preceded by prepare and an L2 flush and bracketed by CUDA events,
+ * until the policy is satisfied. is_student routes errors to the student. */
+void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
+              int nsets, const lab_timing_policy *policy, int is_student);
+
+/* The default policy, with the kernel-time budget from --budget-ms. */
+lab_timing_policy lab_default_policy(const lab_args *a);
+
+/* A cuBLAS handle in strict FP32: TF32 and other reduced-precision modes off. */
+cublasHandle_t lab_cublas_strict(void);
+
+/* ----------------------------------------------------------------- record */
+
+/* The record is built in memory and written, when the run ends, to the
+ * --json file and the --record-fd descriptor (never to stdout, which the
+ * kernel under test can also print to). */
+typedef struct {
+    lab_json j;
+    char *text;
+    size_t len;
+    FILE *mem;
+} lab_record;
+
+/* Start the record with what every family shares; remembers args and gpu so
+ * that lab_die can write a record too. */
+void lab_record_begin(lab_record *r, const char *family, const lab_args *a,
+                      const lab_gpu *g);
+/* One timed kernel as a JSON object inside the current array. */
+void lab_record_timing(lab_record *r, const lab_timing *t);
+/* Close the record with the final status and write it out. */
+void lab_record_end(lab_record *r, int status, const char *message);
+
+/* Print the timing table every family shares: one row per kernel with time,
+ * spread, rate, and ratios to the reference and the baseline. */
+void lab_print_timings(const lab_timing *rows, int nrows, const char *unit,
+                       const lab_timing *reference, const lab_timing *baseline);
+
+/* Shared start of every driver: parse args (exit 2 on error), print help,
+ * open the GPU. */
+void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
+               lab_args *a, lab_gpu *g);
+
+#endif /* LAB_GPU_H */

@@ -1,0 +1,197 @@
+/*
+ * lab.h: the host-side pieces every driver and the grader share.
+ *
+ * Plain C, no CUDA: exit statuses, the random-number generator, argument
+ * parsing, statistics, result comparison and the JSON writer. Everything here
+ * is unit-tested on a machine without a GPU (tests/unit/).
+ */
+#ifndef LAB_H
+#define LAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- exit codes */
+
+/* Every driver ends with one of these; the grader and the tests rely on them. */
+enum lab_exit {
+    LAB_EXIT_OK = 0,         /* every check passed (and timing ran)            */
+    LAB_EXIT_WRONG = 1,      /* the kernel ran but a check failed              */
+    LAB_EXIT_USAGE = 2,      /* bad command-line arguments                     */
+    LAB_EXIT_NO_GPU = 3,     /* no usable CUDA device or driver                */
+    LAB_EXIT_CUDA_ERROR = 4, /* a CUDA error (often sticky) stopped the run    */
+    LAB_EXIT_NO_MEMORY = 5   /* the GPU could not hold the requested size      */
+};
+
+/* The name of an exit status, for messages ("wrong result", "no GPU", ...). */
+const char *lab_exit_name(int status);
+
+/* ----------------------------------------------------- identity of a binary */
+
+/* Set at build time (common/build_info.c): which stage, exercise or solution,
+ * and the value of the stage's compile-time knob, e.g. "TILE=16". */
+extern const char lab_stage[];
+extern const char lab_variant[];
+extern const char lab_knob[];
+
+/* -------------------------------------------------------------- arguments */
+
+#define LAB_MAX_SIZES 16
+
+/* One problem size: rows x cols for matrices, rows = element count for 1D. */
+typedef struct {
+    long long rows, cols;
+} lab_dims;
+
+typedef struct {
+    lab_dims timing;             /* --n N, --n RxC: the size that is timed      */
+    int have_timing;
+    lab_dims sizes[LAB_MAX_SIZES]; /* --sizes a,b,c: checked before timing      */
+    int nsizes;
+    int have_sizes;
+    uint64_t seed;               /* --seed S (default: from the clock)          */
+    int have_seed;
+    const char *json_path;       /* --json FILE: write the record there         */
+    int record_fd;               /* --record-fd FD: write the record to FD      */
+    int check_only;              /* --check-only: correctness, no timing        */
+    double budget_ms;            /* --budget-ms: timing budget per kernel       */
+    int quiet;                   /* --quiet: only the summary lines             */
+    int help;                    /* --help                                      */
+} lab_args;
+
+/* Parse "N" or "RxC" into dims; 1D families accept only "N". Returns 0 on
+ * success, -1 (with a message in err) when the text is not a size >= 1. */
+int lab_parse_dims(const char *text, int allow_2d, lab_dims *out,
+                   char *err, size_t errlen);
+
+/* Parse a comma-separated list of sizes ("1,17,255" or "1x1,33x65"). */
+int lab_parse_sizes(const char *list, int allow_2d, lab_dims *sizes, int *nsizes,
+                    char *err, size_t errlen);
+
+/* Parse the options every driver shares. Returns 0, or -1 with a one-line
+ * message in err (the caller prints it and exits LAB_EXIT_USAGE). */
+int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a,
+                   char *err, size_t errlen);
+
+/* Print the shared options, for --help. */
+void lab_print_usage(FILE *out, const char *prog, const char *family_help);
+
+/* ------------------------------------------------------ random inputs */
+
+/* A counter-based generator: value i of stream seed does not depend on any
+ * other value, so the host and the GPU produce the same numbers in parallel.
+ * Values are uniform in [-0.5, 0.5) with 24 random bits: never zeros, never
+ * small integers, which would hide wrong indexing and reduced precision. */
+static inline
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+uint64_t lab_mix64(uint64_t x)
+{
+    /* splitmix64's finalizer: every input bit affects every output bit */
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+static inline
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+float lab_uniform(uint64_t seed, uint64_t i)
+{
+    uint64_t h = lab_mix64(lab_mix64(seed) ^ (i * 0x9e3779b97f4a7c15ULL));
+    return (float)(h >> 40) * (1.0f / 16777216.0f) - 0.5f;
+}
+
+/* ------------------------------------------------------------- statistics */
+
+typedef struct {
+    int reps;
+    double median, p25, p75, min, max, mean;
+    double rse; /* relative standard error of the mean: stddev/sqrt(n)/mean */
+} lab_stats;
+
+/* Summarise n timings (milliseconds). n >= 1. */
+void lab_stats_compute(const double *ms, int n, lab_stats *out);
+
+/* When to stop repeating a timed call. */
+typedef struct {
+    int min_reps;      /* always at least this many                          */
+    int max_reps;      /* never more                                         */
+    double target_rse; /* stop once the mean is known this well (0.01 = 1%)  */
+    double budget_ms;  /* or once this much kernel time has been spent       */
+} lab_timing_policy;
+
+/* 1 when the samples so far are enough under the policy. */
+int lab_timing_done(const double *ms, int n, const lab_timing_policy *p);
+
+/* ------------------------------------------------------------- comparison */
+
+/* Result of comparing a computed array with the reference. */
+typedef struct {
+    long long checked;     /* elements compared                               */
+    long long bad;         /* elements outside their bound (NaN included)     */
+    long long nan;         /* of those, NaN or infinite                       */
+    long long never_written; /* of those, still holding the poison pattern    */
+    double max_abs_err;    /* over finite elements                            */
+    double worst_ratio;    /* max |got-want|/bound (> 1 means outside)        */
+    double rel_norm_err;   /* ||got-want||_2 / ||want||_2 over finite values  */
+    long long bad_row_min, bad_row_max, bad_col_min, bad_col_max;
+} lab_compare;
+
+/* The bit pattern written into outputs before every call (a quiet NaN that no
+ * arithmetic produces), and into the guard zones around every buffer. */
+#define LAB_POISON_BITS 0x7fc0dead
+#define LAB_GUARD_BITS 0x7fc0face
+
+/* Compare got with want element by element. bound[i] is the largest allowed
+ * |got-want| (bound == NULL: the values must be bitwise equal). NaN never
+ * passes. The first max_show failures are printed to log as
+ * (row, col, got, expected, bound). */
+void lab_compare_arrays(const float *got, const float *want, const float *bound,
+                        long long rows, long long cols, int max_show, FILE *log,
+                        lab_compare *out);
+
+/* Index of the first element of a guard zone that no longer holds
+ * LAB_GUARD_BITS, or -1 when the zone is intact. */
+long long lab_guard_first_bad(const float *zone, size_t count);
+
+/* Print one sentence that says where the failures are (edges, a tile, all),
+ * for a student to act on. */
+void lab_explain_failures(FILE *out, const lab_compare *c, long long rows,
+                          long long cols);
+
+/* ------------------------------------------------------------ JSON writer */
+
+/* A small streaming writer: one key per line, so records are easy to read by
+ * eye and by line-based tools. Nesting is tracked so commas are always right. */
+#define LAB_JSON_DEPTH 16
+typedef struct {
+    FILE *f;
+    int depth;
+    int count[LAB_JSON_DEPTH]; /* members written at each level        */
+    char close[LAB_JSON_DEPTH]; /* the bracket that closes each level  */
+} lab_json;
+
+void lab_json_start(lab_json *j, FILE *f);             /* opens the top object */
+void lab_json_finish(lab_json *j);                     /* closes it, newline  */
+void lab_json_object(lab_json *j, const char *key);    /* key NULL in arrays  */
+void lab_json_array(lab_json *j, const char *key);
+void lab_json_end(lab_json *j);                        /* closes either       */
+void lab_json_string(lab_json *j, const char *key, const char *value);
+void lab_json_number(lab_json *j, const char *key, double value); /* NaN -> null */
+void lab_json_int(lab_json *j, const char *key, long long value);
+void lab_json_bool(lab_json *j, const char *key, int value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LAB_H */

@@ -1,0 +1,359 @@
+/*
+ * matmul_main.cu: the driver for the matrix-multiplication stages.
+ *
+ * Links with one kernel.cu that implements matmul() (matmul.h). It checks the
+ * kernel against cuBLAS at several sizes, then times it against cuBLAS and the
+ * naive row-mapped kernel below, and prints a table and a record.
+ *
+ *   build/03_tiled/exercise --help
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "matmul.h"
+
+static const char *FAMILY_HELP =
+    "  --n N            size of the timed problem (N x N matrices, default 4096)\n";
+static const char *DEFAULT_SIZES = "1,17,255,1000,1025";
+static const int DEFAULT_N = 4096;
+enum { NSETS = 3 }; /* input sets the timed calls rotate over */
+
+/* ======================================================= baseline kernel */
+
+/* The starting point of the course: one thread per element of C, with
+ * threadIdx.x walking down the rows, accumulating straight into C in global
+ * memory. Neighbouring threads of a warp touch addresses n floats apart, so
+ * every load and store of a warp needs many memory transactions. */
+__global__ void matmul_rows_naive(const float *A, const float *B, float *C, int n)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    int col = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= n || col >= n)
+        return;
+    C[(size_t)row * n + col] = 0.0f;
+    for (int k = 0; k < n; k++)
+        C[(size_t)row * n + col] += A[(size_t)row * n + k] * B[(size_t)k * n + col];
+}
+
+static void baseline_matmul(const float *A, const float *B, float *C, int n)
+{
+    dim3 block(16, 16);
+    dim3 grid((n + 15) / 16, (n + 15) / 16);
+    matmul_rows_naive<<<grid, block>>>(A, B, C, n);
+}
+
+/* ============================================================== reference */
+
+/* The row-major product with column-major cuBLAS: C^T = B^T A^T, and a
+ * row-major matrix read column-major is its transpose. */
+static void cublas_matmul(cublasHandle_t h, const float *A, const float *B, float *C, int n)
+{
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n));
+}
+
+__global__ void abs_copy(const float *x, float *y, size_t count)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        y[i] = fabsf(x[i]);
+}
+
+/* The error bound of each element: any order of summing n products in FP32
+ * is within gamma_n * (|A||B|)_ij of the exact value, gamma_n ~ n * eps/2
+ * (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3). The kernel
+ * and cuBLAS are each within it, so they differ by at most twice that; this
+ * bound never fails a correct FP32 kernel. */
+static float *element_bounds(cublasHandle_t h, const lab_buffer *A, const lab_buffer *B, int n)
+{
+    size_t count = (size_t)n * n;
+    float *absA, *absB, *prod;
+    CUDA_CHECK(cudaMalloc(&absA, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&absB, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&prod, count * sizeof(float)));
+    abs_copy<<<1024, 256>>>(A->data, absA, count);
+    abs_copy<<<1024, 256>>>(B->data, absB, count);
+    CUDA_CHECK(cudaGetLastError());
+    cublas_matmul(h, absA, absB, prod, n);
+    float *bound = (float *)malloc(count * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(bound, prod, count * sizeof(float), cudaMemcpyDeviceToHost));
+    double gamma = 2.0 * n * (FLT_EPSILON / 2) / (1.0 - n * (FLT_EPSILON / 2));
+    for (size_t i = 0; i < count; i++)
+        bound[i] = (float)(2.0 * gamma * bound[i]) + FLT_MIN;
+    CUDA_CHECK(cudaFree(absA));
+    CUDA_CHECK(cudaFree(absB));
+    CUDA_CHECK(cudaFree(prod));
+    return bound;
+}
+
+/* The relative Frobenius-norm error allowed over the whole matrix. Rounding
+ * errors of FP32 sums grow like sqrt(n) * eps, about 0.5 sqrt(n) eps in
+ * practice; 8 sqrt(n) eps leaves room for any summation order yet is 4x
+ * below what TF32 or half-precision arithmetic gives (about 3e-4). */
+static double norm_tolerance(int n)
+{
+    return 8.0 * sqrt((double)n) * FLT_EPSILON;
+}
+
+/* ============================================================== one check */
+
+typedef struct {
+    int n;
+    lab_buffer A[NSETS], B[NSETS], C[NSETS];
+    uint64_t seedA[NSETS], seedB[NSETS];
+    float *ref; /* device: cuBLAS's result for one set */
+} problem;
+
+static void problem_new(problem *p, int n, int nsets, uint64_t seed)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    size_t count = (size_t)n * n;
+    for (int s = 0; s < nsets; s++) {
+        p->seedA[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1));
+        p->seedB[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 2));
+        lab_buffer_new(&p->A[s], count);
+        lab_buffer_new(&p->B[s], count);
+        lab_buffer_new(&p->C[s], count);
+        lab_buffer_fill(&p->A[s], p->seedA[s]);
+        lab_buffer_fill(&p->B[s], p->seedB[s]);
+    }
+    CUDA_CHECK(cudaMalloc(&p->ref, count * sizeof(float)));
+}
+
+static void problem_free(problem *p, int nsets)
+{
+    for (int s = 0; s < nsets; s++) {
+        lab_buffer_free(&p->A[s]);
+        lab_buffer_free(&p->B[s]);
+        lab_buffer_free(&p->C[s]);
+    }
+    CUDA_CHECK(cudaFree(p->ref));
+}
+
+/* Check the output of set s (already computed by the kernel): values against
+ * cuBLAS, guard zones, inputs unchanged. Prints one line, details beneath,
+ * and records the check. Returns 1 when everything holds. */
+static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
+                        const lab_args *a, lab_record *rec)
+{
+    int n = p->n;
+    size_t count = (size_t)n * n;
+    char *details = NULL;
+    size_t details_len = 0;
+    FILE *log = open_memstream(&details, &details_len);
+
+    int guards = lab_buffer_guards_ok(&p->C[s], "C", log) &
+                 lab_buffer_guards_ok(&p->A[s], "A", log) &
+                 lab_buffer_guards_ok(&p->B[s], "B", log);
+    long long changedA = lab_buffer_changed(&p->A[s], p->seedA[s], 0);
+    long long changedB = lab_buffer_changed(&p->B[s], p->seedB[s], 0);
+    if (changedA || changedB)
+        fprintf(log, "    the inputs were modified: %lld elements of A and %lld of B changed\n",
+                changedA, changedB);
+
+    cublas_matmul(h, p->A[s].data, p->B[s].data, p->ref, n);
+    float *got = lab_buffer_to_host(&p->C[s]);
+    float *want = (float *)malloc(count * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(want, p->ref, count * sizeof(float), cudaMemcpyDeviceToHost));
+    float *bound = element_bounds(h, &p->A[s], &p->B[s], n);
+
+    lab_compare c;
+    lab_compare_arrays(got, want, bound, n, n, 5, log, &c);
+    double tol = norm_tolerance(n);
+    int values_ok = c.bad == 0 && c.rel_norm_err <= tol;
+    if (c.bad == 0 && !values_ok)
+        fprintf(log, "    every element is within its bound, but the overall error %.2e is above %.2e:\n"
+                     "    more rounding than FP32 arithmetic gives (TF32 or half precision?)\n",
+                c.rel_norm_err, tol);
+    lab_explain_failures(log, &c, n, n);
+    int ok = values_ok && guards && !changedA && !changedB;
+    fclose(log);
+
+    if (!a->quiet || !ok) {
+        if (ok)
+            printf("  %-10s ok      rel. error %.1e (limit %.1e), worst element %.0f%% of its bound\n",
+                   label, c.rel_norm_err, tol, 100.0 * c.worst_ratio);
+        else if (c.bad)
+            printf("  %-10s FAILED  %lld of %lld elements wrong (%lld NaN or never written)\n",
+                   label, c.bad, c.checked, c.nan);
+        else
+            printf("  %-10s FAILED\n", label);
+        if (!ok)
+            fputs(details, stdout);
+    }
+
+    lab_json *j = &rec->j;
+    lab_json_object(j, NULL);
+    lab_json_string(j, "size", label);
+    lab_json_bool(j, "ok", ok);
+    lab_json_int(j, "elements", c.checked);
+    lab_json_int(j, "wrong", c.bad);
+    lab_json_int(j, "never_written", c.never_written);
+    lab_json_number(j, "rel_norm_err", c.rel_norm_err);
+    lab_json_number(j, "rel_norm_tol", tol);
+    lab_json_number(j, "worst_bound_ratio", c.worst_ratio);
+    lab_json_bool(j, "guards_ok", guards);
+    lab_json_bool(j, "inputs_unchanged", !changedA && !changedB);
+    lab_json_end(j);
+
+    free(details);
+    free(got);
+    free(want);
+    free(bound);
+    return ok;
+}
+
+/* ================================================================ timing */
+
+typedef struct {
+    problem *p;
+    cublasHandle_t h;
+} timing_ctx;
+
+static void call_student(void *ctx, int s)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    matmul(p->A[s].data, p->B[s].data, p->C[s].data, p->n);
+}
+
+static void call_cublas(void *ctx, int s)
+{
+    timing_ctx *t = (timing_ctx *)ctx;
+    cublas_matmul(t->h, t->p->A[s].data, t->p->B[s].data, t->p->C[s].data, t->p->n);
+}
+
+static void call_baseline(void *ctx, int s)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    baseline_matmul(p->A[s].data, p->B[s].data, p->C[s].data, p->n);
+}
+
+/* Poison the output before each timed student call: a kernel that skips work
+ * on a later call (caching its result) leaves NaN behind and is caught. */
+static void poison_output(void *ctx, int s)
+{
+    lab_buffer_poison(&((timing_ctx *)ctx)->p->C[s]);
+}
+
+/* ================================================================== main */
+
+int main(int argc, char **argv)
+{
+    lab_args a;
+    lab_gpu g;
+    lab_start(argc, argv, 0, FAMILY_HELP, &a, &g);
+    char err[128];
+    if (!a.have_sizes && lab_parse_sizes(DEFAULT_SIZES, 0, a.sizes, &a.nsizes, err, sizeof err))
+        lab_die(LAB_EXIT_USAGE, "default sizes: %s", err);
+    if (!a.have_timing)
+        a.timing.rows = DEFAULT_N;
+    for (int i = 0; i < a.nsizes; i++)
+        if (a.sizes[i].rows > 32768)
+            lab_die(LAB_EXIT_USAGE, "size %lld is too large for this lab (at most 32768)", a.sizes[i].rows);
+    if (a.timing.rows > 32768)
+        lab_die(LAB_EXIT_USAGE, "--n %lld is too large for this lab (at most 32768)", a.timing.rows);
+    int n = (int)a.timing.rows;
+
+    lab_record rec;
+    lab_record_begin(&rec, "matmul", &a, &g);
+    cublasHandle_t h = lab_cublas_strict();
+
+    printf("%s (%s%s%s) on %s, seed %llu\n", lab_stage, lab_variant, *lab_knob ? ", " : "",
+           lab_knob, g.name, (unsigned long long)a.seed);
+    printf("checking C = A*B against cuBLAS SGEMM in strict FP32:\n");
+
+    /* ------------------------------------------------ correctness first */
+    int all_ok = 1;
+    lab_json_array(&rec.j, "checks");
+    for (int i = 0; i <= a.nsizes; i++) {
+        int m = i < a.nsizes ? (int)a.sizes[i].rows : n; /* the timing size last */
+        char label[32];
+        snprintf(label, sizeof label, "n=%d", m);
+        problem p;
+        problem_new(&p, m, 1, a.seed);
+        matmul(p.A[0].data, p.B[0].data, p.C[0].data, m);
+        lab_student_sync(label);
+        all_ok &= check_output(&p, 0, h, label, &a, &rec);
+        problem_free(&p, 1);
+    }
+    lab_json_end(&rec.j);
+    lab_json_bool(&rec.j, "correct", all_ok);
+    if (!all_ok) {
+        printf("\nnot timed: the kernel must pass every check first. Fix the first failing size,\n"
+               "then run again (make run EX=%s). The seed above repeats these inputs (SEED=%llu).\n",
+               lab_stage, (unsigned long long)a.seed);
+        if (!strcmp(lab_variant, "exercise"))
+            printf("Your edits go in the TODO(lab) parts of exercises/%s/kernel.cu.\n", lab_stage);
+        lab_record_end(&rec, LAB_EXIT_WRONG, "wrong result");
+        return LAB_EXIT_WRONG;
+    }
+    printf("all results match.\n");
+    if (a.check_only) {
+        lab_record_end(&rec, LAB_EXIT_OK, "checked, not timed (--check-only)");
+        return LAB_EXIT_OK;
+    }
+
+    /* ------------------------------------------------------------ timing */
+    problem p;
+    problem_new(&p, n, NSETS, a.seed ^ 0x5eedULL);
+    timing_ctx ctx = {&p, h};
+    lab_timing_policy policy = lab_default_policy(&a);
+    double flops = 2.0 * (double)n * n * n;
+    lab_timing rows[3] = {
+        {"student", "your kernel"},
+        {"cublas", "cuBLAS SGEMM"},
+        {"baseline", "naive, threadIdx.x on rows"},
+    };
+    printf("\ntiming at n=%d (%d input sets, L2 flushed before each call)...\n", n, NSETS);
+    lab_time(&rows[1], call_cublas, NULL, &ctx, NSETS, &policy, 0);
+    lab_time(&rows[0], call_student, poison_output, &ctx, NSETS, &policy, 1);
+
+    /* the last timed call's output must be right too */
+    lab_json_array(&rec.j, "timed_output_check");
+    char label[32];
+    snprintf(label, sizeof label, "n=%d", n);
+    int last_ok = check_output(&p, rows[0].last_set, h, label, &a, &rec);
+    lab_json_end(&rec.j);
+    if (!last_ok) {
+        printf("the output of the last timed call is wrong, although the first call was right:\n"
+               "does the kernel depend on state left by an earlier call?\n");
+        lab_record_end(&rec, LAB_EXIT_WRONG, "the last timed call's output is wrong");
+        return LAB_EXIT_WRONG;
+    }
+    lab_time(&rows[2], call_baseline, NULL, &ctx, NSETS, &policy, 0);
+    for (int i = 0; i < 3; i++)
+        rows[i].rate = flops / (rows[i].st.median * 1e-3) / 1e9;
+
+    /* a time below what the hardware allows cannot be real */
+    double floor_ms = flops / (g.peak_fp32_gflops * 1e9) * 1e3;
+    int plausible = rows[0].st.median >= floor_ms;
+
+    lab_print_timings(rows, 3, "GFLOP/s", &rows[1], &rows[2]);
+    printf("\n  your kernel: %.1f%% of cuBLAS, %.2fx the naive row-mapped kernel\n",
+           100.0 * rows[0].rate / rows[1].rate, rows[2].st.median / rows[0].st.median);
+    if (!plausible)
+        printf("  warning: %.4g ms is faster than the FP32 peak of this GPU allows (%.4g ms):\n"
+               "  this time cannot be real\n", rows[0].st.median, floor_ms);
+
+    lab_json_object(&rec.j, "timing");
+    lab_json_string(&rec.j, "size", label);
+    lab_json_string(&rec.j, "metric", "GFLOP/s");
+    lab_json_number(&rec.j, "work", flops);
+    lab_json_number(&rec.j, "floor_ms", floor_ms);
+    lab_json_bool(&rec.j, "plausible", plausible);
+    lab_json_number(&rec.j, "pct_of_reference", 100.0 * rows[0].rate / rows[1].rate);
+    lab_json_number(&rec.j, "speedup_vs_baseline", rows[2].st.median / rows[0].st.median);
+    lab_json_array(&rec.j, "kernels");
+    for (int i = 0; i < 3; i++)
+        lab_record_timing(&rec, &rows[i]);
+    lab_json_end(&rec.j);
+    lab_json_end(&rec.j);
+    problem_free(&p, NSETS);
+    CUBLAS_CHECK(cublasDestroy(h));
+    lab_record_end(&rec, LAB_EXIT_OK, plausible ? "ok" : "implausibly fast");
+    return LAB_EXIT_OK;
+}

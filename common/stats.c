@@ -1,0 +1,62 @@
+/*
+ * stats.c: summaries of repeated timings, and when to stop repeating.
+ */
+#include "lab.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted values, interpolating between neighbours. */
+static double quantile(const double *sorted, int n, double q)
+{
+    double pos = q * (n - 1);
+    int lo = (int)pos;
+    int hi = lo + 1 < n ? lo + 1 : lo;
+    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+}
+
+void lab_stats_compute(const double *ms, int n, lab_stats *out)
+{
+    double *s = malloc(sizeof *s * (size_t)n);
+    memcpy(s, ms, sizeof *s * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double sum = 0, sq = 0;
+    for (int i = 0; i < n; i++)
+        sum += s[i];
+    double mean = sum / n;
+    for (int i = 0; i < n; i++)
+        sq += (s[i] - mean) * (s[i] - mean);
+    out->reps = n;
+    out->median = quantile(s, n, 0.5);
+    out->p25 = quantile(s, n, 0.25);
+    out->p75 = quantile(s, n, 0.75);
+    out->min = s[0];
+    out->max = s[n - 1];
+    out->mean = mean;
+    /* with one sample nothing is known about the spread: report it as 100% */
+    out->rse = n > 1 && mean > 0 ? sqrt(sq / (n - 1)) / sqrt((double)n) / mean : 1.0;
+    free(s);
+}
+
+int lab_timing_done(const double *ms, int n, const lab_timing_policy *p)
+{
+    if (n < p->min_reps)
+        return 0;
+    if (n >= p->max_reps)
+        return 1;
+    double spent = 0;
+    for (int i = 0; i < n; i++)
+        spent += ms[i];
+    if (spent >= p->budget_ms)
+        return 1;
+    lab_stats st;
+    lab_stats_compute(ms, n, &st);
+    return st.rse <= p->target_rse;
+}

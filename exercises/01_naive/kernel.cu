@@ -1,0 +1,42 @@
+/*
+ * 01_naive: one thread per element of C, with the warp laid along a row.
+ *
+ * What this version changes: the starting kernel (common/matmul_main.cu,
+ * matmul_rows_naive) gives threadIdx.x the row, so the 32 threads of a warp
+ * read addresses n floats apart. Here threadIdx.x gives the column: the warp
+ * reads 32 neighbouring floats of B and writes 32 neighbouring floats of C,
+ * one coalesced access each, and all 32 threads read the same A[row][k]
+ * (one broadcast). It still adds into C in global memory on every step of k;
+ * stage 02 fixes that.
+ *
+ *   make run EX=01            check, then time, this file
+ *   make sweep EX=01          try BLOCK = 8, 16, 32
+ */
+#include "matmul.h"
+
+#ifndef BLOCK
+#define BLOCK 16 /* threads per block side: BLOCK x BLOCK threads */
+#endif
+
+__global__ void matmul_naive(const float *A, const float *B, float *C, int n)
+{
+    // TODO(lab): compute this thread's column and row of C from blockIdx,
+    // blockDim and threadIdx. threadIdx.x changes fastest within a warp, so
+    // give it the column: neighbouring threads then touch neighbouring floats.
+
+    // TODO(lab): threads past the edge of C must do nothing (n need not be a
+    // multiple of BLOCK).
+
+    // TODO(lab): C[row][col] = sum over k of A[row][k] * B[k][col]. Matrices
+    // are row-major: element (r, c) is at r * n + c (use size_t for it). Set
+    // the element of C to 0, then add each product into it.
+}
+
+void matmul(const float *A, const float *B, float *C, int n)
+{
+    dim3 block(BLOCK, BLOCK);
+    // TODO(lab): enough blocks in x (columns) and y (rows) to cover every
+    // element of C, also when n is not a multiple of BLOCK.
+    dim3 grid(1, 1);
+    matmul_naive<<<grid, block>>>(A, B, C, n);
+}

@@ -1,0 +1,52 @@
+/*
+ * 03_tiled: shared-memory tiles of A and B.
+ *
+ * What this version changes: in stage 02 every thread reads a whole row of A
+ * and a whole column of B from global memory, and each value is read by n
+ * threads. Here a block of TILE x TILE threads walks along k one tile at a
+ * time: together its threads copy a TILE x TILE tile of A and one of B into
+ * shared memory (one element each, coalesced), wait, then each thread runs
+ * TILE multiply-adds out of shared memory. Every value loaded from global
+ * memory is now used TILE times.
+ *
+ *   make run EX=03            check, then time, this file
+ *   make sweep EX=03          try TILE = 8, 16, 32
+ */
+#include "matmul.h"
+
+#ifndef TILE
+#define TILE 16 /* tile side: TILE x TILE threads, two TILE x TILE tiles */
+#endif
+
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int n)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int col = blockIdx.x * TILE + tx;
+    int row = blockIdx.y * TILE + ty;
+    float temp = 0.0f;
+
+    for (int t = 0; t < n; t += TILE) {
+        // TODO(lab): copy one element of the A tile (row `row`, column t + tx)
+        // into As[ty][tx] and one of the B tile (row t + ty, column `col`)
+        // into Bs[ty][tx]. Past the edge of the matrix store 0.0f instead.
+
+        // TODO(lab): a barrier, so no thread reads the tiles before all of
+        // them are written.
+
+        // TODO(lab): add the TILE products As[ty][k] * Bs[k][tx] into temp.
+
+        // TODO(lab): a second barrier, so no thread overwrites the tiles in
+        // the next step while another still reads them.
+    }
+    if (row < n && col < n)
+        C[(size_t)row * n + col] = temp;
+}
+
+void matmul(const float *A, const float *B, float *C, int n)
+{
+    dim3 block(TILE, TILE);
+    dim3 grid((n + TILE - 1) / TILE, (n + TILE - 1) / TILE);
+    matmul_tiled<<<grid, block>>>(A, B, C, n);
+}

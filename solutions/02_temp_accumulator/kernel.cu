@@ -1,0 +1,38 @@
+/*
+ * 02_temp_accumulator: add the products in a register, write C once.
+ *
+ * What this version changes: stage 01 added into C[row][col] in global memory
+ * on every step of k, one load and one store each time, and the compiler may
+ * not keep C in a register because C might overlap A or B. Here the sum lives
+ * in a local variable (a register) and C is written once at the end: n loads
+ * and n stores of C per thread become one store.
+ *
+ *   make run EX=02            check, then time, this file
+ *   make sweep EX=02          try BLOCK = 8, 16, 32
+ */
+#include "matmul.h"
+
+#ifndef BLOCK
+#define BLOCK 32 /* threads per block side: BLOCK x BLOCK threads */
+#endif
+
+__global__ void matmul_temp(const float *A, const float *B, float *C, int n)
+{
+    // threadIdx.x on columns, as in stage 01, so warps coalesce
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= n || col >= n)
+        return;
+    // the running sum stays in a register for the whole loop
+    float temp = 0.0f;
+    for (int k = 0; k < n; k++)
+        temp += A[(size_t)row * n + k] * B[(size_t)k * n + col];
+    C[(size_t)row * n + col] = temp;
+}
+
+void matmul(const float *A, const float *B, float *C, int n)
+{
+    dim3 block(BLOCK, BLOCK);
+    dim3 grid((n + BLOCK - 1) / BLOCK, (n + BLOCK - 1) / BLOCK);
+    matmul_temp<<<grid, block>>>(A, B, C, n);
+}

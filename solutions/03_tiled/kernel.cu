@@ -1,0 +1,54 @@
+/*
+ * 03_tiled: shared-memory tiles of A and B.
+ *
+ * What this version changes: in stage 02 every thread reads a whole row of A
+ * and a whole column of B from global memory, and each value is read by n
+ * threads. Here a block of TILE x TILE threads walks along k one tile at a
+ * time: together its threads copy a TILE x TILE tile of A and one of B into
+ * shared memory (one element each, coalesced), wait, then each thread runs
+ * TILE multiply-adds out of shared memory. Every value loaded from global
+ * memory is now used TILE times.
+ *
+ *   make run EX=03            check, then time, this file
+ *   make sweep EX=03          try TILE = 8, 16, 32
+ */
+#include "matmul.h"
+
+#ifndef TILE
+#define TILE 32 /* tile side: TILE x TILE threads, two TILE x TILE tiles */
+#endif
+
+__global__ void matmul_tiled(const float *A, const float *B, float *C, int n)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int col = blockIdx.x * TILE + tx;
+    int row = blockIdx.y * TILE + ty;
+    float temp = 0.0f;
+
+    for (int t = 0; t < n; t += TILE) {
+        // each thread copies one element of each tile; threads with
+        // neighbouring tx read neighbouring addresses, so loads coalesce.
+        // Past the edge of the matrix the tile is filled with zeros, which
+        // add nothing to the sum.
+        As[ty][tx] = (row < n && t + tx < n) ? A[(size_t)row * n + t + tx] : 0.0f;
+        Bs[ty][tx] = (t + ty < n && col < n) ? B[(size_t)(t + ty) * n + col] : 0.0f;
+        // wait until the whole tile is in shared memory before anyone reads it
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < TILE; k++)
+            temp += As[ty][k] * Bs[k][tx];
+        // wait until everyone is done with this tile before it is overwritten
+        __syncthreads();
+    }
+    if (row < n && col < n)
+        C[(size_t)row * n + col] = temp;
+}
+
+void matmul(const float *A, const float *B, float *C, int n)
+{
+    dim3 block(TILE, TILE);
+    dim3 grid((n + TILE - 1) / TILE, (n + TILE - 1) / TILE);
+    matmul_tiled<<<grid, block>>>(A, B, C, n);
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# tests/run.sh: the runner behind `make check` (which builds everything first).
+#
+# Host checks always run: unit tests of the harness, the layout of the stages,
+# the behaviour of a driver with no GPU. The GPU suite runs where a GPU is:
+# every solution passes, every skeleton fails cleanly, every deliberately bad
+# kernel in tests/fixtures/ is caught. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
+fail() {
+    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 15 | sed 's/^/      /'
+    return 0
+}
+skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
+# expect NAME CONDITION-TEXT: pass when the last command's test succeeded
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+
+stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+
+echo "== host unit tests"
+unit_out=$(build/tests/unit 2>&1)
+while read -r word name _; do
+    case $word in
+        ok) pass "unit: $name" ;;
+        FAIL) [ -n "$name" ] && fail "unit: $name" "$(grep '^FAIL  ' <<<"$unit_out")" ;;
+    esac
+done < <(grep -E '^(ok|FAIL) +[a-z]+ +[0-9]+ checks' <<<"$unit_out")
+
+echo "== layout of the stages"
+for s in $stages; do
+    missing=""
+    for f in exercises/$s/kernel.cu exercises/$s/README.md solutions/$s/kernel.cu; do
+        [ -f "$f" ] || missing="$missing $f"
+    done
+    check "$s: exercise, its README and the solution exist" "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+    grep -q 'TODO(lab)' "exercises/$s/kernel.cu" 2>/dev/null
+    check "$s: the skeleton marks its edit points with TODO(lab)" $?
+    ! grep -q 'TODO(lab)' "solutions/$s/kernel.cu" 2>/dev/null
+    check "$s: the solution has no TODO(lab) left" $?
+    heads=$(grep -c -E '^## (Goal|Background|Task|Run it|How it is graded|Questions)$' "exercises/$s/README.md" 2>/dev/null)
+    check "$s: README has the six headings (Goal ... Questions)" "$([ "${heads:-0}" = 6 ]; echo $?)"
+    grep -q "| *\`\?$s\`\? *|" README.md
+    check "$s: listed in the README's stage table" $?
+    for v in exercise solution; do
+        [ -x "build/$s/$v" ]
+        check "$s: $v builds" $?
+    done
+done
+extra=$(diff -rq exercises solutions | grep -v -E '^Files exercises/[^/]+/kernel\.cu and solutions/[^/]+/kernel\.cu differ$|^Only in exercises/[^/]+: README\.md$')
+check "diff -r exercises solutions shows only the answers" "$([ -z "$extra" ]; echo $?)" "$extra"
+
+echo "== drivers without a GPU, and bad arguments"
+first=$(head -n 1 <<<"$stages")
+bin=build/$first/solution
+out=$("$bin" --n 0 2>&1); st=$?
+check "bad size: exit 2 and a message" "$([ $st = 2 ] && grep -q "not a size" <<<"$out"; echo $?)" "$out"
+out=$("$bin" --bogus 2>&1); st=$?
+check "unknown option: exit 2" "$([ $st = 2 ]; echo $?)" "$out"
+out=$("$bin" --help 2>&1); st=$?
+check "--help: exit 0 and the exit statuses explained" "$([ $st = 0 ] && grep -q "exit status" <<<"$out"; echo $?)" "$out"
+
+have_gpu=0
+nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
+if [ $have_gpu = 0 ]; then
+    out=$("$bin" 2>&1); st=$?
+    check "no GPU: exit 3 with one line naming the cause" \
+        "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no usable CUDA GPU" <<<"$out"; echo $?)" "$out"
+fi
+
+echo "== GPU suite"
+if [ $have_gpu = 0 ]; then
+    skip "GPU suite: no GPU here (nvidia-smi lists none); solutions, skeletons and fixtures were built but not run"
+else
+    logdir=build/check-logs
+    mkdir -p "$logdir"
+    for s in $stages; do
+        out=$("build/$s/solution" --check-only --json "$logdir/$s-solution.json" 2>&1); st=$?
+        echo "$out" >"$logdir/$s-solution.log"
+        check "$s: the solution passes every check" "$([ $st = 0 ]; echo $?)" "$out"
+        grep -q '"status": "ok"' "$logdir/$s-solution.json" 2>/dev/null
+        check "$s: the solution's record says ok" $?
+        out=$(timeout 120 "build/$s/exercise" --check-only 2>&1); st=$?
+        echo "$out" >"$logdir/$s-exercise.log"
+        check "$s: the skeleton fails cleanly (exit 1, says what to do)" \
+            "$([ $st = 1 ] && grep -q "TODO(lab)" <<<"$out"; echo $?)" "$out"
+    done
+    while IFS=$'\t' read -r name status phrase; do
+        case $name in '#'* | '') continue ;; esac
+        out=$(timeout 120 "build/fixtures/$name" --check-only 2>&1); st=$?
+        echo "$out" >"$logdir/fixture-$name.log"
+        check "fixture $name is caught (exit $status, says '$phrase')" \
+            "$([ $st = "$status" ] && grep -qF "$phrase" <<<"$out"; echo $?)" "exit $st; $out"
+    done <tests/fixtures/expect.tsv
+fi
+
+echo
+if [ $skipped -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ $failed = 0 ]

@@ -1,0 +1,64 @@
+/* test_args.c: sizes and options as the drivers parse them. */
+#include <string.h>
+
+#include "lab.h"
+#include "unit.h"
+
+/* Parse a NULL-terminated list of words as a command line. */
+static int parse(int allow_2d, lab_args *a, char *err, const char **words)
+{
+    char *argv[32] = {(char *)"prog"};
+    int argc = 1;
+    while (*words)
+        argv[argc++] = (char *)*words++;
+    return lab_parse_args(argc, argv, allow_2d, a, err, 256);
+}
+
+void test_args(void)
+{
+    char err[256];
+    lab_dims d;
+    CHECK(lab_parse_dims("17", 0, &d, err, sizeof err) == 0 && d.rows == 17 && d.cols == 1);
+    CHECK(lab_parse_dims("17", 1, &d, err, sizeof err) == 0 && d.rows == 17 && d.cols == 17);
+    CHECK(lab_parse_dims("33x65", 1, &d, err, sizeof err) == 0 && d.rows == 33 && d.cols == 65);
+    CHECK(lab_parse_dims("33x65", 0, &d, err, sizeof err) == -1);
+    CHECK(lab_parse_dims("0", 0, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "'0' is not a size") != NULL);
+    CHECK(lab_parse_dims("-3", 0, &d, err, sizeof err) == -1);
+    CHECK(lab_parse_dims("12x", 1, &d, err, sizeof err) == -1);
+    CHECK(lab_parse_dims("x12", 1, &d, err, sizeof err) == -1);
+    CHECK(lab_parse_dims("", 0, &d, err, sizeof err) == -1);
+    CHECK(lab_parse_dims("4k", 0, &d, err, sizeof err) == -1);
+    CHECK(lab_parse_dims("99999999999999999999999", 0, &d, err, sizeof err) == -1);
+
+    lab_args a;
+    const char *ok[] = {"--n", "2048", "--sizes", "1,17,1025", "--seed", "42", "--check-only",
+                        "--json", "out.json", "--record-fd", "3", "--budget-ms", "250", NULL};
+    CHECK(parse(0, &a, err, ok) == 0);
+    CHECK(a.have_timing && a.timing.rows == 2048);
+    CHECK(a.nsizes == 3 && a.sizes[2].rows == 1025);
+    CHECK(a.have_seed && a.seed == 42);
+    CHECK(a.check_only && a.record_fd == 3 && a.budget_ms == 250.0);
+    CHECK(strcmp(a.json_path, "out.json") == 0);
+
+    const char *none[] = {NULL};
+    CHECK(parse(0, &a, err, none) == 0 && !a.have_seed && a.record_fd == -1 && a.budget_ms == 1000.0);
+
+    const char *unknown[] = {"--fast", NULL};
+    CHECK(parse(0, &a, err, unknown) == -1 && strstr(err, "unknown option '--fast'"));
+    const char *missing[] = {"--n", NULL};
+    CHECK(parse(0, &a, err, missing) == -1 && strstr(err, "--n needs a value"));
+    const char *stdout_fd[] = {"--record-fd", "1", NULL};
+    CHECK(parse(0, &a, err, stdout_fd) == -1);
+    const char *neg_seed[] = {"--seed", "-5", NULL};
+    CHECK(parse(0, &a, err, neg_seed) == -1);
+    const char *neg_budget[] = {"--budget-ms", "-1", NULL};
+    CHECK(parse(0, &a, err, neg_budget) == -1);
+    const char *bad_list[] = {"--sizes", "1,,x", NULL};
+    CHECK(parse(0, &a, err, bad_list) == -1);
+    const char *shape[] = {"--n", "1000x33", "--sizes", "1x1,31x33", NULL};
+    CHECK(parse(1, &a, err, shape) == 0 && a.timing.cols == 33 && a.sizes[1].rows == 31);
+
+    CHECK(strcmp(lab_exit_name(LAB_EXIT_NO_GPU), "no GPU") == 0);
+    CHECK(strcmp(lab_exit_name(99), "unknown status") == 0);
+}

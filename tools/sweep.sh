@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tools/sweep.sh: time one stage at each value of its knob, one table.
+# Called by `make sweep EX=NN`; the builds are made before this runs.
+#   tools/sweep.sh STAGE KNOB VARIANT "ARGS" BINARY...
+set -u
+stage=$1 knob=$2 variant=$3 args=$4
+shift 4
+mkdir -p build/sweep
+
+# Read what a table needs from a record: status, the metric, and the median
+# time and rate of the student's kernel and of the reference (the kernel
+# listed second). Records hold one key per line, so awk can read them.
+summarise() {
+    awk '
+    /"status":/      { gsub(/[",]/, "", $2); status = $2 }
+    /"metric":/      { gsub(/[",]/, "", $2); metric = $2 }
+    /"pct_of_reference":/ { gsub(/,/, "", $2); pct = $2 }
+    /"speedup_vs_baseline":/ { gsub(/,/, "", $2); speedup = $2 }
+    /"name": "student"/ { in_student = 1 }
+    /"name": "/ && !/"student"/ { in_student = 0 }
+    in_student && /"median_ms":/ { gsub(/,/, "", $2); ms = $2 }
+    in_student && /"rate":/      { gsub(/,/, "", $2); rate = $2 }
+    END {
+        if (status != "ok") { printf "%s", (status == "" ? "no record" : status); exit }
+        printf "%.4g\t%.1f\t%s\t%.1f%%\t%.2fx", ms, rate, metric, pct, speedup
+    }' "$1"
+}
+
+echo "sweeping $knob for $stage ($variant): each build checked, then timed"
+results=()
+for bin in "$@"; do
+    value=${bin%/*}; value=${value##*/k}
+    record=build/sweep/$stage-$knob$value-$variant.json
+    rm -f "$record"
+    # shellcheck disable=SC2086  # args are several words on purpose
+    "$bin" --quiet --json "$record" $args >"build/sweep/$stage-$knob$value-$variant.log" 2>&1
+    status=$?
+    line=$(summarise "$record")
+    [ $status -ne 0 ] && line="exit $status: see build/sweep/$stage-$knob$value-$variant.log"
+    results+=("$knob=$value	$line")
+    echo "  $knob=$value done"
+done
+echo
+printf '%-10s %10s %12s %-8s %12s %10s\n' "$knob" "median ms" "rate" "unit" "% of ref" "speedup"
+for r in "${results[@]}"; do
+    IFS=$'\t' read -r k ms rate unit pct speedup <<<"$r"
+    if [ -z "${rate:-}" ]; then
+        printf '%-10s %s\n' "$k" "$ms"
+    else
+        printf '%-10s %10s %12s %-8s %12s %10s\n' "$k" "$ms" "$rate" "$unit" "$pct" "$speedup"
+    fi
+done
+echo "(records in build/sweep/; % of ref is of the reference library, speedup over the naive baseline)"
