@@ -15,7 +15,7 @@
 #include "matmul.h"
 
 #ifndef BLOCK
-#define BLOCK 32 /* threads per block side: BLOCK x BLOCK threads */
+#define BLOCK 16 /* threads per block side: BLOCK x BLOCK threads */
 #endif
 
 __global__ void matmul_naive(const float *A, const float *B, float *C, int n)
