@@ -52,19 +52,27 @@ FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o)
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o $(COMMON_OBJS)))
 
-build/common/%.o: common/%.c | build/common
+# build/flags.txt changes when the compiler flags do, so that a build with
+# another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
+FLAGS_TEXT := $(NVCC) $(ALL_NVCCFLAGS) | $(CC) $(ALL_CFLAGS)
+build/flags.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(FLAGS_TEXT)' | cmp -s - $@ || echo '$(FLAGS_TEXT)' > $@
+FORCE:
+
+build/common/%.o: common/%.c build/flags.txt | build/common
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
-build/common/%.o: common/%.cu | build/common
+build/common/%.o: common/%.cu build/flags.txt | build/common
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 
 # One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
 # output folder $(3) (build/<stage> or build/<stage>/k<value>), extra
 # compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record.
 define binary_rules
-$(3)/$(2).o: $(2)s/$(1)/kernel.cu
+$(3)/$(2).o: $(2)s/$(1)/kernel.cu build/flags.txt
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MMD -MP -c $$< -o $$@
-$(3)/$(2)_info.o: common/build_info.c
+$(3)/$(2)_info.o: common/build_info.c build/flags.txt
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
 	    -DLAB_KNOB_TEXT='"$(5)"' -c $$< -o $$@
@@ -81,7 +89,7 @@ BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise build/$(s)/solution)
 
 .DEFAULT_GOAL := all
 all: $(BINARIES)
-	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU here: every architecture))"
+	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU found here))"
 
 build/common:
 	@mkdir -p $@
@@ -105,7 +113,7 @@ $(foreach v,exercise solution,$(eval $(call binary_rules,$(STAGE),$(v),$(RUN_DIR
 endif
 endif
 
-.PHONY: all run sweep check test-unit test-gpu help clean stage-known
+.PHONY: all run sweep check help clean stage-known FORCE
 stage-known:
 	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
 	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
@@ -135,12 +143,14 @@ build/tests/unit: $(UNIT_SRCS) $(addprefix common/,args.c stats.c compare.c json
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu)
 FIXTURES := $(patsubst tests/fixtures/%.cu,build/fixtures/%,$(FIXTURE_SRCS))
 # A fixture is named <family>_<bug>.cu and links with its family's driver.
-build/fixtures/%.o: tests/fixtures/%.cu
+build/fixtures/%.o: tests/fixtures/%.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 build/fixtures/%_info.o: common/build_info.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"fixture"' -DLAB_VARIANT_NAME='"$*"' -c $< -o $@
+# keep the objects of pattern-built fixtures (make would delete them as intermediates)
+.SECONDARY:
 .SECONDEXPANSION:
 build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstword $$(subst _, ,$$*)))
 	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@ $(LDLIBS)
