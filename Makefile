@@ -50,7 +50,11 @@ build/stages.mk: stages.tsv
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o)
-$(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o $(COMMON_OBJS)))
+# A family's own host code in plain C, common/<family>_*.c, links with its
+# driver and is unit-tested with the rest.
+FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
+$(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
+  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(COMMON_OBJS)))
 
 build/common/%.o: common/%.c | build/common
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
@@ -128,9 +132,10 @@ sweep: stage-known $(SWEEP_BINS)
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-build/tests/unit: $(UNIT_SRCS) $(addprefix common/,args.c stats.c compare.c json.c lab.h)
+UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c) $(FAMILY_C_SRCS)
+build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(addprefix common/,args.c stats.c compare.c json.c) -lm -o $@
+	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@
 
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu)
 FIXTURES := $(patsubst tests/fixtures/%.cu,build/fixtures/%,$(FIXTURE_SRCS))
