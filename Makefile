@@ -162,7 +162,7 @@ help:
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
 	@echo "  make check            the lab's own test suite"
 	@echo "stages (EX=, knob and its sweep):"
-	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-6s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
+	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
 
 clean:
 	rm -rf build results
