@@ -157,7 +157,6 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
 
     cublas_transpose(h, p->in[s].data, p->ref, rows, cols);
     float *got = lab_buffer_to_host(&p->out[s]);
-    float *in = lab_buffer_to_host(&p->in[s]);
     float *want = (float *)malloc(count * sizeof(float));
     if (!want)
         lab_die(LAB_EXIT_NO_MEMORY, "out of host memory for a %dx%d reference", cols, rows);
@@ -165,7 +164,12 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
 
     lab_compare c;
     lab_compare_arrays(got, want, NULL, cols, rows, 5, log, &c);
-    transpose_explain_failures(log, &c, got, in, rows, cols);
+    if (c.bad) {
+        /* the hints compare the output with the input */
+        float *in = lab_buffer_to_host(&p->in[s]);
+        transpose_explain_failures(log, &c, got, in, rows, cols);
+        free(in);
+    }
     int ok = c.bad == 0 && guards && !changed;
     fclose(log);
 
@@ -194,7 +198,6 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
 
     free(details);
     free(got);
-    free(in);
     free(want);
     return ok;
 }
