@@ -50,7 +50,11 @@ build/stages.mk: stages.tsv
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o)
-$(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o $(COMMON_OBJS)))
+# A family's own host code in plain C, common/<family>_*.c, links with its
+# driver and is unit-tested with the rest.
+FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
+$(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
+  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(COMMON_OBJS)))
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -136,9 +140,10 @@ sweep: stage-known $(SWEEP_BINS)
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-build/tests/unit: $(UNIT_SRCS) $(addprefix common/,args.c stats.c compare.c json.c lab.h)
+UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c) $(FAMILY_C_SRCS)
+build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(addprefix common/,args.c stats.c compare.c json.c) -lm -o $@
+	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@
 
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu)
 FIXTURES := $(patsubst tests/fixtures/%.cu,build/fixtures/%,$(FIXTURE_SRCS))
@@ -167,7 +172,7 @@ help:
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
 	@echo "  make check            the lab's own test suite"
 	@echo "stages (EX=, knob and its sweep):"
-	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-6s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
+	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
 
 clean:
 	rm -rf build results

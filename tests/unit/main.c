@@ -8,6 +8,7 @@ int main(void)
     struct { const char *name; void (*fn)(void); } groups[] = {
         {"args", test_args}, {"stats", test_stats}, {"compare", test_compare},
         {"json", test_json}, {"rng", test_rng},
+        {"transpose", test_transpose},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         int before = unit_failed, checks = unit_passed + unit_failed;

@@ -26,5 +26,6 @@ void test_stats(void);
 void test_compare(void);
 void test_json(void);
 void test_rng(void);
+void test_transpose(void);
 
 #endif

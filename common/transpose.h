@@ -1,0 +1,23 @@
+/*
+ * transpose.h: the contract between the transpose stages (04_transpose,
+ * 05_bank_conflicts) and the harness.
+ */
+#ifndef LAB_TRANSPOSE_H
+#define LAB_TRANSPOSE_H
+
+/*
+ * out = the transpose of in. in has rows x cols floats, row-major: element
+ * (r, c) is in[r * cols + c]. out has cols x rows floats, row-major: element
+ * (c, r) of out is out[c * rows + r], and must equal element (r, c) of in.
+ * Any rows, cols >= 1; the harness keeps rows * cols below 2^31, so int
+ * products of indices do not overflow.
+ *
+ * in and out are device pointers: the host cannot dereference them. The
+ * function launches its kernels and returns without synchronizing; the
+ * harness times it with CUDA events on the default stream. It must not
+ * allocate memory, create streams or call libraries. out holds garbage (NaN)
+ * on entry; every element must be written. in must be left unchanged.
+ */
+void transpose(const float *in, float *out, int rows, int cols);
+
+#endif /* LAB_TRANSPOSE_H */

@@ -1,0 +1,61 @@
+/*
+ * 04_transpose: stage the transpose in a shared-memory tile so that both
+ * global sides are coalesced.
+ *
+ * What this version changes: the naive transpose (timed by the driver) has
+ * each thread read element (r, c) of in and write it to (c, r) of out. With
+ * threadIdx.x along c, a warp's 32 reads are neighbours in memory, but its
+ * 32 writes are `rows` floats apart: one 32-byte sector each. Here a block
+ * first copies a 32 x 32 tile of in into shared memory along the rows of in,
+ * waits, then writes the tile along the rows of out, with threadIdx.x now
+ * picking the row of in. Both global accesses of a warp touch 128 contiguous
+ * bytes; the scattered access moves into shared memory, where it is cheap
+ * (but not free: stage 05).
+ *
+ *   make run EX=04            check, then time, this file
+ *   make sweep EX=04          try BLOCK_ROWS = 8, 16, 32
+ */
+#include "transpose.h"
+
+#define TILE 32 /* tile side: one warp moves one row of the tile */
+#ifndef BLOCK_ROWS
+#define BLOCK_ROWS 8 /* the block is TILE x BLOCK_ROWS threads; each moves TILE / BLOCK_ROWS elements */
+#endif
+static_assert(TILE % BLOCK_ROWS == 0, "BLOCK_ROWS must divide 32: 1, 2, 4, 8, 16 or 32");
+
+__global__ void transpose_tiled(const float *in, float *out, int rows, int cols)
+{
+    __shared__ float tile[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    // the tile of this block starts at row row0, column col0 of in
+    int row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;
+
+    // thread row ty takes tile rows ty, ty + BLOCK_ROWS, ...
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+        // TODO(lab): copy element (row0 + ty + j, col0 + tx) of in into
+        // tile[ty + j][tx], if that element is inside the matrix (rows x
+        // cols, row-major). threadIdx.x runs along a row of in: the warp's
+        // reads are coalesced.
+    }
+
+    // TODO(lab): a barrier. Each thread is about to write elements that
+    // other threads loaded: no thread may start before the tile is complete.
+
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+        // TODO(lab): write one element of the tile to out (cols x rows,
+        // row-major), with threadIdx.x running along a row of out so that
+        // the warp's writes are coalesced too. Row col0 + ty + j of out is
+        // that column of in: which row of in does thread tx then stand for,
+        // where in the tile is that element, and where in out does it go?
+        // Skip elements outside the matrix. (The README works one warp
+        // through.)
+    }
+}
+
+void transpose(const float *in, float *out, int rows, int cols)
+{
+    dim3 block(TILE, BLOCK_ROWS);
+    // one block per tile: blockIdx.x walks the columns of in, blockIdx.y its rows
+    dim3 grid((cols + TILE - 1) / TILE, (rows + TILE - 1) / TILE);
+    transpose_tiled<<<grid, block>>>(in, out, rows, cols);
+}
