@@ -50,4 +50,4 @@ for r in "${results[@]}"; do
         printf '%-10s %10s %12s %-8s %12s %10s\n' "$k" "$ms" "$rate" "$unit" "$pct" "$speedup"
     fi
 done
-echo "(records in build/sweep/; % of ref is of the reference library, speedup over the naive baseline)"
+echo "(records in build/sweep/; % of ref and speedup mean what they mean in make run's table)"
