@@ -6,6 +6,8 @@
 #   make run EX=03 SOLUTION=1 run the solution instead (instructors)
 #   make run EX=03 N=2048 SEED=7 SANITIZE=1
 #   make sweep EX=03          build and time every knob value, one table
+#   make profile EX=03        hardware counters of one call (Nsight Compute),
+#                             beside the solution's
 #   make check                the test suite (its GPU part where a GPU is)
 #   make help                 the stages and these targets
 #   make clean
@@ -117,7 +119,7 @@ $(foreach v,exercise solution,$(eval $(call binary_rules,$(STAGE),$(v),$(RUN_DIR
 endif
 endif
 
-.PHONY: all run sweep check help clean stage-known FORCE
+.PHONY: all run sweep profile profile-expected check help clean stage-known FORCE
 stage-known:
 	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
 	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
@@ -137,6 +139,22 @@ endif
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
 sweep: stage-known $(SWEEP_BINS)
 	@tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
+
+# ---------------------------------------------------------------- profile
+# make profile EX=03: one call of the kernel under Nsight Compute (after its
+# checks), in plain words, beside the solution's where solutions/ exists and
+# the values in profile/expected.tsv where it does not (a student release).
+# make profile-expected [EX=03] (instructors) stores the solutions' values
+# for this GPU in profile/expected.tsv. NCU=/path/to/ncu picks an ncu.
+PROFILE_REF := $(if $(filter exercise,$(VARIANT)),$(if $(wildcard solutions/$(STAGE)/kernel.cu),$(RUN_DIR)/solution))
+profile: stage-known $(if $(STAGE),$(RUN_BIN) $(PROFILE_REF))
+	@$(if $(NCU),NCU='$(NCU)') tools/profile.sh $(STAGE) $(RUN_BIN) $(PROFILE_REF) -- $(RUN_ARGS)
+
+EXPECTED_STAGES := $(foreach s,$(or $(STAGE),$(STAGES)),$(if $(wildcard solutions/$(s)/kernel.cu),$(s)))
+profile-expected: $(foreach s,$(EXPECTED_STAGES),build/$(s)/solution)
+	@for s in $(EXPECTED_STAGES); do \
+	    $(if $(NCU),NCU='$(NCU)') tools/profile.sh --expected $$s build/$$s/solution -- $(RUN_ARGS) || exit 1; \
+	done
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -170,6 +188,7 @@ help:
 	@echo "The CUDA memory lab. Edit exercises/NN_*/kernel.cu, then:"
 	@echo "  make run EX=NN        check and time your kernel"
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
+	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
 	@echo "  make check            the lab's own test suite"
 	@echo "stages (EX=, knob and its sweep):"
 	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv

@@ -124,6 +124,8 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
             a->check_only = 1;
         } else if (!strcmp(opt, "--quiet")) {
             a->quiet = 1;
+        } else if (!strcmp(opt, "--profile")) {
+            a->profile = 1;
         } else if (!strcmp(opt, "--n")) {
             if (lab_parse_dims(val, allow_2d, &a->timing, err, errlen))
                 return -1;
@@ -185,6 +187,8 @@ void lab_print_usage(FILE *out, const char *prog, const char *family_help)
             "  --json FILE      write the machine-readable record to FILE\n"
             "  --record-fd FD   write the record to descriptor FD (used by the grader)\n"
             "  --quiet          print only the summary\n"
+            "  --profile        after the checks, run one call at the timed size inside\n"
+            "                   cudaProfilerStart/Stop and skip timing (for make profile)\n"
             "exit status: 0 ok, 1 wrong result, 2 usage, 3 no GPU, 4 CUDA error,\n"
             "             5 out of GPU memory\n",
             prog, family_help);

@@ -121,6 +121,17 @@ void lab_record_timing(lab_record *r, const lab_timing *t);
 /* Close the record with the final status and write it out. */
 void lab_record_end(lab_record *r, int status, const char *message);
 
+/* --profile (make profile): one call of fn on input set 0, at the timed
+ * size, between cudaProfilerStart and cudaProfilerStop, so that
+ * `ncu --profile-from-start off` measures that call and nothing else (not the
+ * fills, the checks, cuBLAS or the baseline). prepare (may be NULL) runs
+ * before it, outside the range. Adds "profiled_size" to the record, ends
+ * it, and returns LAB_EXIT_OK. A driver calls it once its checks have
+ * passed and its timing problem is built, before any lab_time:
+ *     if (a.profile)
+ *         return lab_profile_call(&rec, call_student, prepare, &ctx); */
+int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void *ctx);
+
 /* Print the timing table every family shares: one row per kernel with time,
  * spread, rate, and ratios to the reference and the baseline. */
 void lab_print_timings(const lab_timing *rows, int nrows, const char *unit,

@@ -61,6 +61,7 @@ typedef struct {
     int check_only;              /* --check-only: correctness, no timing        */
     double budget_ms;            /* --budget-ms: timing budget per kernel       */
     int quiet;                   /* --quiet: only the summary lines             */
+    int profile;                 /* --profile: checks, then one call to profile */
     int help;                    /* --help                                      */
 } lab_args;
 

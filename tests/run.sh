@@ -97,6 +97,15 @@ else
     done <tests/fixtures/expect.tsv
 fi
 
+echo "== make profile without a GPU: the parser and the messages (tests/profile/run.sh)"
+profile_out=$(tests/profile/run.sh 2>&1)
+while read -r word name; do
+    case $word in
+        ok) pass "profile: $name" ;;
+        FAIL) fail "profile: $name" "$(grep -A 20 -F "FAIL  $name" <<<"$profile_out" | tail -n +2 | grep '^      ')" ;;
+    esac
+done < <(grep -E '^(ok|FAIL) ' <<<"$profile_out")
+
 echo
 if [ $skipped -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"

@@ -44,6 +44,10 @@ void test_args(void)
     const char *none[] = {NULL};
     CHECK(parse(0, &a, err, none) == 0 && !a.have_seed && a.record_fd == -1 && a.budget_ms == 1000.0);
 
+    CHECK(!a.profile);
+    const char *profile[] = {"--profile", "--n", "512", NULL};
+    CHECK(parse(0, &a, err, profile) == 0 && a.profile && !a.check_only && a.timing.rows == 512);
+
     const char *unknown[] = {"--fast", NULL};
     CHECK(parse(0, &a, err, unknown) == -1 && strstr(err, "unknown option '--fast'"));
     const char *missing[] = {"--n", NULL};
