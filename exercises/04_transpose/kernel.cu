@@ -13,7 +13,7 @@
  * (but not free: stage 05).
  *
  *   make run EX=04            check, then time, this file
- *   make sweep EX=04          try BLOCK_ROWS = 8, 16, 32
+ *   make sweep EX=04          try BLOCK_ROWS = 4, 8, 16, 32
  */
 #include "transpose.h"
 

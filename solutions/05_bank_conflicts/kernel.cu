@@ -12,13 +12,13 @@
  * one index expression changes; only the declaration does.
  *
  *   make run EX=05            check, then time, this file
- *   make sweep EX=05          try BLOCK_ROWS = 8, 16, 32
+ *   make sweep EX=05          try BLOCK_ROWS = 4, 8, 16, 32
  */
 #include "transpose.h"
 
 #define TILE 32 /* tile side: one warp moves one row of the tile */
 #ifndef BLOCK_ROWS
-#define BLOCK_ROWS 8 /* the block is TILE x BLOCK_ROWS threads; each moves TILE / BLOCK_ROWS elements */
+#define BLOCK_ROWS 4 /* the block is TILE x BLOCK_ROWS threads; each moves TILE / BLOCK_ROWS elements */
 #endif
 static_assert(TILE % BLOCK_ROWS == 0, "BLOCK_ROWS must divide 32: 1, 2, 4, 8, 16 or 32");
 
