@@ -6,6 +6,7 @@
 #   make run EX=03 SOLUTION=1 run the solution instead (instructors)
 #   make run EX=03 N=2048 SEED=7 SANITIZE=1
 #   make sweep EX=03          build and time every knob value, one table
+#   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
 #   make check                the test suite (its GPU part where a GPU is)
 #   make help                 the stages and these targets
 #   make clean
@@ -138,6 +139,16 @@ SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$
 sweep: stage-known $(SWEEP_BINS)
 	@tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
 
+# What the compiler gives each kernel of one stage: registers per thread,
+# shared memory per block, spills. make ptxas EX=06 [TM=16] [SOLUTION=1]
+DEMANGLE := $(or $(shell command -v cu++filt 2>/dev/null),$(shell command -v c++filt 2>/dev/null),cat)
+.PHONY: ptxas
+ptxas: stage-known
+	@mkdir -p build
+	$(NVCC) $(ALL_NVCCFLAGS) $(if $(KNOB_VALUE),-D$(KNOB)=$(KNOB_VALUE)) -Xptxas -v \
+	    -c $(VARIANT)s/$(STAGE)/kernel.cu -o /dev/null 2>build/ptxas.txt || { cat build/ptxas.txt; exit 1; }
+	@$(DEMANGLE) <build/ptxas.txt
+
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c) $(FAMILY_C_SRCS)
@@ -170,6 +181,7 @@ help:
 	@echo "The CUDA memory lab. Edit exercises/NN_*/kernel.cu, then:"
 	@echo "  make run EX=NN        check and time your kernel"
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
+	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make check            the lab's own test suite"
 	@echo "stages (EX=, knob and its sweep):"
 	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
