@@ -8,6 +8,7 @@
 #   make sweep EX=03          build and time every knob value, one table
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
+#   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
 #   make check                the test suite (its GPU part where a GPU is)
 #   make help                 the stages and these targets
 #   make clean
@@ -156,6 +157,16 @@ profile-expected: $(foreach s,$(EXPECTED_STAGES),build/$(s)/solution)
 	    $(if $(NCU),NCU='$(NCU)') tools/profile.sh --expected $$s build/$$s/solution -- $(RUN_ARGS) || exit 1; \
 	done
 
+# What the compiler gives each kernel of one stage: registers per thread,
+# shared memory per block, spills. make ptxas EX=06 [TM=16] [SOLUTION=1]
+DEMANGLE := $(or $(shell command -v cu++filt 2>/dev/null),$(shell command -v c++filt 2>/dev/null),cat)
+.PHONY: ptxas
+ptxas: stage-known
+	@mkdir -p build
+	$(NVCC) $(ALL_NVCCFLAGS) $(if $(KNOB_VALUE),-D$(KNOB)=$(KNOB_VALUE)) -Xptxas -v \
+	    -c $(VARIANT)s/$(STAGE)/kernel.cu -o /dev/null 2>build/ptxas.txt || { cat build/ptxas.txt; exit 1; }
+	@$(DEMANGLE) <build/ptxas.txt
+
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c) $(FAMILY_C_SRCS)
@@ -189,6 +200,7 @@ help:
 	@echo "  make run EX=NN        check and time your kernel"
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
 	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
+	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make check            the lab's own test suite"
 	@echo "stages (EX=, knob and its sweep):"
 	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv

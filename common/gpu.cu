@@ -65,6 +65,9 @@ void lab_student_sync(const char *what)
     else if (err == cudaErrorIllegalAddress || err == cudaErrorLaunchFailure)
         hint = " Hint: a thread read or wrote outside its array; check the bounds checks and the index"
                " arithmetic. compute-sanitizer names the line: make run EX=<stage> SANITIZE=1.";
+    else if (err == cudaErrorMisalignedAddress)
+        hint = " Hint: a float4 (16-byte) access needs an address that is a multiple of 16 bytes;"
+               " the rows of an n x n float matrix all start on one only when n % 4 == 0.";
     else if (err == cudaErrorLaunchOutOfResources)
         hint = " Hint: the block asks for more registers or shared memory than an SM has; use fewer threads per block.";
     lab_die(LAB_EXIT_CUDA_ERROR, "your kernel failed in %s: %s (%s).%s", what,
