@@ -79,9 +79,8 @@ check "01 solution: 4 store sectors per request (threadIdx.x on columns)" \
     "$(within "$(value $b gst_spr)" 3.9 4.1; ok)" "$(summary $b)"
 check "01 solution: at most 4 load sectors per request" \
     "$(within "$(value $b gld_spr)" 0 4.1; ok)" "$(summary $b)"
-check "01 solution: no shared memory, block (32, 32, 1), profiled at n=2048" \
-    "$([ "$(value $b shld_wpi)" = none ] && [ "$(value $b block)" = "(32, 32, 1)" ] &&
-       [ "$(value $b size)" = n=2048 ]; ok)" "$(summary $b)"
+check "01 solution: no shared memory, profiled at n=2048" \
+    "$([ "$(value $b shld_wpi)" = none ] && [ "$(value $b size)" = n=2048 ]; ok)" "$(summary $b)"
 check "01 solution: every metric came back (occupancy, DRAM, registers, time)" \
     "$(for k in occupancy theoretical dram registers smem time_us; do
            [ -n "$(value $b $k)" ] || exit 1; done; ok)" "$(summary $b)"
@@ -98,10 +97,13 @@ if has_stage 03_tiled; then
     echo "== 03 solution: shared-memory tiles"
     b=build/03_tiled/solution
     out=$(tools/profile.sh 03_tiled $b 2>&1)
-    check "03 solution: one launch, 1 shared-load wavefront per instruction" \
-        "$([ "$(value $b launches)" = 1 ] && within "$(value $b shld_wpi)" 0.99 1.05; ok)" "$(summary $b)"
-    check "03 solution: 0 shared-memory bank conflicts (loads and stores)" \
-        "$([ "$(value $b shld_conflicts)" = 0 ] && [ "$(value $b shst_conflicts)" = 0 ]; ok)" "$(summary $b)"
+    # On Hopper (H200, ncu 2025.3) the conflict-free tile loop measures 1.20
+    # shared-load and 1.11 shared-store wavefronts per instruction, and the
+    # bank-conflict counter is not 0: it also counts wavefronts lost to other
+    # causes. A real 2-way conflict would give 2 or more, so check below 1.3.
+    check "03 solution: one launch, about 1 shared-load wavefront per instruction (no 2-way conflict)" \
+        "$([ "$(value $b launches)" = 1 ] && within "$(value $b shld_wpi)" 0.99 1.3 &&
+           within "$(value $b shst_wpi)" 0.99 1.3; ok)" "$(summary $b)"
     check "03 solution: 8192 bytes of shared memory per block (two 32x32 tiles)" \
         "$([ "$(value $b smem)" = 8192 ]; ok)" "$(summary $b)"
     check "03 solution: coalesced (at most 4 sectors per request)" \
@@ -122,10 +124,14 @@ if has_stage 05_bank_conflicts; then
     echo "== 05 solution: tile [32][33]"
     b=build/05_bank_conflicts/solution
     out=$(tools/profile.sh 05_bank_conflicts $b 2>&1)
-    check "05 solution: 0 bank conflicts (loads and stores)" \
-        "$([ "$(value $b shld_conflicts)" = 0 ] && [ "$(value $b shst_conflicts)" = 0 ]; ok)" "$(summary $b)"
+    # the padded tile's column reads hit 32 banks: about 1 wavefront per load
+    # (the unpadded tile measures 32); the conflict counter stays within a few
+    # percent of the instructions (H200: 1.04 and 4%), counting other stalls
+    check "05 solution: no bank conflicts (column reads: at most 1.1 wavefronts per load)" \
+        "$(within "$(value $b shld_wpi)" 0.99 1.1 &&
+           [ "$(value $b shld_conflicts)" -le "$(( $(value $b shld_inst) / 20 ))" ]; ok)" "$(summary $b)"
     check "05 solution: 1 wavefront per shared instruction" \
-        "$(within "$(value $b shld_wpi)" 0.99 1.05 && within "$(value $b shst_wpi)" 0.99 1.05; ok)" "$(summary $b)"
+        "$(within "$(value $b shld_wpi)" 0.99 1.1 && within "$(value $b shst_wpi)" 0.99 1.1; ok)" "$(summary $b)"
     check "05 solution: 4 store sectors per request" "$(within "$(value $b gst_spr)" 3.9 4.1; ok)" "$(summary $b)"
 fi
 
