@@ -13,7 +13,8 @@
 #
 # Tools, each optional with a one-line message when absent:
 #   pandoc                                    docs (docs-check fails without it)
-#   pdflatex, beamer, pgf and rsvg-convert    the PDF slides
+#   pdflatex, beamer, pgf, lmodern and
+#   rsvg-convert                              the PDF slides
 #   gnuplot                                   plots
 # The pages are self-contained (figures and styles embedded) and work offline.
 
@@ -36,7 +37,7 @@ docs_handouts := $(sort $(wildcard handouts/*.md))
 docs_figures  := $(wildcard handouts/figures/*.svg)
 docs_pages    := $(patsubst handouts/%.md,$(DOCS_OUT)/%.html,$(filter-out handouts/README.md,$(docs_handouts))) \
                  $(DOCS_OUT)/index.html $(DOCS_OUT)/slides.html
-docs_pdf      := $(if $(and $(call docs_have,$(PDFLATEX)),$(call docs_have,$(RSVG_CONVERT)),$(shell kpsewhich beamer.cls pgf.sty 2>/dev/null | sed -n 2p)),$(DOCS_OUT)/slides.pdf)
+docs_pdf      := $(if $(and $(call docs_have,$(PDFLATEX)),$(call docs_have,$(RSVG_CONVERT)),$(shell kpsewhich beamer.cls pgf.sty lmodern.sty 2>/dev/null | sed -n 3p)),$(DOCS_OUT)/slides.pdf)
 
 # pandoc 2.19 renamed --self-contained to --embed-resources --standalone; ask
 # pandoc once, the first time a recipe needs it (the eval caches the answer)
@@ -56,7 +57,7 @@ docs-check:
 	@echo "docs-check: pandoc is missing; install it (Debian/Ubuntu: apt-get install pandoc)" >&2; exit 1
 else
 docs: $(docs_pages) $(docs_pdf)
-	@$(if $(docs_pdf),,echo "docs: slides PDF skipped: needs pdflatex, beamer, pgf and rsvg-convert (Debian/Ubuntu: apt-get install texlive-latex-recommended texlive-pictures librsvg2-bin)")
+	@$(if $(docs_pdf),,echo "docs: slides PDF skipped: needs pdflatex, beamer, pgf, lmodern and rsvg-convert (Debian/Ubuntu: apt-get install texlive-latex-recommended texlive-pictures lmodern librsvg2-bin)")
 	@echo "docs: open $(DOCS_OUT)/index.html (handouts) and $(DOCS_OUT)/slides.html"
 
 docs-check: docs
