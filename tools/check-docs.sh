@@ -54,12 +54,9 @@ done
 figlist=
 [ -d "$figures" ] && figlist=$(find "$figures" -type f | sed 's|^\./||' | LC_ALL=C sort)
 
-status=0
-
-# ---- Markdown sources ---------------------------------------------------------
-if [ ${#mdfiles[@]} -gt 0 ]; then
-awk -v figlist="$figlist" '
-# resolve "." and ".." in a relative path; a result starting with ".." leaves the root
+# awk functions both checks share: resolve "." and ".." in a relative path (a
+# result starting with ".." leaves the root), and the directory part of a path
+awk_paths='
 function normalize(path,    n, parts, i, out, k, stack) {
     n = split(path, parts, "/"); k = 0
     for (i = 1; i <= n; i++) {
@@ -72,6 +69,13 @@ function normalize(path,    n, parts, i, out, k, stack) {
     return out
 }
 function dirname(path) { return (path ~ /\//) ? substr(path, 1, match(path, /\/[^\/]*$/) - 1) : "." }
+'
+
+status=0
+
+# ---- Markdown sources ---------------------------------------------------------
+if [ ${#mdfiles[@]} -gt 0 ]; then
+awk -v figlist="$figlist" "$awk_paths"'
 function exists(path) { return system("test -e \"" path "\"") == 0 }
 function is_fence(line) { return line ~ /^ *(```|~~~)/ }
 
@@ -187,19 +191,7 @@ if [ -n "$html" ]; then
         echo "$html: no HTML files"
         status=1
     else
-    awk '
-function normalize(path,    n, parts, i, out, k, stack) {
-    n = split(path, parts, "/"); k = 0
-    for (i = 1; i <= n; i++) {
-        if (parts[i] == "" || parts[i] == ".") continue
-        if (parts[i] == ".." && k > 0 && stack[k] != "..") { k--; continue }
-        stack[++k] = parts[i]
-    }
-    out = ""
-    for (i = 1; i <= k; i++) out = out (i > 1 ? "/" : "") stack[i]
-    return out
-}
-function dirname(path) { return (path ~ /\//) ? substr(path, 1, match(path, /\/[^\/]*$/) - 1) : "." }
+    awk "$awk_paths"'
 function problem(file, msg) { printf "%s: %s\n", file, msg; bad = 1 }
 # the whole file as one line, so that tags split over lines are still seen
 function slurp(file,    line, s) {
