@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# run.sh: tests of the docs tooling; `make docs-test` runs it from the repository root.
+#
+#   - tests/docs/good*/ are small doc sets tools/check-docs.sh must accept;
+#   - tests/docs/bad-*/ must be rejected, with the text in their file `expect`
+#     in the output (so that each is rejected for its own reason);
+#   - the lab's own handouts and slides must pass (sources only: the built HTML
+#     is checked by `make docs-check`, which needs pandoc);
+#   - tools/records2dat.sh must turn tests/fixtures/records/*.json into
+#     tests/fixtures/records/expected/*.dat exactly;
+#   - `make -f docs.mk plots` must draw one SVG per fixture record (skipped,
+#     and said so, when gnuplot is missing).
+# A doc set with an html/ directory is also checked with --html html.
+# Ends with the line "N passed, N failed" and fails if any test failed.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+MAKE=${MAKE:-make}
+out_dir=build/docs-test
+passed=0
+failed=0
+skipped=0
+
+pass() { passed=$((passed + 1)); echo "ok    $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $1"; [ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/      /'; }
+
+# run the checker on one doc set; prints its output, returns its status
+check_set() {
+    local dir=$1 args=(handouts)
+    [ -d "$dir/slides" ] && args+=(slides)
+    [ -d "$dir/html" ] && args=(--html html "${args[@]}")
+    tools/check-docs.sh --root "$dir" "${args[@]}" 2>&1
+}
+
+for dir in tests/docs/good*/; do
+    dir=${dir%/}
+    if output=$(check_set "$dir"); then pass "check-docs accepts $dir"
+    else fail "check-docs accepts $dir" "$output"; fi
+done
+
+for dir in tests/docs/bad-*/; do
+    dir=${dir%/}
+    expect=$(cat "$dir/expect")
+    output=$(check_set "$dir"); status=$?
+    if [ $status -eq 1 ] && grep -qF -- "$expect" <<<"$output"; then pass "check-docs rejects $dir"
+    else fail "check-docs rejects $dir (status $status, expected 1 and \"$expect\")" "$output"; fi
+done
+
+if output=$(tools/check-docs.sh handouts slides 2>&1); then pass "the lab's handouts and slides pass check-docs"
+else fail "the lab's handouts and slides pass check-docs" "$output"; fi
+
+mkdir -p "$out_dir"
+for record in tests/fixtures/records/*.json; do
+    stage=$(basename "$record" .json)
+    expected=tests/fixtures/records/expected/$stage.dat
+    if ! tools/records2dat.sh "$record" > "$out_dir/$stage.dat" 2> "$out_dir/$stage.err"; then
+        fail "records2dat $record" "$(cat "$out_dir/$stage.err")"
+    elif output=$(diff "$expected" "$out_dir/$stage.dat"); then pass "records2dat $record"
+    else fail "records2dat $record matches $expected" "$output"; fi
+done
+
+if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+    rm -rf "$out_dir/plots" "$out_dir/data"
+    if output=$($MAKE --no-print-directory -f docs.mk plots PLOTS_RESULTS=tests/fixtures/records \
+                 PLOTS_DIR="$out_dir/plots" PLOTS_DATA="$out_dir/data" 2>&1); then
+        for record in tests/fixtures/records/*.json; do
+            svg=$out_dir/plots/$(basename "$record" .json).svg
+            if [ -s "$svg" ] && grep -q '<svg' "$svg"; then pass "plots draws $svg"
+            else fail "plots draws $svg" "$output"; fi
+        done
+    else
+        fail "make -f docs.mk plots on the fixture records" "$output"
+    fi
+else
+    skipped=$((skipped + 1))
+    echo "skip  plots from the fixture records: gnuplot is missing (Debian/Ubuntu: apt-get install gnuplot-nox)"
+fi
+
+if [ $skipped -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
+[ $failed -eq 0 ]
