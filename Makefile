@@ -194,6 +194,10 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 check: build/tests/unit all $(FIXTURES)
 	@tests/run.sh
 
+# ------------------------------------------------------------------- docs
+# make docs, make docs-check, make plots: see docs.mk
+include docs.mk
+
 # ------------------------------------------------------------------- misc
 help:
 	@echo "The CUDA memory lab. Edit exercises/NN_*/kernel.cu, then:"
@@ -201,6 +205,7 @@ help:
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
 	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
+	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"
 	@echo "  make check            the lab's own test suite"
 	@echo "stages (EX=, knob and its sweep):"
 	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv

@@ -43,6 +43,8 @@ for s in $stages; do
     check "$s: the solution has no TODO(lab) left" $?
     heads=$(grep -c -E '^## (Goal|Background|Task|Run it|How it is graded|Questions)$' "exercises/$s/README.md" 2>/dev/null)
     check "$s: README has the six headings (Goal ... Questions)" "$([ "${heads:-0}" = 6 ]; echo $?)"
+    grep -q "](../../handouts/$s.md)" "exercises/$s/README.md" 2>/dev/null && [ -f "handouts/$s.md" ]
+    check "$s: README links to its handout, handouts/$s.md" $?
     grep -q "| *\`\?$s\`\? *|" README.md
     check "$s: listed in the README's stage table" $?
     for v in exercise solution; do
@@ -97,14 +99,31 @@ else
     done <tests/fixtures/expect.tsv
 fi
 
-echo "== make profile without a GPU: the parser and the messages (tests/profile/run.sh)"
-profile_out=$(tests/profile/run.sh 2>&1)
-while read -r word name; do
-    case $word in
-        ok) pass "profile: $name" ;;
-        FAIL) fail "profile: $name" "$(grep -A 20 -F "FAIL  $name" <<<"$profile_out" | tail -n +2 | grep '^      ')" ;;
-    esac
-done < <(grep -E '^(ok|FAIL) ' <<<"$profile_out")
+# suite TITLE PREFIX COMMAND...: run a sub-suite that prints "ok    name" and
+# "FAIL  name" lines (details indented beneath), and count each line here.
+suite() {
+    local title=$1 prefix=$2 out word name
+    shift 2
+    echo "== $title"
+    out=$("$@" 2>&1)
+    while read -r word name; do
+        case $word in
+            ok) pass "$prefix: $name" ;;
+            skip) skip "$prefix: $name" ;;
+            FAIL) fail "$prefix: $name" "$(grep -A 20 -F "FAIL  $name" <<<"$out" | tail -n +2 | grep '^      ')" ;;
+        esac
+    done < <(grep -E '^(ok|FAIL|skip) ' <<<"$out")
+    grep -qE '^(ok|FAIL|skip) ' <<<"$out" || fail "$prefix: the suite ran" "$out"
+}
+
+suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
+suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
+if command -v pandoc >/dev/null; then
+    out=$(make --no-print-directory docs-check 2>&1)
+    check "docs: make docs-check (every link, anchor and figure of the built pages)" $? "$out"
+else
+    skip "docs: make docs-check: pandoc is not installed (apt-get install pandoc)"
+fi
 
 echo
 if [ $skipped -gt 0 ]; then
