@@ -92,11 +92,13 @@ $(foreach s,$(STAGES),$(foreach v,exercise solution,\
   $(eval $(call binary_rules,$(s),$(v),build/$(s))) \
   $(foreach k,$(SWEEP_$(s)),$(eval $(call binary_rules,$(s),$(v),build/$(s)/k$(k),-D$(KNOB_$(s))=$(k),$(KNOB_$(s))=$(k))))))
 
-BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise build/$(s)/solution)
+# A student release (make release) has no solutions/: it builds the exercises.
+RELEASE := $(if $(wildcard solutions/*/kernel.cu),,1)
+BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise $(if $(wildcard solutions/$(s)/kernel.cu),build/$(s)/solution))
 
 .DEFAULT_GOAL := all
 all: $(BINARIES)
-	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU found here))"
+	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU found here))$(if $(RELEASE), (a student release: exercises only))"
 
 build/common:
 	@mkdir -p $@
@@ -124,6 +126,15 @@ endif
 stage-known:
 	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
 	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
+
+# SOLUTION=1 where the solution is not here: say why before make looks for it.
+ifeq ($(VARIANT),solution)
+ifneq ($(STAGE),)
+ifeq ($(wildcard solutions/$(STAGE)/kernel.cu),)
+$(error SOLUTION=1: there is no solutions/$(STAGE)/kernel.cu$(if $(RELEASE), (this is a student release of the lab: it has no solutions; SOLUTION=1 works in the instructors' copy)))
+endif
+endif
+endif
 
 ifeq ($(filter-out 0,$(SANITIZE)),)
 run: stage-known $(if $(STAGE),$(RUN_BIN))

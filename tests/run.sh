@@ -4,7 +4,9 @@
 # Host checks always run: unit tests of the harness, the layout of the stages,
 # the behaviour of a driver with no GPU. The GPU suite runs where a GPU is:
 # every solution passes, every skeleton fails cleanly, every deliberately bad
-# kernel in tests/fixtures/ is caught. Ends with "N passed, N failed".
+# kernel in tests/fixtures/ is caught. In a student release (make release:
+# no solutions/) what needs the solutions is skipped, with a line saying so.
+# Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -20,6 +22,9 @@ skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
 check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
 
 stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+# A student release (make release) has no solutions/: what needs them is skipped.
+solutions=solutions
+[ -d solutions ] || solutions=""
 
 echo "== host unit tests"
 unit_out=$(build/tests/unit 2>&1)
@@ -31,33 +36,39 @@ while read -r word name _; do
 done < <(grep -E '^(ok|FAIL) +[a-z]+ +[0-9]+ checks' <<<"$unit_out")
 
 echo "== layout of the stages"
+[ -n "$solutions" ] || skip "solutions: none here (a student release): the checks of the solutions are skipped"
 for s in $stages; do
     missing=""
-    for f in exercises/$s/kernel.cu exercises/$s/README.md solutions/$s/kernel.cu; do
+    for f in exercises/$s/kernel.cu exercises/$s/README.md ${solutions:+solutions/$s/kernel.cu}; do
         [ -f "$f" ] || missing="$missing $f"
     done
-    check "$s: exercise, its README and the solution exist" "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+    check "$s: exercise, its README${solutions:+ and the solution} exist" "$([ -z "$missing" ]; echo $?)" "missing:$missing"
     grep -q 'TODO(lab)' "exercises/$s/kernel.cu" 2>/dev/null
     check "$s: the skeleton marks its edit points with TODO(lab)" $?
-    ! grep -q 'TODO(lab)' "solutions/$s/kernel.cu" 2>/dev/null
-    check "$s: the solution has no TODO(lab) left" $?
+    if [ -n "$solutions" ]; then
+        ! grep -q 'TODO(lab)' "solutions/$s/kernel.cu" 2>/dev/null
+        check "$s: the solution has no TODO(lab) left" $?
+    fi
     heads=$(grep -c -E '^## (Goal|Background|Task|Run it|How it is graded|Questions)$' "exercises/$s/README.md" 2>/dev/null)
     check "$s: README has the six headings (Goal ... Questions)" "$([ "${heads:-0}" = 6 ]; echo $?)"
     grep -q "](../../handouts/$s.md)" "exercises/$s/README.md" 2>/dev/null && [ -f "handouts/$s.md" ]
     check "$s: README links to its handout, handouts/$s.md" $?
     grep -q "| *\`\?$s\`\? *|" README.md
     check "$s: listed in the README's stage table" $?
-    for v in exercise solution; do
+    for v in exercise ${solutions:+solution}; do
         [ -x "build/$s/$v" ]
         check "$s: $v builds" $?
     done
 done
-extra=$(diff -rq exercises solutions | grep -v -E '^Files exercises/[^/]+/kernel\.cu and solutions/[^/]+/kernel\.cu differ$|^Only in exercises/[^/]+: README\.md$')
-check "diff -r exercises solutions shows only the answers" "$([ -z "$extra" ]; echo $?)" "$extra"
+if [ -n "$solutions" ]; then
+    extra=$(diff -rq exercises solutions | grep -v -E '^Files exercises/[^/]+/kernel\.cu and solutions/[^/]+/kernel\.cu differ$|^Only in exercises/[^/]+: README\.md$')
+    check "diff -r exercises solutions shows only the answers" "$([ -z "$extra" ]; echo $?)" "$extra"
+fi
 
 echo "== drivers without a GPU, and bad arguments"
 first=$(head -n 1 <<<"$stages")
 bin=build/$first/solution
+[ -n "$solutions" ] || bin=build/$first/exercise
 out=$("$bin" --n 0 2>&1); st=$?
 check "bad size: exit 2 and a message" "$([ $st = 2 ] && grep -q "not a size" <<<"$out"; echo $?)" "$out"
 out=$("$bin" --bogus 2>&1); st=$?
@@ -79,12 +90,15 @@ if [ $have_gpu = 0 ]; then
 else
     logdir=build/check-logs
     mkdir -p "$logdir"
+    [ -n "$solutions" ] || skip "GPU suite: the solutions: none here (a student release)"
     for s in $stages; do
-        out=$("build/$s/solution" --check-only --json "$logdir/$s-solution.json" 2>&1); st=$?
-        echo "$out" >"$logdir/$s-solution.log"
-        check "$s: the solution passes every check" "$([ $st = 0 ]; echo $?)" "$out"
-        grep -q '"status": "ok"' "$logdir/$s-solution.json" 2>/dev/null
-        check "$s: the solution's record says ok" $?
+        if [ -n "$solutions" ]; then
+            out=$("build/$s/solution" --check-only --json "$logdir/$s-solution.json" 2>&1); st=$?
+            echo "$out" >"$logdir/$s-solution.log"
+            check "$s: the solution passes every check" "$([ $st = 0 ]; echo $?)" "$out"
+            grep -q '"status": "ok"' "$logdir/$s-solution.json" 2>/dev/null
+            check "$s: the solution's record says ok" $?
+        fi
         out=$(timeout 120 "build/$s/exercise" --check-only 2>&1); st=$?
         echo "$out" >"$logdir/$s-exercise.log"
         check "$s: the skeleton fails cleanly (exit 1, says what to do)" \
