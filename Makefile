@@ -10,6 +10,8 @@
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
 #   make check                the test suite (its GPU part where a GPU is)
+#   make release DEST=dir     instructors: the student tree, without solutions
+#   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md)
 #   make help                 the stages and these targets
 #   make clean
 #
@@ -178,6 +180,27 @@ ptxas: stage-known
 	    -c $(VARIANT)s/$(STAGE)/kernel.cu -o /dev/null 2>build/ptxas.txt || { cat build/ptxas.txt; exit 1; }
 	@$(DEMANGLE) <build/ptxas.txt
 
+# ------------------------------------------------------------ instructors
+# make release DEST=dir [GIT=1]: the student tree, without solutions/ and the
+# instructors' tools (tools/release.sh says what it leaves out and why);
+# GIT=1 makes it a fresh repository with one commit.
+# make class SUBMISSIONS=dir [BACKEND=local|slurm] [OUT=dir] [EX=..] [SEED=..]
+# [SANITIZE=1] [WAIT=1] [RETRY=1]: grade every student's kernel.cu files in a
+# copy of the lab of their own; gradebook.csv and one folder per student in
+# OUT (default class-grades). See INSTRUCTORS.md.
+CLASS_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),class-grades)
+.PHONY: release class
+release:
+	@test -x tools/release.sh || { echo "error: this is a student release; make release works in the instructors' copy of the lab"; exit 2; }
+	@$(if $(DEST),,echo "error: say where: make release DEST=dir"; exit 2)
+	@tools/release.sh $(if $(filter-out 0,$(GIT)),--git) '$(DEST)'
+class:
+	@test -x grader/class.sh || { echo "error: this is a student release; make class works in the instructors' copy of the lab"; exit 2; }
+	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)
+	@grader/class.sh --submissions '$(SUBMISSIONS)' --out '$(CLASS_OUT)' --backend '$(or $(BACKEND),local)' \
+	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
+	    $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry)
+
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c) $(FAMILY_C_SRCS)
@@ -218,6 +241,9 @@ help:
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"
 	@echo "  make check            the lab's own test suite"
+	@$(if $(RELEASE),,echo "instructors (INSTRUCTORS.md):")
+	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
+	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv")
 	@echo "stages (EX=, knob and its sweep):"
 	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
 

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# tools/release.sh: the student release of the lab (make release DEST=dir).
+#
+#   tools/release.sh [--git] DEST
+#
+# Copies the files git tracks (as they are in the working tree, dates kept)
+# into DEST, which must be new or empty, leaving out what is not for students:
+#
+#   solutions/           the answers
+#   INSTRUCTORS.md       the instructors' guide
+#   tools/release.sh     this script
+#   grader/class.sh      class grading
+#   tests/class/         its tests (they grade copies of the solutions)
+#   tests/slurm/         the test cluster for class grading
+#   tests/grader/        the grader's own tests: some of their wrong-on-purpose
+#                        kernels are a solution with one fault put in
+#   .ci/                 the lab's own CI
+#
+# Nothing untracked comes along: no build/, results/, grade reports or
+# worktree leftovers. The result is a plain tree with no .git, so no history
+# can leak; --git makes DEST a fresh repository with one commit instead.
+# Everything else stays, including the grader and its rubric, the deliberately
+# wrong kernels of tests/fixtures/ and the reference counters of
+# profile/expected.tsv; the Makefile and make check adapt to the missing
+# solutions/.
+set -euo pipefail
+
+usage() { echo "usage: tools/release.sh [--git] DEST" >&2; exit 2; }
+die() { echo "release: $*" >&2; exit 1; }
+
+git_repo=0
+[ "${1:-}" = --git ] && { git_repo=1; shift; }
+[ $# = 1 ] && [ -n "$1" ] || usage
+dest=$1
+
+lab=$(cd "$(dirname "$0")/.." && pwd)
+git -C "$lab" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
+    die "$lab is not a git checkout: the release ships the files git tracks"
+
+# Paths left out, as prefixes of the tracked paths (see the header for why).
+left_out='(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|\.ci/)'
+
+if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
+    die "$dest exists and is not empty; remove it or name a new folder"
+fi
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
+case $dest/ in
+    "$lab"/solutions/* | "$lab"/.git/*) die "$dest is inside the lab's solutions/ or .git/" ;;
+esac
+
+# The tracked files that exist (a file deleted but not yet committed is not
+# shipped), minus the left-out paths; tar keeps dates and modes.
+(
+    cd "$lab"
+    git ls-files -z | grep -zvE "^$left_out" | while IFS= read -r -d '' f; do
+        [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
+    done | tar --null --no-recursion -T - -cf - | tar -xpf - -C "$dest"
+)
+
+commit=$(git -C "$lab" rev-parse --short HEAD)
+changed=$(git -C "$lab" status --porcelain --untracked-files=no | grep -vE "^.. $left_out" || true)
+files=$(find "$dest" -type f | wc -l)
+echo "release: $files files of commit $commit in $dest (no solutions/, no instructors' tools)"
+if [ -n "$changed" ]; then
+    echo "release: note: these files have uncommitted changes; the release has them as they are now:"
+    sed 's/^.. /  /' <<<"$changed"
+fi
+
+if [ $git_repo = 1 ]; then
+    # the instructor's own name when git knows it, else the lab's
+    ident=()
+    git -C "$lab" config user.name >/dev/null || ident+=(-c user.name="CUDA memory lab")
+    git -C "$lab" config user.email >/dev/null || ident+=(-c user.email="lab@localhost")
+    git -C "$dest" -c init.defaultBranch=main init -q
+    git -C "$dest" add -A
+    git -C "$dest" "${ident[@]}" commit -q -m "CUDA memory lab: student release" \
+        -m "Made by make release from commit $commit$([ -n "$changed" ] && echo " with uncommitted changes")."
+    echo "release: $dest is a git repository with one commit"
+fi
