@@ -132,6 +132,11 @@ suite() {
 
 suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
 suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
+if [ -x tests/class/run.sh ]; then
+    suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
+else
+    skip "class: make release and make class are tested in the instructors' copy (not part of a student release)"
+fi
 if command -v pandoc >/dev/null; then
     out=$(make --no-print-directory docs-check 2>&1)
     check "docs: make docs-check (every link, anchor and figure of the built pages)" $? "$out"

@@ -1,0 +1,432 @@
+#!/usr/bin/env bash
+# tests/class/run.sh: tests of make release and make class (grader/class.sh).
+#
+# The release: what it leaves out, that no answer line of a solution is in
+# it, that it builds and passes its own make check without solutions/, and
+# that make grade runs there. Class grading, on the local back end: a class
+# of fixture submissions (folders, tarballs, a zip, a broken tarball, unsafe
+# archives, no kernel at all) graded by a stand-in for make grade
+# (tests/class/fake-make), so that the gradebook's points can be checked
+# without a GPU; resuming, retrying, two workers, and a class stopped
+# midway. Then the real make grade (where the grader is in the lab): without
+# a GPU every row says "no GPU". Last, the Slurm back end on a single-node
+# test cluster (tests/slurm/cluster.sh; needs root, installs Slurm with
+# apt-get when it is missing, skipped with a reason otherwise).
+#
+# Prints "ok", "FAIL" and "skip" lines; ends with "N passed, N failed[, N
+# skipped]". Run from anywhere; make check runs it after building the lab.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+export LC_ALL=C
+
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
+fail() {
+    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 15 | sed 's/^/      /'
+    return 0
+}
+skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+ok() { echo $?; } # the status of the last test command, for check
+
+lab=$(pwd)
+tmp=$(mktemp -d) || exit 2
+cluster_up=""
+cleanup() {
+    [ -z "$cluster_up" ] || SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fake=$lab/tests/class/fake-make
+stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+have_grader=0
+[ -f grader/grade.c ] && have_grader=1
+have_gpu=0
+nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
+
+# ============================================================ make release
+echo "== make release"
+rel=$tmp/release
+out=$(make --no-print-directory release DEST="$rel" 2>&1)
+check "make release DEST=dir: exit 0 and a line saying what it made" \
+    "$(grep -q "^release: [0-9]* files of commit" <<<"$out"; ok)" "$out"
+found=$(cd "$rel" && find . \( -name .git -o -path ./solutions -o -path ./build -o -path ./results \
+    -o -name grade.json -o -name results.json \) -print)
+check "the release has no solutions/, .git, build/, results/ or grade reports" "$([ -z "$found" ]; ok)" "$found"
+found=$(cd "$rel" && ls -d INSTRUCTORS.md tools/release.sh grader/class.sh tests/class tests/slurm tests/grader .ci 2>/dev/null)
+check "the release leaves out the instructors' guide and tools, their tests, the grader's tests and the CI" "$([ -z "$found" ]; ok)" "$found"
+want=$(git ls-files | grep -vE '^(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|\.ci/)' |
+    while IFS= read -r f; do [ -e "$f" ] && echo "$f"; done | sort)
+have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
+check "the release holds exactly the tracked files, less those" \
+    "$([ "$want" = "$have" ]; ok)" "$(diff <(echo "$want") <(echo "$have"))"
+
+# Answer lines: lines of a solution (trimmed, 12 characters or more, not a
+# comment) that its exercise lacks. Some are in the lab on purpose: the
+# harness's baselines (common/), later stages' skeletons, which start from an
+# earlier answer (exercises/), and the wrong-on-purpose kernels
+# (tests/fixtures/). The others must be nowhere in the release, except the
+# teaching snippets listed in tests/class/shown-on-purpose.tsv.
+trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$@"; }
+git ls-files -z common exercises tests/fixtures | xargs -0 cat | trim | sort -u >"$tmp/by-design"
+: >"$tmp/answers"
+answers=0 shown=0
+for s in $stages; do
+    [ -f "solutions/$s/kernel.cu" ] || continue
+    trim "exercises/$s/kernel.cu" | sort -u >"$tmp/exercise"
+    trim "solutions/$s/kernel.cu" | sort -u | awk 'length($0) >= 12 && !/^(\/\/|\/\*|\*)/' |
+        comm -23 - "$tmp/exercise" >"$tmp/answer-$s"
+    answers=$((answers + $(wc -l <"$tmp/answer-$s")))
+    comm -23 "$tmp/answer-$s" "$tmp/by-design" >>"$tmp/answers"
+done
+shown=$((answers - $(wc -l <"$tmp/answers")))
+# leaks DIR: "file: line" for each answer line in DIR not shown on purpose
+leaks() {
+    (cd "$1" && grep -rnF -f "$tmp/answers" . 2>/dev/null) | sed 's|^\./||' |
+        while IFS= read -r hit; do
+            file=${hit%%:*} text=$(trim <<<"${hit#*:*:}")
+            awk -F'\t' -v f="$file" -v t="$text" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
+                tests/class/shown-on-purpose.tsv || echo "$hit"
+        done
+}
+found=$(leaks "$rel")
+check "no answer line in the release ($answers answer lines; $shown of them in common/, skeletons or fixtures on purpose)" \
+    "$([ "$answers" -gt 0 ] && [ -z "$found" ]; ok)" "$found"
+head -n 1 "$tmp/answers" >"$rel/handouts/planted.md"
+found=$(leaks "$rel")
+rm -f "$rel/handouts/planted.md"
+check "the answer check finds an answer line planted in a handout" "$(grep -q '^handouts/planted.md:' <<<"$found"; ok)" "$found"
+
+out=$(make --no-print-directory release DEST="$rel" 2>&1); st=$?
+check "make release refuses a folder that is not empty" "$([ $st != 0 ] && grep -q "not empty" <<<"$out"; ok)" "$out"
+out=$(make --no-print-directory release DEST="$tmp/release-git" GIT=1 2>&1)
+commits=$(git -C "$tmp/release-git" rev-list --all 2>/dev/null | wc -l)
+blobs=$(for f in solutions/*/kernel.cu; do
+    git -C "$tmp/release-git" cat-file -e "$(git hash-object "$f")" 2>/dev/null && echo "$f"
+done)
+check "GIT=1: a fresh repository with one commit and no solution in it" \
+    "$([ "$commits" = 1 ] && [ -z "$blobs" ] && [ -z "$(git -C "$tmp/release-git" status --porcelain)" ]; ok)" \
+    "$out; commits: $commits; solutions found: $blobs"
+
+# Build the release with the lab's objects (dates kept, so make rebuilds
+# only what differs), after removing the solutions' outputs; one exercise
+# is compiled again from its source.
+arch=$(grep -o 'code=sm_[0-9]*' build/flags.txt 2>/dev/null | sed 's/code=sm_//' | sort -u | tr '\n' ' ')
+grep -q -- '-arch=native' build/flags.txt 2>/dev/null && arch=native
+if [ -d build ]; then
+    cp -a build "$rel/build"
+    find "$rel/build" -name 'solution*' -exec rm -rf {} +
+fi
+first=$(head -n 1 <<<"$stages")
+touch "$rel/exercises/$first/kernel.cu"
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} 2>&1); st=$?
+check "the release builds (make): every exercise, no solution, says it is a student release" \
+    "$([ $st = 0 ] && grep -q "student release" <<<"$out" && grep -q "exercises/$first/kernel.cu" <<<"$out" &&
+       [ -z "$(find "$rel/build" -name 'solution*')" ] &&
+       [ "$(ls "$rel"/build/*/exercise | wc -l)" = "$(wc -l <<<"$stages")" ]; ok)" "$out"
+out=$(make --no-print-directory -C "$rel" run EX="$first" SOLUTION=1 2>&1); st=$?
+check "make run SOLUTION=1 in the release says plainly that it is a student release" \
+    "$([ $st != 0 ] && grep -q "this is a student release" <<<"$out"; ok)" "$out"
+out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1); st=$?
+check "make release and make class in the release say they are for the instructors' copy" \
+    "$([ $st != 0 ] && grep -q "instructors' copy" <<<"$out" &&
+       make --no-print-directory -C "$rel" class SUBMISSIONS=x 2>&1 | grep -q "instructors' copy"; ok)" "$out"
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
+check "make check passes in the release and says what it skips" \
+    "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
+       grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
+if [ $have_grader = 0 ]; then
+    skip "make grade in the release: this lab has no grader (grader/grade.c) yet"
+elif [ $have_gpu = 0 ]; then
+    out=$(make --no-print-directory -C "$rel" grade 2>&1); st=$?
+    check "make grade in the release: no GPU here, so one line saying so and the grader's status 3" \
+        "$([ $st != 0 ] && grep -q "no NVIDIA GPU" <<<"$out" && grep -q 'Error 3$' <<<"$out"; ok)" "$out"
+else
+    out=$(make --no-print-directory -C "$rel" grade EX="$first" 2>&1); st=$?
+    check "make grade EX=$first in the release grades the skeleton (exit 0, grade.json)" \
+        "$([ $st = 0 ] && [ -f "$rel/grade.json" ]; ok)" "$out"
+fi
+
+# ======================================================== the submissions
+# alice: a folder, exercises/NN/kernel.cu: the solutions of two stages, and a
+#        Makefile and a common/gpu.cu that must not reach her copy of the lab
+# bob:   a tarball with one top folder, NN/kernel.cu: the skeletons
+# carol: a file named .tar.gz that is not a tarball
+# dave:  a folder, NN/kernel.cu: a kernel that does not compile (one stage)
+# eve:   a zip file, the solution of the first stage
+# mallory1..3: tarballs with ../evil, an absolute path, a symbolic link
+# trudy: a folder whose kernel.cu is a symbolic link
+# oscar: a folder with no kernel.cu
+# notes.txt: not a submission at all
+s1=$first s2=$(sed -n 2p <<<"$stages")
+class_stages="$s1 $s2"
+subs=$tmp/submissions
+mk() { mkdir -p "$(dirname "$1")" && cp "$2" "$1"; }
+mk "$subs/alice/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+mk "$subs/alice/exercises/$s2/kernel.cu" "solutions/$s2/kernel.cu"
+echo 'grade: ; @echo forged' >"$subs/alice/Makefile"
+mk "$subs/alice/common/gpu.cu" /dev/null
+mk "$tmp/bob/bob-lab/$s1/kernel.cu" "exercises/$s1/kernel.cu"
+mk "$tmp/bob/bob-lab/$s2/kernel.cu" "exercises/$s2/kernel.cu"
+tar -C "$tmp/bob" -czf "$subs/bob.tar.gz" bob-lab
+echo "this is not a tarball" >"$subs/carol.tar.gz"
+mkdir -p "$subs/dave/$s1"
+{ echo '#error this kernel does not compile'; cat "exercises/$s1/kernel.cu"; } >"$subs/dave/$s1/kernel.cu"
+have_zip=0
+if command -v zip >/dev/null && command -v unzip >/dev/null; then
+    have_zip=1
+    mk "$tmp/eve/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+    (cd "$tmp/eve" && zip -qr "$subs/eve.zip" exercises)
+fi
+mkdir -p "$tmp/m/in" "$tmp/m/abs"
+echo evil >"$tmp/m/evil.txt"
+(cd "$tmp/m/in" && tar -cPf "$subs/mallory1.tar" ../evil.txt)
+echo evil >"$tmp/m/abs/abs-evil.txt"
+tar -cPf "$subs/mallory2.tar" "$tmp/m/abs/abs-evil.txt"
+rm -rf "$tmp/m"
+mkdir -p "$tmp/m3/exercises/$s1"
+ln -s /etc/passwd "$tmp/m3/exercises/$s1/kernel.cu"
+tar -C "$tmp/m3" -czf "$subs/mallory3.tar.gz" exercises
+mkdir -p "$subs/trudy/exercises/$s1"
+ln -s "$lab/solutions/$s1/kernel.cu" "$subs/trudy/exercises/$s1/kernel.cu"
+mkdir -p "$subs/oscar"
+echo "I will hand it in next week" >"$subs/oscar/README"
+echo "a stray file" >"$subs/notes.txt"
+class_names="alice bob carol dave $([ $have_zip = 1 ] && echo eve) mallory1 mallory2 mallory3 oscar trudy"
+
+# field CSV-LINE N: field N (from 1) of a CSV line, quotes undone
+field() {
+    awk -v n="$2" '{
+        line = $0
+        for (f = 1; f <= n; f++) {
+            v = ""
+            if (line ~ /^"/) {
+                line = substr(line, 2)
+                while ((i = index(line, "\"")) > 0) {
+                    v = v substr(line, 1, i - 1); line = substr(line, i + 1)
+                    if (line !~ /^"/) break
+                    v = v "\""; line = substr(line, 2)
+                }
+                line = substr(line, 2)
+            } else if ((i = index(line, ",")) > 0) {
+                v = substr(line, 1, i - 1); line = substr(line, i + 1)
+            } else {
+                v = line; line = ""
+            }
+        }
+        print v }' <<<"$1"
+}
+# row OUT NAME: the student's line of OUT/gradebook.csv
+row() { grep "^$2," "$1/gradebook.csv"; }
+# status_of / notes_of OUT NAME: the column of that name in the student's row
+column() { head -n 1 "$1/gradebook.csv" | tr ',' '\n' | grep -n -x "$2" | cut -d: -f1; }
+status_of() { field "$(row "$1" "$2")" "$(column "$1" status)"; }
+notes_of() { field "$(row "$1" "$2")" "$(column "$1" notes)"; }
+
+# =================================================== class: local back end
+echo "== make class, local back end, with a stand-in for make grade"
+out=$(make --no-print-directory class 2>&1); st=$?
+check "make class without SUBMISSIONS: exit 2 and what to give" "$([ $st = 2 ] && grep -q "SUBMISSIONS=dir" <<<"$out"; ok)" "$out"
+out=$(grader/class.sh --submissions "$subs" --backend cloud 2>&1); st=$?
+check "an unknown back end: exit 2" "$([ $st = 2 ] && grep -q "local or slurm" <<<"$out"; ok)" "$out"
+
+o1=$tmp/out1
+log1=$tmp/fake1.log
+t0=$SECONDS
+out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log1 KEEP_WORK=1 \
+    make --no-print-directory class SUBMISSIONS="$subs" OUT="$o1" EX="$class_stages" SEED=42 2>&1); st=$?
+echo "$out" >"$tmp/class1.out"
+rows=$(tail -n +2 "$o1/gradebook.csv" 2>/dev/null | cut -d, -f1 | tr '\n' ' ')
+check "make class: exit 0, one row per student, the stray file ignored with a word ($((SECONDS - t0)) s)" \
+    "$([ $st = 0 ] && [ "$rows" = "$(echo $class_names) " ] && grep -q "ignored .*notes.txt" <<<"$out"; ok)" \
+    "exit $st; rows: $rows; $out"
+check "gradebook header: student, the stages, total, max, status, seed, notes" \
+    "$([ "$(head -n 1 "$o1/gradebook.csv")" = "student,${class_stages// /,},total,max,status,seed,notes" ]; ok)" \
+    "$(head -n 1 "$o1/gradebook.csv")"
+check "progress: N of M done, one line per student" \
+    "$(grep -q "^\[1/$(wc -w <<<"$class_names")\] " <<<"$out" && grep -q "^grading alice" <<<"$out"; ok)" "$out"
+check "alice (folder, exercises/NN/): both stages' points, graded, seed 42" \
+    "$([ "$(row "$o1" alice)" = "alice,10,10,20,20,graded,42," ]; ok)" "$(row "$o1" alice)"
+check "bob (tarball, top folder, NN/): skeletons score 0, with the grader's reason" \
+    "$(row "$o1" bob | grep -q "^bob,0,0,0,20,graded,42,.*TODO(lab)"; ok)" "$(row "$o1" bob)"
+check "carol (not a tarball): refused, and the row says why" \
+    "$([ "$(status_of "$o1" carol)" = refused ] && grep -q "not a readable tar archive" <<<"$(notes_of "$o1" carol)"; ok)" \
+    "$(row "$o1" carol)"
+check "dave: the compiler's complaint (quotes and commas kept), and the stage not submitted" \
+    "$(n=$(notes_of "$o1" dave); grep -qF 'did not compile: exercises/' <<<"$n" &&
+       grep -qF '"a "quoted" word, and a comma"' <<<"$n" && grep -q "not submitted.*$s2" <<<"$n"; ok)" "$(row "$o1" dave)"
+if [ $have_zip = 1 ]; then
+    check "eve (zip): graded" "$(row "$o1" eve | grep -q "^eve,10,0,10,20,graded"; ok)" "$(row "$o1" eve)"
+else
+    skip "eve (zip): zip or unzip is not installed here"
+fi
+check "mallory1 (../evil.txt): refused, nothing written outside" \
+    "$(grep -q "outside the archive's folder: ../evil.txt" <<<"$(notes_of "$o1" mallory1)" &&
+       [ -z "$(find "$o1" -name evil.txt)" ]; ok)" "$(row "$o1" mallory1)"
+check "mallory2 (absolute path): refused, nothing written there" \
+    "$(grep -q "absolute path: $tmp/m/abs/abs-evil.txt" <<<"$(notes_of "$o1" mallory2)" &&
+       [ ! -e "$tmp/m/abs/abs-evil.txt" ] && [ -z "$(find "$o1" -name abs-evil.txt)" ]; ok)" "$(row "$o1" mallory2)"
+check "mallory3 (symbolic link in the tarball): refused" \
+    "$([ "$(status_of "$o1" mallory3)" = refused ] && grep -q "link" <<<"$(notes_of "$o1" mallory3)"; ok)" \
+    "$(row "$o1" mallory3)"
+check "trudy (kernel.cu a symbolic link in a folder): refused" \
+    "$([ "$(status_of "$o1" trudy)" = refused ] && grep -q "not a plain file" <<<"$(notes_of "$o1" trudy)"; ok)" \
+    "$(row "$o1" trudy)"
+check "oscar (no kernel.cu): 'no submission', with what was expected" \
+    "$([ "$(status_of "$o1" oscar)" = "no submission" ] && grep -q "exercises/NN_name/kernel.cu" <<<"$(notes_of "$o1" oscar)"; ok)" \
+    "$(row "$o1" oscar)"
+check "each student graded once, in a copy of the lab with no solutions/" \
+    "$([ "$(cut -d' ' -f1 "$log1" | sort | tr '\n' ' ')" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')" ] &&
+       ! grep -q solutions "$log1"; ok)" "$(cat "$log1")"
+check "only kernel.cu files reach a student's copy: the lab's Makefile and common/, not alice's" \
+    "$(cmp -s Makefile "$o1/work/alice/Makefile" && cmp -s common/gpu.cu "$o1/work/alice/common/gpu.cu" &&
+       cmp -s "solutions/$s1/kernel.cu" "$o1/work/alice/exercises/$s1/kernel.cu"; ok)"
+check "per student: grade.json, results.json, grade.log, and the kernel.cu files graded" \
+    "$(for f in grade.json results.json grade.log row.csv; do [ -s "$o1/students/alice/$f" ] || exit 1; done &&
+       cmp -s "solutions/$s2/kernel.cu" "$o1/students/alice/kernels/$s2/kernel.cu"; ok)" "$(ls -R "$o1/students/alice")"
+check "nothing half-written is left: no temporary rows, no unpacked archives" \
+    "$([ -z "$(find "$o1" -name '*.tmp' -o -name '*.unpacked')" ]; ok)" "$(find "$o1" -name '*.tmp' -o -name '*.unpacked')"
+
+# resume: a student without a row is graded again, and no one else
+rm "$o1/students/bob/row.csv"
+before=$(stat -c '%n %Y' "$o1"/students/*/row.csv)
+sleep 1
+: >"$log1"
+out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log1 grader/class.sh --submissions "$subs" --out "$o1" 2>&1); st=$?
+check "a re-run grades only the student whose row is missing, and keeps the others' rows" \
+    "$([ $st = 0 ] && [ "$(cut -d' ' -f1 "$log1")" = bob ] && [ "$before" = "$(stat -c '%n %Y' "$o1"/students/*/row.csv | grep -v /bob/)" ] &&
+       row "$o1" bob | grep -q "^bob,0,0,0,20,graded,42,"; ok)" "exit $st; $out; graded: $(cat "$log1")"
+out=$(grader/class.sh --submissions "$subs" --out "$o1" --seed 7 2>&1); st=$?
+check "a re-run with another seed is refused (the class keeps one seed)" \
+    "$([ $st != 0 ] && grep -q "seed 42, not 7" <<<"$out"; ok)" "$out"
+mkdir -p "$tmp/dup/alice" && cp "$subs/bob.tar.gz" "$tmp/dup/alice.tar.gz"
+out=$(grader/class.sh --submissions "$tmp/dup" --out "$tmp/out-dup" 2>&1); st=$?
+check "two submissions of one student (alice/ and alice.tar.gz) are refused, naming both" \
+    "$([ $st != 0 ] && grep -q "student 'alice': .*alice.tar.gz" <<<"$out"; ok)" "$out"
+
+# retry: rows that blame the machine stay until --retry (RETRY=1)
+sub2=$tmp/sub2
+mkdir -p "$sub2" && cp -r "$subs/alice" "$subs/bob.tar.gz" "$sub2/"
+o2=$tmp/out2
+CLASS_MAKE=$fake FAKE_GRADE=no-gpu grader/class.sh --submissions "$sub2" --out "$o2" --stages "$class_stages" >"$tmp/o2.out" 2>&1
+check "no GPU: the row says 'no GPU' with the grader's own line, and no points" \
+    "$(row "$o2" alice | grep -q '^alice,,,,,no GPU,[0-9]*,cannot grade here: no NVIDIA GPU'; ok)" "$(cat "$o2/gradebook.csv")"
+log2=$tmp/fake2.log
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 grader/class.sh --submissions "$sub2" --out "$o2" >"$tmp/o2.out" 2>&1
+check "a plain re-run keeps 'no GPU' rows" "$([ ! -s "$log2" ] && [ "$(status_of "$o2" alice)" = "no GPU" ]; ok)" "$(cat "$tmp/o2.out")"
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 grader/class.sh --submissions "$sub2" --out "$o2" --retry >"$tmp/o2.out" 2>&1
+check "--retry grades them again" \
+    "$([ "$(cut -d' ' -f1 "$log2" | sort | tr '\n' ' ')" = "alice bob " ] && [ "$(status_of "$o2" alice)" = graded ]; ok)" \
+    "$(cat "$tmp/o2.out")"
+
+# two workers: each takes its own GPU and its own students
+o3=$tmp/out3 log3=$tmp/fake3.log
+out=$(GPUS="0 1" CLASS_MAKE=$fake FAKE_GRADE_LOG=$log3 FAKE_GRADE_SLEEP=0.5 \
+    grader/class.sh --submissions "$subs" --out "$o3" --stages "$class_stages" 2>&1)
+check "GPUS=\"0 1\": two workers, CUDA_VISIBLE_DEVICES 0 and 1, each student graded once" \
+    "$(grep -q 'gpu=0' "$log3" && grep -q 'gpu=1' "$log3" && [ -z "$(cut -d' ' -f1 "$log3" | sort | uniq -d)" ] &&
+       [ "$(wc -l <"$log3")" = "$(grep -c ',graded,' "$o3/gradebook.csv")" ]; ok)" "$(cat "$log3"; echo "$out")"
+
+# a class stopped midway: nothing is lost, nothing keeps running, a re-run finishes
+o4=$tmp/out4 log4=$tmp/fake4.log
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 FAKE_GRADE_SLEEP=1 \
+    grader/class.sh --submissions "$sub2" --out "$o4" --stages "$class_stages" >"$tmp/o4.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -f "$o4/students/alice/row.csv" ] && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$pid"
+wait "$pid"; st=$?
+sleep 0.2
+# a process that has ended but is not yet reaped (a zombie) does not count
+alive=$(sed -n 's/.* pid=\([0-9]*\).*/\1/p' "$log4" | while read -r p; do
+    state=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
+    [ -n "$state" ] && [ "$state" != Z ] && echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline")"
+done)
+check "a stopped class: exit 130, a word on how to go on, no grading left running, rows whole or absent" \
+    "$([ $st = 130 ] && grep -q "run the same command again" "$tmp/o4.out" && [ -z "$alive" ] &&
+       [ -f "$o4/students/alice/row.csv" ] && [ ! -f "$o4/students/bob/row.csv" ] &&
+       [ -z "$(find "$o4" -name '*.tmp')" ]; ok)" "exit $st; alive: $alive; $(cat "$tmp/o4.out")"
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 grader/class.sh --submissions "$sub2" --out "$o4" >"$tmp/o4.out" 2>&1
+check "the re-run grades the rest and the gradebook is whole" \
+    "$([ "$(cut -d' ' -f1 "$log4" | tr '\n' ' ')" = "alice bob bob " ] && [ "$(grep -c ',graded,' "$o4/gradebook.csv")" = 2 ]; ok)" \
+    "$(cat "$log4" "$tmp/o4.out")"
+
+# ================================================== the real make grade
+echo "== make class with the real make grade"
+if [ $have_grader = 0 ]; then
+    skip "class with the real grader: this lab has no grader (grader/grade.c) yet"
+else
+    o5=$tmp/out5
+    out=$(grader/class.sh --submissions "$sub2" --out "$o5" --stages "$s1" 2>&1); st=$?
+    if [ $have_gpu = 0 ]; then
+        check "no GPU: every graded row says 'no GPU' and the gradebook is whole" \
+            "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = "no GPU" ] && [ "$(status_of "$o5" bob)" = "no GPU" ] &&
+               grep -q "no NVIDIA GPU" <<<"$(notes_of "$o5" alice)"; ok)" "$out; $(cat "$o5/gradebook.csv")"
+    else
+        check "on the GPU: alice's solution scores, bob's skeleton does not" \
+            "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = graded ] && [ "$(field "$(row "$o5" alice)" 2)" -gt 0 ] &&
+               [ "$(field "$(row "$o5" bob)" 2)" = 0 ]; ok)" "$out; $(cat "$o5/gradebook.csv")"
+    fi
+fi
+
+# ==================================================== slurm back end
+echo "== make class, Slurm back end (a single-node test cluster)"
+slurm_reason=""
+if [ "$(id -u)" != 0 ]; then
+    slurm_reason="not root: the test cluster's daemons run as root"
+elif ! SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh install >"$tmp/install.log" 2>&1; then
+    slurm_reason="Slurm is not installed and could not be: $(tail -n 1 "$tmp/install.log")"
+fi
+if [ -n "$slurm_reason" ]; then
+    skip "class on Slurm: $slurm_reason"
+else
+    t0=$SECONDS
+    line=$(SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh start 2>"$tmp/cluster.log"); st=$?
+    cluster_up=1
+    check "the test cluster starts ($((SECONDS - t0)) s)" "$([ $st = 0 ]; ok)" "$(cat "$tmp/cluster.log")"
+    if [ $st = 0 ]; then
+        eval "$line"
+        sub3=$tmp/sub3
+        mkdir -p "$sub3" && cp -r "$subs/alice" "$subs/bob.tar.gz" "$subs/carol.tar.gz" "$sub3/"
+        # the real grader where there is no GPU (every row: no GPU); the
+        # stand-in on a GPU machine, whose GPUs the cluster's fake ones are not
+        grade_make=""
+        [ $have_grader = 1 ] && [ $have_gpu = 0 ] || grade_make=$fake
+        o6=$tmp/out6
+        t0=$SECONDS
+        out=$(CLASS_MAKE=$grade_make SLURM_PARTITION=lab SLURM_THROTTLE=2 SLURM_CPUS=1 SLURM_TIME=5 \
+            timeout 300 make --no-print-directory class BACKEND=slurm WAIT=1 SUBMISSIONS="$sub3" OUT="$o6" \
+            EX="$class_stages" 2>&1); st=$?
+        echo "$out" >"$tmp/slurm.out"
+        array=$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' <<<"$out")
+        check "make class BACKEND=slurm WAIT=1: an array job and a gradebook job, waited for ($((SECONDS - t0)) s)" \
+            "$([ $st = 0 ] && [ -n "$array" ] && grep -q "of 3 done" <<<"$out"; ok)" "exit $st; $out"
+        if [ -z "$grade_make" ]; then
+            want_alice="no GPU" want_bob="no GPU"
+        else
+            want_alice=graded want_bob=graded
+        fi
+        check "the gradebook (written by the dependent job): 3 rows, alice and bob '$want_alice', carol refused" \
+            "$([ "$(tail -n +2 "$o6/gradebook.csv" | wc -l)" = 3 ] && [ "$(status_of "$o6" alice)" = "$want_alice" ] &&
+               [ "$(status_of "$o6" bob)" = "$want_bob" ] && [ "$(status_of "$o6" carol)" = refused ] &&
+               grep -q "^gradebook: $o6/gradebook.csv" "$o6"/logs/gradebook-*.log; ok)" \
+            "$(cat "$o6/gradebook.csv" "$o6"/logs/gradebook-*.log 2>&1)"
+        check "one task per student to grade, each with its own log and a GPU of its own" \
+            "$([ -f "$o6/logs/grade-${array}_0.log" ] && [ -f "$o6/logs/grade-${array}_1.log" ] &&
+               [ ! -e "$o6/logs/grade-${array}_2.log" ] &&
+               grep -q '^CUDA_VISIBLE_DEVICES=[0-9]' "$o6/students/alice/grade.log" &&
+               grep -q '^CUDA_VISIBLE_DEVICES=[0-9]' "$o6/students/bob/grade.log"; ok)" \
+            "$(ls "$o6/logs"; head -n 3 "$o6"/students/*/grade.log)"
+    fi
+    SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
+    cluster_up=""
+fi
+
+echo
+if [ $skipped -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ $failed = 0 ]
