@@ -561,13 +561,12 @@ worker() {
 
 run_local() {
     local todo=$1 gpus claims pid pids=()
-    if [ -n "${GPUS:-}" ]; then
-        gpus=${GPUS//,/ }
-    else
-        gpus=$(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9]*\):.*/\1/p' | tr '\n' ' ')
-    fi
+    local listed
+    listed=$(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9]*\):.*/\1/p' | tr '\n' ' ')
+    gpus=${GPUS:-$listed}
+    gpus=${gpus//,/ }
     [ -n "${gpus// /}" ] || gpus=none
-    if [ "$gpus" != none ] && command -v nvcc >/dev/null && [ ! -f "$out/lab/build/flags.txt" ]; then
+    if [ -n "$listed" ] && command -v nvcc >/dev/null && [ ! -f "$out/lab/build/flags.txt" ]; then
         # build the harness and the skeletons once; each copy rebuilds only
         # what the student changed
         say "building the lab once in $out/lab (its objects are copied for each student)"

@@ -347,9 +347,10 @@ check "a stopped class: exit 130, a word on how to go on, no grading left runnin
     "$([ $st = 130 ] && grep -q "run the same command again" "$tmp/o4.out" && [ -z "$alive" ] &&
        [ -f "$o4/students/alice/row.csv" ] && [ ! -f "$o4/students/bob/row.csv" ] &&
        [ -z "$(find "$o4" -name '*.tmp')" ]; ok)" "exit $st; alive: $alive; $(cat "$tmp/o4.out")"
+: >"$log4"
 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 grader/class.sh --submissions "$sub2" --out "$o4" >"$tmp/o4.out" 2>&1
 check "the re-run grades the rest and the gradebook is whole" \
-    "$([ "$(cut -d' ' -f1 "$log4" | tr '\n' ' ')" = "alice bob bob " ] && [ "$(grep -c ',graded,' "$o4/gradebook.csv")" = 2 ]; ok)" \
+    "$([ "$(cut -d' ' -f1 "$log4")" = bob ] && [ "$(grep -c ',graded,' "$o4/gradebook.csv")" = 2 ]; ok)" \
     "$(cat "$log4" "$tmp/o4.out")"
 
 # ================================================== the real make grade
