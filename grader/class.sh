@@ -185,7 +185,9 @@ setup_class() {
         [ -x "$lab_dir/tools/release.sh" ] || die "$lab_dir has no tools/release.sh: class grading needs the instructors' copy of the lab"
         "$lab_dir/tools/release.sh" "$out/lab" >"$out/logs/release.log" 2>&1 ||
             die "could not copy the lab into $out/lab: $(tail -n 3 "$out/logs/release.log")"
-        say "the lab every student is graded with: $out/lab ($(head -n 1 "$out/logs/release.log" | sed 's/^release: //'))"
+        say "the lab every student is graded with: $out/lab, $(sed -n '1s/^release: \([0-9]* files of commit [0-9a-f]*\).*/\1/p' "$out/logs/release.log")"
+        # uncommitted changes of the lab are graded with: say which
+        sed -n '2,$p' "$out/logs/release.log" | grep -v 'is a git repository' | sed 's/^release: //'
     else
         say "the lab every student is graded with: $out/lab (made by the first run of this class)"
     fi
@@ -256,7 +258,8 @@ row_field() {
               if (substr(line, 1, 1) == "\"") {
                   line = substr(line, 2); v = ""
                   while (1) {
-                      i = index(line, "\""); v = v substr(line, 1, i - 1); line = substr(line, i + 1)
+                      i = index(line, "\""); if (i == 0) { v = v line; line = ""; break }
+                      v = v substr(line, 1, i - 1); line = substr(line, i + 1)
                       if (substr(line, 1, 1) == "\"") { v = v "\""; line = substr(line, 2) } else break
                   }
                   line = substr(line, 2)

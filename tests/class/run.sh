@@ -297,6 +297,11 @@ out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log1 grader/class.sh --submissions "$subs
 check "a re-run grades only the student whose row is missing, and keeps the others' rows" \
     "$([ $st = 0 ] && [ "$(cut -d' ' -f1 "$log1")" = bob ] && [ "$before" = "$(stat -c '%n %Y' "$o1"/students/*/row.csv | grep -v /bob/)" ] &&
        row "$o1" bob | grep -q "^bob,0,0,0,20,graded,42,"; ok)" "exit $st; $out; graded: $(cat "$log1")"
+rm "$o1/students/dave/row.csv"
+out=$(grader/class.sh --collect --out "$o1" 2>&1)
+check "a student without a row (a job that ended early) still gets a gradebook row: 'not graded'" \
+    "$([ "$(status_of "$o1" dave)" = "not graded" ] && grep -q "run make class again" <<<"$(notes_of "$o1" dave)" &&
+       [ "$(tail -n +2 "$o1/gradebook.csv" | wc -l)" = "$(wc -w <<<"$class_names")" ]; ok)" "$out; $(row "$o1" dave)"
 out=$(grader/class.sh --submissions "$subs" --out "$o1" --seed 7 2>&1); st=$?
 check "a re-run with another seed is refused (the class keeps one seed)" \
     "$([ $st != 0 ] && grep -q "seed 42, not 7" <<<"$out"; ok)" "$out"
