@@ -569,9 +569,10 @@ run_local() {
     gpus=${GPUS:-$listed}
     gpus=${gpus//,/ }
     [ -n "${gpus// /}" ] || gpus=none
-    if [ -n "$listed" ] && command -v nvcc >/dev/null && [ ! -f "$out/lab/build/flags.txt" ]; then
+    if [ -n "$listed" ] && [ -z "${CLASS_MAKE:-}" ] && command -v nvcc >/dev/null &&
+        [ ! -f "$out/lab/build/flags.txt" ]; then
         # build the harness and the skeletons once; each copy rebuilds only
-        # what the student changed
+        # what the student changed (a stand-in CLASS_MAKE builds nothing)
         say "building the lab once in $out/lab (its objects are copied for each student)"
         make -C "$out/lab" -s -j"$(nproc)" all >"$out/logs/lab-build.log" 2>&1 ||
             say "class: the lab's own build failed (see $out/logs/lab-build.log); each student's copy builds from scratch"
