@@ -97,6 +97,13 @@ else
     done <tests/fixtures/expect.tsv
 fi
 
+echo "== the grader (tests/grader/run.sh)"
+mkdir -p build/tests
+tests/grader/run.sh >build/tests/grader.log 2>&1
+grep -E '^(ok|FAIL|skip) |^      ' build/tests/grader.log
+read -r gp _ gf _ gs _ < <(tail -n 1 build/tests/grader.log | tr -d ,)
+passed=$((passed + ${gp:-0})) failed=$((failed + ${gf:-1})) skipped=$((skipped + ${gs:-0}))
+
 echo
 if [ $skipped -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
