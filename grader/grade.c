@@ -292,82 +292,8 @@ static void build_errors(const char *log, const char *stage, char *first, size_t
 
 /* ============================================================ sanitizer */
 
-/* From compute-sanitizer's output: the first error and the source lines it
- * names, e.g. "Invalid __global__ write of size 4 bytes (exercises/03_tiled/
- * kernel.cu:31)". Returns 1 when an error was reported. */
-static int sanitizer_finding(const char *out, char *finding, size_t len)
-{
-    finding[0] = 0;
-    const char *p = out, *err = NULL;
-    while (p && *p) {
-        const char *body = p;
-        while (*body == '=' || *body == ' ')
-            body++;
-        if (!strncmp(body, "Invalid ", 8) || !strncmp(body, "Error", 5) ||
-            !strncmp(body, "Program hit", 11) || !strncmp(body, "Malloc", 6) ||
-            !strncmp(body, "Barrier error", 13)) {
-            err = body;
-            break;
-        }
-        p = strchr(p, '\n');
-        if (p)
-            p++;
-    }
-    if (!err) {
-        const char *s = strstr(out, "ERROR SUMMARY: ");
-        if (s && atoi(s + 15) > 0) {
-            snprintf(finding, len, "%d errors reported", atoi(s + 15));
-            return 1;
-        }
-        s = strstr(out, "RACECHECK SUMMARY: ");
-        if (s && strstr(s, "error") && !strstr(s, "(0 errors")) {
-            snprintf(finding, len, "race hazards reported");
-            return 1;
-        }
-        return 0;
-    }
-    size_t n = strcspn(err, "\n");
-    const char *at = strstr(err, " at ");
-    if (at && (size_t)(at - err) < n)
-        n = (size_t)(at - err);
-    char what[256];
-    snprintf(what, sizeof what, "%.*s", (int)(n < 255 ? n : 255), err);
-    text_clean(what, strlen(what), finding, len);
-    /* the .cu:LINE locations in this error's block: its line and the
-     * indented lines under it */
-    char where[512] = "";
-    int found = 0;
-    const char *line = err;
-    for (int k = 0; k < 6 && line && *line && found < 3; k++) {
-        size_t ln = strcspn(line, "\n");
-        char copy[1024];
-        snprintf(copy, sizeof copy, "%.*s", (int)(ln < 1023 ? ln : 1023), line);
-        char *save = NULL;
-        for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-            char *cu = strstr(tok, ".cu:");
-            if (!cu)
-                continue;
-            const char *shown = strstr(tok, "exercises/") ? strstr(tok, "exercises/") : tok;
-            char *slash = strrchr(tok, '/');
-            if (!strstr(tok, "exercises/") && slash)
-                shown = slash + 1;
-            appendf(where, sizeof where, "%s%s", found++ ? ", " : "", shown);
-        }
-        line = strchr(line, '\n');
-        if (line)
-            line++;
-        if (k > 0 && line && strncmp(line, "=========     ", 14))
-            break;
-    }
-    if (where[0]) {
-        char clean[512];
-        text_clean(where, strlen(where), clean, sizeof clean);
-        appendf(finding, len, " (%s)", clean);
-    }
-    return 1;
-}
-
-/* Run one compute-sanitizer tool on the binary; a finding fills `finding`. */
+/* Run one compute-sanitizer tool on the binary: its verdict as
+ * sanitizer_finding's, and 3 when it did not finish in time. */
 static int sanitize_one(const char *tool, const target *t, const rubric *rb, unsigned long long seed,
                         char *finding, size_t len)
 {
@@ -393,16 +319,19 @@ static int sanitize_one(const char *tool, const target *t, const rubric *rb, uns
     argv[a] = NULL;
     run_result r;
     run_program(argv, -1, rb->sanitize_limit_s, 256u << 10, &r);
-    int found = 0;
+    int verdict;
     if (r.timed_out) {
         snprintf(finding, len, "%s did not finish within %.0f s", tool, rb->sanitize_limit_s);
+        verdict = 3;
     } else {
-        found = sanitizer_finding(r.tail ? r.tail : "", finding, len);
-        if (!found && r.exited && r.status == 99)
-            found = 1, snprintf(finding, len, "%s reported errors", tool);
+        verdict = sanitizer_finding(r.tail ? r.tail : "", finding, len);
+        if (!verdict && r.exited && r.status == 99) {
+            snprintf(finding, len, "%s reported errors it did not describe", tool);
+            verdict = 2;
+        }
     }
     run_result_free(&r);
-    return found;
+    return verdict;
 }
 
 /* ============================================================== grading */
@@ -459,20 +388,20 @@ static void grade_stage(stage_result *s, const target *t, const rubric *rb, cons
     score_run(s, &r, sr, command);
     int ran_to_end = !r.timed_out && !r.signal && r.started;
     run_result_free(&r);
-    if (o->sanitize && have_sanitizer && ran_to_end) {
+    if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {
             char finding[REASON_LEN];
-            printf("    compute-sanitizer --tool %s ...\n", tools[k]);
+            printf("%s... ", tools[k]);
             fflush(stdout);
-            if (sanitize_one(tools[k], t, rb, o->seed, finding, sizeof finding)) {
-                if (strstr(finding, "did not finish"))
-                    appendf(s->note, sizeof s->note, "%s%s", s->note[0] ? "; " : "", finding);
-                else {
-                    score_sanitizer(s, finding, command);
-                    break;
-                }
+            int verdict = sanitize_one(tools[k], t, rb, o->seed, finding, sizeof finding);
+            if (verdict == 1) {
+                score_sanitizer(s, finding, command);
+                break;
             }
+            if (verdict > 1)
+                appendf(s->note, sizeof s->note, "%scompute-sanitizer (not scored): %s", s->note[0] ? "; " : "",
+                        finding);
         }
     }
 }
@@ -860,7 +789,7 @@ int main(int argc, char **argv)
     static stage_info all[MAX_STAGES];
     int n;
     if (o.program_mode) {
-        if (o.src || o.sanitize || o.nnames) {
+        if (o.src || o.nnames) {
             fprintf(stderr, "grade: --program grades (or calibrates with) the given programs only\n");
             return GRADE_USAGE;
         }

@@ -6,6 +6,7 @@
  *   run.c       one program in its own process group, with a time limit
  *   policy.c    which symbols the student's object may use
  *   score.c     a record and the rubric make points, reasons and advice
+ *   sanitize.c  what compute-sanitizer found
  *   report.c    the table, grade.json and Gradescope's results.json
  *   calibrate.c thresholds from the solutions on this GPU
  *   grade.c     main: options, build, one stage after another
@@ -219,6 +220,7 @@ typedef struct {
     int correct_points, correct_max;
     int correct;           /* the harness's checks (and the sanitizer)     */
     int ran;               /* a valid record came back                     */
+    int speed_scored;      /* the harness's checks passed: tiers were scored */
     int flagged;           /* timed faster than the hardware allows        */
     int no_gpu;            /* the program found no usable GPU              */
     int thresholds_default;/* fell back to the default thresholds          */
@@ -258,6 +260,14 @@ void stage_result_free(stage_result *s);
  * the reason in why. expected_stage: the stage the program must say it is. */
 jvalue *record_validate(const run_result *run, const char *expected_stage, char *why,
                         size_t whylen);
+
+/* ============================================================ sanitizer */
+
+/* Read compute-sanitizer's output: 1 with the first error located in a
+ * kernel.cu in finding ("Invalid __global__ write of size 4 bytes
+ * (exercises/03_tiled/kernel.cu:31)"); 2 when it reported errors, none of
+ * them in a kernel.cu (finding: the first); 0 when it found none. */
+int sanitizer_finding(const char *out, char *finding, size_t len);
 
 /* =============================================================== reports */
 

@@ -105,18 +105,18 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
     for (int i = 0; i < n; i++) {
         const stage_result *r = &s[i];
         char speedup[32] = "-", pct[32] = "-", tiers[256] = "";
-        if (r->correct && r->have_speedup)
+        if (r->speed_scored && r->have_speedup)
             snprintf(speedup, sizeof speedup, "%.2fx", r->speedup);
-        if (r->correct && r->have_pct)
+        if (r->speed_scored && r->have_pct)
             snprintf(pct, sizeof pct, "%.1f%%", r->pct);
-        if (!r->correct && r->ntiers)
-            snprintf(tiers, sizeof tiers, "(scored once correct)");
-        for (int k = 0; r->correct && k < r->ntiers; k++) {
+        if (!r->speed_scored && r->ntiers)
+            snprintf(tiers, sizeof tiers, "(scored once every check passes)");
+        for (int k = 0; r->speed_scored && k < r->ntiers; k++) {
             char one[96];
             tier_text(&r->tiers[k], one, sizeof one);
             appendf(tiers, sizeof tiers, "%s%s", k ? ", " : "", one);
         }
-        if (r->correct && r->flagged)
+        if (r->speed_scored && r->flagged)
             appendf(tiers, sizeof tiers, " FLAGGED");
         char points[32];
         snprintf(points, sizeof points, "%d/%d", r->points, r->max);

@@ -357,6 +357,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     } else {
         s->correct = 1;
         s->correct_points = s->correct_max;
+        s->speed_scored = 1;
         score_speed(s, rec, sr);
     }
     s->points = s->correct_points;

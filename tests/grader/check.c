@@ -185,6 +185,50 @@ static void test_text(void)
     expect(!strcmp(out, "abc"), "report: cleaning stops at the buffer's end");
 }
 
+/* Output shaped like compute-sanitizer's (memcheck and racecheck). */
+static void test_sanitizer(void)
+{
+    char f[REASON_LEN];
+    const char *memcheck =
+        "fake driver output\n"
+        "========= COMPUTE-SANITIZER\n"
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at matmul_past_end(const float *, const float *, float *, int)+0x2f0 in "
+        "/lab/build/grade-src/exercises/03_tiled/kernel.cu:22\n"
+        "=========     by thread (0,1,0) in block (0,1,0)\n"
+        "=========     Address 0x7f0000001000 is out of bounds\n"
+        "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+        "=========         Host Frame: main in /lab/common/matmul_main.cu:300\n"
+        "=========\n"
+        "========= ERROR SUMMARY: 17 errors\n";
+    expect(sanitizer_finding(memcheck, f, sizeof f) == 1 &&
+               !strcmp(f, "Invalid __global__ write of size 4 bytes (exercises/03_tiled/kernel.cu:22)"),
+           "sanitizer: memcheck's error and its line in kernel.cu");
+    const char *racecheck =
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Race reported between Write access at matmul_tiled(const float *, const float *, "
+        "float *, int)+0x1c0 in /x/exercises/03_tiled/kernel.cu:25\n"
+        "=========     and Read access at matmul_tiled(const float *, const float *, float *, int)+0x2e0 in "
+        "/x/exercises/03_tiled/kernel.cu:30:matmul_tiled(const float *) [6144 hazards]\n"
+        "=========\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+    expect(sanitizer_finding(racecheck, f, sizeof f) == 1 &&
+               !strcmp(f, "Error: Race reported between Write access (exercises/03_tiled/kernel.cu:25, "
+                          "exercises/03_tiled/kernel.cu:30)"),
+           "sanitizer: racecheck's hazard and both lines");
+    const char *library =
+        "========= Error: Race reported between Write access at sgemm_kernel+0x1c0\n"
+        "=========     and Read access at sgemm_kernel+0x2e0 [12 hazards]\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+    expect(sanitizer_finding(library, f, sizeof f) == 2 && strstr(f, "Race reported"),
+           "sanitizer: an error outside kernel.cu is noted, not scored");
+    const char *clean = "========= COMPUTE-SANITIZER\nall results match.\n========= ERROR SUMMARY: 0 errors\n";
+    const char *warning = "========= Warning: Race reported between ... in /x/exercises/03_tiled/kernel.cu:25\n"
+                          "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
+    expect(sanitizer_finding(clean, f, sizeof f) == 0 && sanitizer_finding(warning, f, sizeof f) == 0,
+           "sanitizer: a clean run and a warning cost nothing");
+}
+
 static void test_record(void)
 {
     run_result r;
@@ -259,6 +303,7 @@ int main(int argc, char **argv)
     test_rubric();
     test_policy();
     test_text();
+    test_sanitizer();
     test_record();
     return failures != 0;
 }

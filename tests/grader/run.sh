@@ -244,12 +244,57 @@ check "calibrate: a solution that fails is reported, exit 1, its rows kept" \
        [ "$(awk '/^# calibrated for/ { c = 1 } c && /^threshold.*Test GPU/ { n++ } END { print n }' "$cal/rubric.tsv")" = 4 ]
        echo $?)" "$(cat "$cal/log2" "$cal/rubric.tsv")"
 
+echo "== grader: SANITIZE=1 with a stand-in compute-sanitizer"
+# It reports a race in kernel.cu for sanitize_race, one in a library's
+# kernel for sanitize_library, and nothing for sanitize_clean.
+fakebin=$out/fakebin
+mkdir -p "$fakebin"
+cat >"$fakebin/compute-sanitizer" <<'SANITIZER'
+#!/bin/sh
+tool=$2 program=$(basename "$7")
+echo "========= COMPUTE-SANITIZER"
+case $tool/$program in
+racecheck/sanitize_race)
+    echo "========= Error: Race reported between Write access at matmul_tiled(const float *)+0x1c0 in /lab/exercises/03_tiled/kernel.cu:37"
+    echo "=========     and Read access at matmul_tiled(const float *)+0x2e0 in /lab/exercises/03_tiled/kernel.cu:41 [6144 hazards]"
+    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+    exit 99 ;;
+racecheck/sanitize_library)
+    echo "========= Error: Race reported between Write access at sgemm_kernel+0x1c0"
+    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+    exit 99 ;;
+esac
+echo "========= ERROR SUMMARY: 0 errors"
+SANITIZER
+chmod +x "$fakebin/compute-sanitizer"
+zrubric=$out/sanitize-rubric.tsv
+printf 'setting\tlimit_s\t3\nsetting\tsanitize_limit_s\t5\n' >"$zrubric"
+zargs=()
+for name in sanitize_race sanitize_library sanitize_clean; do
+    ln -sf ../fake "$out/bin/$name"
+    printf 'stage\t%s\t6\n' "$name" >>"$zrubric"
+    printf 'tier\t%s\tpass\t4\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name" >>"$zrubric"
+    printf 'threshold\t%s\tpass\tdefault\t20\n' "$name" >>"$zrubric"
+    zargs+=(--program "$name=$out/bin/$name")
+done
+rm -rf "$out/sanitize"
+PATH=$fakebin:$PATH build/grader/grade --sanitize --rubric "$zrubric" --seed 5 --out "$out/sanitize" \
+    "${zargs[@]}" >"$out/sanitize.log" 2>&1
+st=$?
+zget() { "$out/check" get "$out/sanitize/grade.json" "$1" 2>/dev/null; }
+check "sanitize: a race in kernel.cu costs the correctness points, named with its lines" \
+    "$([ $st = 0 ] && [ "$(zget stages.0.correct_points)" = 0 ] && [ "$(zget stages.0.points)" = 4 ] &&
+       zget stages.0.sanitizer | grep -qF 'exercises/03_tiled/kernel.cu:37, exercises/03_tiled/kernel.cu:41' &&
+       zget stages.0.advice.0 | grep -qF 'SEED=5 SANITIZE=1'; echo $?)" "$(cat "$out/sanitize.log")"
+check "sanitize: an error in a library's kernel is noted, not scored" \
+    "$([ "$(zget stages.1.points)" = 10 ] && zget stages.1.note | grep -q 'compute-sanitizer (not scored)'; echo $?)" \
+    "$(zget stages.1.note)"
+check "sanitize: a clean kernel keeps every point" "$([ "$(zget stages.2.points)" = 10 ]; echo $?)"
+
 echo "== grader: building the real stages"
 # A stand-in nvidia-smi lets the grader go past its GPU check here: it then
 # builds with make -k, checks real objects and runs real drivers, which find
 # no GPU. One stage, so that only a link is needed (make all built the rest).
-fakebin=$out/fakebin
-mkdir -p "$fakebin"
 printf '#!/bin/sh\necho "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$fakebin/nvidia-smi"
 chmod +x "$fakebin/nvidia-smi"
 first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
