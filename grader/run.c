@@ -132,11 +132,15 @@ static char *ring_take(ring *r, size_t *len)
     return out;
 }
 
+/* Reads per call: a program that writes without pause must not keep the
+ * grader from looking at the clock. */
+enum { READS_PER_TURN = 16 };
+
 /* Read what is there on fd; returns 0 at end of file, 1 otherwise. */
 static int drain_output(int fd, ring *rg, unsigned long long *total)
 {
     char buf[65536];
-    for (;;) {
+    for (int turn = 0; turn < READS_PER_TURN; turn++) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n > 0) {
             ring_add(rg, buf, (size_t)n);
@@ -149,12 +153,13 @@ static int drain_output(int fd, ring *rg, unsigned long long *total)
             continue;
         return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
     }
+    return 1;
 }
 
 static int drain_record(int fd, run_result *r, size_t *cap)
 {
     char buf[65536];
-    for (;;) {
+    for (int turn = 0; turn < READS_PER_TURN; turn++) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n > 0) {
             if (r->record_len + (size_t)n > RECORD_LIMIT) {
@@ -184,6 +189,7 @@ static int drain_record(int fd, run_result *r, size_t *cap)
             continue;
         return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
     }
+    return 1;
 }
 
 void run_program(char *const argv[], int record_fd, double limit_s, size_t keep, run_result *r)

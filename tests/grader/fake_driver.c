@@ -183,6 +183,12 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (int i = 0; i < 16; i++)
             fwrite(line, 1, sizeof line, stderr);
+    } else if (!strcmp(mode, "flood_forever")) {
+        /* output without end and without a pause: only the time limit stops it */
+        static char line[1 << 16];
+        memset(line, 'y', sizeof line);
+        for (;;)
+            fwrite(line, 1, sizeof line, stdout);
     } else if (!strcmp(mode, "forge")) {
         /* a record on stdout, none on the record descriptor */
         printf("{\n  \"stage\": \"forge\",\n  \"correct\": true,\n  \"status\": \"ok\",\n"
