@@ -264,8 +264,9 @@ static void build(const char *dir, target *t, int n, int jobs, const char *varia
 static void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                          char *lines, size_t lineslen)
 {
-    char ex[NAME_LEN + 16], bd[NAME_LEN + 16];
+    char ex[NAME_LEN + 16], so[NAME_LEN + 16], bd[NAME_LEN + 16];
     snprintf(ex, sizeof ex, "exercises/%s/", stage);
+    snprintf(so, sizeof so, "solutions/%s/", stage);
     snprintf(bd, sizeof bd, "build/%s/", stage);
     first[0] = lines[0] = 0;
     int shown = 0;
@@ -275,7 +276,7 @@ static void build_errors(const char *log, const char *stage, char *first, size_t
             size_t n = strcspn(p, "\n");
             char line[1024];
             snprintf(line, sizeof line, "%.*s", (int)(n < 1023 ? n : 1023), p);
-            int mine = strstr(line, ex) || strstr(line, bd) || strstr(line, "solutions/");
+            int mine = strstr(line, ex) || strstr(line, so) || strstr(line, bd);
             int error = strstr(line, "error") || strstr(line, "undefined reference");
             if (mine && (error || pass == 1)) {
                 if (!first[0])
@@ -286,8 +287,16 @@ static void build_errors(const char *log, const char *stage, char *first, size_t
             p += n + (p[n] == '\n');
         }
     }
-    if (!first[0])
-        snprintf(first, firstlen, "the build failed (see the end of the build output)");
+    if (first[0])
+        return;
+    /* nothing names the stage: the harness itself, or make, failed; show
+     * the end of the log */
+    snprintf(first, firstlen, "the build failed (build/grade-build.log has all of it)");
+    const char *p = log ? log + strlen(log) : "";
+    for (int k = 0; k < 7 && log && p > log; k++)
+        for (p--; p > log && p[-1] != '\n'; p--)
+            ;
+    appendf(lines, lineslen, "%s", p);
 }
 
 /* ============================================================ sanitizer */
@@ -459,7 +468,8 @@ typedef struct {
     int have[MAX_TIERS];
 } measured;
 
-static int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol)
+static int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol,
+                     const char *log)
 {
     measured m[MAX_STAGES];
     memset(m, 0, sizeof m);
@@ -471,7 +481,9 @@ static int calibrate(const options *o, target *t, int n, const rubric *rb, const
                t[i].compare_only ? ", for comparison with the next stage" : "");
         fflush(stdout);
         if (access(t[i].binary, X_OK)) {
-            printf(" did not build\n");
+            char first[REASON_LEN], lines[4096];
+            build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
+            printf(" did not build: %s\n", first);
             failures++;
             continue;
         }
@@ -867,6 +879,13 @@ int main(int argc, char **argv)
         double build_s;
         build(build_dir, t, n, o.jobs, variant, &log, &build_s);
         printf(" %.1f s\n", build_s);
+        char log_path[PATH_MAX];
+        snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", lab);
+        FILE *lf = fopen(log_path, "w");
+        if (lf) {
+            fputs(log ? log : "", lf);
+            fclose(lf);
+        }
         if (!o.calibrate && !o.src && have_program("git")) {
             /* the official grade uses a pristine harness: say so if this one is not */
             char *gargv[] = {"git", "-C", lab, "status", "--porcelain", "--", "common", "grader",
@@ -884,7 +903,7 @@ int main(int argc, char **argv)
     }
 
     if (o.calibrate) {
-        int rc = calibrate(&o, t, n, &rb, &pol);
+        int rc = calibrate(&o, t, n, &rb, &pol, log);
         free(log);
         return rc;
     }
