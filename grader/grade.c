@@ -782,12 +782,13 @@ int main(int argc, char **argv)
         return GRADE_USAGE;
     }
     char rubric_path[PATH_MAX], policy_path[PATH_MAX], stages_path[PATH_MAX], err[1024];
-    snprintf(rubric_path, sizeof rubric_path, "%s", o.rubric_path ? o.rubric_path : "grader/rubric.tsv");
-    snprintf(policy_path, sizeof policy_path, "%s",
-             o.policy_path ? o.policy_path : "grader/allowed-symbols.txt");
-    if (!o.rubric_path)
+    if (o.rubric_path)
+        snprintf(rubric_path, sizeof rubric_path, "%s", o.rubric_path);
+    else
         snprintf(rubric_path, sizeof rubric_path, "%s/grader/rubric.tsv", lab);
-    if (!o.policy_path)
+    if (o.policy_path)
+        snprintf(policy_path, sizeof policy_path, "%s", o.policy_path);
+    else
         snprintf(policy_path, sizeof policy_path, "%s/grader/allowed-symbols.txt", lab);
     snprintf(stages_path, sizeof stages_path, "%s/stages.tsv", lab);
 
