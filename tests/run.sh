@@ -124,6 +124,7 @@ if command -v pandoc >/dev/null; then
 else
     skip "docs: make docs-check: pandoc is not installed (apt-get install pandoc)"
 fi
+suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
 
 echo
 if [ $skipped -gt 0 ]; then
