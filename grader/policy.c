@@ -206,36 +206,41 @@ int policy_check(const policy *p, const char *object, const char *contract_heade
     }
     char *header = contract_header ? read_text(contract_header) : NULL;
     int nrefused = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char name[NAME_LEN * 4], type[8];
-        if (sscanf(line, "%511s %7s", name, type) != 2)
-            continue;
-        char t = type[0];
-        int undefined = t == 'U' || t == 'w' || t == 'v';
-        const policy_rule *r = policy_match(p, name, !undefined);
-        if (undefined) {
-            if (!r)
-                refuse(msg, msglen, &nrefused, "uses", name,
-                       "not one of the calls a kernel launcher needs (the allowed ones are listed in "
-                       "grader/allowed-symbols.txt)");
-            else if (r->deny)
-                refuse(msg, msglen, &nrefused, "uses", name, r->reason);
-            continue;
+    /* two passes, so that the message first names a symbol refused for a
+     * reason of its own (a thread, cuBLAS, a stream), and only then the ones
+     * that are merely not on the allowlist (often their side effects) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (char *line = text; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+            char name[NAME_LEN * 4], type[8];
+            if (sscanf(line, "%511s %7s", name, type) != 2)
+                continue;
+            char t = type[0];
+            int undefined = t == 'U' || t == 'w' || t == 'v';
+            const policy_rule *r = policy_match(p, name, !undefined);
+            if (undefined) {
+                if (!r && pass == 1)
+                    refuse(msg, msglen, &nrefused, "uses", name,
+                           "not one of the calls a kernel launcher needs (the allowed ones are listed in "
+                           "grader/allowed-symbols.txt)");
+                else if (r && r->deny && pass == 0)
+                    refuse(msg, msglen, &nrefused, "uses", name, r->reason);
+                continue;
+            }
+            if (r) {
+                if (r->deny && pass == 0)
+                    refuse(msg, msglen, &nrefused, "defines", name, r->reason);
+                continue;
+            }
+            /* C++ names (the student's own kernels and helpers) are fine; a
+             * function with a C name could stand in for a library function the
+             * harness calls, so only the contract's entry point may have one */
+            int function = t == 'T' || t == 'W' || t == 'i';
+            if (pass == 0 && strncmp(name, "_Z", 2) && function &&
+                !(header && header_declares(header, name)))
+                refuse(msg, msglen, &nrefused, "defines", name,
+                       "a function with C linkage (extern \"C\") that the contract does not declare; "
+                       "drop extern \"C\" or make it static");
         }
-        if (r) {
-            if (r->deny)
-                refuse(msg, msglen, &nrefused, "defines", name, r->reason);
-            continue;
-        }
-        /* C++ names (the student's own kernels and helpers) are fine; a
-         * function with a C name could stand in for a library function the
-         * harness calls, so only the contract's entry point may have one */
-        int function = t == 'T' || t == 'W' || t == 'i';
-        if (strncmp(name, "_Z", 2) && function && !(header && header_declares(header, name)))
-            refuse(msg, msglen, &nrefused, "defines", name,
-                   "a function with C linkage (extern \"C\") that the contract does not declare; "
-                   "drop extern \"C\" or make it static");
     }
     free(text);
     free(header);

@@ -95,7 +95,7 @@ unrubricked|unrubricked||6/6|has no entry for unrubricked
 policy_write|good|uses_write|0/10|uses write: writes to a descriptor
 policy_fopen|good|opens_file|0/10|uses fopen: opens a file
 policy_system|good|runs_shell|0/10|uses system: runs a shell command
-policy_exit|good|ends_process|0/10|uses exit: ends the process
+policy_exit|good|ends_process|0/10|uses _exit: ends the process
 policy_c_helper|good|c_helper|0/10|defines helper: a function with C linkage
 policy_syscall|good|raw_syscall|0/10|raw system call"
 if [ $have_nvcc = 1 ]; then
@@ -296,6 +296,9 @@ echo "== grader: building the real stages"
 # A stand-in nvidia-smi lets the grader go past its GPU check here: it then
 # builds with make -k, checks real objects and runs real drivers, which find
 # no GPU. One stage, so that only a link is needed (make all built the rest).
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    skip "grader: a driver that finds no GPU ends in exit 3: a real GPU is here (gpu-fixtures.sh grades for real)"
+else
 printf '#!/bin/sh\necho "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$fakebin/nvidia-smi"
 chmod +x "$fakebin/nvidia-smi"
 first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
@@ -307,6 +310,7 @@ rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
 check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
     "$([ $st = 3 ] && [ -x "build/$first/exercise" ] && rget stages.0.reason | grep -q "no usable GPU"; echo $?)" \
     "$(tail -n 15 "$out/real.log")"
+fi
 
 # a submission (--src): one stage that does not compile, one not submitted
 sub=$out/submission

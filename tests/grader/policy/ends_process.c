@@ -1,8 +1,8 @@
 /* Policy fixture: the launcher ends the process before the harness can. */
-#include <stdlib.h>
+#include <unistd.h>
 
 void matmul(const float *A, const float *B, float *C, int n)
 {
     (void)A, (void)B, (void)C, (void)n;
-    exit(0);
+    _exit(0);
 }
