@@ -8,8 +8,8 @@
  * sums are added in registers with warp shuffles (steps 3 and 5). Instead of
  * two elements per thread (step 4), a grid of at most MAX_THREADS threads
  * walks over the whole array with a grid-stride loop, each thread adding
- * many elements into a register (step 6), read as float4, 16 bytes a load
- * (step 7). Two passes: one partial sum per block, then one block adds those.
+ * many elements into a register, read as float4, 16 bytes a load (step 6).
+ * Two passes: one partial sum per block, then one block adds those.
  *
  *   make run EX=07 SOLUTION=1          check, then time, this file
  *   make sweep EX=07 SOLUTION=1        try BLOCK = 128, 256, 512
