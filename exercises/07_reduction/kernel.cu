@@ -25,7 +25,9 @@ static_assert(BLOCK >= 64 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0,
 
 // The sum of v over the 32 lanes of a warp, left in lane 0. The lanes of a
 // warp read each other's registers directly: no shared memory, no barrier.
-__device__ float warp_sum(float v)
+// static: nvcc gives a __device__ function seen outside this file a host
+// stub that calls exit(), which make grade's symbol check refuses.
+static __device__ float warp_sum(float v)
 {
     // TODO(lab): step 5. For offset = 16, 8, 4, 2, 1, add to v the v of the
     // lane `offset` places up: v += __shfl_down_sync(FULL_MASK, v, offset).
