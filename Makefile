@@ -11,6 +11,7 @@
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
+#   make bench                every solution timed once, records in results/
 #   make check                the test suite (its GPU part where a GPU is)
 #   make help                 the stages and these targets
 #   make clean
@@ -122,7 +123,7 @@ $(foreach v,exercise solution,$(eval $(call binary_rules,$(STAGE),$(v),$(RUN_DIR
 endif
 endif
 
-.PHONY: all run sweep grade calibrate profile profile-expected check help clean stage-known FORCE
+.PHONY: all run sweep bench grade calibrate profile profile-expected check help clean stage-known FORCE
 stage-known:
 	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
 	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
@@ -186,6 +187,17 @@ ptxas: stage-known
 	$(NVCC) $(ALL_NVCCFLAGS) $(if $(KNOB_VALUE),-D$(KNOB)=$(KNOB_VALUE)) -Xptxas -v \
 	    -c $(VARIANT)s/$(STAGE)/kernel.cu -o /dev/null 2>build/ptxas.txt || { cat build/ptxas.txt; exit 1; }
 	@$(DEMANGLE) <build/ptxas.txt
+
+# make bench: every stage's solution (SOLUTION=0: your exercises) checked and
+# timed once, a record each in results/<stage>.json (for make plots), and one
+# summary line each.
+BENCH_VARIANT := $(if $(filter 0,$(SOLUTION)),exercise,solution)
+bench: $(foreach s,$(STAGES),build/$(s)/$(BENCH_VARIANT))
+	@mkdir -p results
+	@for s in $(STAGES); do \
+	    build/$$s/$(BENCH_VARIANT) --quiet --json results/$$s.json $(RUN_ARGS) >build/$$s/bench.log 2>&1; \
+	    echo "$$s ($(BENCH_VARIANT)): exit $$?: $$(grep -E '^  your kernel:' -A1 build/$$s/bench.log | tr -s ' ' | tr '\n' ' ')"; \
+	done
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
