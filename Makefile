@@ -6,9 +6,12 @@
 #   make run EX=03 SOLUTION=1 run the solution instead (instructors)
 #   make run EX=03 N=2048 SEED=7 SANITIZE=1
 #   make sweep EX=03          build and time every knob value, one table
+#   make grade                grade every stage (EX=03: one; SANITIZE=1; SEED=)
+#   make calibrate            instructors: thresholds for this GPU (grader/rubric.tsv)
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
+#   make bench                every solution timed once, records in results/
 #   make check                the test suite (its GPU part where a GPU is)
 #   make release DEST=dir     instructors: the student tree, without solutions
 #   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md)
@@ -124,7 +127,7 @@ $(foreach v,exercise solution,$(eval $(call binary_rules,$(STAGE),$(v),$(RUN_DIR
 endif
 endif
 
-.PHONY: all run sweep profile profile-expected check help clean stage-known FORCE
+.PHONY: all run sweep bench grade calibrate profile profile-expected check help clean stage-known FORCE
 stage-known:
 	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
 	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
@@ -154,6 +157,25 @@ SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$
 sweep: stage-known $(SWEEP_BINS)
 	@tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
 
+# ---------------------------------------------------------------- grading
+# The grader is plain C; it builds the stages itself (make -k -j, so one
+# stage that does not compile stops no other) and runs them one at a time.
+# GRADE_SRC=dir grades dir/<stage>/kernel.cu with this lab's harness;
+# GRADE_DIR=dir puts grade.json and results.json there. (Its messages are
+# cut to fixed-size buffers on purpose: hence -Wno-format-truncation.)
+GRADER_SRCS := $(wildcard grader/*.c)
+build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/lab.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c -lm -o $@
+
+GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
+              $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
+grade: build/grader/grade
+	@NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)
+calibrate: build/grader/grade
+	@$(if $(RELEASE),echo "error: make calibrate measures the solutions; this is a student release, which has none"; exit 2)
+	@NVCC="$(NVCC)" build/grader/grade --calibrate $(EX)
+
 # ---------------------------------------------------------------- profile
 # make profile EX=03: one call of the kernel under Nsight Compute (after its
 # checks), in plain words, beside the solution's where solutions/ exists and
@@ -179,6 +201,17 @@ ptxas: stage-known
 	$(NVCC) $(ALL_NVCCFLAGS) $(if $(KNOB_VALUE),-D$(KNOB)=$(KNOB_VALUE)) -Xptxas -v \
 	    -c $(VARIANT)s/$(STAGE)/kernel.cu -o /dev/null 2>build/ptxas.txt || { cat build/ptxas.txt; exit 1; }
 	@$(DEMANGLE) <build/ptxas.txt
+
+# make bench: every stage's solution (SOLUTION=0, and in a student release:
+# your exercises) checked and timed once, a record each in results/<stage>.json
+# (for make plots), and one summary line each.
+BENCH_VARIANT := $(if $(or $(filter 0,$(SOLUTION)),$(RELEASE)),exercise,solution)
+bench: $(foreach s,$(STAGES),build/$(s)/$(BENCH_VARIANT))
+	@mkdir -p results
+	@for s in $(STAGES); do \
+	    build/$$s/$(BENCH_VARIANT) --quiet --json results/$$s.json $(RUN_ARGS) >build/$$s/bench.log 2>&1; \
+	    echo "$$s ($(BENCH_VARIANT)): exit $$?: $$(grep -E '^  your kernel:' -A1 build/$$s/bench.log | tr -s ' ' | tr '\n' ' ')"; \
+	done
 
 # ------------------------------------------------------------ instructors
 # make release DEST=dir [GIT=1]: the student tree, without solutions/ and the
@@ -225,7 +258,7 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
-check: build/tests/unit all $(FIXTURES)
+check: build/tests/unit all $(FIXTURES) build/grader/grade
 	@tests/run.sh
 
 # ------------------------------------------------------------------- docs
@@ -237,6 +270,8 @@ help:
 	@echo "The CUDA memory lab. Edit exercises/NN_*/kernel.cu, then:"
 	@echo "  make run EX=NN        check and time your kernel"
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
+	@echo "  make grade            grade every stage (EX=NN: one stage; SANITIZE=1: also compute-sanitizer)"
+	@$(if $(RELEASE),,echo "  make calibrate        instructors: measure the solutions, write this GPU's thresholds")
 	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"

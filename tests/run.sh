@@ -143,6 +143,11 @@ if command -v pandoc >/dev/null; then
 else
     skip "docs: make docs-check: pandoc is not installed (apt-get install pandoc)"
 fi
+if [ -x tests/grader/run.sh ]; then
+    suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
+else
+    skip "grader: its own tests are not part of a student release"
+fi
 
 echo
 if [ $skipped -gt 0 ]; then

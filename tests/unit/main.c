@@ -9,6 +9,7 @@ int main(void)
         {"args", test_args}, {"stats", test_stats}, {"compare", test_compare},
         {"json", test_json}, {"rng", test_rng},
         {"transpose", test_transpose},
+        {"reduce", test_reduce},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         int before = unit_failed, checks = unit_passed + unit_failed;

@@ -27,5 +27,6 @@ void test_compare(void);
 void test_json(void);
 void test_rng(void);
 void test_transpose(void);
+void test_reduce(void);
 
 #endif

@@ -1,0 +1,487 @@
+/*
+ * reduce_main.cu: the driver for the reduction stage (07_reduction).
+ *
+ * Links with one kernel.cu that implements reduce() (reduce.h). It checks the
+ * sum at several sizes, on signed and on non-negative data, against the exact
+ * sum computed on the host (reduce_check.h); then times it against a
+ * device-to-device copy, cuBLAS SASUM and the interleaved baseline below, and
+ * prints a table and a record.
+ *
+ *   build/07_reduction/exercise --help
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "reduce.h"
+#include "reduce_check.h"
+
+static const char *FAMILY_HELP =
+    "  --n N            floats in the timed sum (default 67108864 = 2^26, at most 2^28)\n";
+static const char *DEFAULT_SIZES = "1,2,3,31,33,1000,1025,65537,1000001";
+static const int DEFAULT_N = 1 << 26;
+static const long long MAX_N = 1LL << 28;
+enum { NSETS = 3 }; /* input sets the timed calls rotate over */
+
+/* ======================================================= baseline kernel */
+
+enum { BASELINE_BLOCK = 256 };
+
+/* Step 1 of the ladder: each block sums BASELINE_BLOCK elements in shared
+ * memory as a tree, and in step s only the threads whose index is a multiple
+ * of 2s add. Those threads are scattered over every warp, so each warp takes
+ * the branch with a few lanes busy and the rest idle. */
+__global__ void reduce_interleaved(const float *in, float *out, int n)
+{
+    __shared__ float partial[BASELINE_BLOCK];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * BASELINE_BLOCK + tid;
+    partial[tid] = i < n ? in[i] : 0.0f;
+    // every element must be in shared memory before any thread reads another's
+    __syncthreads();
+    for (int s = 1; s < BASELINE_BLOCK; s *= 2) {
+        // tid is a multiple of 2s, so tid + s < BASELINE_BLOCK
+        if (tid % (2 * s) == 0)
+            partial[tid] += partial[tid + s];
+        // this step's sums must be written before the next step reads them
+        __syncthreads();
+    }
+    if (tid == 0)
+        out[blockIdx.x] = partial[0];
+}
+
+/* Passes of reduce_interleaved until one block is left, which writes out.
+ * The partial sums alternate between two regions of scratch so that no pass
+ * overwrites its own input: n/256 + n/65536 floats, well inside
+ * reduce_scratch_floats(n). */
+static void baseline_reduce(const float *in, float *out, int n, float *scratch)
+{
+    float *region[2] = {scratch, scratch + (n + BASELINE_BLOCK - 1) / BASELINE_BLOCK};
+    int which = 0;
+    const float *src = in;
+    while (n > BASELINE_BLOCK) {
+        int blocks = (n + BASELINE_BLOCK - 1) / BASELINE_BLOCK;
+        reduce_interleaved<<<blocks, BASELINE_BLOCK>>>(src, region[which], n);
+        src = region[which];
+        n = blocks;
+        which ^= 1;
+    }
+    reduce_interleaved<<<1, BASELINE_BLOCK>>>(src, out, n);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+/* ============================================================== problems */
+
+/* One size: NSETS (or 1) input arrays of signed or non-negative data, an
+ * output float for each, one scratch buffer, and the exact sums. */
+typedef struct {
+    int n;
+    int nonneg; /* 1: |lab_uniform| in [0, 0.5]; 0: lab_uniform in [-0.5, 0.5) */
+    int nsets;
+    lab_buffer in[NSETS], out[NSETS], scratch;
+    uint64_t seed[NSETS];
+    double exact[NSETS], sum_abs[NSETS];
+} problem;
+
+static void problem_new(problem *p, int n, int nsets, int nonneg, uint64_t seed)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->nonneg = nonneg;
+    p->nsets = nsets;
+    for (int s = 0; s < nsets; s++) {
+        p->seed[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1 + 64 * nonneg));
+        lab_buffer_new(&p->in[s], (size_t)n);
+        lab_buffer_new(&p->out[s], 1);
+        if (nonneg)
+            lab_buffer_fill_abs(&p->in[s], p->seed[s]);
+        else
+            lab_buffer_fill(&p->in[s], p->seed[s]);
+        float *h = lab_buffer_to_host(&p->in[s]);
+        reduce_exact_sum(h, n, &p->exact[s], &p->sum_abs[s]);
+        free(h);
+    }
+    lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
+}
+
+static void problem_free(problem *p)
+{
+    for (int s = 0; s < p->nsets; s++) {
+        lab_buffer_free(&p->in[s]);
+        lab_buffer_free(&p->out[s]);
+    }
+    lab_buffer_free(&p->scratch);
+}
+
+/* ============================================================== one check */
+
+/* What one computed sum came to, with what it is judged by. */
+typedef struct {
+    const char *kind; /* "signed" or "non-negative" */
+    int nonneg;
+    long long n;
+    float got;
+    double exact, sum_abs, error, bound;
+    enum reduce_verdict verdict;
+    int guards_ok;
+    long long changed; /* elements of in that the call modified */
+} outcome;
+
+/* Judge the sum in out[s] (already computed), the guard zones of in, out and
+ * scratch, and whether in is unchanged. Messages about the buffers go to log. */
+static outcome judge(problem *p, int s, FILE *log)
+{
+    outcome o;
+    o.kind = p->nonneg ? "non-negative" : "signed";
+    o.nonneg = p->nonneg;
+    o.n = p->n;
+    CUDA_CHECK(cudaMemcpy(&o.got, p->out[s].data, sizeof o.got, cudaMemcpyDeviceToHost));
+    o.exact = p->exact[s];
+    o.sum_abs = p->sum_abs[s];
+    o.error = (double)o.got - o.exact;
+    o.bound = reduce_bound(p->n, p->sum_abs[s]);
+    o.verdict = reduce_judge(o.got, o.exact, o.bound);
+    o.guards_ok = lab_buffer_guards_ok(&p->out[s], "out", log) &
+                  lab_buffer_guards_ok(&p->in[s], "in", log) &
+                  lab_buffer_guards_ok(&p->scratch, "scratch", log);
+    o.changed = lab_buffer_changed(&p->in[s], p->seed[s], p->nonneg);
+    if (o.changed)
+        fprintf(log, "    in was modified: %lld of its elements changed. in is read-only;"
+                     " keep partial sums in scratch\n", o.changed);
+    return o;
+}
+
+static int outcome_ok(const outcome *o)
+{
+    return o->verdict == REDUCE_OK && o->guards_ok && !o->changed;
+}
+
+/* Say what a wrong sum suggests. other_ok: the sum on the other kind of data
+ * was right. */
+static void explain(FILE *log, const outcome *o, int other_ok)
+{
+    switch (o->verdict) {
+    case REDUCE_OK:
+        return;
+    case REDUCE_NEVER_WRITTEN:
+        fprintf(log, "    %s data: out still holds the NaN the harness put there before the call:\n"
+                     "    nothing wrote out[0]. Does the last pass write its sum to out?\n", o->kind);
+        return;
+    case REDUCE_NOT_FINITE:
+        fprintf(log, "    %s data: the sum is %g, exact %.9g. The guard zones around in and scratch,\n"
+                     "    and scratch itself on entry, hold NaN: is something read past the end of in,\n"
+                     "    or read from scratch or shared memory before it was written?\n",
+                o->kind, o->got, o->exact);
+        return;
+    case REDUCE_TOO_FAR:
+        break;
+    }
+    fprintf(log, "    %s data: got %.9g, exact sum %.9g (error %.3g, allowed %.3g)\n", o->kind, o->got,
+            o->exact, o->error, o->bound);
+    double worth = reduce_elements_worth(o->error, o->sum_abs, o->n);
+    if (o->got == 0.0f)
+        fprintf(log, "    the sum is exactly 0: nothing was added. Does each thread load its elements,\n"
+                     "    and does the tree add them up?\n");
+    else if (o->nonneg && worth <= -0.5)
+        fprintf(log, "    about %.0f %s worth of the sum is missing (an element is %.3g on average):\n"
+                     "    are some elements never added: those past the last whole block, the n %% 4\n"
+                     "    left over by float4 loads, a whole block, or part of a block's tree?\n",
+                -worth, -worth < 1.5 ? "element's" : "elements'", o->sum_abs / o->n);
+    else if (o->nonneg && worth >= 0.5)
+        fprintf(log, "    the sum is too large by about %.0f elements' worth: is something counted twice?\n",
+                worth);
+    else if (!o->nonneg && other_ok)
+        fprintf(log, "    the sum is right on non-negative data but not on signed data:"
+                     " is an absolute value taken somewhere?\n");
+    if (fabs(o->error) < 100.0 * o->bound)
+        fprintf(log, "    the error is only %.1f times the bound: lower precision than FP32, or a race\n"
+                     "    between threads? make run EX=%s SANITIZE=1 runs racecheck.\n",
+                fabs(o->error) / o->bound, lab_stage);
+}
+
+/* Record one outcome as a JSON object. */
+static void record_outcome(lab_json *j, const char *key, const outcome *o)
+{
+    lab_json_object(j, key);
+    lab_json_bool(j, "ok", outcome_ok(o));
+    lab_json_number(j, "got", o->got);
+    lab_json_number(j, "exact", o->exact);
+    lab_json_number(j, "error", o->error);
+    lab_json_number(j, "bound", o->bound);
+    lab_json_bool(j, "never_written", o->verdict == REDUCE_NEVER_WRITTEN);
+    lab_json_bool(j, "guards_ok", o->guards_ok);
+    lab_json_bool(j, "inputs_unchanged", !o->changed);
+    lab_json_end(j);
+}
+
+/* Print one line for a size, with details beneath when something failed, and
+ * record it. o holds one or two outcomes (signed and non-negative data);
+ * notes are the messages about the buffers. */
+static int report(const char *label, const outcome *o, int count, const char *notes,
+                  const lab_args *a, lab_record *rec)
+{
+    int ok[2] = {1, 1}, wrong[2] = {0, 0};
+    for (int k = 0; k < count; k++) {
+        ok[k] = outcome_ok(&o[k]);
+        wrong[k] = o[k].verdict != REDUCE_OK;
+    }
+    int all = ok[0] && ok[1];
+
+    if (!a->quiet || !all) {
+        if (all) {
+            printf("  %-12s ok      error %.2g of %.2g allowed (%s)", label, fabs(o[0].error),
+                   o[0].bound, o[0].kind);
+            if (count == 2)
+                printf(", %.2g of %.2g (%s)", fabs(o[1].error), o[1].bound, o[1].kind);
+            printf("\n");
+        } else if (wrong[0] || wrong[1]) {
+            printf("  %-12s FAILED  wrong sum on %s data\n", label,
+                   wrong[0] && wrong[1] ? "signed and on non-negative" : o[wrong[0] ? 0 : 1].kind);
+        } else {
+            printf("  %-12s FAILED  the sum is right, but:\n", label);
+        }
+        if (!all) {
+            for (int k = 0; k < count; k++)
+                explain(stdout, &o[k], count == 2 && ok[1 - k]);
+            fputs(notes, stdout);
+        }
+    }
+
+    lab_json *j = &rec->j;
+    lab_json_object(j, NULL);
+    lab_json_string(j, "size", label);
+    lab_json_int(j, "n", o[0].n);
+    lab_json_bool(j, "ok", all);
+    for (int k = 0; k < count; k++)
+        record_outcome(j, o[k].nonneg ? "non_negative" : "signed", &o[k]);
+    lab_json_end(j);
+    return all;
+}
+
+/* Check reduce() at n elements: once on signed, once on non-negative data,
+ * each with the output and the scratch poisoned before the call. */
+static int check_size(int n, uint64_t seed, const lab_args *a, lab_record *rec)
+{
+    char label[32];
+    snprintf(label, sizeof label, "n=%d", n);
+    outcome o[2];
+    char *notes = NULL;
+    size_t notes_len = 0;
+    FILE *log = open_memstream(&notes, &notes_len);
+    for (int k = 0; k < 2; k++) {
+        problem p;
+        problem_new(&p, n, 1, k, seed);
+        reduce(p.in[0].data, p.out[0].data, n, p.scratch.data);
+        lab_student_sync(label);
+        o[k] = judge(&p, 0, log);
+        problem_free(&p);
+    }
+    fclose(log);
+    int ok = report(label, o, 2, notes, a, rec);
+    free(notes);
+    return ok;
+}
+
+/* ================================================================ timing */
+
+typedef struct {
+    problem *p;
+    cublasHandle_t h;
+    float *copy; /* destination of the device-to-device copy */
+} timing_ctx;
+
+static void call_student(void *ctx, int s)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    reduce(p->in[s].data, p->out[s].data, p->n, p->scratch.data);
+}
+
+static void call_memcpy(void *ctx, int s)
+{
+    timing_ctx *t = (timing_ctx *)ctx;
+    CUDA_CHECK(cudaMemcpyAsync(t->copy, t->p->in[s].data, (size_t)t->p->n * sizeof(float),
+                               cudaMemcpyDeviceToDevice, 0));
+}
+
+/* The data are non-negative, so the sum of |x| that SASUM computes is the sum.
+ * The handle is in device pointer mode: the result stays on the device. */
+static void call_cublas(void *ctx, int s)
+{
+    timing_ctx *t = (timing_ctx *)ctx;
+    CUBLAS_CHECK(cublasSasum(t->h, t->p->n, t->p->in[s].data, 1, t->p->out[s].data));
+}
+
+static void call_baseline(void *ctx, int s)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    baseline_reduce(p->in[s].data, p->out[s].data, p->n, p->scratch.data);
+}
+
+/* Poison the output and the scratch before each timed student call: a kernel
+ * that skips work on a later call, or counts on what an earlier call left in
+ * scratch, is caught. */
+static void poison_output(void *ctx, int s)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    lab_buffer_poison(&p->out[s]);
+    lab_buffer_poison(&p->scratch);
+}
+
+/* Check a reference kernel's last output; a failure here is the harness's. */
+static int reference_ok(problem *p, int s, const char *what)
+{
+    float got;
+    CUDA_CHECK(cudaMemcpy(&got, p->out[s].data, sizeof got, cudaMemcpyDeviceToHost));
+    double bound = reduce_bound(p->n, p->sum_abs[s]);
+    int ok = reduce_judge(got, p->exact[s], bound) == REDUCE_OK;
+    if (!ok)
+        printf("  warning: %s gave %.9g, exact %.9g, outside the bound %.3g: the check itself\n"
+               "  may be wrong on this system; please report it\n", what, got, p->exact[s], bound);
+    return ok;
+}
+
+/* ================================================================== main */
+
+int main(int argc, char **argv)
+{
+    lab_args a;
+    lab_gpu g;
+    lab_start(argc, argv, 0, FAMILY_HELP, &a, &g);
+    char err[128];
+    if (!a.have_sizes && lab_parse_sizes(DEFAULT_SIZES, 0, a.sizes, &a.nsizes, err, sizeof err))
+        lab_die(LAB_EXIT_USAGE, "default sizes: %s", err);
+    if (!a.have_timing)
+        a.timing.rows = DEFAULT_N;
+    for (int i = 0; i < a.nsizes; i++)
+        if (a.sizes[i].rows > MAX_N)
+            lab_die(LAB_EXIT_USAGE, "size %lld is too large for this lab (at most 2^28 = %lld)",
+                    a.sizes[i].rows, MAX_N);
+    if (a.timing.rows > MAX_N)
+        lab_die(LAB_EXIT_USAGE, "--n %lld is too large for this lab (at most 2^28 = %lld)",
+                a.timing.rows, MAX_N);
+    int n = (int)a.timing.rows;
+
+    lab_record rec;
+    lab_record_begin(&rec, "reduce", &a, &g);
+    cublasHandle_t h = lab_cublas_strict();
+    CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+
+    printf("%s (%s%s%s) on %s, seed %llu\n", lab_stage, lab_variant, *lab_knob ? ", " : "",
+           lab_knob, g.name, (unsigned long long)a.seed);
+    printf("checking the sum against the exact sum, on signed data in [-0.5, 0.5) and on\n"
+           "non-negative data in [0, 0.5]; allowed error gamma(D) * sum|x| (common/reduce_check.h):\n");
+
+    /* ------------------------------------------------ correctness first */
+    int all_ok = 1;
+    lab_json_array(&rec.j, "checks");
+    for (int i = 0; i <= a.nsizes; i++) {
+        int m = i < a.nsizes ? (int)a.sizes[i].rows : n; /* the timing size last */
+        all_ok &= check_size(m, a.seed, &a, &rec);
+    }
+    lab_json_end(&rec.j);
+    lab_json_bool(&rec.j, "correct", all_ok);
+    if (!all_ok) {
+        printf("\nnot timed: the kernel must pass every check first. Fix the first failing size,\n"
+               "then run again (make run EX=%s). The seed above repeats these inputs (SEED=%llu).\n",
+               lab_stage, (unsigned long long)a.seed);
+        if (!strcmp(lab_variant, "exercise"))
+            printf("Your edits go in the TODO(lab) parts of exercises/%s/kernel.cu.\n", lab_stage);
+        lab_record_end(&rec, LAB_EXIT_WRONG, "wrong result");
+        return LAB_EXIT_WRONG;
+    }
+    printf("all results match.\n");
+    if (a.check_only) {
+        lab_record_end(&rec, LAB_EXIT_OK, "checked, not timed (--check-only)");
+        return LAB_EXIT_OK;
+    }
+
+    /* ------------------------------------------------------------ timing */
+    problem p;
+    problem_new(&p, n, NSETS, 1, a.seed ^ 0x5eedULL);
+    timing_ctx ctx = {&p, h, NULL};
+    if (a.profile)
+        return lab_profile_call(&rec, call_student, poison_output, &ctx);
+    CUDA_CHECK(cudaMalloc(&ctx.copy, (size_t)n * sizeof(float)));
+    lab_timing_policy policy = lab_default_policy(&a);
+    enum { STUDENT, MEMCPY, CUBLAS, BASELINE, NROWS };
+    lab_timing rows[NROWS] = {
+        {"student", "your kernel"},
+        {"memcpy", "cudaMemcpy D2D (read + write)"},
+        {"cublas", "cuBLAS SASUM"},
+        {"baseline", "interleaved, divergent (step 1)"},
+    };
+    printf("\ntiming at n=%d on non-negative data (%d input sets, L2 flushed before each call)...\n",
+           n, NSETS);
+    lab_time(&rows[MEMCPY], call_memcpy, NULL, &ctx, NSETS, &policy, 0);
+    lab_time(&rows[CUBLAS], call_cublas, NULL, &ctx, NSETS, &policy, 0);
+    int cublas_ok = reference_ok(&p, rows[CUBLAS].last_set, "cuBLAS SASUM");
+    lab_time(&rows[STUDENT], call_student, poison_output, &ctx, NSETS, &policy, 1);
+
+    /* the last timed call's output must be right too */
+    lab_json_array(&rec.j, "timed_output_check");
+    char label[32];
+    snprintf(label, sizeof label, "n=%d", n);
+    char *notes = NULL;
+    size_t notes_len = 0;
+    FILE *log = open_memstream(&notes, &notes_len);
+    outcome last = judge(&p, rows[STUDENT].last_set, log);
+    fclose(log);
+    int last_ok = report(label, &last, 1, notes, &a, &rec);
+    free(notes);
+    lab_json_end(&rec.j);
+    if (!last_ok) {
+        printf("the output of the last timed call is wrong, although the first call was right:\n"
+               "does the kernel depend on state left by an earlier call?\n");
+        lab_record_end(&rec, LAB_EXIT_WRONG, "the last timed call's output is wrong");
+        return LAB_EXIT_WRONG;
+    }
+    lab_time(&rows[BASELINE], call_baseline, NULL, &ctx, NSETS, &policy, 0);
+    int baseline_ok = reference_ok(&p, rows[BASELINE].last_set, "the baseline");
+
+    /* GB/s of DRAM traffic: a sum reads 4n bytes; the copy reads 4n and
+     * writes 4n, and moves 8n */
+    double bytes = 4.0 * n;
+    for (int i = 0; i < NROWS; i++)
+        rows[i].rate = (i == MEMCPY ? 2.0 * bytes : bytes) / (rows[i].st.median * 1e-3) / 1e9;
+    double pct = 100.0 * rows[STUDENT].rate / rows[MEMCPY].rate;
+    double vs_cublas = rows[STUDENT].rate / rows[CUBLAS].rate;
+    double speedup = rows[BASELINE].st.median / rows[STUDENT].st.median;
+
+    /* a time below what the memory allows cannot be real */
+    double floor_ms = g.peak_dram_gbs > 0 ? bytes / (g.peak_dram_gbs * 1e9) * 1e3 : 0.0;
+    int plausible = rows[STUDENT].st.median >= floor_ms;
+
+    lab_print_timings(rows, NROWS, "GB/s", &rows[MEMCPY], &rows[BASELINE]);
+    printf("  (GB/s: bytes read / time for the sums, 4n bytes; the copy reads 4n and writes 4n\n"
+           "  bytes and is counted as both, 8n: the memory traffic a streaming kernel can reach)\n");
+    printf("\n  your kernel: %.0f GB/s, %.1f%% of the copy rate, %.2fx cuBLAS SASUM, %.2fx the baseline\n",
+           rows[STUDENT].rate, pct, vs_cublas, speedup);
+    if (!plausible)
+        printf("  warning: %.4g ms is less than reading %.0f bytes takes at this GPU's peak memory\n"
+               "  bandwidth (%.4g ms at %.0f GB/s): this time cannot be real\n",
+               rows[STUDENT].st.median, bytes, floor_ms, g.peak_dram_gbs);
+
+    lab_json_object(&rec.j, "timing");
+    lab_json_string(&rec.j, "size", label);
+    lab_json_string(&rec.j, "metric", "GB/s");
+    lab_json_number(&rec.j, "work", bytes);
+    lab_json_number(&rec.j, "floor_ms", floor_ms);
+    lab_json_bool(&rec.j, "plausible", plausible);
+    lab_json_string(&rec.j, "reference", "memcpy, counted as bytes read + written");
+    lab_json_number(&rec.j, "pct_of_reference", pct);
+    lab_json_number(&rec.j, "ratio_to_cublas", vs_cublas);
+    lab_json_number(&rec.j, "speedup_vs_baseline", speedup);
+    lab_json_bool(&rec.j, "cublas_result_ok", cublas_ok);
+    lab_json_bool(&rec.j, "baseline_result_ok", baseline_ok);
+    lab_json_array(&rec.j, "kernels");
+    for (int i = 0; i < NROWS; i++)
+        lab_record_timing(&rec, &rows[i]);
+    lab_json_end(&rec.j);
+    lab_json_end(&rec.j);
+    CUDA_CHECK(cudaFree(ctx.copy));
+    problem_free(&p);
+    CUBLAS_CHECK(cublasDestroy(h));
+    lab_record_end(&rec, LAB_EXIT_OK, plausible ? "ok" : "implausibly fast");
+    return LAB_EXIT_OK;
+}

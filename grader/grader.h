@@ -1,0 +1,298 @@
+/*
+ * grader.h: the pieces of the autograder (make grade, make calibrate).
+ *
+ *   jsonread.c  a strict reader for the drivers' records (untrusted input)
+ *   rubric.c    grader/rubric.tsv and stages.tsv
+ *   run.c       one program in its own process group, with a time limit
+ *   policy.c    which symbols the student's object may use
+ *   score.c     a record and the rubric make points, reasons and advice
+ *   sanitize.c  what compute-sanitizer found
+ *   report.c    the table, grade.json and Gradescope's results.json
+ *   calibrate.c thresholds from the solutions on this GPU
+ *   grade.c     main: options, build, one stage after another
+ *
+ * Plain C and POSIX; no CUDA. The grader never links the student's code: it
+ * runs each stage's program and reads the record the harness writes to a
+ * descriptor of its own (--record-fd), never the program's output.
+ */
+#ifndef GRADER_H
+#define GRADER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit statuses of the grader itself. */
+enum {
+    GRADE_OK = 0,        /* grading ran, whatever the score                   */
+    GRADE_FAILED = 1,    /* make calibrate: a solution did not pass           */
+    GRADE_USAGE = 2,     /* bad options, unknown stage, unreadable rubric     */
+    GRADE_NO_GPU = 3,    /* no NVIDIA GPU here                                */
+    GRADE_NO_TOOLS = 4   /* no nvcc, make or nm                               */
+};
+
+/* ============================================================ JSON reader */
+
+typedef enum { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
+
+typedef struct jvalue jvalue;
+struct jvalue {
+    jtype type;
+    int boolean;
+    double number;
+    char *string;    /* J_STRING: UTF-8, NUL-terminated, no NUL inside  */
+    int count;       /* J_ARRAY, J_OBJECT: members                       */
+    char **keys;     /* J_OBJECT: the member names                       */
+    jvalue **items;  /* J_ARRAY, J_OBJECT: the members                   */
+};
+
+/* Limits that keep a hostile record from exhausting the grader. */
+#define JSON_MAX_DEPTH 64
+#define JSON_MAX_VALUES 100000
+
+/* Parse len bytes of JSON (one value, surrounded by whitespace only).
+ * Returns NULL with a one-line reason in err when the text is not JSON or is
+ * beyond the limits. Duplicate keys in an object are refused. */
+jvalue *json_parse(const char *text, size_t len, char *err, size_t errlen);
+void json_free(jvalue *v);
+/* Member key of an object, or NULL (also when v is not an object). */
+const jvalue *json_get(const jvalue *v, const char *key);
+/* Follow a dotted path: "timing.pct_of_reference", "checks.0.ok". */
+const jvalue *json_path(const jvalue *v, const char *path);
+/* The string at path, or NULL when absent or not a string. */
+const char *json_string_at(const jvalue *v, const char *path);
+/* The number at path into *out; 0 when it is there and finite, -1 if not. */
+int json_number_at(const jvalue *v, const char *path, double *out);
+/* 1 for true, 0 for false, -1 when absent or not a boolean. */
+int json_bool_at(const jvalue *v, const char *path);
+
+/* ====================================================== stages and rubric */
+
+#define MAX_STAGES 64
+#define MAX_TIERS 8
+#define MAX_THRESHOLDS 32
+#define NAME_LEN 128
+
+typedef struct {
+    char dir[NAME_LEN];    /* 03_tiled */
+    char family[NAME_LEN]; /* matmul   */
+} stage_info;
+
+/* Read stages.tsv. Returns the number of stages, or -1 with err set. */
+int stages_read(const char *path, stage_info *out, int max, char *err, size_t errlen);
+
+typedef struct {
+    char gpu[NAME_LEN]; /* as cudaGetDeviceProperties names it, or "default" */
+    double value;
+} threshold;
+
+typedef struct {
+    char name[NAME_LEN];   /* pass, stretch, ...                          */
+    int points;
+    char field[NAME_LEN];  /* a dotted path in the record                 */
+    int at_most;           /* 0: value >= threshold; 1: value <= threshold */
+    char unit[16];         /* printed after numbers: "x", "%"             */
+    char advice[512];      /* one sentence for a student who misses it    */
+    threshold th[MAX_THRESHOLDS];
+    int nth;
+} tier;
+
+typedef struct {
+    char stage[NAME_LEN];
+    int correct_points;
+    double limit_s;        /* 0: the rubric's default                     */
+    char args[256];        /* extra driver arguments for this stage       */
+    tier tiers[MAX_TIERS];
+    int ntiers;
+} stage_rubric;
+
+typedef struct {
+    char path[512];
+    double limit_s;            /* setting limit_s                         */
+    char args[256];            /* setting args: every graded run          */
+    char sanitize_args[256];   /* setting sanitize_args                   */
+    double sanitize_limit_s;   /* setting sanitize_limit_s                */
+    int correct_points;        /* setting correct_points: unknown stages  */
+    char margin_tier[MAX_TIERS][NAME_LEN]; /* margin rows: calibrate      */
+    double margin[MAX_TIERS];
+    int nmargins;
+    stage_rubric stages[MAX_STAGES];
+    int nstages;
+} rubric;
+
+/* Read the rubric. Returns 0, or -1 with "FILE:LINE: what is wrong" in err. */
+int rubric_read(const char *path, rubric *r, char *err, size_t errlen);
+/* The stage's rubric entry, or NULL when the rubric does not know it. */
+const stage_rubric *rubric_stage(const rubric *r, const char *stage);
+/* The threshold of a tier for this GPU: the GPU's own row, else "default".
+ * Sets *is_default. Returns 0, or -1 when neither row exists. */
+int rubric_threshold(const tier *t, const char *gpu, double *value, int *is_default);
+/* The calibration margin of a tier name (pass 0.75, ...), or 0 if none. */
+double rubric_margin(const rubric *r, const char *tier_name);
+/* Replace the threshold rows of gpu for the given (stage, tier, value)
+ * triples in the rubric file, keeping every other line; a comment line
+ * above the new rows says when and how they were made. */
+typedef struct {
+    char stage[NAME_LEN];
+    char tier[NAME_LEN];
+    double value;
+} new_threshold;
+int rubric_write_thresholds(const char *path, const char *gpu, const new_threshold *t,
+                            int n, const char *comment, char *err, size_t errlen);
+
+/* ================================================================ running */
+
+/* What one program did. */
+typedef struct {
+    int started;         /* 0: could not even start it (see output)      */
+    int exited;          /* ended by exit(): status holds the code        */
+    int status;
+    int signal;          /* ended by this signal (0: none)                */
+    int timed_out;       /* killed at the time limit                      */
+    double seconds;
+    char *record;        /* what arrived on the record descriptor         */
+    size_t record_len;
+    int record_overflow; /* more than the record limit arrived            */
+    char *tail;          /* the last bytes of stdout + stderr             */
+    size_t tail_len;
+    unsigned long long output_bytes; /* all of stdout + stderr            */
+} run_result;
+
+#define RECORD_LIMIT (1u << 20) /* no honest record comes near 1 MiB */
+#define OUTPUT_TAIL (16u << 10) /* the output kept for the report     */
+
+/* Run argv[0] (a path, or a program on PATH) in its own process group:
+ * stdin from /dev/null, stdout and stderr into one pipe of which the last
+ * `keep` bytes are kept, and (record_fd >= 3) a second pipe that the
+ * program sees as descriptor record_fd. The whole group is killed at limit_s or when the
+ * program ends. Never blocks on the program's output. */
+void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
+                 run_result *r);
+void run_result_free(run_result *r);
+/* Kill the group of the program being run now, if any (for SIGINT). */
+void run_kill_current(void);
+/* "segmentation fault (SIGSEGV)" */
+const char *signal_text(int sig);
+
+/* ============================================================ the policy */
+
+typedef struct {
+    int deny;              /* 1: refuse, 0: allow                          */
+    int defined;           /* 1: a rule about symbols the object defines   */
+    char pattern[NAME_LEN];
+    char reason[256];
+} policy_rule;
+
+typedef struct {
+    policy_rule rules[512];
+    int nrules;
+    char path[512];
+} policy;
+
+int policy_read(const char *path, policy *p, char *err, size_t errlen);
+/* Check an object file: every symbol it uses from elsewhere must be allowed,
+ * it may define no symbol the rules refuse, and functions with C names only
+ * when contract_header declares them. Returns 0 when the object may run;
+ * 1 with a message naming the symbol in msg; -1 when the tools failed. */
+int policy_check(const policy *p, const char *object, const char *contract_header,
+                 char *msg, size_t msglen);
+/* The rule deciding one symbol (for tests): NULL when none matches. */
+const policy_rule *policy_match(const policy *p, const char *symbol, int defined);
+
+/* =============================================================== scoring */
+
+#define MAX_ADVICE 8
+#define REASON_LEN 1024
+
+typedef struct {
+    char name[NAME_LEN];
+    int points, max;
+    int graded;            /* 0: no threshold for this GPU                */
+    int have_value;
+    double value, threshold;
+    int at_most;
+    char field[NAME_LEN];
+    char unit[16];
+} tier_result;
+
+typedef struct {
+    char stage[NAME_LEN];
+    int points, max;
+    int correct_points, correct_max;
+    int correct;           /* the harness's checks (and the sanitizer)     */
+    int ran;               /* a valid record came back                     */
+    int speed_scored;      /* the harness's checks passed: tiers were scored */
+    int flagged;           /* timed faster than the hardware allows        */
+    int no_gpu;            /* the program found no usable GPU              */
+    int thresholds_default;/* fell back to the default thresholds          */
+    char reason[REASON_LEN];      /* why correctness was lost ("" if not)  */
+    char note[REASON_LEN];        /* anything else worth saying            */
+    char advice[MAX_ADVICE][REASON_LEN];
+    int nadvice;
+    tier_result tiers[MAX_TIERS];
+    int ntiers;
+    int have_speedup, have_pct;
+    double speedup, pct;   /* timing.speedup_vs_baseline, pct_of_reference */
+    char metric[32];
+    char gpu[NAME_LEN];
+    double seconds;
+    char *output;          /* tail of the program's output (owned)         */
+    unsigned long long output_bytes;
+    char sanitizer[REASON_LEN]; /* what compute-sanitizer found ("": none) */
+} stage_result;
+
+/* Start a stage's result: name and maximum points from the rubric. */
+void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r);
+/* Score zero for a reason that stopped the stage before a record existed
+ * (did not compile, refused symbol, ...), with advice for the student. */
+void score_fail(stage_result *s, const char *reason, const char *advice);
+/* Score a finished run: validate the record against the process's fate,
+ * then correctness and each tier. command is what a student types to see
+ * the run for themselves (make run EX=03). */
+void score_run(stage_result *s, const run_result *run, const stage_rubric *sr,
+               const char *command);
+/* The sanitizer found errors: the correctness points are lost. */
+void score_sanitizer(stage_result *s, const char *finding, const char *command);
+void score_add_advice(stage_result *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void stage_result_free(stage_result *s);
+
+/* Validate a record against the run: returns the parsed record, or NULL with
+ * the reason in why. expected_stage: the stage the program must say it is. */
+jvalue *record_validate(const run_result *run, const char *expected_stage, char *why,
+                        size_t whylen);
+
+/* ============================================================ sanitizer */
+
+/* Read compute-sanitizer's output: 1 with the first error located in a
+ * kernel.cu in finding ("Invalid __global__ write of size 4 bytes
+ * (exercises/03_tiled/kernel.cu:31)"); 2 when it reported errors, none of
+ * them in a kernel.cu (finding: the first); 0 when it found none. */
+int sanitizer_finding(const char *out, char *finding, size_t len);
+
+/* =============================================================== reports */
+
+typedef struct {
+    unsigned long long seed;
+    char gpu[NAME_LEN];
+    double seconds;
+    int sanitize;
+    const char *rubric_path;
+    const char *source;    /* where the kernel.cu files came from         */
+} grade_info;
+
+/* The table and the advice, on out. */
+void report_table(FILE *out, const stage_result *s, int n, const grade_info *g);
+/* grade.json and results.json in dir; returns 0 or -1 (message on stderr). */
+int report_write(const char *dir, const stage_result *s, int n, const grade_info *g);
+/* Copy text into out (size outlen) fit for JSON and terminals: valid UTF-8
+ * kept, other bytes and control characters but \n and \t become '?'. */
+void text_clean(const char *text, size_t len, char *out, size_t outlen);
+
+/* ============================================================== helpers */
+
+/* snprintf that appends to buf. */
+void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* 1 when an executable named name is on PATH (or name is a path to one). */
+int have_program(const char *name);
+
+#endif /* GRADER_H */

@@ -1,0 +1,305 @@
+/*
+ * report.c: what the grader shows and writes.
+ *
+ * The table and the advice go to the terminal; grade.json holds everything
+ * (one key per line, written with the harness's own JSON writer), and
+ * results.json is Gradescope's format: score, execution_time, output, and
+ * one test per stage with name, score, max_score, status and output.
+ * Text that came from the student's program is cleaned first, so it can
+ * neither break the JSON nor send escape sequences to a terminal.
+ */
+#include "grader.h"
+#include "lab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) len = 3;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4;
+    else return 0;
+    /* no overlong forms, no surrogates, nothing past U+10FFFF */
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (n < len || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+void text_clean(const char *text, size_t len, char *out, size_t outlen)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t o = 0, i = 0;
+    if (outlen == 0)
+        return;
+    while (i < len && o + 1 < outlen) {
+        unsigned char c = p[i];
+        if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
+            out[o++] = (char)c;
+            i++;
+        } else if (c == '\r') {
+            i++;
+        } else if (c >= 0x80) {
+            size_t n = utf8_len(p + i, len - i);
+            if (n && o + n < outlen) {
+                memcpy(out + o, p + i, n);
+                o += n;
+                i += n;
+            } else {
+                out[o++] = '?';
+                i += n ? n : 1;
+            }
+        } else {
+            out[o++] = '?';
+            i++;
+        }
+    }
+    out[o] = 0;
+}
+
+/* A string member, cleaned. */
+static void put_text(lab_json *j, const char *key, const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+    char *clean = malloc(n + 1);
+    if (!clean)
+        return;
+    text_clean(text ? text : "", n, clean, n + 1);
+    lab_json_string(j, key, clean);
+    free(clean);
+}
+
+/* ================================================================= table */
+
+/* "pass 16.2%>=13% +3" for one tier, into buf. */
+static void tier_text(const tier_result *t, char *buf, size_t len)
+{
+    if (!t->graded || !t->have_value) {
+        snprintf(buf, len, "%s -", t->name);
+        return;
+    }
+    int met = t->at_most ? t->value <= t->threshold : t->value >= t->threshold;
+    snprintf(buf, len, "%s %.3g%s%s%.3g%s +%d", t->name, t->value, t->unit,
+             met ? (t->at_most ? "<=" : ">=") : (t->at_most ? ">" : "<"), t->threshold, t->unit,
+             t->points);
+}
+
+void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
+{
+    int total = 0, max = 0;
+    const char *default_gpu = NULL;
+    fprintf(out, "\n%-22s %-7s %9s %9s %7s  %s\n", "stage", "correct", "speedup", "% of ref", "points",
+            "speed tiers: measured vs needed, points");
+    for (int i = 0; i < n; i++) {
+        const stage_result *r = &s[i];
+        char speedup[32] = "-", pct[32] = "-", tiers[256] = "";
+        if (r->speed_scored && r->have_speedup)
+            snprintf(speedup, sizeof speedup, "%.2fx", r->speedup);
+        if (r->speed_scored && r->have_pct)
+            snprintf(pct, sizeof pct, "%.1f%%", r->pct);
+        if (!r->speed_scored && r->ntiers)
+            snprintf(tiers, sizeof tiers, "(scored once every check passes)");
+        for (int k = 0; r->speed_scored && k < r->ntiers; k++) {
+            char one[96];
+            tier_text(&r->tiers[k], one, sizeof one);
+            appendf(tiers, sizeof tiers, "%s%s", k ? ", " : "", one);
+        }
+        if (r->speed_scored && r->flagged)
+            appendf(tiers, sizeof tiers, " FLAGGED");
+        char points[32];
+        snprintf(points, sizeof points, "%d/%d", r->points, r->max);
+        fprintf(out, "%-22s %-7s %9s %9s %7s  %s\n", r->stage, r->correct ? "yes" : "NO", speedup, pct,
+                points, tiers);
+        total += r->points;
+        max += r->max;
+        if (r->thresholds_default && !default_gpu)
+            default_gpu = r->gpu;
+    }
+    char t[32];
+    snprintf(t, sizeof t, "%d/%d", total, max);
+    fprintf(out, "%-22s %-7s %9s %9s %7s\n", "total", "", "", "", t);
+    fprintf(out, "(speedup: over the stage's naive baseline; %% of ref: of the reference "
+                 "(cuBLAS, copy bandwidth, ...), both measured in the same run)\n");
+
+    int lost = 0;
+    for (int i = 0; i < n; i++)
+        lost |= s[i].points < s[i].max || s[i].note[0] || s[i].sanitizer[0];
+    if (lost)
+        fprintf(out, "\nWhere points were lost, and what to do:\n");
+    for (int i = 0; i < n; i++) {
+        const stage_result *r = &s[i];
+        if (r->points == r->max && !r->note[0] && !r->sanitizer[0])
+            continue;
+        fprintf(out, "  %s (%d/%d)%s%s\n", r->stage, r->points, r->max, r->reason[0] ? ": " : "",
+                r->reason);
+        if (r->sanitizer[0] && !strstr(r->reason, r->sanitizer))
+            fprintf(out, "    compute-sanitizer: %s\n", r->sanitizer);
+        if (r->note[0])
+            fprintf(out, "    note: %s\n", r->note);
+        for (int k = 0; k < r->nadvice; k++)
+            fprintf(out, "    - %s\n", r->advice[k]);
+    }
+    if (default_gpu)
+        fprintf(out, "\nwarning: %s has no thresholds for this GPU (%s): the default thresholds were "
+                     "used. An instructor can run `make calibrate` on it.\n",
+                g->rubric_path, default_gpu[0] ? default_gpu : "unknown");
+    fprintf(out, "\nseed %llu: `make grade SEED=%llu` repeats these inputs.\n", g->seed, g->seed);
+}
+
+/* ================================================================ files */
+
+static FILE *open_report(const char *dir, const char *name, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "grade: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* What one stage's test says in results.json. */
+static void stage_summary(const stage_result *r, char *buf, size_t len)
+{
+    buf[0] = 0;
+    appendf(buf, len, "correct: %s (%d/%d points)\n", r->correct ? "yes" : "no", r->correct_points,
+            r->correct_max);
+    if (r->reason[0])
+        appendf(buf, len, "%s\n", r->reason);
+    for (int k = 0; k < r->ntiers; k++) {
+        char one[96];
+        tier_text(&r->tiers[k], one, sizeof one);
+        appendf(buf, len, "speed tier %s (%s)\n", one, r->tiers[k].field);
+    }
+    if (r->note[0])
+        appendf(buf, len, "note: %s\n", r->note);
+    if (r->sanitizer[0])
+        appendf(buf, len, "compute-sanitizer: %s\n", r->sanitizer);
+    for (int k = 0; k < r->nadvice; k++)
+        appendf(buf, len, "- %s\n", r->advice[k]);
+}
+
+int report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
+{
+    int total = 0, max = 0;
+    for (int i = 0; i < n; i++) {
+        total += s[i].points;
+        max += s[i].max;
+    }
+    char path[1024];
+    FILE *f = open_report(dir, "grade.json", path, sizeof path);
+    if (!f)
+        return -1;
+    lab_json j;
+    lab_json_start(&j, f);
+    lab_json_int(&j, "schema", 1);
+    lab_json_int(&j, "score", total);
+    lab_json_int(&j, "max_score", max);
+    lab_json_int(&j, "seed", (long long)g->seed);
+    put_text(&j, "gpu", g->gpu);
+    lab_json_number(&j, "seconds", g->seconds);
+    lab_json_bool(&j, "sanitize", g->sanitize);
+    put_text(&j, "rubric", g->rubric_path);
+    put_text(&j, "source", g->source);
+    lab_json_array(&j, "stages");
+    for (int i = 0; i < n; i++) {
+        const stage_result *r = &s[i];
+        lab_json_object(&j, NULL);
+        put_text(&j, "stage", r->stage);
+        lab_json_int(&j, "points", r->points);
+        lab_json_int(&j, "max_points", r->max);
+        lab_json_bool(&j, "correct", r->correct);
+        lab_json_int(&j, "correct_points", r->correct_points);
+        lab_json_int(&j, "correct_max", r->correct_max);
+        lab_json_bool(&j, "ran", r->ran);
+        lab_json_bool(&j, "flagged", r->flagged);
+        lab_json_bool(&j, "default_thresholds", r->thresholds_default);
+        put_text(&j, "reason", r->reason);
+        put_text(&j, "note", r->note);
+        put_text(&j, "sanitizer", r->sanitizer);
+        put_text(&j, "metric", r->metric);
+        if (r->have_speedup)
+            lab_json_number(&j, "speedup_vs_baseline", r->speedup);
+        if (r->have_pct)
+            lab_json_number(&j, "pct_of_reference", r->pct);
+        lab_json_number(&j, "seconds", r->seconds);
+        lab_json_int(&j, "output_bytes", (long long)r->output_bytes);
+        lab_json_array(&j, "tiers");
+        for (int k = 0; k < r->ntiers; k++) {
+            const tier_result *t = &r->tiers[k];
+            lab_json_object(&j, NULL);
+            put_text(&j, "name", t->name);
+            lab_json_int(&j, "points", t->points);
+            lab_json_int(&j, "max_points", t->max);
+            put_text(&j, "field", t->field);
+            lab_json_string(&j, "op", t->at_most ? "<=" : ">=");
+            lab_json_bool(&j, "graded", t->graded);
+            if (t->graded)
+                lab_json_number(&j, "threshold", t->threshold);
+            if (t->have_value)
+                lab_json_number(&j, "value", t->value);
+            lab_json_end(&j);
+        }
+        lab_json_end(&j);
+        lab_json_array(&j, "advice");
+        for (int k = 0; k < r->nadvice; k++)
+            put_text(&j, NULL, r->advice[k]);
+        lab_json_end(&j);
+        put_text(&j, "output_tail", r->output ? r->output : "");
+        lab_json_end(&j);
+    }
+    lab_json_end(&j);
+    lab_json_finish(&j);
+    if (fclose(f)) {
+        fprintf(stderr, "grade: cannot write %s\n", path);
+        return -1;
+    }
+
+    f = open_report(dir, "results.json", path, sizeof path);
+    if (!f)
+        return -1;
+    lab_json_start(&j, f);
+    lab_json_int(&j, "score", total);
+    lab_json_number(&j, "execution_time", g->seconds);
+    char head[512];
+    snprintf(head, sizeof head, "%d/%d points on %s; seed %llu (make grade SEED=%llu repeats the inputs)",
+             total, max, g->gpu[0] ? g->gpu : "an unknown GPU", g->seed, g->seed);
+    put_text(&j, "output", head);
+    lab_json_array(&j, "tests");
+    for (int i = 0; i < n; i++) {
+        const stage_result *r = &s[i];
+        char text[8192];
+        stage_summary(r, text, sizeof text);
+        if (!r->correct && r->output && r->output[0]) {
+            /* the end of the program's own output shows the failure */
+            size_t len = strlen(r->output);
+            const char *tail = len > 2000 ? r->output + len - 2000 : r->output;
+            appendf(text, sizeof text, "\nlast lines of the output:\n%s", tail);
+        }
+        lab_json_object(&j, NULL);
+        put_text(&j, "name", r->stage);
+        lab_json_int(&j, "score", r->points);
+        lab_json_int(&j, "max_score", r->max);
+        lab_json_string(&j, "status", r->points == r->max ? "passed" : "failed");
+        put_text(&j, "output", text);
+        lab_json_end(&j);
+    }
+    lab_json_end(&j);
+    lab_json_finish(&j);
+    if (fclose(f)) {
+        fprintf(stderr, "grade: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}

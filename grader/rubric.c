@@ -1,0 +1,370 @@
+/*
+ * rubric.c: the table of stages (stages.tsv) and the rubric
+ * (grader/rubric.tsv; its header explains the format to instructors).
+ */
+#include "grader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Split line at tabs (a run of tabs is one separator) into at most max
+ * fields; the last field takes the rest of the line. Returns the count. */
+static int split_tabs(char *line, char **field, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (*p && n < max) {
+        while (*p == '\t')
+            p++;
+        if (!*p)
+            break;
+        field[n++] = p;
+        if (n == max)
+            break;
+        p += strcspn(p, "\t");
+        if (*p)
+            *p++ = 0;
+    }
+    return n;
+}
+
+/* Strip the newline (and a carriage return) from a line read by getline. */
+static void chomp(char *line)
+{
+    size_t n = strlen(line);
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = 0;
+}
+
+static int copy_name(char *dst, const char *src)
+{
+    if (strlen(src) >= NAME_LEN)
+        return -1;
+    strcpy(dst, src);
+    return 0;
+}
+
+int stages_read(const char *path, stage_info *out, int max, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0, lineno = 0;
+    while (getline(&line, &cap, f) > 0) {
+        lineno++;
+        chomp(line);
+        if (line[0] == '#' || line[0] == 0)
+            continue;
+        char *field[5];
+        /* the Makefile takes lines with at least five fields; so does this */
+        if (split_tabs(line, field, 5) < 5)
+            continue;
+        if (n == max || copy_name(out[n].dir, field[0]) || copy_name(out[n].family, field[1])) {
+            snprintf(err, errlen, "%s:%d: too many stages or a name too long", path, lineno);
+            free(line);
+            fclose(f);
+            return -1;
+        }
+        n++;
+    }
+    free(line);
+    fclose(f);
+    return n;
+}
+
+/* ================================================================ rubric */
+
+static stage_rubric *stage_entry(rubric *r, const char *stage, int create)
+{
+    for (int i = 0; i < r->nstages; i++)
+        if (!strcmp(r->stages[i].stage, stage))
+            return &r->stages[i];
+    if (!create || r->nstages == MAX_STAGES || strlen(stage) >= NAME_LEN)
+        return NULL;
+    stage_rubric *s = &r->stages[r->nstages++];
+    memset(s, 0, sizeof *s);
+    strcpy(s->stage, stage);
+    s->correct_points = -1; /* from the setting, once the file is read */
+    return s;
+}
+
+static tier *tier_entry(stage_rubric *s, const char *name)
+{
+    for (int i = 0; i < s->ntiers; i++)
+        if (!strcmp(s->tiers[i].name, name))
+            return &s->tiers[i];
+    return NULL;
+}
+
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_points(const char *s, int *out)
+{
+    double v;
+    if (parse_number(s, &v) || v < 0 || v > 1000 || v != (int)v)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Set err to "path:line: message" and return -1. */
+static int bad_line(char *err, size_t errlen, const char *path, int lineno, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
+    return -1;
+}
+
+/* One line of the rubric, already split into fields. */
+static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno, char *err,
+                       size_t errlen)
+{
+    const char *kind = f[0];
+    if (!strcmp(kind, "setting")) {
+        if (n < 3)
+            return bad_line(err, errlen, path, lineno, "setting needs a name and a value");
+        if (!strcmp(f[1], "limit_s") || !strcmp(f[1], "sanitize_limit_s")) {
+            double v;
+            if (parse_number(f[2], &v) || v <= 0)
+                return bad_line(err, errlen, path, lineno, "%s must be a number of seconds > 0", f[1]);
+            *(!strcmp(f[1], "limit_s") ? &r->limit_s : &r->sanitize_limit_s) = v;
+        } else if (!strcmp(f[1], "correct_points")) {
+            if (parse_points(f[2], &r->correct_points))
+                return bad_line(err, errlen, path, lineno, "correct_points must be a whole number");
+        } else if (!strcmp(f[1], "args") || !strcmp(f[1], "sanitize_args")) {
+            char *dst = !strcmp(f[1], "args") ? r->args : r->sanitize_args;
+            if (strlen(f[2]) >= sizeof r->args)
+                return bad_line(err, errlen, path, lineno, "%s is too long", f[1]);
+            strcpy(dst, f[2]);
+        } else {
+            return bad_line(err, errlen, path, lineno, "unknown setting '%s'", f[1]);
+        }
+        return 0;
+    }
+    if (!strcmp(kind, "margin")) {
+        double v;
+        if (n < 3 || parse_number(f[2], &v) || v <= 0)
+            return bad_line(err, errlen, path, lineno, "margin needs a tier name and a factor > 0");
+        if (r->nmargins == MAX_TIERS || copy_name(r->margin_tier[r->nmargins], f[1]))
+            return bad_line(err, errlen, path, lineno, "too many margins");
+        r->margin[r->nmargins++] = v;
+        return 0;
+    }
+    if (n < 2)
+        return bad_line(err, errlen, path, lineno, "'%s' needs a stage", kind);
+    stage_rubric *s = stage_entry(r, f[1], 1);
+    if (!s)
+        return bad_line(err, errlen, path, lineno, "too many stages, or a stage name too long");
+    if (!strcmp(kind, "stage")) {
+        if (n < 3 || parse_points(f[2], &s->correct_points))
+            return bad_line(err, errlen, path, lineno,
+                            "stage needs its points for correctness (a whole number)");
+        if (n >= 4 && strcmp(f[3], "-") && (parse_number(f[3], &s->limit_s) || s->limit_s <= 0))
+            return bad_line(err, errlen, path, lineno, "the time limit must be seconds > 0 or -");
+        if (n >= 5) {
+            if (strlen(f[4]) >= sizeof s->args)
+                return bad_line(err, errlen, path, lineno, "arguments too long");
+            strcpy(s->args, f[4]);
+        }
+        return 0;
+    }
+    if (!strcmp(kind, "tier")) {
+        if (n < 8)
+            return bad_line(err, errlen, path, lineno,
+                            "tier needs: stage, name, points, field, >= or <=, unit, advice");
+        if (tier_entry(s, f[2]))
+            return bad_line(err, errlen, path, lineno, "tier %s of %s is defined twice", f[2], f[1]);
+        if (s->ntiers == MAX_TIERS)
+            return bad_line(err, errlen, path, lineno, "at most %d tiers per stage", MAX_TIERS);
+        tier *t = &s->tiers[s->ntiers];
+        memset(t, 0, sizeof *t);
+        if (copy_name(t->name, f[2]) || copy_name(t->field, f[4]))
+            return bad_line(err, errlen, path, lineno, "name too long");
+        if (parse_points(f[3], &t->points))
+            return bad_line(err, errlen, path, lineno, "points must be a whole number");
+        if (strcmp(f[5], ">=") && strcmp(f[5], "<="))
+            return bad_line(err, errlen, path, lineno, "the comparison must be >= or <=");
+        t->at_most = !strcmp(f[5], "<=");
+        snprintf(t->unit, sizeof t->unit, "%s", strcmp(f[6], "-") ? f[6] : "");
+        snprintf(t->advice, sizeof t->advice, "%s", f[7]);
+        s->ntiers++;
+        return 0;
+    }
+    if (!strcmp(kind, "threshold")) {
+        if (n < 5)
+            return bad_line(err, errlen, path, lineno, "threshold needs: stage, tier, GPU, value");
+        tier *t = tier_entry(s, f[2]);
+        if (!t)
+            return bad_line(err, errlen, path, lineno,
+                            "threshold for tier '%s' of %s, which has no tier line above it", f[2], f[1]);
+        double v;
+        if (parse_number(f[4], &v))
+            return bad_line(err, errlen, path, lineno, "'%s' is not a number", f[4]);
+        threshold *th = NULL;
+        for (int i = 0; i < t->nth; i++)
+            if (!strcmp(t->th[i].gpu, f[3]))
+                th = &t->th[i]; /* a later line wins: calibration appends */
+        if (!th) {
+            if (t->nth == MAX_THRESHOLDS)
+                return bad_line(err, errlen, path, lineno, "too many GPUs for one tier");
+            th = &t->th[t->nth++];
+            if (copy_name(th->gpu, f[3]))
+                return bad_line(err, errlen, path, lineno, "GPU name too long");
+        }
+        th->value = v;
+        return 0;
+    }
+    return bad_line(err, errlen, path, lineno, "unknown line kind '%s'", kind);
+}
+
+int rubric_read(const char *path, rubric *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->path, sizeof r->path, "%s", path);
+    r->limit_s = 60;
+    r->sanitize_limit_s = 300;
+    r->correct_points = 6;
+    strcpy(r->sanitize_args, "--check-only --sizes 17,100 --n 128");
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read the rubric %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, rc = 0;
+    while (rc == 0 && getline(&line, &cap, f) > 0) {
+        lineno++;
+        chomp(line);
+        if (line[0] == '#' || line[strspn(line, " \t")] == 0)
+            continue;
+        char *field[8] = {0};
+        int n = split_tabs(line, field, 8);
+        if (n > 0)
+            rc = rubric_line(r, field, n, path, lineno, err, errlen);
+    }
+    free(line);
+    fclose(f);
+    for (int i = 0; i < r->nstages; i++)
+        if (r->stages[i].correct_points < 0)
+            r->stages[i].correct_points = r->correct_points;
+    return rc;
+}
+
+const stage_rubric *rubric_stage(const rubric *r, const char *stage)
+{
+    for (int i = 0; i < r->nstages; i++)
+        if (!strcmp(r->stages[i].stage, stage))
+            return &r->stages[i];
+    return NULL;
+}
+
+int rubric_threshold(const tier *t, const char *gpu, double *value, int *is_default)
+{
+    const threshold *fallback = NULL;
+    for (int i = 0; i < t->nth; i++) {
+        if (gpu && !strcmp(t->th[i].gpu, gpu)) {
+            *value = t->th[i].value;
+            *is_default = 0;
+            return 0;
+        }
+        if (!strcmp(t->th[i].gpu, "default"))
+            fallback = &t->th[i];
+    }
+    if (!fallback)
+        return -1;
+    *value = fallback->value;
+    *is_default = 1;
+    return 0;
+}
+
+double rubric_margin(const rubric *r, const char *tier_name)
+{
+    for (int i = 0; i < r->nmargins; i++)
+        if (!strcmp(r->margin_tier[i], tier_name))
+            return r->margin[i];
+    return 0;
+}
+
+/* ========================================================= calibration */
+
+/* 1 when line is a threshold row of gpu for one of the new thresholds, or
+ * the comment that an earlier calibration for gpu wrote above its rows. */
+static int replaced(const char *line, const char *gpu, const new_threshold *t, int n)
+{
+    char marker[NAME_LEN + 32];
+    snprintf(marker, sizeof marker, "# calibrated for %s:", gpu);
+    if (!strncmp(line, marker, strlen(marker)))
+        return 1;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", line);
+    chomp(copy);
+    char *f[5];
+    if (split_tabs(copy, f, 5) < 5 || strcmp(f[0], "threshold") || strcmp(f[3], gpu))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(f[1], t[i].stage) && !strcmp(f[2], t[i].tier))
+            return 1;
+    return 0;
+}
+
+int rubric_write_thresholds(const char *path, const char *gpu, const new_threshold *t,
+                            int n, const char *comment, char *err, size_t errlen)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        fclose(in);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int last_blank = 0;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        if (replaced(line, gpu, t, n))
+            continue;
+        fwrite(line, 1, (size_t)len, out);
+        last_blank = line[0] == '\n';
+        if (line[len - 1] != '\n')
+            fputc('\n', out);
+    }
+    free(line);
+    fclose(in);
+    if (!last_blank)
+        fputc('\n', out);
+    fprintf(out, "# calibrated for %s: %s\n", gpu, comment);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "threshold\t%s\t%s\t%s\t%.3g\n", t[i].stage, t[i].tier, gpu, t[i].value);
+    if (fclose(out) || rename(tmp, path)) {
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,320 @@
+/*
+ * run.c: run one program the way the grader needs it run.
+ *
+ * The program gets its own process group, so that a time limit, or the end
+ * of the program, can kill everything it started at once. Its stdout and
+ * stderr go into one pipe that is read all the time (so the program never
+ * blocks on a full pipe) into a ring that keeps only the last bytes: 100 MB
+ * of output costs the grader 16 KiB. The record arrives on a second pipe,
+ * capped at RECORD_LIMIT. poll() waits on both pipes with a short timeout
+ * so that the time limit is checked even when the program is silent.
+ */
+#include "grader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t current_group;
+
+void run_kill_current(void)
+{
+    pid_t g = current_group;
+    if (g > 0)
+        kill(-g, SIGKILL);
+}
+
+const char *signal_text(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "segmentation fault (SIGSEGV)";
+    case SIGBUS: return "bus error (SIGBUS)";
+    case SIGABRT: return "abort (SIGABRT)";
+    case SIGFPE: return "arithmetic exception (SIGFPE)";
+    case SIGILL: return "illegal instruction (SIGILL)";
+    case SIGKILL: return "killed (SIGKILL; out of host memory?)";
+    case SIGTERM: return "terminated (SIGTERM)";
+    case SIGPIPE: return "broken pipe (SIGPIPE)";
+    case SIGTRAP: return "trap (SIGTRAP)";
+    case SIGXCPU: return "CPU time limit (SIGXCPU)";
+    default: return "a signal";
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The child side: plumbing, then exec. Only async-signal-safe calls. */
+static void child(char *const argv[], int out_w, int rec_w, int record_fd)
+{
+    setpgid(0, 0);
+    /* undo what the grader set for itself: ignored SIGPIPE survives exec */
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core); /* a crash must not fill the disk */
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0 && null != 0) {
+        dup2(null, 0);
+        close(null);
+    }
+    /* move the record pipe out of the way of 1 and 2 first, then place it */
+    if (rec_w >= 0 && rec_w <= 2) {
+        rec_w = fcntl(rec_w, F_DUPFD_CLOEXEC, 10);
+    }
+    dup2(out_w, 1);
+    dup2(out_w, 2);
+    if (rec_w >= 0) {
+        if (rec_w == record_fd)
+            fcntl(rec_w, F_SETFD, 0); /* dup2 onto itself keeps close-on-exec */
+        else
+            dup2(rec_w, record_fd);
+    }
+    /* every other descriptor of the grader is close-on-exec */
+    execvp(argv[0], argv);
+    /* the grader reads this as the program's output */
+    static const char msg[] = "cannot start the program\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(127);
+}
+
+/* Keep the last `keep` bytes of everything appended: a ring buffer. */
+typedef struct {
+    char *buf;
+    size_t keep, start, len;
+} ring;
+
+static void ring_add(ring *r, const char *data, size_t n)
+{
+    if (r->keep == 0)
+        return;
+    if (n >= r->keep) {
+        memcpy(r->buf, data + n - r->keep, r->keep);
+        r->start = 0;
+        r->len = r->keep;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t at = (r->start + r->len) % r->keep;
+        r->buf[at] = data[i];
+        if (r->len < r->keep)
+            r->len++;
+        else
+            r->start = (r->start + 1) % r->keep;
+    }
+}
+
+/* The ring's contents in order, NUL-terminated, in a new allocation. */
+static char *ring_take(ring *r, size_t *len)
+{
+    char *out = malloc(r->len + 1);
+    if (!out) {
+        *len = 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < r->len; i++)
+        out[i] = r->buf[(r->start + i) % r->keep];
+    out[r->len] = 0;
+    *len = r->len;
+    return out;
+}
+
+/* Reads per call: a program that writes without pause must not keep the
+ * grader from looking at the clock. */
+enum { READS_PER_TURN = 16 };
+
+/* Read what is there on fd; returns 0 at end of file, 1 otherwise. */
+static int drain_output(int fd, ring *rg, unsigned long long *total)
+{
+    char buf[65536];
+    for (int turn = 0; turn < READS_PER_TURN; turn++) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            ring_add(rg, buf, (size_t)n);
+            *total += (unsigned long long)n;
+            continue;
+        }
+        if (n == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
+    }
+    return 1;
+}
+
+static int drain_record(int fd, run_result *r, size_t *cap)
+{
+    char buf[65536];
+    for (int turn = 0; turn < READS_PER_TURN; turn++) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            if (r->record_len + (size_t)n > RECORD_LIMIT) {
+                r->record_overflow = 1; /* keep reading, keep nothing more */
+                continue;
+            }
+            if (r->record_len + (size_t)n + 1 > *cap) {
+                size_t want = *cap ? *cap : 8192;
+                while (want < r->record_len + (size_t)n + 1)
+                    want *= 2;
+                char *grown = realloc(r->record, want);
+                if (!grown) {
+                    r->record_overflow = 1;
+                    continue;
+                }
+                r->record = grown;
+                *cap = want;
+            }
+            memcpy(r->record + r->record_len, buf, (size_t)n);
+            r->record_len += (size_t)n;
+            r->record[r->record_len] = 0;
+            continue;
+        }
+        if (n == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
+    }
+    return 1;
+}
+
+void run_program(char *const argv[], int record_fd, double limit_s, size_t keep, run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    ring rg = {malloc(keep ? keep : 1), keep, 0, 0};
+    int out[2] = {-1, -1}, rec[2] = {-1, -1};
+    size_t rec_cap = 0;
+    if (!rg.buf || pipe2(out, O_CLOEXEC) || (record_fd >= 3 && pipe2(rec, O_CLOEXEC))) {
+        static const char msg[] = "cannot create pipes\n";
+        ring_add(&rg, msg, sizeof msg - 1);
+        goto done;
+    }
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0) {
+        static const char msg[] = "cannot fork\n";
+        ring_add(&rg, msg, sizeof msg - 1);
+        goto done;
+    }
+    if (pid == 0)
+        child(argv, out[1], rec[1], record_fd);
+    setpgid(pid, pid); /* also here, so a kill right away finds the group */
+    current_group = pid;
+    r->started = 1;
+    close(out[1]);
+    out[1] = -1;
+    if (rec[1] >= 0) {
+        close(rec[1]);
+        rec[1] = -1;
+    }
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    if (rec[0] >= 0)
+        fcntl(rec[0], F_SETFL, O_NONBLOCK);
+
+    int out_open = 1, rec_open = rec[0] >= 0, reaped = 0, status = 0;
+    double ended_at = 0;
+    for (;;) {
+        struct pollfd pf[2];
+        int npf = 0;
+        if (out_open)
+            pf[npf++] = (struct pollfd){out[0], POLLIN, 0};
+        if (rec_open)
+            pf[npf++] = (struct pollfd){rec[0], POLLIN, 0};
+        if (npf)
+            poll(pf, (nfds_t)npf, 50);
+        else if (!reaped)
+            usleep(20000);
+        if (out_open)
+            out_open = drain_output(out[0], &rg, &r->output_bytes);
+        if (rec_open)
+            rec_open = drain_record(rec[0], r, &rec_cap);
+
+        if (!reaped) {
+            /* has it ended? Look without reaping, so the group id stays ours
+             * while the rest of the group is killed */
+            siginfo_t si;
+            memset(&si, 0, sizeof si);
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+                kill(-pid, SIGKILL); /* whatever it left behind */
+                waitpid(pid, &status, 0);
+                reaped = 1;
+                ended_at = now_s();
+                r->seconds = ended_at - t0;
+            } else if (now_s() - t0 > limit_s) {
+                kill(-pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                reaped = 1;
+                r->timed_out = 1;
+                ended_at = now_s();
+                r->seconds = ended_at - t0;
+            }
+        }
+        if (reaped && !out_open && !rec_open)
+            break;
+        /* a process that left the group could hold the pipes open: stop
+         * reading a second after the program ended */
+        if (reaped && now_s() - ended_at > 1.0)
+            break;
+    }
+    current_group = 0;
+    if (!r->timed_out) {
+        if (WIFEXITED(status)) {
+            r->exited = 1;
+            r->status = WEXITSTATUS(status);
+        } else if (WIFSIGNALED(status)) {
+            r->signal = WTERMSIG(status);
+        }
+    }
+done:
+    for (int i = 0; i < 2; i++) {
+        if (out[i] >= 0)
+            close(out[i]);
+        if (rec[i] >= 0)
+            close(rec[i]);
+    }
+    r->tail = ring_take(&rg, &r->tail_len);
+    free(rg.buf);
+}
+
+void run_result_free(run_result *r)
+{
+    free(r->record);
+    free(r->tail);
+    r->record = r->tail = NULL;
+}
+
+int have_program(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char dir[4096];
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        if (n > 0 && n + strlen(name) + 2 < sizeof dir) {
+            memcpy(dir, path, n);
+            dir[n] = '/';
+            strcpy(dir + n + 1, name);
+            if (access(dir, X_OK) == 0)
+                return 1;
+        }
+        path += n + (path[n] == ':');
+    }
+    return 0;
+}

@@ -1,0 +1,380 @@
+/*
+ * score.c: from what a stage's program did to points, reasons and advice.
+ *
+ * First the record is validated against the fate of the process (a record
+ * is believed only if it is valid JSON, names the expected stage, and agrees
+ * with the exit status); then correctness (the harness's checks) earns the
+ * correctness points, and each speed tier of the rubric earns its points
+ * when the record field it names meets the threshold for this GPU. Speed is
+ * scored only for a correct kernel whose time is physically possible.
+ */
+#include "grader.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+void score_add_advice(stage_result *s, const char *fmt, ...)
+{
+    if (s->nadvice == MAX_ADVICE)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->advice[s->nadvice++], REASON_LEN, fmt, ap);
+    va_end(ap);
+}
+
+void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->stage, sizeof s->stage, "%s", stage);
+    s->correct_max = sr ? sr->correct_points : r->correct_points;
+    s->max = s->correct_max;
+    if (!sr) {
+        snprintf(s->note, sizeof s->note,
+                 "the rubric has no entry for %s: graded on correctness only", stage);
+        return;
+    }
+    for (int i = 0; i < sr->ntiers; i++) {
+        tier_result *t = &s->tiers[s->ntiers++];
+        snprintf(t->name, sizeof t->name, "%s", sr->tiers[i].name);
+        snprintf(t->field, sizeof t->field, "%s", sr->tiers[i].field);
+        snprintf(t->unit, sizeof t->unit, "%s", sr->tiers[i].unit);
+        t->max = sr->tiers[i].points;
+        t->at_most = sr->tiers[i].at_most;
+        s->max += t->max;
+    }
+}
+
+void score_fail(stage_result *s, const char *reason, const char *advice)
+{
+    snprintf(s->reason, sizeof s->reason, "%s", reason);
+    s->correct = 0;
+    s->correct_points = 0;
+    s->points = 0;
+    for (int i = 0; i < s->ntiers; i++)
+        s->tiers[i].points = 0;
+    if (advice && *advice)
+        score_add_advice(s, "%s", advice);
+}
+
+void stage_result_free(stage_result *s)
+{
+    free(s->output);
+    s->output = NULL;
+}
+
+/* ================================================== validating a record */
+
+static const char *const STATUS_NAMES[] = {"ok", "wrong", "usage", "no_gpu", "cuda_error", "no_memory"};
+enum { NSTATUS = sizeof STATUS_NAMES / sizeof STATUS_NAMES[0] };
+
+jvalue *record_validate(const run_result *run, const char *expected_stage, char *why, size_t whylen)
+{
+    why[0] = 0;
+    if (!run->started) {
+        snprintf(why, whylen, "the program could not be started");
+        return NULL;
+    }
+    if (run->timed_out) {
+        snprintf(why, whylen, "timed out after %.0f s (a hang? an infinite loop?)", run->seconds);
+        return NULL;
+    }
+    if (run->signal) {
+        snprintf(why, whylen, "crashed: %s", signal_text(run->signal));
+        return NULL;
+    }
+    if (run->record_overflow) {
+        snprintf(why, whylen, "sent more than %u bytes as its result record: that is not the harness's record",
+                 RECORD_LIMIT);
+        return NULL;
+    }
+    if (run->record_len == 0 && run->exited && run->status == 3) {
+        /* the harness ends this way before its record exists: no GPU */
+        const char *last = run->tail ? run->tail : "";
+        size_t n = run->tail_len;
+        while (n > 0 && last[n - 1] == '\n')
+            n--;
+        size_t start = n;
+        while (start > 0 && last[start - 1] != '\n')
+            start--;
+        snprintf(why, whylen, "the program found no usable GPU (%.*s)", (int)(n - start > 300 ? 300 : n - start),
+                 last + start);
+        return NULL;
+    }
+    if (run->record_len == 0) {
+        snprintf(why, whylen, "ended (exit status %d) without the harness's result record: "
+                              "the process ended early, or the record channel was disturbed",
+                 run->status);
+        return NULL;
+    }
+    char err[256];
+    jvalue *rec = json_parse(run->record, run->record_len, err, sizeof err);
+    if (!rec) {
+        snprintf(why, whylen, "sent a result record that is not valid JSON (%s)", err);
+        return NULL;
+    }
+    const char *stage = json_string_at(rec, "stage");
+    const char *status = json_string_at(rec, "status");
+    double code = -1;
+    int have_code = json_number_at(rec, "exit_status", &code) == 0;
+    if (rec->type != J_OBJECT || !stage || !status || !have_code) {
+        snprintf(why, whylen, "sent a result record without its stage, status and exit status");
+    } else if (strcmp(stage, expected_stage)) {
+        snprintf(why, whylen, "sent a result record for stage '%.60s', not %s", stage, expected_stage);
+    } else if (code != run->status) {
+        snprintf(why, whylen, "ended with exit status %d, but its record says %.0f: the record is not "
+                              "the harness's",
+                 run->status, code);
+    } else if (run->status >= NSTATUS || strcmp(status, STATUS_NAMES[run->status])) {
+        snprintf(why, whylen, "sent a record whose status '%.40s' does not match exit status %d",
+                 status, run->status);
+    } else if (run->status == 0 && json_bool_at(rec, "correct") != 1) {
+        snprintf(why, whylen, "sent a record that says ok but not correct");
+    }
+    if (why[0]) {
+        json_free(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+/* ========================================================== correctness */
+
+/* One phrase for the first failed check in array `name` of the record,
+ * e.g. "n=17: 289 of 289 elements wrong (289 never written)". Returns 0 if
+ * no check in it failed. */
+static int failed_check(const jvalue *rec, const char *name, char *out, size_t outlen)
+{
+    const jvalue *checks = json_get(rec, name);
+    if (!checks || checks->type != J_ARRAY)
+        return 0;
+    for (int i = 0; i < checks->count; i++) {
+        const jvalue *c = checks->items[i];
+        if (json_bool_at(c, "ok") != 0)
+            continue;
+        const char *size = json_string_at(c, "size");
+        snprintf(out, outlen, "%.40s: ", size ? size : "a check");
+        double wrong = 0, elements = 0, never = 0;
+        int have_wrong = json_number_at(c, "wrong", &wrong) == 0;
+        json_number_at(c, "elements", &elements);
+        json_number_at(c, "never_written", &never);
+        int parts = 0;
+        if (have_wrong && wrong > 0) {
+            appendf(out, outlen, "%.0f of %.0f elements wrong", wrong, elements);
+            if (never > 0)
+                appendf(out, outlen, " (%.0f never written)", never);
+            parts++;
+        }
+        if (json_bool_at(c, "guards_ok") == 0) {
+            appendf(out, outlen, "%swrote outside its output array", parts++ ? "; " : "");
+        }
+        if (json_bool_at(c, "inputs_unchanged") == 0) {
+            appendf(out, outlen, "%schanged its input arrays", parts++ ? "; " : "");
+        }
+        if (!parts)
+            appendf(out, outlen, "results outside the allowed rounding error");
+        return 1;
+    }
+    return 0;
+}
+
+/* Why a run that produced a valid record is not correct, and what to do. */
+static void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command)
+{
+    const char *message = json_string_at(rec, "message");
+    char what[512] = "";
+    switch (status) {
+    case 1: /* wrong result */
+        if (failed_check(rec, "checks", what, sizeof what)) {
+            snprintf(s->reason, sizeof s->reason, "wrong result at %s", what);
+            if (strstr(what, "outside its output"))
+                score_add_advice(s, "A thread writes past the edge of the output: check the bounds test "
+                                    "for the last, partial block (`%s` shows where).", command);
+            else if (strstr(what, "changed its input"))
+                score_add_advice(s, "Your kernel writes into an input array: only the output may be "
+                                    "written (`%s` shows the check).", command);
+            else
+                score_add_advice(s, "Run `%s` and fix the first failing size: it prints the first wrong "
+                                    "elements with their (row, col) and a hint.", command);
+        } else if (failed_check(rec, "timed_output_check", what, sizeof what)) {
+            snprintf(s->reason, sizeof s->reason,
+                     "the output of the last timed call is wrong (%s), though the first call was right", what);
+            score_add_advice(s, "Every call must compute the whole result from its inputs: do not keep "
+                                "state or results from an earlier call (`%s`).", command);
+        } else {
+            snprintf(s->reason, sizeof s->reason, "wrong result (%.200s)", message ? message : "");
+            score_add_advice(s, "Run `%s` and fix the first failing check.", command);
+        }
+        return;
+    case 4:
+        snprintf(s->reason, sizeof s->reason, "%.900s", message && *message ? message : "a CUDA error stopped the run");
+        score_add_advice(s, "Run `%s`: the error names the call that failed; for a fault inside your "
+                            "kernel add SANITIZE=1 to see the line.", command);
+        return;
+    case 5:
+        snprintf(s->reason, sizeof s->reason, "ran out of GPU memory (%.800s)", message ? message : "");
+        score_add_advice(s, "Your kernel must not allocate: use the arrays the harness passes in.");
+        return;
+    default:
+        snprintf(s->reason, sizeof s->reason, "the harness stopped: %.800s", message ? message : "");
+        score_add_advice(s, "This is not your kernel's fault: tell your instructor (the grader could "
+                            "not run the stage).");
+        return;
+    }
+}
+
+/* ================================================================ speed */
+
+static void format_value(char *out, size_t outlen, double v, const char *unit)
+{
+    snprintf(out, outlen, "%.3g%s", v, unit);
+}
+
+/* The student's median time and the floor under it, from the record:
+ * the record's own verdict, and the same test done here again. */
+static int implausible(const jvalue *rec)
+{
+    if (json_bool_at(rec, "timing.plausible") == 0)
+        return 1;
+    double floor_ms, ms;
+    const jvalue *kernels = json_path(rec, "timing.kernels");
+    if (json_number_at(rec, "timing.floor_ms", &floor_ms) || !kernels || kernels->type != J_ARRAY)
+        return 0;
+    for (int i = 0; i < kernels->count; i++) {
+        const char *name = json_string_at(kernels->items[i], "name");
+        if (name && !strcmp(name, "student") &&
+            json_number_at(kernels->items[i], "median_ms", &ms) == 0 && ms < floor_ms)
+            return 1;
+    }
+    return 0;
+}
+
+static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *sr)
+{
+    const char *gpu = json_string_at(rec, "gpu.name");
+    const jvalue *timing = json_get(rec, "timing");
+    if (!timing || timing->type != J_OBJECT) {
+        if (s->ntiers)
+            appendf(s->note, sizeof s->note, "%snot timed: no speed points", s->note[0] ? "; " : "");
+        return;
+    }
+    s->flagged = implausible(rec);
+    for (int i = 0; i < s->ntiers && sr; i++) {
+        tier_result *t = &s->tiers[i];
+        const tier *def = &sr->tiers[i];
+        int is_default = 0;
+        if (rubric_threshold(def, gpu, &t->threshold, &is_default)) {
+            appendf(s->note, sizeof s->note, "%sno threshold for tier %s on this GPU: not scored",
+                    s->note[0] ? "; " : "", t->name);
+            continue;
+        }
+        t->graded = 1;
+        s->thresholds_default |= is_default;
+        if (json_number_at(rec, def->field, &t->value)) {
+            appendf(s->note, sizeof s->note,
+                    "%sthe record has no number %s that tier %s needs (the rubric and the driver "
+                    "disagree: tell your instructor)",
+                    s->note[0] ? "; " : "", def->field, t->name);
+            continue;
+        }
+        t->have_value = 1;
+        int met = t->at_most ? t->value <= t->threshold : t->value >= t->threshold;
+        if (met && !s->flagged) {
+            t->points = t->max;
+        } else if (!s->flagged) {
+            char have[32], need[32];
+            format_value(have, sizeof have, t->value, t->unit);
+            format_value(need, sizeof need, t->threshold, t->unit);
+            score_add_advice(s, "%s (%s: you have %s, %s needs %s %s)", def->advice, def->field, have,
+                             t->name, t->at_most ? "<=" : ">=", need);
+        }
+    }
+    if (s->flagged) {
+        appendf(s->note, sizeof s->note,
+                "%sflagged: the timed kernel was faster than the memory system and the arithmetic "
+                "units of this GPU allow, so its time cannot be real and is not scored",
+                s->note[0] ? "; " : "");
+        if (s->ntiers)
+            score_add_advice(s, "Your time is physically impossible on this GPU: the kernel skips work "
+                                "or the timing was disturbed; make sure every call computes everything.");
+    }
+}
+
+void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, const char *command)
+{
+    s->seconds = run->seconds;
+    s->output_bytes = run->output_bytes;
+    free(s->output);
+    s->output = NULL;
+    if (run->tail) {
+        s->output = malloc(run->tail_len + 1);
+        if (s->output)
+            text_clean(run->tail, run->tail_len, s->output, run->tail_len + 1);
+    }
+    char why[REASON_LEN];
+    jvalue *rec = record_validate(run, s->stage, why, sizeof why);
+    if (!rec) {
+        char advice[REASON_LEN];
+        s->no_gpu = strstr(why, "no usable GPU") != NULL;
+        if (s->no_gpu)
+            snprintf(advice, sizeof advice, "Not your kernel's fault: run make grade where the GPU is usable.");
+        else if (run->timed_out)
+            snprintf(advice, sizeof advice, "Run `%s` and see where it stops: a kernel or a loop that "
+                                            "never ends, or one far too slow for the time limit.", command);
+        else if (run->signal)
+            snprintf(advice, sizeof advice, "Run `%s`: the crash is in host code (your launcher), e.g. "
+                                            "a host pointer dereferenced or an array overrun.", command);
+        else
+            snprintf(advice, sizeof advice, "Leave the process and its descriptors to the harness: do "
+                                            "not exit, close or write files from kernel.cu (`%s`).", command);
+        score_fail(s, why, advice);
+        return;
+    }
+    s->ran = 1;
+    const char *gpu = json_string_at(rec, "gpu.name");
+    snprintf(s->gpu, sizeof s->gpu, "%s", gpu ? gpu : "");
+    const char *metric = json_string_at(rec, "timing.metric");
+    snprintf(s->metric, sizeof s->metric, "%s", metric ? metric : "");
+    s->have_speedup = json_number_at(rec, "timing.speedup_vs_baseline", &s->speedup) == 0;
+    s->have_pct = json_number_at(rec, "timing.pct_of_reference", &s->pct) == 0;
+
+    if (run->status != 0) {
+        explain_wrong(s, rec, run->status, command);
+        s->correct = 0;
+    } else {
+        s->correct = 1;
+        s->correct_points = s->correct_max;
+        s->speed_scored = 1;
+        score_speed(s, rec, sr);
+    }
+    s->points = s->correct_points;
+    for (int i = 0; i < s->ntiers; i++)
+        s->points += s->tiers[i].points;
+    json_free(rec);
+}
+
+void score_sanitizer(stage_result *s, const char *finding, const char *command)
+{
+    snprintf(s->sanitizer, sizeof s->sanitizer, "%s", finding);
+    if (!s->correct)
+        return; /* already lost; the finding is shown as a clue */
+    s->correct = 0;
+    s->points -= s->correct_points;
+    s->correct_points = 0;
+    snprintf(s->reason, sizeof s->reason, "compute-sanitizer: %s", finding);
+    score_add_advice(s, "Run `%s SANITIZE=1` and fix the access it names: results that are right "
+                        "by luck today can be wrong on the next GPU.", command);
+}

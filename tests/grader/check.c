@@ -1,0 +1,309 @@
+/*
+ * check.c: host tests of the grader's parts, and a JSON query for scripts.
+ *
+ *   build/tests/grader/check unit        the tests; prints "ok NAME" or "FAIL NAME"
+ *   build/tests/grader/check get FILE PATH
+ *                                        print the value at PATH (stages.0.points) of a
+ *                                        JSON file; exit 1 if FILE is not JSON or PATH absent
+ *
+ * Run from the root of the lab (it reads grader/rubric.tsv and stages.tsv).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grader.h"
+
+static int failures;
+
+/* One named check: "ok NAME" or "FAIL NAME". */
+static void expect(int cond, const char *name)
+{
+    printf("%s %s\n", cond ? "ok" : "FAIL", name);
+    failures += !cond;
+}
+
+static int parses(const char *text)
+{
+    char err[256];
+    jvalue *v = json_parse(text, strlen(text), err, sizeof err);
+    json_free(v);
+    return v != NULL;
+}
+
+static void test_json(void)
+{
+    expect(parses("{\"a\": [1, -2.5e3, true, false, null, \"x\\u00e9\\ud83d\\ude00\"]}"), "json: valid record parses");
+    expect(!parses("{\"a\": 1,}"), "json: trailing comma refused");
+    expect(!parses("{\"a\": 1} x"), "json: text after the value refused");
+    expect(!parses("{\"a\": 1, \"a\": 2}"), "json: duplicate key refused");
+    expect(!parses("{\"a\": 01}"), "json: leading zero refused");
+    expect(!parses("{\"a\": \"\\ud800\"}"), "json: lone surrogate refused");
+    expect(!parses("{\"a\": \"\\u0000\"}"), "json: NUL in a string refused");
+    expect(!parses("{\"a\": \"tab\there\"}"), "json: raw control character refused");
+    expect(!parses("{\"a\": \"unterminated"), "json: unterminated string refused");
+    expect(!parses("{\"a\": NaN}"), "json: NaN refused");
+    expect(!parses(""), "json: empty input refused");
+
+    char *deep = malloc(200001);
+    memset(deep, '[', 100000);
+    memset(deep + 100000, ']', 100000);
+    deep[200000] = 0;
+    char err[256];
+    jvalue *v = json_parse(deep, 200000, err, sizeof err);
+    expect(!v && strstr(err, "nested deeper"), "json: 100000 levels of nesting refused, no crash");
+    json_free(v);
+    free(deep);
+
+    const char *text = "{\"timing\": {\"pct_of_reference\": 16.5, \"kernels\": [{\"name\": \"student\"}]},"
+                       " \"correct\": true, \"big\": 1e999}";
+    v = json_parse(text, strlen(text), err, sizeof err);
+    double x = 0;
+    expect(v && json_number_at(v, "timing.pct_of_reference", &x) == 0 && x == 16.5, "json: dotted path to a number");
+    expect(v && json_string_at(v, "timing.kernels.0.name") && !strcmp(json_string_at(v, "timing.kernels.0.name"), "student"),
+           "json: path through an array");
+    expect(v && json_bool_at(v, "correct") == 1 && json_bool_at(v, "missing") == -1, "json: booleans");
+    expect(v && json_number_at(v, "big", &x) == -1, "json: an infinite number is not a number");
+    expect(v && !json_path(v, "timing.kernels.7.name"), "json: index past the end is absent");
+    json_free(v);
+}
+
+static void test_rubric(void)
+{
+    rubric r;
+    char err[512];
+    int rc = rubric_read("grader/rubric.tsv", &r, err, sizeof err);
+    expect(rc == 0, "rubric: grader/rubric.tsv reads");
+    if (rc)
+        printf("      %s\n", err);
+    static const char *const stages[] = {"01_naive", "02_temp_accumulator", "03_tiled", "04_transpose",
+                                         "05_bank_conflicts", "06_coarsening", "07_reduction"};
+    int all = 1;
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        const stage_rubric *s = rubric_stage(&r, stages[i]);
+        double th;
+        int is_default;
+        all &= s && s->ntiers >= 1 && rubric_threshold(&s->tiers[0], "Any GPU", &th, &is_default) == 0 &&
+               is_default;
+    }
+    expect(all, "rubric: all seven stages have tiers with default thresholds");
+    stage_info st[MAX_STAGES];
+    int n = stages_read("stages.tsv", st, MAX_STAGES, err, sizeof err);
+    int known = n > 0;
+    for (int i = 0; i < n; i++)
+        known &= rubric_stage(&r, st[i].dir) != NULL;
+    expect(known, "rubric: every stage of stages.tsv has a rubric entry");
+    expect(rubric_margin(&r, "pass") > 0 && rubric_margin(&r, "stretch") > rubric_margin(&r, "pass"),
+           "rubric: margins for pass and stretch");
+
+    /* make calibrate's writer: replaces this GPU's rows, keeps the rest */
+    char path[] = "/tmp/rubric-test-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    fputs("# a comment kept\nstage\ts1\t6\n"
+          "tier\ts1\tpass\t3\ttiming.pct_of_reference\t>=\t%\tGo faster.\n"
+          "threshold\ts1\tpass\tdefault\t10\nthreshold\ts1\tpass\tGPU A\t12\n", f);
+    fclose(f);
+    new_threshold t = {"s1", "pass", 20};
+    rc = rubric_write_thresholds(path, "GPU A", &t, 1, "test", err, sizeof err);
+    rc |= rubric_write_thresholds(path, "GPU A", &t, 1, "test again", err, sizeof err);
+    rubric r2;
+    rc |= rubric_read(path, &r2, err, sizeof err);
+    double th = 0;
+    int is_default = 1;
+    const stage_rubric *s1 = rubric_stage(&r2, "s1");
+    expect(rc == 0 && s1 && rubric_threshold(&s1->tiers[0], "GPU A", &th, &is_default) == 0 && th == 20 &&
+               !is_default && s1->tiers[0].nth == 2,
+           "rubric: calibration replaces a GPU's threshold and keeps the default");
+    f = fopen(path, "r");
+    char buf[2048] = "";
+    size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[len] = 0;
+    if (f)
+        fclose(f);
+    expect(strstr(buf, "# a comment kept") && strstr(buf, "test again") && !strstr(buf, ": test\n"),
+           "rubric: calibration keeps comments and replaces its own note");
+    unlink(path);
+
+    f = fopen(path, "w");
+    fputs("threshold\ts1\tpass\tdefault\t10\n", f);
+    fclose(f);
+    expect(rubric_read(path, &r2, err, sizeof err) == -1 && strstr(err, ":1:"),
+           "rubric: an error names the file and line");
+    unlink(path);
+}
+
+static void test_policy(void)
+{
+    policy p;
+    char err[512];
+    expect(policy_read("grader/allowed-symbols.txt", &p, err, sizeof err) == 0, "policy: allowed-symbols.txt reads");
+    struct {
+        const char *name;
+        int defined, denied;
+    } cases[] = {
+        {"__cudaLaunchKernel", 0, 0},      {"cudaLaunchKernel", 0, 0},
+        {"cudaFuncSetAttribute", 0, 0},    {"cudaDeviceGetAttribute", 0, 0},
+        {"cudaMemsetAsync", 0, 0},         {"printf", 0, 0},
+        {"cublasSgemm_v2", 0, 1},          {"cudaStreamCreate", 0, 1},
+        {"cudaStreamCreateWithFlags", 0, 1}, {"cudaGraphLaunch", 0, 1},
+        {"cudaMalloc", 0, 1},              {"cudaFree", 0, 1},
+        {"cudaMemcpy", 0, 1},              {"cudaDeviceSynchronize", 0, 1},
+        {"cudaDeviceReset", 0, 1},         {"cuLaunchKernel", 0, 1},
+        {"pthread_create", 0, 1},          {"_ZNSt6threadC1IRFvvEJEvEEOT_DpOT0_", 0, 1},
+        {"write", 0, 1},                   {"fopen", 0, 1},
+        {"dup2", 0, 1},                    {"system", 0, 1},
+        {"dlopen", 0, 1},                  {"_exit", 0, 1},
+        {"syscall", 0, 1},                 {"cudaEventRecord", 1, 1},
+        {"cudaMemcpy", 1, 1},              {"lab_record_end", 1, 1},
+        {"_Znwm", 1, 1},
+    };
+    int all = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const policy_rule *r = policy_match(&p, cases[i].name, cases[i].defined);
+        int denied = !r || r->deny;
+        if (cases[i].defined && !r)
+            denied = 0;
+        if (denied != cases[i].denied) {
+            printf("      %s %s: expected %s\n", cases[i].defined ? "defining" : "using", cases[i].name,
+                   cases[i].denied ? "refused" : "allowed");
+            all = 0;
+        }
+    }
+    expect(all, "policy: the rules allow a launcher's calls and refuse the rest");
+    expect(!policy_match(&p, "someUnknownFunction", 0), "policy: an unknown symbol matches no rule (refused)");
+}
+
+static void test_text(void)
+{
+    const char in[] = "ok \x1b[31mred\r\n\xff\xc3\xa9\xed\xa0\x80 end\x01";
+    char out[64];
+    text_clean(in, sizeof in - 1, out, sizeof out);
+    expect(!strcmp(out, "ok ?[31mred\n?\xc3\xa9??? end?"), "report: output is cleaned for JSON and terminals");
+    text_clean("abcdef", 6, out, 4);
+    expect(!strcmp(out, "abc"), "report: cleaning stops at the buffer's end");
+}
+
+/* Output shaped like compute-sanitizer's (memcheck and racecheck). */
+static void test_sanitizer(void)
+{
+    char f[REASON_LEN];
+    const char *memcheck =
+        "fake driver output\n"
+        "========= COMPUTE-SANITIZER\n"
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at matmul_past_end(const float *, const float *, float *, int)+0x2f0 in "
+        "/lab/build/grade-src/exercises/03_tiled/kernel.cu:22\n"
+        "=========     by thread (0,1,0) in block (0,1,0)\n"
+        "=========     Address 0x7f0000001000 is out of bounds\n"
+        "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+        "=========         Host Frame: main in /lab/common/matmul_main.cu:300\n"
+        "=========\n"
+        "========= ERROR SUMMARY: 17 errors\n";
+    expect(sanitizer_finding(memcheck, f, sizeof f) == 1 &&
+               !strcmp(f, "Invalid __global__ write of size 4 bytes (exercises/03_tiled/kernel.cu:22)"),
+           "sanitizer: memcheck's error and its line in kernel.cu");
+    const char *racecheck =
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Race reported between Write access at matmul_tiled(const float *, const float *, "
+        "float *, int)+0x1c0 in /x/exercises/03_tiled/kernel.cu:25\n"
+        "=========     and Read access at matmul_tiled(const float *, const float *, float *, int)+0x2e0 in "
+        "/x/exercises/03_tiled/kernel.cu:30:matmul_tiled(const float *) [6144 hazards]\n"
+        "=========\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+    expect(sanitizer_finding(racecheck, f, sizeof f) == 1 &&
+               !strcmp(f, "Error: Race reported between Write access (exercises/03_tiled/kernel.cu:25, "
+                          "exercises/03_tiled/kernel.cu:30)"),
+           "sanitizer: racecheck's hazard and both lines");
+    const char *library =
+        "========= Error: Race reported between Write access at sgemm_kernel+0x1c0\n"
+        "=========     and Read access at sgemm_kernel+0x2e0 [12 hazards]\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+    expect(sanitizer_finding(library, f, sizeof f) == 2 && strstr(f, "Race reported"),
+           "sanitizer: an error outside kernel.cu is noted, not scored");
+    const char *clean = "========= COMPUTE-SANITIZER\nall results match.\n========= ERROR SUMMARY: 0 errors\n";
+    const char *warning = "========= Warning: Race reported between ... in /x/exercises/03_tiled/kernel.cu:25\n"
+                          "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
+    expect(sanitizer_finding(clean, f, sizeof f) == 0 && sanitizer_finding(warning, f, sizeof f) == 0,
+           "sanitizer: a clean run and a warning cost nothing");
+}
+
+static void test_record(void)
+{
+    run_result r;
+    memset(&r, 0, sizeof r);
+    r.started = r.exited = 1;
+    char why[512];
+    static char text[] = "{\"stage\": \"s1\", \"status\": \"ok\", \"exit_status\": 0, \"correct\": true}";
+    r.record = text;
+    r.record_len = strlen(text);
+    jvalue *v = record_validate(&r, "s1", why, sizeof why);
+    expect(v != NULL, "record: an honest record is believed");
+    json_free(v);
+    r.status = 1;
+    v = record_validate(&r, "s1", why, sizeof why);
+    expect(!v && strstr(why, "exit status 1"), "record: exit status must agree with the record");
+    json_free(v);
+    r.status = 0;
+    v = record_validate(&r, "s2", why, sizeof why);
+    expect(!v && strstr(why, "for stage 's1'"), "record: the record must name the stage");
+    json_free(v);
+    r.exited = 0;
+    r.signal = 11;
+    v = record_validate(&r, "s1", why, sizeof why);
+    expect(!v && strstr(why, "SIGSEGV"), "record: a crash beats a record");
+    json_free(v);
+}
+
+/* Print the value at path of a JSON file. */
+static int get(const char *file, const char *path)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot read %s\n", file);
+        return 2;
+    }
+    static char buf[8 << 20];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    char err[256];
+    jvalue *v = json_parse(buf, len, err, sizeof err);
+    if (!v) {
+        fprintf(stderr, "%s: not JSON: %s\n", file, err);
+        return 1;
+    }
+    const jvalue *x = json_path(v, path);
+    int rc = 0;
+    if (!x)
+        rc = 1;
+    else if (x->type == J_STRING)
+        printf("%s\n", x->string);
+    else if (x->type == J_NUMBER)
+        printf("%.15g\n", x->number);
+    else if (x->type == J_BOOL)
+        printf("%s\n", x->boolean ? "true" : "false");
+    else if (x->type == J_NULL)
+        printf("null\n");
+    else
+        printf("%d\n", x->count); /* arrays and objects: their size */
+    json_free(v);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && !strcmp(argv[1], "get"))
+        return get(argv[2], argv[3]);
+    if (argc != 2 || strcmp(argv[1], "unit")) {
+        fprintf(stderr, "usage: check unit | check get FILE PATH\n");
+        return 2;
+    }
+    test_json();
+    test_rubric();
+    test_policy();
+    test_text();
+    test_sanitizer();
+    test_record();
+    return failures != 0;
+}

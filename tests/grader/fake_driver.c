@@ -1,0 +1,226 @@
+/*
+ * fake_driver.c: a stand-in for a stage's program, for testing the grader
+ * without a GPU. It takes the options the grader passes (--record-fd FD,
+ * --seed, ...) and behaves as its own file name says: tests/grader/run.sh
+ * links one binary under many names (good, crash, hang, flood, forge, ...).
+ * Records are written with the harness's JSON writer, as a driver would.
+ *
+ *   build/tests/grader/bin/good --record-fd 3 3>record.json
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lab.h"
+
+static int record_fd = -1;
+static const char *stage;
+
+/* Send text on the record descriptor, as the harness does at the end. */
+static void send_record(const char *text, size_t len)
+{
+    while (record_fd >= 0 && len > 0) {
+        ssize_t w = write(record_fd, text, len);
+        if (w <= 0)
+            return;
+        text += w;
+        len -= (size_t)w;
+    }
+}
+
+typedef struct {
+    const char *status;
+    int exit_status;
+    const char *gpu;
+    int correct;
+    int checks_ok;         /* 0: the n=17 check fails                        */
+    int inputs_unchanged;
+    int timed_output_ok;
+    int timed;             /* a timing object at all                         */
+    int plausible;
+    int with_pct;          /* timing.pct_of_reference present                */
+    double pct, speedup;
+    const char *message;
+} record_spec;
+
+/* A record shaped like common/matmul_main.cu's. */
+static void write_record(const record_spec *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    lab_json j;
+    lab_json_start(&j, m);
+    lab_json_int(&j, "schema", 1);
+    lab_json_string(&j, "family", "fake");
+    lab_json_string(&j, "stage", stage);
+    lab_json_string(&j, "variant", "exercise");
+    lab_json_object(&j, "gpu");
+    lab_json_string(&j, "name", s->gpu);
+    lab_json_end(&j);
+    lab_json_array(&j, "checks");
+    lab_json_object(&j, NULL);
+    lab_json_string(&j, "size", "n=17");
+    lab_json_bool(&j, "ok", s->checks_ok && s->inputs_unchanged);
+    lab_json_int(&j, "elements", 289);
+    lab_json_int(&j, "wrong", s->checks_ok ? 0 : 289);
+    lab_json_int(&j, "never_written", s->checks_ok ? 0 : 289);
+    lab_json_bool(&j, "guards_ok", 1);
+    lab_json_bool(&j, "inputs_unchanged", s->inputs_unchanged);
+    lab_json_end(&j);
+    lab_json_end(&j);
+    lab_json_bool(&j, "correct", s->correct);
+    if (!s->timed_output_ok) {
+        lab_json_array(&j, "timed_output_check");
+        lab_json_object(&j, NULL);
+        lab_json_string(&j, "size", "n=4096");
+        lab_json_bool(&j, "ok", 0);
+        lab_json_int(&j, "elements", 16777216);
+        lab_json_int(&j, "wrong", 16777216);
+        lab_json_int(&j, "never_written", 16777216);
+        lab_json_end(&j);
+        lab_json_end(&j);
+    }
+    if (s->timed) {
+        lab_json_object(&j, "timing");
+        lab_json_string(&j, "metric", "GFLOP/s");
+        lab_json_number(&j, "floor_ms", 1.0);
+        lab_json_bool(&j, "plausible", s->plausible);
+        if (s->with_pct)
+            lab_json_number(&j, "pct_of_reference", s->pct);
+        lab_json_number(&j, "speedup_vs_baseline", s->speedup);
+        lab_json_array(&j, "kernels");
+        lab_json_object(&j, NULL);
+        lab_json_string(&j, "name", "student");
+        lab_json_number(&j, "median_ms", s->plausible ? 2.0 : 0.5);
+        lab_json_end(&j);
+        lab_json_end(&j);
+        lab_json_end(&j);
+    }
+    lab_json_string(&j, "status", s->status);
+    lab_json_int(&j, "exit_status", s->exit_status);
+    lab_json_string(&j, "message", s->message);
+    lab_json_finish(&j);
+    fclose(m);
+    send_record(text, len);
+    free(text);
+}
+
+/* What the grader's test rubric expects of a kernel that does everything
+ * right on the test GPU. */
+static const record_spec GOOD = {"ok", 0, "Test GPU 9000", 1, 1, 1, 1, 1, 1, 1, 50.0, 8.0, "ok"};
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--record-fd"))
+            record_fd = atoi(argv[i + 1]);
+    const char *slash = strrchr(argv[0], '/');
+    stage = slash ? slash + 1 : argv[0];
+    const char *mode = stage;
+    record_spec s = GOOD;
+    printf("fake driver '%s', seed and options as a driver would print them\n", mode);
+    fflush(stdout);
+
+    if (!strcmp(mode, "good") || !strncmp(mode, "policy_", 7) || !strncmp(mode, "sanitize_", 9) ||
+        !strcmp(mode, "unrubricked")) {
+        /* a good run */
+    } else if (!strcmp(mode, "other_gpu")) {
+        s.gpu = "Some Other GPU";
+    } else if (!strcmp(mode, "cal_first")) {
+        /* make calibrate's tests: a stage and the next one, which is only a
+         * little faster on the percentage and much faster on the speedup */
+        s.pct = 10.0;
+        s.speedup = 3.0;
+    } else if (!strcmp(mode, "cal_second")) {
+        s.pct = 12.0;
+        s.speedup = 6.0;
+    } else if (!strcmp(mode, "slow")) {
+        s.pct = 5.0;
+        s.speedup = 1.2;
+    } else if (!strcmp(mode, "implausible")) {
+        s.plausible = 0;
+        s.message = "implausibly fast";
+    } else if (!strcmp(mode, "missing_field")) {
+        s.with_pct = 0;
+    } else if (!strcmp(mode, "wrong")) {
+        s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+    } else if (!strcmp(mode, "clobber")) {
+        s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 1, 0, 1, 0, 1, 1, 0, 0, "wrong result"};
+    } else if (!strcmp(mode, "last_call_wrong")) {
+        s = (record_spec){"wrong", 1, "Test GPU 9000", 1, 1, 1, 0, 0, 1, 1, 0, 0,
+                          "the last timed call's output is wrong"};
+    } else if (!strcmp(mode, "cuda_error")) {
+        s = (record_spec){"cuda_error", 4, "Test GPU 9000", 0, 1, 1, 1, 0, 1, 1, 0, 0,
+                          "your kernel failed in n=17: cudaErrorIllegalAddress (an illegal memory access "
+                          "was encountered)."};
+    } else if (!strcmp(mode, "no_memory")) {
+        s = (record_spec){"no_memory", 5, "Test GPU 9000", 0, 1, 1, 1, 0, 1, 1, 0, 0,
+                          "cudaMalloc failed: out of memory"};
+    } else if (!strcmp(mode, "crash")) {
+        raise(SIGSEGV);
+    } else if (!strcmp(mode, "abort")) {
+        abort();
+    } else if (!strcmp(mode, "hang")) {
+        for (;;)
+            pause();
+    } else if (!strcmp(mode, "hang_child")) {
+        /* a child that keeps the output pipe open long after this process
+         * has written its record and ended */
+        if (fork() == 0) {
+            sleep(600);
+            _exit(0);
+        }
+    } else if (!strcmp(mode, "flood")) {
+        /* 100 MB on stdout and some on stderr, then an honest record */
+        static char line[1 << 16];
+        memset(line, 'x', sizeof line);
+        line[sizeof line - 1] = '\n';
+        for (int i = 0; i < 1600; i++)
+            fwrite(line, 1, sizeof line, stdout);
+        fflush(stdout);
+        for (int i = 0; i < 16; i++)
+            fwrite(line, 1, sizeof line, stderr);
+    } else if (!strcmp(mode, "flood_forever")) {
+        /* output without end and without a pause: only the time limit stops it */
+        static char line[1 << 16];
+        memset(line, 'y', sizeof line);
+        for (;;)
+            fwrite(line, 1, sizeof line, stdout);
+    } else if (!strcmp(mode, "forge")) {
+        /* a record on stdout, none on the record descriptor */
+        printf("{\n  \"stage\": \"forge\",\n  \"correct\": true,\n  \"status\": \"ok\",\n"
+               "  \"exit_status\": 0\n}\n");
+        return 0;
+    } else if (!strcmp(mode, "early_exit")) {
+        return 0;
+    } else if (!strcmp(mode, "invalid_record")) {
+        static const char text[] = "{\n  \"stage\": \"invalid_record\",\n  \"status\": \"ok\",\n  \"correct\": tru";
+        send_record(text, sizeof text - 1);
+        return 0;
+    } else if (!strcmp(mode, "status_mismatch")) {
+        write_record(&s);
+        return 1;
+    } else if (!strcmp(mode, "wrong_stage")) {
+        stage = "01_naive";
+    } else if (!strcmp(mode, "huge_record")) {
+        static char block[1 << 16];
+        memset(block, ' ', sizeof block);
+        for (int i = 0; i < 40; i++)
+            send_record(block, sizeof block);
+        return 0;
+    } else if (!strcmp(mode, "deep_json")) {
+        static char deep[200001];
+        memset(deep, '[', 100000);
+        memset(deep + 100000, ']', 100000);
+        send_record(deep, 200000);
+        return 0;
+    } else {
+        fprintf(stderr, "fake driver: unknown mode '%s'\n", mode);
+        return 2;
+    }
+    write_record(&s);
+    return s.exit_status;
+}

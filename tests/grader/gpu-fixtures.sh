@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# tests/grader/gpu-fixtures.sh: the grader on a GPU (tests/grader/run.sh calls
+# it when a GPU is here; it can also run alone, from anywhere).
+#
+#   1. the solutions, graded as submissions, score full marks, and grading
+#      every stage (kernels built from scratch) takes under 60 s
+#   2. the skeletons (exercises/ as handed out) score no speed points and
+#      neither crash nor hang
+#   3. each kernel in tests/grader/kernels/, graded as 03_tiled, loses the
+#      points it should, for the reason it should
+#   4. with compute-sanitizer: the missing barrier is found with its line, and
+#      the solutions stay clean under SANITIZE=1 (memcheck cannot see the
+#      out-of-bounds write: it lands in the harness's guard zone, inside the
+#      allocation; the guard check catches it)
+#
+# Ends with "N passed, N failed[, N skipped]".
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
+fail() {
+    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 20 | sed 's/^/      /'
+    return 0
+}
+skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+summary() {
+    echo
+    if [ $skipped -gt 0 ]; then
+        echo "$passed passed, $failed failed, $skipped skipped"
+    else
+        echo "$passed passed, $failed failed"
+    fi
+    [ $failed = 0 ]
+    exit
+}
+
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    skip "the grader on a GPU: no GPU here"
+    summary
+fi
+out=build/tests/grader-gpu
+mkdir -p "$out"
+make -s build/grader/grade || exit 2
+[ -x build/tests/grader/check ] || tests/grader/run.sh >/dev/null 2>&1
+q=build/tests/grader/check
+get() { "$q" get "$1/grade.json" "$2" 2>/dev/null; }
+nstages() { get "$1" stages; }
+
+echo "== the solutions score full marks"
+rm -rf build/grade-src "$out/solutions"
+start=$(date +%s)
+build/grader/grade --src solutions --out "$out/solutions" >"$out/solutions.log" 2>&1
+st=$?
+elapsed=$(($(date +%s) - start))
+check "grading the solutions runs (exit 0)" "$([ $st = 0 ]; echo $?)" "$(tail -n 30 "$out/solutions.log")"
+n=$(nstages "$out/solutions")
+for ((i = 0; i < ${n:-0}; i++)); do
+    s=$(get "$out/solutions" "stages.$i.stage")
+    p="$(get "$out/solutions" "stages.$i.points")/$(get "$out/solutions" "stages.$i.max_points")"
+    check "$s: the solution scores full marks ($p)" \
+        "$([ "${p%/*}" = "${p#*/}" ]; echo $?)" \
+        "$(get "$out/solutions" "stages.$i.reason"); $(get "$out/solutions" "stages.$i.note"); $(get "$out/solutions" "stages.$i.advice.0")"
+done
+check "a whole make grade, kernels built from scratch, takes under 60 s (${elapsed} s)" \
+    "$([ "$elapsed" -lt 60 ]; echo $?)"
+sed -n '/^stage /,/^total/p' "$out/solutions.log"
+
+echo "== the skeletons score no speed points, and neither crash nor hang"
+rm -rf "$out/skeletons"
+build/grader/grade --out "$out/skeletons" >"$out/skeletons.log" 2>&1
+st=$?
+check "grading the skeletons runs (exit 0)" "$([ $st = 0 ]; echo $?)" "$(tail -n 30 "$out/skeletons.log")"
+n=$(nstages "$out/skeletons")
+for ((i = 0; i < ${n:-0}; i++)); do
+    s=$(get "$out/skeletons" "stages.$i.stage")
+    reason=$(get "$out/skeletons" "stages.$i.reason")
+    speed=0
+    for ((k = 0; k < $(get "$out/skeletons" "stages.$i.tiers"); k++)); do
+        speed=$((speed + $(get "$out/skeletons" "stages.$i.tiers.$k.points")))
+    done
+    check "$s: the skeleton scores no speed points and fails cleanly ($reason)" \
+        "$([ $speed = 0 ] && ! grep -qE 'crashed|timed out|refused|did not compile|result record|not valid JSON' <<<"$reason"; echo $?)"
+done
+
+echo "== kernels with one deliberate fault each, graded as 03_tiled"
+stage=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
+have_sanitizer=0
+command -v compute-sanitizer >/dev/null 2>&1 && have_sanitizer=1
+# kernel   grade options   expected points   phrase in the reason   sanitizer must name kernel.cu
+while IFS='|' read -r name opts expect phrase line; do
+    case $name in '#'* | '') continue ;; esac
+    if [ "$opts" = --sanitize ] && [ $have_sanitizer = 0 ]; then
+        skip "$name: compute-sanitizer is not installed"
+        continue
+    fi
+    sub=$out/sub-$name
+    rm -rf "$sub" "$out/report-$name"
+    mkdir -p "$sub/$stage"
+    cp "tests/grader/kernels/$name/kernel.cu" "$sub/$stage/kernel.cu"
+    # shellcheck disable=SC2086  # opts is empty or one option
+    build/grader/grade --src "$sub" $opts --out "$out/report-$name" "$stage" >"$out/$name.log" 2>&1
+    st=$?
+    r=$out/report-$name
+    reason=$(get "$r" stages.0.reason)
+    ok=1
+    [ $st = 0 ] || ok=0
+    case $expect in
+        zero) [ "$(get "$r" stages.0.points)" = 0 ] || ok=0 ;;
+        no-correctness) [ "$(get "$r" stages.0.correct_points)" = 0 ] || ok=0 ;;
+    esac
+    [ -z "$phrase" ] || grep -qF -- "$phrase" <<<"$reason" || ok=0
+    [ "$line" != yes ] || get "$r" stages.0.sanitizer | grep -q 'kernel\.cu:[0-9]' || ok=0
+    check "$name: ${expect/-/ } points${phrase:+ (\"$phrase\")}${line:+, the sanitizer names the line}" \
+        "$([ $ok = 1 ]; echo $?)" "$(tail -n 25 "$out/$name.log")"
+done <<'EOF'
+cublas_call||zero|refused: kernel.cu uses cublas|
+side_stream||zero|refused: kernel.cu uses cudaStreamCreateWithFlags|
+result_caching||zero|the output of the last timed call is wrong|
+clobbered_input||zero|changed its input arrays|
+out_of_bounds||zero|wrote outside its output array|
+missing_barrier|--sanitize|no-correctness||yes
+EOF
+
+echo "== SANITIZE=1 finds nothing in the solutions"
+if [ $have_sanitizer = 0 ]; then
+    skip "compute-sanitizer is not installed"
+else
+    rm -rf "$out/sanitized"
+    build/grader/grade --src solutions --sanitize --out "$out/sanitized" >"$out/sanitized.log" 2>&1
+    n=$(nstages "$out/sanitized")
+    for ((i = 0; i < ${n:-0}; i++)); do
+        s=$(get "$out/sanitized" "stages.$i.stage")
+        check "$s: the solution is clean under memcheck and racecheck" \
+            "$([ -z "$(get "$out/sanitized" "stages.$i.sanitizer")" ] &&
+               [ "$(get "$out/sanitized" "stages.$i.correct")" = true ]; echo $?)" \
+            "$(get "$out/sanitized" "stages.$i.sanitizer") $(get "$out/sanitized" "stages.$i.reason")"
+    done
+fi
+summary

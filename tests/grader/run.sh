@@ -1,0 +1,365 @@
+#!/usr/bin/env bash
+# tests/grader/run.sh: the grader's tests that need no GPU (part of make check).
+#
+# Unit tests of the grader's parts (tests/grader/check.c), then ONE run of the
+# grader over stand-in programs that crash, hang, flood their output, forge a
+# record on stdout, exit early, write broken or lying records, and over
+# objects that use or define forbidden symbols (tests/grader/policy/, and the
+# cuBLAS and side-stream kernels of tests/grader/kernels/). Each must get its
+# points and its reason, and the grader must survive all of them at once.
+# Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
+# "N passed, N failed[, N skipped]". Run from anywhere; needs
+# build/grader/grade (make build/grader/grade).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
+fail() {
+    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 15 | sed 's/^/      /'
+    return 0
+}
+skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+
+CC=${CC:-cc}
+NVCC=${NVCC:-nvcc}
+out=build/tests/grader
+mkdir -p "$out/bin" "$out/obj"
+
+echo "== grader: unit tests"
+if ! $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Icommon tests/grader/check.c \
+        $(ls grader/*.c | grep -v grade.c) common/json.c -lm -o "$out/check" 2>"$out/cc.log" ||
+   ! $CC -O2 -std=c11 -Wall -D_GNU_SOURCE -Icommon tests/grader/fake_driver.c common/json.c -lm \
+        -o "$out/fake" 2>>"$out/cc.log"; then
+    fail "grader: the test programs compile" "$(cat "$out/cc.log")"
+    echo; echo "$passed passed, $failed failed"; exit 1
+fi
+while read -r word name; do
+    case $word in
+        ok) pass "$name" ;;
+        FAIL) fail "$name" ;;
+        *) printf '%s %s\n' "$word" "$name" ;;
+    esac
+done < <("$out/check" unit)
+
+# ------------------------------------------------------------------ programs
+# One stand-in driver (fake_driver.c) under many names: its name is its
+# behaviour, and names starting policy_ behave well, so that only the
+# policy can fail them. Policy fixtures: C objects (any C compiler), CUDA objects (nvcc, no GPU needed)
+objects=""
+for f in tests/grader/policy/*.c; do
+    o=$out/obj/$(basename "$f" .c).o
+    [ "$o" -nt "$f" ] || $CC -O2 -c "$f" -o "$o" 2>>"$out/cc.log"
+done
+have_nvcc=0
+command -v "$NVCC" >/dev/null 2>&1 && have_nvcc=1
+cu_sources="tests/grader/policy/defines_event_timer.cu tests/grader/policy/host_thread.cu
+            tests/grader/policy/device_sync.cu tests/grader/kernels/cublas_call/kernel.cu
+            tests/grader/kernels/side_stream/kernel.cu"
+if [ $have_nvcc = 1 ]; then
+    for f in $cu_sources; do
+        name=$(basename "$f" .cu)
+        [ "$name" = kernel ] && name=$(basename "$(dirname "$f")")
+        o=$out/obj/$name.o
+        [ "$o" -nt "$f" ] || "$NVCC" -O1 -std=c++17 -arch=sm_90 -Icommon -c "$f" -o "$o" 2>>"$out/cc.log"
+    done
+fi
+
+# name   binary   object   expected points/max   phrase in the reason or note
+expectations="good|good||10/10|
+other_gpu|other_gpu||10/10|
+slow|slow||6/10|
+implausible|implausible||6/10|faster than the memory system
+missing_field|missing_field||7/10|the rubric and the driver disagree
+wrong|wrong||0/10|wrong result at n=17: 289 of 289 elements wrong (289 never written)
+clobber|clobber||0/10|changed its input arrays
+last_call_wrong|last_call_wrong||0/10|output of the last timed call is wrong
+cuda_error|cuda_error||0/10|cudaErrorIllegalAddress
+no_memory|no_memory||0/10|ran out of GPU memory
+crash|crash||0/10|crashed: segmentation fault (SIGSEGV)
+abort|abort||0/10|crashed: abort (SIGABRT)
+hang|hang||0/10|timed out after 3 s
+hang_child|hang_child||10/10|
+flood|flood||10/10|
+flood_forever|flood_forever||0/10|timed out after 3 s
+forge|forge||0/10|without the harness's result record
+early_exit|early_exit||0/10|without the harness's result record
+invalid_record|invalid_record||0/10|not valid JSON
+status_mismatch|status_mismatch||0/10|exit status 1, but its record says 0
+wrong_stage|wrong_stage||0/10|for stage '01_naive'
+huge_record|huge_record||0/10|more than 1048576 bytes
+deep_json|deep_json||0/10|nested deeper than
+unrubricked|unrubricked||6/6|has no entry for unrubricked
+policy_write|good|uses_write|0/10|uses write: writes to a descriptor
+policy_fopen|good|opens_file|0/10|uses fopen: opens a file
+policy_system|good|runs_shell|0/10|uses system: runs a shell command
+policy_exit|good|ends_process|0/10|uses _exit: ends the process
+policy_c_helper|good|c_helper|0/10|defines helper: a function with C linkage
+policy_syscall|good|raw_syscall|0/10|raw system call"
+if [ $have_nvcc = 1 ]; then
+    expectations="$expectations
+policy_event_timer|good|defines_event_timer|0/10|defines cudaEventElapsedTime: replaces a CUDA runtime function
+policy_thread|good|host_thread|0/10|starts a host thread
+policy_sync|good|device_sync|0/10|uses cudaDeviceSynchronize: waits for the GPU
+policy_cublas|good|cublas_call|0/10|calls cuBLAS
+policy_stream|good|side_stream|0/10|uses cudaStreamCreateWithFlags: uses a stream"
+    if [ -f build/03_tiled/solution.o ]; then
+        cp build/03_tiled/solution.o "$out/obj/real_solution.o"
+        expectations="$expectations
+policy_real_solution|good|real_solution|10/10|"
+    fi
+else
+    skip "policy on CUDA objects: $NVCC is not here"
+fi
+
+# the test rubric: every stage gets correctness (6), pass (3, % of reference)
+# and stretch (1, speedup); the test GPU has thresholds of its own
+rubric=$out/rubric.tsv
+{
+    printf 'setting\tlimit_s\t3\nsetting\tcorrect_points\t6\nsetting\targs\t--budget-ms 300\n'
+    while IFS='|' read -r name _; do
+        [ "$name" = unrubricked ] && continue
+        printf 'stage\t%s\t6\n' "$name"
+        printf 'tier\t%s\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name"
+        printf 'tier\t%s\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n' "$name"
+        printf 'threshold\t%s\tpass\tdefault\t20\nthreshold\t%s\tstretch\tdefault\t4\n' "$name" "$name"
+        printf 'threshold\t%s\tpass\tTest GPU 9000\t40\nthreshold\t%s\tstretch\tTest GPU 9000\t6\n' "$name" "$name"
+    done <<<"$expectations"
+} >"$rubric"
+
+echo "== grader: one run over every stand-in program"
+args=()
+names=()
+while IFS='|' read -r name bin obj _; do
+    ln -sf ../fake "$out/bin/$name"
+    spec="$name=$out/bin/$name"
+    [ -n "$obj" ] && spec="$spec:$out/obj/$obj.o:common/matmul.h"
+    args+=(--program "$spec")
+    names+=("$name")
+done <<<"$expectations"
+rm -rf "$out/reports"
+start=$(date +%s)
+build/grader/grade --lab . --rubric "$rubric" --seed 42 --out "$out/reports" "${args[@]}" >"$out/grade.log" 2>&1
+status=$?
+elapsed=$(($(date +%s) - start))
+check "grader: survives every program in one run (exit 0)" "$([ $status = 0 ]; echo $?)" "$(tail -n 30 "$out/grade.log")"
+check "grader: the whole run is quick (${elapsed} s; two programs cost their 3 s limit)" "$([ "$elapsed" -lt 30 ]; echo $?)"
+
+get() { "$out/check" get "$out/reports/grade.json" "$1" 2>/dev/null; }
+i=0
+while IFS='|' read -r name _ _ expect phrase; do
+    points="$(get "stages.$i.points")/$(get "stages.$i.max_points")"
+    said="$(get "stages.$i.reason") $(get "stages.$i.note")"
+    ok=1
+    [ "$(get "stages.$i.stage")" = "$name" ] || ok=0
+    [ "$points" = "$expect" ] || ok=0
+    [ -z "$phrase" ] || grep -qF -- "$phrase" <<<"$said" || ok=0
+    check "grader: $name scores $expect${phrase:+ (\"$phrase\")}" "$([ $ok = 1 ]; echo $?)" \
+        "got $points: $said"
+    i=$((i + 1))
+done <<<"$expectations"
+
+# details the table above does not show
+idx() { local k=0; for n in "${names[@]}"; do [ "$n" = "$1" ] && echo $k && return; k=$((k + 1)); done; }
+s=$(idx other_gpu)
+check "grader: an unknown GPU falls back to the default thresholds, with a warning" \
+    "$([ "$(get "stages.$s.default_thresholds")" = true ] && grep -q "has no thresholds for this GPU" "$out/grade.log"; echo $?)"
+s=$(idx good)
+check "grader: a known GPU uses its own thresholds" \
+    "$([ "$(get "stages.$s.default_thresholds")" = false ] && [ "$(get "stages.$s.tiers.0.threshold")" = 40 ]; echo $?)"
+s=$(idx slow)
+check "grader: a missed tier comes with the rubric's advice and the numbers" \
+    "$(get "stages.$s.advice.0" | grep -qF 'Go faster. (timing.pct_of_reference: you have 5%, pass needs >= 40%)'; echo $?)" \
+    "$(get "stages.$s.advice.0")"
+s=$(idx implausible)
+check "grader: an impossible time is flagged, not scored" "$([ "$(get "stages.$s.flagged")" = true ]; echo $?)"
+s=$(idx flood)
+check "grader: 100 MB of output is drained, only its tail kept" \
+    "$([ "$(get "stages.$s.output_bytes")" -ge 104857600 ] && [ "$(get "stages.$s.output_tail" | wc -c)" -le 17000 ]; echo $?)"
+s=$(idx hang_child)
+check "grader: a child left behind does not hold the grader (under 3 s)" \
+    "$(awk -v t="$(get "stages.$s.seconds")" 'BEGIN { exit !(t < 3) }'; echo $?)"
+s=$(idx crash)
+check "grader: a failing stage's output is kept for the report" \
+    "$(get "stages.$s.output_tail" | grep -q "fake driver 'crash'"; echo $?)"
+check "grader: the table, the advice and the seed are printed" \
+    "$(grep -q '^total ' "$out/grade.log" && grep -q 'Where points were lost' "$out/grade.log" &&
+       grep -q 'make grade SEED=42' "$out/grade.log"; echo $?)" "$(tail -n 20 "$out/grade.log")"
+check "grader: progress is printed per stage" \
+    "$([ "$(grep -c '^\[[0-9]*/[0-9]*\] ' "$out/grade.log")" = ${#names[@]} ]; echo $?)"
+
+r=$out/reports/results.json
+rtests=$("$out/check" get "$r" tests 2>/dev/null)
+check "grader: results.json is Gradescope's format (score, execution_time, tests[])" \
+    "$([ "$rtests" = ${#names[@]} ] && "$out/check" get "$r" score >/dev/null &&
+       "$out/check" get "$r" execution_time >/dev/null &&
+       [ "$("$out/check" get "$r" tests.0.status)" = passed ] &&
+       [ "$("$out/check" get "$r" tests.5.status)" = failed ] &&
+       "$out/check" get "$r" tests.5.output >/dev/null &&
+       [ "$("$out/check" get "$r" tests.0.max_score)" = 10 ]; echo $?)" "tests: $rtests"
+check "grader: grade.json's total is the sum of the stages" \
+    "$(total=0; for ((k = 0; k < ${#names[@]}; k++)); do total=$((total + $(get "stages.$k.points"))); done
+       [ "$(get score)" = "$total" ]; echo $?)"
+
+echo "== grader: make calibrate's arithmetic"
+# two stand-in solutions of one family; the second's pass threshold (0.75 x 12%
+# = 9%) is also met by the first (10%): calibration must warn about that
+cal=$out/calibrate
+rm -rf "$cal"
+mkdir -p "$cal"
+ln -sf ../fake "$out/bin/cal_first"
+ln -sf ../fake "$out/bin/cal_second"
+{
+    printf 'setting\tlimit_s\t3\nmargin\tpass\t0.75\nmargin\tstretch\t0.9\n'
+    for name in cal_first cal_second; do
+        printf 'stage\t%s\t6\n' "$name"
+        printf 'tier\t%s\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name"
+        printf 'tier\t%s\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n' "$name"
+        printf 'threshold\t%s\tpass\tdefault\t1\nthreshold\t%s\tstretch\tdefault\t1\n' "$name" "$name"
+    done
+} >"$cal/rubric.tsv"
+build/grader/grade --calibrate --runs 2 --rubric "$cal/rubric.tsv" --seed 7 \
+    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >"$cal/log" 2>&1
+st=$?
+th() { awk -F'\t' -v s="$1" -v t="$2" '$1 == "threshold" && $2 == s && $3 == t && $4 == "Test GPU 9000" { print $5 }' "$cal/rubric.tsv"; }
+check "calibrate: thresholds are the margin times the solution's value, for this GPU" \
+    "$([ $st = 0 ] && [ "$(th cal_first pass)" = 7.5 ] && [ "$(th cal_first stretch)" = 2.7 ] &&
+       [ "$(th cal_second pass)" = 9 ] && [ "$(th cal_second stretch)" = 5.4 ]; echo $?)" "$(cat "$cal/log")"
+check "calibrate: warns where the previous stage's solution would pass too" \
+    "$(grep -q 'cal_first 10  WARNING: would pass too' "$cal/log" && grep -q '1 threshold(s) would also be met' "$cal/log"; echo $?)" \
+    "$(cat "$cal/log")"
+build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" --seed 7 \
+    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >/dev/null 2>&1
+check "calibrate: a second calibration replaces the rows, keeps the defaults" \
+    "$([ "$(grep -c $'^threshold\tcal_first\tpass\tTest GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
+       [ "$(grep -c $'^threshold\tcal_first\tpass\tdefault' "$cal/rubric.tsv")" = 1 ] &&
+       [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ]; echo $?)" "$(cat "$cal/rubric.tsv")"
+ln -sf ../fake "$out/bin/crash"
+build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" \
+    --program "cal_first=$out/bin/cal_first" --program "crash=$out/bin/crash" >"$cal/log2" 2>&1
+check "calibrate: a solution that fails is reported, exit 1, its rows kept" \
+    "$([ $? = 1 ] && grep -q 'crash (solution): FAILED: crashed' "$cal/log2" &&
+       [ "$(th cal_second pass)" = 9 ] && [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
+       [ "$(awk '/^# calibrated for/ { c = 1 } c && /^threshold.*Test GPU/ { n++ } END { print n }' "$cal/rubric.tsv")" = 4 ]
+       echo $?)" "$(cat "$cal/log2" "$cal/rubric.tsv")"
+
+echo "== grader: SANITIZE=1 with a stand-in compute-sanitizer"
+# It reports a race in kernel.cu for sanitize_race, one in a library's
+# kernel for sanitize_library, and nothing for sanitize_clean.
+fakebin=$out/fakebin
+mkdir -p "$fakebin"
+cat >"$fakebin/compute-sanitizer" <<'SANITIZER'
+#!/bin/sh
+tool=$2 program=$(basename "$7")
+echo "========= COMPUTE-SANITIZER"
+case $tool/$program in
+racecheck/sanitize_race)
+    echo "========= Error: Race reported between Write access at matmul_tiled(const float *)+0x1c0 in /lab/exercises/03_tiled/kernel.cu:37"
+    echo "=========     and Read access at matmul_tiled(const float *)+0x2e0 in /lab/exercises/03_tiled/kernel.cu:41 [6144 hazards]"
+    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+    exit 99 ;;
+racecheck/sanitize_library)
+    echo "========= Error: Race reported between Write access at sgemm_kernel+0x1c0"
+    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+    exit 99 ;;
+esac
+echo "========= ERROR SUMMARY: 0 errors"
+SANITIZER
+chmod +x "$fakebin/compute-sanitizer"
+zrubric=$out/sanitize-rubric.tsv
+printf 'setting\tlimit_s\t3\nsetting\tsanitize_limit_s\t5\n' >"$zrubric"
+zargs=()
+for name in sanitize_race sanitize_library sanitize_clean; do
+    ln -sf ../fake "$out/bin/$name"
+    printf 'stage\t%s\t6\n' "$name" >>"$zrubric"
+    printf 'tier\t%s\tpass\t4\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name" >>"$zrubric"
+    printf 'threshold\t%s\tpass\tdefault\t20\n' "$name" >>"$zrubric"
+    zargs+=(--program "$name=$out/bin/$name")
+done
+rm -rf "$out/sanitize"
+PATH=$fakebin:$PATH build/grader/grade --sanitize --rubric "$zrubric" --seed 5 --out "$out/sanitize" \
+    "${zargs[@]}" >"$out/sanitize.log" 2>&1
+st=$?
+zget() { "$out/check" get "$out/sanitize/grade.json" "$1" 2>/dev/null; }
+check "sanitize: a race in kernel.cu costs the correctness points, named with its lines" \
+    "$([ $st = 0 ] && [ "$(zget stages.0.correct_points)" = 0 ] && [ "$(zget stages.0.points)" = 4 ] &&
+       zget stages.0.sanitizer | grep -qF 'exercises/03_tiled/kernel.cu:37, exercises/03_tiled/kernel.cu:41' &&
+       zget stages.0.advice.0 | grep -qF 'SEED=5 SANITIZE=1'; echo $?)" "$(cat "$out/sanitize.log")"
+check "sanitize: an error in a library's kernel is noted, not scored" \
+    "$([ "$(zget stages.1.points)" = 10 ] && zget stages.1.note | grep -q 'compute-sanitizer (not scored)'; echo $?)" \
+    "$(zget stages.1.note)"
+check "sanitize: a clean kernel keeps every point" "$([ "$(zget stages.2.points)" = 10 ]; echo $?)"
+
+echo "== grader: building the real stages"
+# A stand-in nvidia-smi lets the grader go past its GPU check here: it then
+# builds with make -k, checks real objects and runs real drivers, which find
+# no GPU. One stage, so that only a link is needed (make all built the rest).
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    skip "grader: a driver that finds no GPU ends in exit 3: a real GPU is here (gpu-fixtures.sh grades for real)"
+else
+printf '#!/bin/sh\necho "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$fakebin/nvidia-smi"
+chmod +x "$fakebin/nvidia-smi"
+first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
+rm -rf "$out/real"
+PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
+    build/grader/grade "$first" --out "$out/real" >"$out/real.log" 2>&1
+st=$?
+rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
+check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
+    "$([ $st = 3 ] && [ -x "build/$first/exercise" ] && rget stages.0.reason | grep -q "no usable GPU"; echo $?)" \
+    "$(tail -n 15 "$out/real.log")"
+fi
+
+# a submission (--src): one stage that does not compile, one not submitted
+sub=$out/submission
+rm -rf "$sub" "$out/sub-reports"
+stages2=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv | head -n 2)
+broken=$(head -n 1 <<<"$stages2") absent=$(tail -n 1 <<<"$stages2")
+mkdir -p "$sub/$broken"
+printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *C, int n) { oops }\n' \
+    >"$sub/$broken/kernel.cu"
+PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
+    build/grader/grade --src "$sub" $stages2 --out "$out/sub-reports" >"$out/sub.log" 2>&1
+st=$?
+sget() { "$out/check" get "$out/sub-reports/grade.json" "$1" 2>/dev/null; }
+check "grader: --src: a kernel.cu that does not compile scores 0 with the compiler's error" \
+    "$([ $st = 0 ] && sget stages.0.reason | grep -q "did not compile: exercises/$broken/kernel.cu(2): error"; echo $?)" \
+    "$(tail -n 15 "$out/sub.log")"
+check "grader: --src: a stage not submitted scores 0 and says so" \
+    "$(sget stages.1.reason | grep -q "no kernel.cu was submitted"; echo $?)"
+check "grader: --src builds in build/grade-src with this lab's harness" \
+    "$([ "$(readlink build/grade-src/common)" = "$PWD/common" ] && [ -f "build/grade-src/exercises/$broken/kernel.cu" ]; echo $?)"
+
+echo "== grader: could not run"
+build/grader/grade --bogus >/dev/null 2>&1
+check "grader: an unknown option exits 2" "$([ $? = 2 ]; echo $?)"
+out2=$(build/grader/grade 99_nothing 2>&1); st=$?
+check "grader: an unknown stage exits 2 and lists the stages" \
+    "$([ $st = 2 ] && grep -q "no stage matches '99_nothing'" <<<"$out2"; echo $?)" "$out2"
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    skip "grader without a GPU: there is one here"
+else
+    out2=$(build/grader/grade 2>&1); st=$?
+    check "grader: no GPU: exit 3 with one line saying so" \
+        "$([ $st = 3 ] && [ "$(wc -l <<<"$out2")" = 1 ] && grep -q "no NVIDIA GPU" <<<"$out2"; echo $?)" "$out2"
+fi
+
+echo "== grader: on the GPU (tests/grader/gpu-fixtures.sh)"
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    tests/grader/gpu-fixtures.sh >"$out/gpu.log" 2>&1
+    sed '$d' "$out/gpu.log" | grep -E '^(ok|FAIL|skip) |^      '
+    read -r gp _ gf _ gs _ < <(tail -n 1 "$out/gpu.log" | tr -d ,)
+    passed=$((passed + ${gp:-0})) failed=$((failed + ${gf:-1})) skipped=$((skipped + ${gs:-0}))
+else
+    skip "grader on the GPU: no GPU here (solutions, skeletons and fault kernels are graded there)"
+fi
+
+echo
+if [ $skipped -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ $failed = 0 ]
