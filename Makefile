@@ -173,7 +173,7 @@ GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)
 grade: build/grader/grade
 	@NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)
 calibrate: build/grader/grade
-	@$(if $(RELEASE),echo "error: make calibrate measures the solutions; this is a student release, which has none"; exit 2)
+	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
 	@NVCC="$(NVCC)" build/grader/grade --calibrate $(EX)
 
 # ---------------------------------------------------------------- profile

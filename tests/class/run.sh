@@ -8,10 +8,10 @@
 # archives, no kernel at all) graded by a stand-in for make grade
 # (tests/class/fake-make), so that the gradebook's points can be checked
 # without a GPU; resuming, retrying, two workers, and a class stopped
-# midway. Then the real make grade (where the grader is in the lab): without
-# a GPU every row says "no GPU". Last, the Slurm back end on a single-node
-# test cluster (tests/slurm/cluster.sh; needs root, installs Slurm with
-# apt-get when it is missing, skipped with a reason otherwise).
+# midway. Then the real make grade: without a GPU every row says "no GPU".
+# Last, the Slurm back end on a single-node test cluster
+# (tests/slurm/cluster.sh; needs root, installs Slurm with apt-get when it
+# is missing, skipped with a reason otherwise).
 #
 # Prints "ok", "FAIL" and "skip" lines; ends with "N passed, N failed[, N
 # skipped]". Run from anywhere; make check runs it after building the lab.
@@ -40,8 +40,6 @@ cleanup() {
 trap cleanup EXIT
 fake=$lab/tests/class/fake-make
 stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
-have_grader=0
-[ -f grader/grade.c ] && have_grader=1
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 
@@ -128,17 +126,16 @@ check "the release builds (make): every exercise, no solution, says it is a stud
 out=$(make --no-print-directory -C "$rel" run EX="$first" SOLUTION=1 2>&1); st=$?
 check "make run SOLUTION=1 in the release says plainly that it is a student release" \
     "$([ $st != 0 ] && grep -q "this is a student release" <<<"$out"; ok)" "$out"
-out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1); st=$?
-check "make release and make class in the release say they are for the instructors' copy" \
-    "$([ $st != 0 ] && grep -q "instructors' copy" <<<"$out" &&
-       make --no-print-directory -C "$rel" class SUBMISSIONS=x 2>&1 | grep -q "instructors' copy"; ok)" "$out"
+out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1; make --no-print-directory -C "$rel" class SUBMISSIONS=x 2>&1;
+    make --no-print-directory -C "$rel" calibrate 2>&1)
+check "make release, make class and make calibrate in the release say why they cannot run there" \
+    "$([ "$(grep -c "instructors' copy" <<<"$out")" = 2 ] && grep -q "this student release has none" <<<"$out" &&
+       [ "$(grep -c 'Error 2$' <<<"$out")" = 3 ]; ok)" "$out"
 out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
 check "make check passes in the release and says what it skips" \
     "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
        grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
-if [ $have_grader = 0 ]; then
-    skip "make grade in the release: this lab has no grader (grader/grade.c) yet"
-elif [ $have_gpu = 0 ]; then
+if [ $have_gpu = 0 ]; then
     out=$(make --no-print-directory -C "$rel" grade 2>&1); st=$?
     check "make grade in the release: no GPU here, so one line saying so and the grader's status 3" \
         "$([ $st != 0 ] && grep -q "no NVIDIA GPU" <<<"$out" && grep -q 'Error 3$' <<<"$out"; ok)" "$out"
@@ -360,20 +357,16 @@ check "the re-run grades the rest and the gradebook is whole" \
 
 # ================================================== the real make grade
 echo "== make class with the real make grade"
-if [ $have_grader = 0 ]; then
-    skip "class with the real grader: this lab has no grader (grader/grade.c) yet"
+o5=$tmp/out5
+out=$(grader/class.sh --submissions "$sub2" --out "$o5" --stages "$s1" 2>&1); st=$?
+if [ $have_gpu = 0 ]; then
+    check "no GPU: every graded row says 'no GPU' and the gradebook is whole" \
+        "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = "no GPU" ] && [ "$(status_of "$o5" bob)" = "no GPU" ] &&
+           grep -q "no NVIDIA GPU" <<<"$(notes_of "$o5" alice)"; ok)" "$out; $(cat "$o5/gradebook.csv")"
 else
-    o5=$tmp/out5
-    out=$(grader/class.sh --submissions "$sub2" --out "$o5" --stages "$s1" 2>&1); st=$?
-    if [ $have_gpu = 0 ]; then
-        check "no GPU: every graded row says 'no GPU' and the gradebook is whole" \
-            "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = "no GPU" ] && [ "$(status_of "$o5" bob)" = "no GPU" ] &&
-               grep -q "no NVIDIA GPU" <<<"$(notes_of "$o5" alice)"; ok)" "$out; $(cat "$o5/gradebook.csv")"
-    else
-        check "on the GPU: alice's solution scores, bob's skeleton does not" \
-            "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = graded ] && [ "$(field "$(row "$o5" alice)" 2)" -gt 0 ] &&
-               [ "$(field "$(row "$o5" bob)" 2)" = 0 ]; ok)" "$out; $(cat "$o5/gradebook.csv")"
-    fi
+    check "on the GPU: alice's solution scores, bob's skeleton does not" \
+        "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = graded ] && [ "$(field "$(row "$o5" alice)" 2)" -gt 0 ] &&
+           [ "$(field "$(row "$o5" bob)" 2)" = 0 ]; ok)" "$out; $(cat "$o5/gradebook.csv")"
 fi
 
 # ==================================================== slurm back end
@@ -398,7 +391,7 @@ else
         # the real grader where there is no GPU (every row: no GPU); the
         # stand-in on a GPU machine, whose GPUs the cluster's fake ones are not
         grade_make=""
-        [ $have_grader = 1 ] && [ $have_gpu = 0 ] || grade_make=$fake
+        [ $have_gpu = 0 ] || grade_make=$fake
         o6=$tmp/out6
         t0=$SECONDS
         out=$(CLASS_MAKE=$grade_make SLURM_PARTITION=lab SLURM_THROTTLE=2 SLURM_CPUS=1 SLURM_TIME=5 \
