@@ -2,7 +2,7 @@
 #
 #   gnuplot -c tools/stage-plot.gp build/plots/03_tiled.dat handouts/plots/03_tiled.svg
 #
-# The student's kernel is drawn in orange, the references (cuBLAS, baseline,
+# The kernel under test (student or solution) is drawn in orange, the references (cuBLAS, baseline,
 # copy, memcpy) in blue; each bar carries its value.
 
 data = ARG1
@@ -23,6 +23,6 @@ set ytics nomirror
 set border 3
 unset key
 
-bar_colour(name) = (name eq "student") ? 0xE69F00 : 0x0072B2
+bar_colour(name) = (name eq "student" || name eq "solution") ? 0xE69F00 : 0x0072B2
 plot data using 0:2:(0.6):(bar_colour(strcol(1))):xtic(1) with boxes lc rgb variable, \
      data using 0:2:(sprintf("%.0f", $2)) with labels offset 0,0.8
