@@ -34,8 +34,8 @@ git_repo=0
 dest=$1
 
 lab=$(cd "$(dirname "$0")/.." && pwd)
-git -C "$lab" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
-    die "$lab is not a git checkout: the release ships the files git tracks"
+in_git=0
+git -C "$lab" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
 left_out='(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|\.ci/)'
@@ -49,19 +49,35 @@ case $dest/ in
     "$lab"/solutions/* | "$lab"/.git/*) die "$dest is inside the lab's solutions/ or .git/" ;;
 esac
 
-# The tracked files that exist (a file deleted but not yet committed is not
-# shipped), minus the left-out paths; tar keeps dates and modes.
+# The lab's files: in a git checkout the tracked files that exist (a file
+# deleted but not yet committed is not shipped); in a copy without .git (an
+# unpacked archive of the lab) every file but what the build and the grader
+# make, which .gitignore lists. Minus the left-out paths; tar keeps dates
+# and modes.
+lab_files() {
+    if [ $in_git = 1 ]; then
+        git ls-files -z
+    else
+        find . \( -path ./.git -o -path ./build -o -path ./results -o -path ./class-grades \) -prune \
+            -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\0'
+    fi
+}
 (
     cd "$lab"
-    git ls-files -z | grep -zvE "^$left_out" | while IFS= read -r -d '' f; do
+    lab_files | grep -zvE "^$left_out" | while IFS= read -r -d '' f; do
         [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
     done | tar --null --no-recursion -T - -cf - | tar -xpf - -C "$dest"
 )
 
-commit=$(git -C "$lab" rev-parse --short HEAD)
-changed=$(git -C "$lab" status --porcelain --untracked-files=no | grep -vE "^.. $left_out" || true)
 files=$(find "$dest" -type f | wc -l)
-echo "release: $files files of commit $commit in $dest (no solutions/, no instructors' tools)"
+if [ $in_git = 1 ]; then
+    commit=$(git -C "$lab" rev-parse --short HEAD)
+    changed=$(git -C "$lab" status --porcelain --untracked-files=no | grep -vE "^.. $left_out" || true)
+    echo "release: $files files of commit $commit in $dest (no solutions/, no instructors' tools)"
+else
+    changed=""
+    echo "release: $files files in $dest (no solutions/, no instructors' tools; $lab is not a git checkout, so every file but build outputs was copied)"
+fi
 if [ -n "$changed" ]; then
     echo "release: note: these files have uncommitted changes; the release has them as they are now:"
     sed 's/^.. /  /' <<<"$changed"
