@@ -71,8 +71,9 @@ lab_files() {
 
 files=$(find "$dest" -type f | wc -l)
 if [ $in_git = 1 ]; then
-    commit=$(git -C "$lab" rev-parse --short HEAD)
-    changed=$(git -C "$lab" status --porcelain --untracked-files=no | grep -vE "^.. $left_out" || true)
+    # a checkout with no commit yet has no HEAD: say so rather than stop
+    commit=$(git -C "$lab" rev-parse --short HEAD 2>/dev/null || echo "(none yet)")
+    changed=$(git -C "$lab" status --porcelain --untracked-files=no 2>/dev/null | grep -vE "^.. $left_out" || true)
     echo "release: $files files of commit $commit in $dest (no solutions/, no instructors' tools)"
 else
     changed=""
