@@ -65,7 +65,7 @@ lab_files() {
 (
     cd "$lab"
     lab_files | grep -zvE "^$left_out" | while IFS= read -r -d '' f; do
-        [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
+        if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
     done | tar --null --no-recursion -T - -cf - | tar -xpf - -C "$dest"
 )
 
