@@ -34,8 +34,10 @@ git_repo=0
 dest=$1
 
 lab=$(cd "$(dirname "$0")/.." && pwd)
+# a git checkout that tracks files ships those; anything else (an unpacked
+# archive, a copy whose .git tracks nothing) ships every file but build outputs
 in_git=0
-git -C "$lab" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
+[ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
 left_out='(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|\.ci/)'
@@ -76,8 +78,8 @@ if [ $in_git = 1 ]; then
     changed=$(git -C "$lab" status --porcelain --untracked-files=no 2>/dev/null | grep -vE "^.. $left_out" || true)
     echo "release: $files files of commit $commit in $dest (no solutions/, no instructors' tools)"
 else
-    changed=""
-    echo "release: $files files in $dest (no solutions/, no instructors' tools; $lab is not a git checkout, so every file but build outputs was copied)"
+    changed="" commit="a copy without git history"
+    echo "release: $files files in $dest (no solutions/, no instructors' tools; git tracks no file of $lab, so every file but build outputs was copied)"
 fi
 if [ -n "$changed" ]; then
     echo "release: note: these files have uncommitted changes; the release has them as they are now:"
