@@ -170,8 +170,12 @@ build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/lab.h
 
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
+# Hints from the hardware counters (tools/grade-hints.sh) follow the table:
+# for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.
+GRADE_HINTS := $(if $(GRADE_SRC),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(filter 1,$(HINTS))),1)))
 grade: build/grader/grade
 	@NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)
+	@$(if $(GRADE_HINTS),tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)
 calibrate: build/grader/grade
 	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
 	@NVCC="$(NVCC)" build/grader/grade --calibrate $(EX)

@@ -131,6 +131,13 @@ suite() {
 }
 
 suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
+mkdir -p build/tests
+printf '{\n  "stages": [\n    {\n      "stage": "%s",\n      "correct": true\n    },\n    {\n      "stage": "later",\n      "correct": false\n    }\n  ]\n}\n' \
+    "$first" >build/tests/hints.json
+out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.json 2>&1)
+check "profile: make grade's hints: the stages that passed, one line when ncu is missing" \
+    "$(grep -q "hints, not scored" <<<"$out" && grep -q "^  $first:" <<<"$out" && ! grep -q "later" <<<"$out" &&
+       grep -q "not installed" <<<"$out"; echo $?)" "$out"
 suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
 if [ -x tests/class/run.sh ]; then
     suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
