@@ -387,6 +387,38 @@ void lab_record_timing(lab_record *r, const lab_timing *t)
     lab_json_end(j);
 }
 
+void lab_record_check_begin(lab_record *r, const char *size, int ok, const lab_compare *c)
+{
+    lab_json *j = &r->j;
+    lab_json_object(j, NULL);
+    lab_json_string(j, "size", size);
+    lab_json_bool(j, "ok", ok);
+    lab_json_int(j, "elements", c->checked);
+    lab_json_int(j, "wrong", c->bad);
+    lab_json_int(j, "never_written", c->never_written);
+}
+
+void lab_record_timing_begin(lab_record *r, const char *size, const char *metric, double work,
+                             double floor_ms, int plausible)
+{
+    lab_json *j = &r->j;
+    lab_json_object(j, "timing");
+    lab_json_string(j, "size", size);
+    lab_json_string(j, "metric", metric);
+    lab_json_number(j, "work", work);
+    lab_json_number(j, "floor_ms", floor_ms);
+    lab_json_bool(j, "plausible", plausible);
+}
+
+void lab_record_timing_end(lab_record *r, const lab_timing *rows, int nrows)
+{
+    lab_json_array(&r->j, "kernels");
+    for (int i = 0; i < nrows; i++)
+        lab_record_timing(r, &rows[i]);
+    lab_json_end(&r->j); /* kernels */
+    lab_json_end(&r->j); /* timing */
+}
+
 /* Write all of text to descriptor fd, however the kernel left it. */
 static void write_all(int fd, const char *text, size_t len)
 {

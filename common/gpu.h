@@ -118,6 +118,16 @@ void lab_record_begin(lab_record *r, const char *family, const lab_args *a,
                       const lab_gpu *g);
 /* One timed kernel as a JSON object inside the current array. */
 void lab_record_timing(lab_record *r, const lab_timing *t);
+/* One check of the kernel's output as a JSON object inside the current array:
+ * the fields every family shares. The object stays open for the family's
+ * own fields; close it with lab_json_end. */
+void lab_record_check_begin(lab_record *r, const char *size, int ok, const lab_compare *c);
+/* Open the record's "timing" object with the fields every family shares;
+ * the family adds its ratios, then lab_record_timing_end adds the kernels
+ * and closes it. */
+void lab_record_timing_begin(lab_record *r, const char *size, const char *metric, double work,
+                             double floor_ms, int plausible);
+void lab_record_timing_end(lab_record *r, const lab_timing *rows, int nrows);
 /* Close the record with the final status and write it out. */
 void lab_record_end(lab_record *r, int status, const char *message);
 

@@ -191,12 +191,7 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
     }
 
     lab_json *j = &rec->j;
-    lab_json_object(j, NULL);
-    lab_json_string(j, "size", label);
-    lab_json_bool(j, "ok", ok);
-    lab_json_int(j, "elements", c.checked);
-    lab_json_int(j, "wrong", c.bad);
-    lab_json_int(j, "never_written", c.never_written);
+    lab_record_check_begin(rec, label, ok, &c);
     lab_json_number(j, "rel_norm_err", c.rel_norm_err);
     lab_json_number(j, "rel_norm_tol", tol);
     lab_json_number(j, "worst_bound_ratio", c.worst_ratio);
@@ -345,19 +340,10 @@ int main(int argc, char **argv)
         printf("  warning: %.4g ms is faster than the FP32 peak of this GPU allows (%.4g ms):\n"
                "  this time cannot be real\n", rows[0].st.median, floor_ms);
 
-    lab_json_object(&rec.j, "timing");
-    lab_json_string(&rec.j, "size", label);
-    lab_json_string(&rec.j, "metric", "GFLOP/s");
-    lab_json_number(&rec.j, "work", flops);
-    lab_json_number(&rec.j, "floor_ms", floor_ms);
-    lab_json_bool(&rec.j, "plausible", plausible);
+    lab_record_timing_begin(&rec, label, "GFLOP/s", flops, floor_ms, plausible);
     lab_json_number(&rec.j, "pct_of_reference", 100.0 * rows[0].rate / rows[1].rate);
     lab_json_number(&rec.j, "speedup_vs_baseline", rows[2].st.median / rows[0].st.median);
-    lab_json_array(&rec.j, "kernels");
-    for (int i = 0; i < 3; i++)
-        lab_record_timing(&rec, &rows[i]);
-    lab_json_end(&rec.j);
-    lab_json_end(&rec.j);
+    lab_record_timing_end(&rec, rows, 3);
     problem_free(&p, NSETS);
     CUBLAS_CHECK(cublasDestroy(h));
     lab_record_end(&rec, LAB_EXIT_OK, plausible ? "ok" : "implausibly fast");

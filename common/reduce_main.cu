@@ -462,23 +462,14 @@ int main(int argc, char **argv)
                "  bandwidth (%.4g ms at %.0f GB/s): this time cannot be real\n",
                rows[STUDENT].st.median, bytes, floor_ms, g.peak_dram_gbs);
 
-    lab_json_object(&rec.j, "timing");
-    lab_json_string(&rec.j, "size", label);
-    lab_json_string(&rec.j, "metric", "GB/s");
-    lab_json_number(&rec.j, "work", bytes);
-    lab_json_number(&rec.j, "floor_ms", floor_ms);
-    lab_json_bool(&rec.j, "plausible", plausible);
+    lab_record_timing_begin(&rec, label, "GB/s", bytes, floor_ms, plausible);
     lab_json_string(&rec.j, "reference", "memcpy, counted as bytes read + written");
     lab_json_number(&rec.j, "pct_of_reference", pct);
     lab_json_number(&rec.j, "ratio_to_cublas", vs_cublas);
     lab_json_number(&rec.j, "speedup_vs_baseline", speedup);
     lab_json_bool(&rec.j, "cublas_result_ok", cublas_ok);
     lab_json_bool(&rec.j, "baseline_result_ok", baseline_ok);
-    lab_json_array(&rec.j, "kernels");
-    for (int i = 0; i < NROWS; i++)
-        lab_record_timing(&rec, &rows[i]);
-    lab_json_end(&rec.j);
-    lab_json_end(&rec.j);
+    lab_record_timing_end(&rec, rows, NROWS);
     CUDA_CHECK(cudaFree(ctx.copy));
     problem_free(&p);
     CUBLAS_CHECK(cublasDestroy(h));

@@ -186,12 +186,7 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
     }
 
     lab_json *j = &rec->j;
-    lab_json_object(j, NULL);
-    lab_json_string(j, "size", label);
-    lab_json_bool(j, "ok", ok);
-    lab_json_int(j, "elements", c.checked);
-    lab_json_int(j, "wrong", c.bad);
-    lab_json_int(j, "never_written", c.never_written);
+    lab_record_check_begin(rec, label, ok, &c);
     lab_json_bool(j, "guards_ok", guards);
     lab_json_bool(j, "inputs_unchanged", !changed);
     lab_json_end(j);
@@ -382,22 +377,13 @@ int main(int argc, char **argv)
         printf("  warning: %.4g ms is faster than the memory of this GPU allows (%.4g ms at %.0f GB/s):\n"
                "  this time cannot be real\n", t[STUDENT].st.median, floor_ms, g.peak_dram_gbs);
 
-    lab_json_object(&rec.j, "timing");
-    lab_json_string(&rec.j, "size", label);
-    lab_json_string(&rec.j, "metric", "GB/s");
-    lab_json_number(&rec.j, "work", bytes);
-    lab_json_number(&rec.j, "floor_ms", floor_ms);
-    lab_json_bool(&rec.j, "plausible", plausible);
+    lab_record_timing_begin(&rec, label, "GB/s", bytes, floor_ms, plausible);
     lab_json_number(&rec.j, "pct_of_reference", pct_memcpy);
     lab_json_number(&rec.j, "pct_of_copy", pct_copy);
     lab_json_number(&rec.j, "pct_of_cublas", pct_cublas);
     lab_json_number(&rec.j, "speedup_vs_baseline", vs_naive);
     lab_json_number(&rec.j, "speedup_vs_unpadded", vs_unpadded);
-    lab_json_array(&rec.j, "kernels");
-    for (int i = 0; i < NROWS; i++)
-        lab_record_timing(&rec, &t[i]);
-    lab_json_end(&rec.j);
-    lab_json_end(&rec.j);
+    lab_record_timing_end(&rec, t, NROWS);
     problem_free(&p, NSETS);
     CUBLAS_CHECK(cublasDestroy(h));
     lab_record_end(&rec, LAB_EXIT_OK, plausible ? "ok" : "implausibly fast");
