@@ -8,8 +8,9 @@
  *   score.c     a record and the rubric make points, reasons and advice
  *   sanitize.c  what compute-sanitizer found
  *   report.c    the table, grade.json and Gradescope's results.json
- *   calibrate.c thresholds from the solutions on this GPU
- *   grade.c     main: options, build, one stage after another
+ *   util.c      appending to messages, cleaning text, PATH, the clock
+ *   grading.h   how make grade's own files (options, build, stage,
+ *               calibrate, grade) fit together
  *
  * Plain C and POSIX; no CUDA. The grader never links the student's code: it
  * runs each stage's program and reads the record the harness writes to a
@@ -294,5 +295,9 @@ void text_clean(const char *text, size_t len, char *out, size_t outlen);
 void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* 1 when an executable named name is on PATH (or name is a path to one). */
 int have_program(const char *name);
+/* Seconds on a monotonic clock. */
+double now_s(void);
+/* mkdir -p: 0, or -1 with errno set. */
+int mkdirs(const char *path);
 
 #endif /* GRADER_H */

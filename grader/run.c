@@ -48,13 +48,6 @@ const char *signal_text(int sig)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The child side: plumbing, then exec. Only async-signal-safe calls. */
 static void child(char *const argv[], int out_w, int rec_w, int record_fd)
 {
@@ -295,26 +288,4 @@ void run_result_free(run_result *r)
     free(r->record);
     free(r->tail);
     r->record = r->tail = NULL;
-}
-
-int have_program(const char *name)
-{
-    if (strchr(name, '/'))
-        return access(name, X_OK) == 0;
-    const char *path = getenv("PATH");
-    if (!path)
-        return 0;
-    char dir[4096];
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        if (n > 0 && n + strlen(name) + 2 < sizeof dir) {
-            memcpy(dir, path, n);
-            dir[n] = '/';
-            strcpy(dir + n + 1, name);
-            if (access(dir, X_OK) == 0)
-                return 1;
-        }
-        path += n + (path[n] == ':');
-    }
-    return 0;
 }

@@ -15,17 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void appendf(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    if (used + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 void score_add_advice(stage_result *s, const char *fmt, ...)
 {
     if (s->nadvice == MAX_ADVICE)

@@ -1,0 +1,202 @@
+/*
+ * build.c: what comes before running anything: is there a GPU, a copy of the
+ * lab for submitted files (--src), the build of every stage (make -k -j),
+ * and the compiler's complaint about one stage.
+ */
+#include "grader.h"
+#include "grading.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+/* The first GPU's name when one is here (nvidia-smi -L, else the driver's
+ * /proc entry); 0 when there is none. */
+int find_gpu(char *name, size_t len)
+{
+    name[0] = 0;
+    if (have_program("nvidia-smi")) {
+        char *argv[] = {"nvidia-smi", "-L", NULL};
+        run_result r;
+        run_program(argv, -1, 30, 64 << 10, &r);
+        int found = 0;
+        if (r.exited && r.status == 0 && r.tail) {
+            char *line = strstr(r.tail, "GPU 0: ");
+            if (line) {
+                line += 7;
+                size_t n = strcspn(line, "(\n");
+                while (n > 0 && line[n - 1] == ' ')
+                    n--;
+                snprintf(name, len, "%.*s", (int)n, line);
+                found = 1;
+            }
+        }
+        run_result_free(&r);
+        return found;
+    }
+    struct stat st;
+    return stat("/proc/driver/nvidia/gpus", &st) == 0 && stat("/dev/nvidia0", &st) == 0;
+}
+
+/* ================================================================= build */
+
+static int copy_file_if_different(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb");
+    if (!a)
+        return -1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, a)) > 0)
+        fwrite(buf, 1, n, m);
+    fclose(a);
+    fclose(m);
+    int same = 0;
+    FILE *b = fopen(to, "rb");
+    if (b) {
+        char *old = malloc(len + 1);
+        same = old && fread(old, 1, len + 1, b) == len && memcmp(old, text, len) == 0;
+        free(old);
+        fclose(b);
+    }
+    int rc = 0;
+    if (!same) {
+        FILE *w = fopen(to, "wb");
+        rc = !w || fwrite(text, 1, len, w) != len;
+        if (w && fclose(w))
+            rc = 1;
+    }
+    free(text);
+    return rc ? -1 : 0;
+}
+
+/* A link at lab/build/grade-src/name to lab/name, replacing what is there. */
+static int link_into(const char *lab, const char *scratch, const char *name)
+{
+    char from[PATH_MAX], to[PATH_MAX];
+    snprintf(from, sizeof from, "%s/%s", lab, name);
+    snprintf(to, sizeof to, "%s/%s", scratch, name);
+    unlink(to);
+    return symlink(from, to);
+}
+
+/* For --src: a copy of the lab whose exercises/ holds the submitted
+ * kernel.cu files and everything else links to this lab (the pristine
+ * harness). Its build/common is this lab's, so the harness is built once.
+ * Stages without a submitted kernel.cu are marked missing. */
+int make_scratch(const char *lab, const char *src, target *t, int n, int *missing,
+                        char *scratch, size_t len)
+{
+    snprintf(scratch, len, "%s/build/grade-src", lab);
+    char path[PATH_MAX], from[PATH_MAX];
+    snprintf(path, sizeof path, "%s/build/common", lab);
+    if (mkdirs(path) || mkdirs(scratch))
+        return -1;
+    static const char *const shared[] = {"Makefile", "stages.tsv", "common", "solutions", "tools", "grader"};
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+        if (link_into(lab, scratch, shared[i]))
+            return -1;
+    snprintf(path, sizeof path, "%s/build", scratch);
+    if (mkdirs(path))
+        return -1;
+    if (link_into(lab, scratch, "build/common"))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        missing[i] = 0;
+        snprintf(from, sizeof from, "%s/%s/kernel.cu", src, t[i].stage);
+        if (access(from, R_OK))
+            snprintf(from, sizeof from, "%s/exercises/%s/kernel.cu", src, t[i].stage);
+        snprintf(path, sizeof path, "%s/exercises/%s", scratch, t[i].stage);
+        if (mkdirs(path))
+            return -1;
+        snprintf(path, sizeof path, "%s/exercises/%s/kernel.cu", scratch, t[i].stage);
+        if (access(from, R_OK)) {
+            unlink(path);
+            missing[i] = 1;
+        } else if (copy_file_if_different(from, path)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Build the targets' binaries with one make -k -j: every stage that can be
+ * built is, whatever the others do. The old binaries go first, so that one
+ * that does not compile now cannot be graded from an earlier build. */
+void build(const char *dir, target *t, int n, int jobs, const char *variant, char **log,
+                  double *seconds)
+{
+    char jobs_arg[32];
+    snprintf(jobs_arg, sizeof jobs_arg, "-j%d", jobs);
+    char *argv[MAX_STAGES + 8];
+    int a = 0;
+    argv[a++] = "make";
+    argv[a++] = "-C";
+    argv[a++] = (char *)dir;
+    argv[a++] = "-k";
+    argv[a++] = "-s";
+    argv[a++] = "--no-print-directory";
+    argv[a++] = jobs_arg;
+    char rel[MAX_STAGES][NAME_LEN + 32];
+    for (int i = 0; i < n; i++) {
+        snprintf(rel[i], sizeof rel[i], "build/%s/%s", t[i].stage, variant);
+        unlink(t[i].binary);
+        argv[a++] = rel[i];
+    }
+    argv[a] = NULL;
+    double t0 = now_s();
+    run_result r;
+    run_program(argv, -1, 1800, 1u << 20, &r);
+    *seconds = now_s() - t0;
+    *log = r.tail;
+    r.tail = NULL;
+    run_result_free(&r);
+}
+
+/* The compiler's complaint about one stage, from the build log: lines that
+ * name the stage's files, errors first. */
+void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
+                         char *lines, size_t lineslen)
+{
+    char ex[NAME_LEN + 16], so[NAME_LEN + 16], bd[NAME_LEN + 16];
+    snprintf(ex, sizeof ex, "exercises/%s/", stage);
+    snprintf(so, sizeof so, "solutions/%s/", stage);
+    snprintf(bd, sizeof bd, "build/%s/", stage);
+    first[0] = lines[0] = 0;
+    int shown = 0;
+    for (int pass = 0; pass < 2 && !shown; pass++) {
+        const char *p = log ? log : "";
+        while (*p && shown < 8) {
+            size_t n = strcspn(p, "\n");
+            char line[1024];
+            snprintf(line, sizeof line, "%.*s", (int)(n < 1023 ? n : 1023), p);
+            int mine = strstr(line, ex) || strstr(line, so) || strstr(line, bd);
+            int error = strstr(line, "error") || strstr(line, "undefined reference");
+            if (mine && (error || pass == 1)) {
+                if (!first[0])
+                    text_clean(line, strlen(line), first, firstlen);
+                appendf(lines, lineslen, "%s\n", line);
+                shown++;
+            }
+            p += n + (p[n] == '\n');
+        }
+    }
+    if (first[0])
+        return;
+    /* nothing names the stage: the harness itself, or make, failed; show
+     * the end of the log */
+    snprintf(first, firstlen, "the build failed (build/grade-build.log has all of it)");
+    const char *p = log ? log + strlen(log) : "";
+    for (int k = 0; k < 7 && log && p > log; k++)
+        for (p--; p > log && p[-1] != '\n'; p--)
+            ;
+    appendf(lines, lineslen, "%s", p);
+}
+

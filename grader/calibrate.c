@@ -1,0 +1,184 @@
+/*
+ * calibrate.c: make calibrate. Runs each solution a few times and writes
+ * this GPU's thresholds into the rubric: the least favourable value times
+ * the tier's margin, beside the previous stage's solution on the same field.
+ */
+#include "grader.h"
+#include "grading.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+
+typedef struct {
+    int ok;
+    double worst[MAX_TIERS]; /* the least favourable of the runs, per tier */
+    double best[MAX_TIERS];
+    int have[MAX_TIERS];
+} measured;
+
+int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol,
+                     const char *log)
+{
+    measured m[MAX_STAGES];
+    memset(m, 0, sizeof m);
+    char gpu[NAME_LEN] = "";
+    int failures = 0;
+    for (int i = 0; i < n; i++) {
+        const stage_rubric *sr = rubric_stage(rb, t[i].stage);
+        printf("[%d/%d] %s (solution%s):", i + 1, n, t[i].stage,
+               t[i].compare_only ? ", for comparison with the next stage" : "");
+        fflush(stdout);
+        if (access(t[i].binary, X_OK)) {
+            char first[REASON_LEN], lines[4096];
+            build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
+            printf(" did not build: %s\n", first);
+            failures++;
+            continue;
+        }
+        char msg[REASON_LEN];
+        if (t[i].object[0] && policy_check(pol, t[i].object, t[i].header[0] ? t[i].header : NULL, msg, sizeof msg))
+            printf("\n    warning: the policy refuses the solution itself: %s\n   ", msg);
+        m[i].ok = 1;
+        for (int run = 0; run < o->runs && m[i].ok; run++) {
+            char seed_text[32], argbuf[600];
+            snprintf(seed_text, sizeof seed_text, "%llu", o->seed + (unsigned long long)run);
+            char *argv[64];
+            run_args(argv, 64, &t[i], rb, sr, seed_text, argbuf, sizeof argbuf);
+            run_result r;
+            run_program(argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
+            char why[REASON_LEN];
+            jvalue *rec = record_validate(&r, t[i].stage, why, sizeof why);
+            if (rec && r.status != 0)
+                snprintf(why, sizeof why, "%s", json_string_at(rec, "message") ? json_string_at(rec, "message") : "failed");
+            if (!rec || r.status != 0 || json_bool_at(rec, "timing.plausible") == 0) {
+                printf(" FAILED: %s\n", why[0] ? why : "implausibly fast");
+                m[i].ok = 0;
+                failures++;
+            }
+            for (int k = 0; m[i].ok && sr && k < sr->ntiers; k++) {
+                double v;
+                if (json_number_at(rec, sr->tiers[k].field, &v)) {
+                    printf("\n    error: the record has no number %s (tier %s)", sr->tiers[k].field,
+                           sr->tiers[k].name);
+                    continue;
+                }
+                int lower_better = sr->tiers[k].at_most;
+                if (!m[i].have[k]) {
+                    m[i].worst[k] = m[i].best[k] = v;
+                    m[i].have[k] = 1;
+                } else {
+                    double w = m[i].worst[k], b = m[i].best[k];
+                    m[i].worst[k] = lower_better ? (v > w ? v : w) : (v < w ? v : w);
+                    m[i].best[k] = lower_better ? (v < b ? v : b) : (v > b ? v : b);
+                }
+            }
+            if (rec && !gpu[0] && json_string_at(rec, "gpu.name"))
+                snprintf(gpu, sizeof gpu, "%s", json_string_at(rec, "gpu.name"));
+            if (m[i].ok)
+                printf(" run %d ok", run + 1);
+            fflush(stdout);
+            json_free(rec);
+            run_result_free(&r);
+        }
+        if (m[i].ok)
+            printf("\n");
+    }
+    if (!gpu[0]) {
+        printf("no solution produced a record: nothing to calibrate\n");
+        return GRADE_FAILED;
+    }
+
+    /* thresholds: the solution's least favourable value times the margin */
+    static new_threshold th[MAX_STAGES * MAX_TIERS];
+    int nth = 0, warnings = 0;
+    printf("\nthresholds for %s (margins from %s):\n", gpu, rb->path);
+    printf("  %-22s %-8s %-30s %10s %10s  %s\n", "stage", "tier", "field", "solution", "threshold",
+           "previous stage's solution");
+    for (int i = 0; i < n; i++) {
+        const stage_rubric *sr = rubric_stage(rb, t[i].stage);
+        if (!m[i].ok || !sr || t[i].compare_only)
+            continue;
+        /* the previous stage of the same family tells whether a threshold
+         * separates this stage's technique from the one before */
+        int prev = -1;
+        for (int k = i - 1; k >= 0 && prev < 0; k--)
+            if (!strcmp(t[k].family, t[i].family))
+                prev = k;
+        for (int k = 0; k < sr->ntiers; k++) {
+            const tier *tr = &sr->tiers[k];
+            double margin = rubric_margin(rb, tr->name);
+            if (!m[i].have[k] || margin <= 0) {
+                printf("  %-22s %-8s %-30s %10s %10s  (no margin for tier %s: left as it is)\n", t[i].stage,
+                       tr->name, tr->field, "-", "-", tr->name);
+                continue;
+            }
+            double value = tr->at_most ? m[i].worst[k] / margin : m[i].worst[k] * margin;
+            char prev_text[160] = "-";
+            if (prev >= 0 && m[prev].ok) {
+                const stage_rubric *pr = rubric_stage(rb, t[prev].stage);
+                /* the previous stage's best value of the same field */
+                double pv = 0;
+                int have = 0;
+                for (int q = 0; pr && q < pr->ntiers; q++)
+                    if (!strcmp(pr->tiers[q].field, tr->field) && m[prev].have[q]) {
+                        pv = m[prev].best[q];
+                        have = 1;
+                    }
+                if (have) {
+                    int passes = tr->at_most ? pv <= value : pv >= value;
+                    snprintf(prev_text, sizeof prev_text, "%s %.3g%s", t[prev].stage, pv,
+                             passes ? "  WARNING: would pass too" : "");
+                    if (passes)
+                        warnings++;
+                } else {
+                    snprintf(prev_text, sizeof prev_text, "%s: not measured on this field", t[prev].stage);
+                }
+            }
+            printf("  %-22s %-8s %-30s %10.3g %10.3g  %s\n", t[i].stage, tr->name, tr->field, m[i].worst[k],
+                   value, prev_text);
+            snprintf(th[nth].stage, sizeof th[nth].stage, "%s", t[i].stage);
+            snprintf(th[nth].tier, sizeof th[nth].tier, "%s", tr->name);
+            th[nth].value = value;
+            nth++;
+        }
+    }
+    if (warnings)
+        printf("\nwarning: %d threshold(s) would also be met by the previous stage's solution: they do not "
+               "tell the stages apart. Raise them by hand in %s, or make the solutions differ more.\n",
+               warnings, rb->path);
+    /* this GPU's rows for stages not measured now stay as they were, in
+     * the new block, which replaces every earlier row for this GPU */
+    int kept = 0;
+    for (int i = 0; i < rb->nstages; i++)
+        for (int k = 0; k < rb->stages[i].ntiers; k++) {
+            const tier *tr = &rb->stages[i].tiers[k];
+            double v;
+            int is_default, done = 0;
+            for (int q = 0; q < nth && !done; q++)
+                done = !strcmp(th[q].stage, rb->stages[i].stage) && !strcmp(th[q].tier, tr->name);
+            if (done || rubric_threshold(tr, gpu, &v, &is_default) || is_default ||
+                nth == MAX_STAGES * MAX_TIERS)
+                continue;
+            snprintf(th[nth].stage, sizeof th[nth].stage, "%s", rb->stages[i].stage);
+            snprintf(th[nth].tier, sizeof th[nth].tier, "%s", tr->name);
+            th[nth++].value = v;
+            kept++;
+        }
+    time_t now = time(NULL);
+    char date[32], comment[256], err[512];
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    snprintf(comment, sizeof comment, "make calibrate on %s, least favourable of %d runs of each solution "
+                                      "times the tier's margin%s", date, o->runs,
+             kept ? " (rows of stages not measured this time kept as they were)" : "");
+    if (nth && rubric_write_thresholds(rb->path, gpu, th, nth, comment, err, sizeof err)) {
+        fprintf(stderr, "grade: %s\n", err);
+        return GRADE_FAILED;
+    }
+    printf("\nwrote %d thresholds for %s into %s%s\n", nth - kept, gpu, rb->path,
+           kept ? " (and kept this GPU's rows of stages not measured now)" : "");
+    return failures ? GRADE_FAILED : GRADE_OK;
+}
+

@@ -1,0 +1,167 @@
+/*
+ * options.c: the grader's command line, and which stages it grades.
+ */
+#include "grader.h"
+#include "grading.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *USAGE =
+    "usage: grade [options] [STAGE...]\n"
+    "Grades exercises/NN_*/kernel.cu: builds each with the lab's harness, runs it in its\n"
+    "own process with a time limit, and scores correctness and speed (grader/rubric.tsv).\n"
+    "  STAGE            03 or 03_tiled: grade only these (default: every stage in stages.tsv)\n"
+    "  --seed S         seed of the inputs (default: a new one, printed)\n"
+    "  --sanitize       also run compute-sanitizer memcheck and racecheck at small sizes\n"
+    "  --src DIR        grade DIR/<stage>/kernel.cu instead of exercises/ (a submission)\n"
+    "  --out DIR        write grade.json and results.json there (default: the lab)\n"
+    "  --lab DIR        the lab (default: .)\n"
+    "  --rubric FILE    default: grader/rubric.tsv\n"
+    "  --policy FILE    default: grader/allowed-symbols.txt\n"
+    "  --jobs N         parallel build jobs (default: one per CPU)\n"
+    "  --calibrate      instructors: run the solutions and write this GPU's thresholds\n"
+    "  --runs N         with --calibrate: runs of each solution (default 3)\n"
+    "  --program STAGE=BINARY[:OBJECT[:HEADER]]\n"
+    "                   testing the grader: grade (or calibrate with) BINARY as STAGE,\n"
+    "                   without building and without a GPU check; OBJECT goes through the\n"
+    "                   symbol policy, with HEADER as the contract\n"
+    "exit status: 0 graded (whatever the score), 1 a solution failed (--calibrate),\n"
+    "             2 usage, 3 no GPU, 4 no build tools (nvcc, make, nm)\n";
+
+int parse_options(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->lab = ".";
+    o->runs = 3;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = cpus > 0 ? (int)cpus : 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int value = !strcmp(a, "--seed") || !strcmp(a, "--src") || !strcmp(a, "--out") ||
+                    !strcmp(a, "--lab") || !strcmp(a, "--rubric") || !strcmp(a, "--policy") ||
+                    !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--program");
+        if (value && (!v || !*v)) {
+            fprintf(stderr, "grade: %s needs a value\n", a);
+            return -1;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(USAGE, stdout);
+            exit(GRADE_OK);
+        } else if (!strcmp(a, "--sanitize")) {
+            o->sanitize = 1;
+        } else if (!strcmp(a, "--calibrate")) {
+            o->calibrate = 1;
+        } else if (!strcmp(a, "--seed")) {
+            char *end;
+            errno = 0;
+            o->seed = strtoull(v, &end, 10);
+            if (errno || *end || *v == '-') {
+                fprintf(stderr, "grade: --seed '%s' is not a whole number >= 0\n", v);
+                return -1;
+            }
+            o->have_seed = 1;
+        } else if (!strcmp(a, "--jobs") || !strcmp(a, "--runs")) {
+            int k = atoi(v);
+            if (k < 1 || k > 1024) {
+                fprintf(stderr, "grade: %s '%s' must be a number from 1 to 1024\n", a, v);
+                return -1;
+            }
+            *(!strcmp(a, "--jobs") ? &o->jobs : &o->runs) = k;
+        } else if (!strcmp(a, "--src")) {
+            o->src = v;
+        } else if (!strcmp(a, "--out")) {
+            o->out = v;
+        } else if (!strcmp(a, "--lab")) {
+            o->lab = v;
+        } else if (!strcmp(a, "--rubric")) {
+            o->rubric_path = v;
+        } else if (!strcmp(a, "--policy")) {
+            o->policy_path = v;
+        } else if (!strcmp(a, "--program")) {
+            if (o->nprograms == MAX_STAGES) {
+                fprintf(stderr, "grade: too many --program options\n");
+                return -1;
+            }
+            o->programs[o->nprograms++] = (char *)v;
+            o->program_mode = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "grade: unknown option '%s' (try --help)\n", a);
+            return -1;
+        } else {
+            if (o->nnames == MAX_STAGES) {
+                fprintf(stderr, "grade: too many stages named\n");
+                return -1;
+            }
+            o->names[o->nnames++] = (char *)a;
+        }
+        if (value)
+            i++;
+    }
+    return 0;
+}
+
+/* The targets: every stage of stages.tsv, or those named by prefix. To
+ * calibrate a stage, the previous stage of its family is measured too. */
+int select_stages(const options *o, const stage_info *all, int nall, target *t)
+{
+    int n = 0, wanted[MAX_STAGES] = {0};
+    for (int i = 0; i < nall; i++) {
+        wanted[i] = o->nnames == 0;
+        for (int k = 0; k < o->nnames && !wanted[i]; k++)
+            wanted[i] = !strncmp(all[i].dir, o->names[k], strlen(o->names[k]));
+    }
+    for (int i = nall - 1; i >= 0 && o->calibrate; i--) {
+        for (int k = i - 1; wanted[i] == 1 && k >= 0; k--)
+            if (!strcmp(all[k].family, all[i].family)) {
+                wanted[k] = wanted[k] ? wanted[k] : 2; /* 2: for comparison only */
+                break;
+            }
+    }
+    for (int i = 0; i < nall; i++) {
+        if (!wanted[i])
+            continue;
+        memset(&t[n], 0, sizeof t[n]);
+        snprintf(t[n].stage, sizeof t[n].stage, "%s", all[i].dir);
+        snprintf(t[n].family, sizeof t[n].family, "%s", all[i].family);
+        t[n].compare_only = wanted[i] == 2;
+        n++;
+    }
+    for (int k = 0; k < o->nnames; k++) {
+        int found = 0;
+        for (int i = 0; i < nall && !found; i++)
+            found = !strncmp(all[i].dir, o->names[k], strlen(o->names[k]));
+        if (!found) {
+            fprintf(stderr, "grade: no stage matches '%s'; the stages are:", o->names[k]);
+            for (int i = 0; i < nall; i++)
+                fprintf(stderr, " %s", all[i].dir);
+            fprintf(stderr, "\n");
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* --program STAGE=BINARY[:OBJECT[:HEADER]] into a target. */
+int program_target(const char *spec, target *t)
+{
+    memset(t, 0, sizeof *t);
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof t->stage || !eq[1]) {
+        fprintf(stderr, "grade: --program '%s' is not STAGE=BINARY[:OBJECT[:HEADER]]\n", spec);
+        return -1;
+    }
+    snprintf(t->stage, sizeof t->stage, "%.*s", (int)(eq - spec), spec);
+    const char *p = eq + 1;
+    char *fields[] = {t->binary, t->object, t->header};
+    for (int i = 0; i < 3 && *p; i++) {
+        size_t n = strcspn(p, ":");
+        snprintf(fields[i], sizeof t->binary, "%.*s", (int)n, p);
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+

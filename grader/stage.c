@@ -1,0 +1,183 @@
+/*
+ * stage.c: grading one stage whose program was built: the symbol policy, the
+ * run with its time limit, the score, compute-sanitizer; and the progress
+ * lines a student sees while it happens.
+ */
+#include "grader.h"
+#include "grading.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What a student types to see a stage for themselves: make run EX=03,
+ * with SEED=... when the inputs matter. */
+void run_command(const char *stage, const unsigned long long *seed, char *out, size_t len)
+{
+    size_t digits = strspn(stage, "0123456789");
+    snprintf(out, len, "make run EX=%.*s", (int)(digits ? digits : strlen(stage)), stage);
+    if (seed)
+        appendf(out, len, " SEED=%llu", *seed);
+}
+
+/* ================================================================= main */
+
+
+/* Run one compute-sanitizer tool on the binary: its verdict as
+ * sanitizer_finding's, and 3 when it did not finish in time. */
+static int sanitize_one(const char *tool, const target *t, const rubric *rb, unsigned long long seed,
+                        char *finding, size_t len)
+{
+    char seed_text[32], args[256];
+    snprintf(seed_text, sizeof seed_text, "%llu", seed);
+    snprintf(args, sizeof args, "%s", rb->sanitize_args);
+    char *argv[64];
+    int a = 0;
+    argv[a++] = "compute-sanitizer";
+    argv[a++] = "--tool";
+    argv[a++] = (char *)tool;
+    argv[a++] = "--error-exitcode";
+    argv[a++] = "99";
+    argv[a++] = "--print-limit";
+    argv[a++] = "20";
+    argv[a++] = (char *)t->binary;
+    argv[a++] = "--quiet";
+    argv[a++] = "--seed";
+    argv[a++] = seed_text;
+    char *save = NULL;
+    for (char *w = strtok_r(args, " ", &save); w && a < 62; w = strtok_r(NULL, " ", &save))
+        argv[a++] = w;
+    argv[a] = NULL;
+    run_result r;
+    run_program(argv, -1, rb->sanitize_limit_s, 256u << 10, &r);
+    int verdict;
+    if (r.timed_out) {
+        snprintf(finding, len, "%s did not finish within %.0f s", tool, rb->sanitize_limit_s);
+        verdict = 3;
+    } else {
+        verdict = sanitizer_finding(r.tail ? r.tail : "", finding, len);
+        if (!verdict && r.exited && r.status == 99) {
+            snprintf(finding, len, "%s reported errors it did not describe", tool);
+            verdict = 2;
+        }
+    }
+    run_result_free(&r);
+    return verdict;
+}
+
+/* ============================================================== grading */
+
+/* The arguments every graded run gets, then the rubric's. */
+int run_args(char **argv, int max, const target *t, const rubric *rb, const stage_rubric *sr,
+                    char *seed_text, char *argbuf, size_t arglen)
+{
+    int a = 0;
+    argv[a++] = (char *)t->binary;
+    argv[a++] = "--quiet";
+    argv[a++] = "--seed";
+    argv[a++] = seed_text;
+    argv[a++] = "--record-fd";
+    argv[a++] = "3";
+    snprintf(argbuf, arglen, "%s %s", rb->args, sr ? sr->args : "");
+    char *save = NULL;
+    for (char *w = strtok_r(argbuf, " ", &save); w && a < max - 1; w = strtok_r(NULL, " ", &save))
+        argv[a++] = w;
+    argv[a] = NULL;
+    return a;
+}
+
+/* Grade one stage whose binary exists: policy, run, sanitizer. */
+void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
+                        const options *o, int have_sanitizer)
+{
+    const stage_rubric *sr = rubric_stage(rb, t->stage);
+    char command[256];
+    run_command(t->stage, &o->seed, command, sizeof command);
+    if (t->object[0]) {
+        char msg[REASON_LEN];
+        int rc = policy_check(pol, t->object, t->header[0] ? t->header : NULL, msg, sizeof msg);
+        if (rc) {
+            char reason[REASON_LEN + 32], advice[REASON_LEN + 64];
+            snprintf(reason, sizeof reason, "refused: kernel.cu %s", msg);
+            const char *contract = strstr(t->header, "common/");
+            if (rc < 0)
+                snprintf(advice, sizeof advice, "The symbol check could not run: tell your instructor.");
+            else
+                snprintf(advice, sizeof advice, "Launch your own kernels on the default stream and return%s%s%s.",
+                         contract ? "; " : "", contract ? contract : "",
+                         contract ? " says what kernel.cu may do" : "");
+            score_fail(s, reason, advice);
+            return;
+        }
+    }
+    char seed_text[32], argbuf[600];
+    snprintf(seed_text, sizeof seed_text, "%llu", o->seed);
+    char *argv[64];
+    run_args(argv, 64, t, rb, sr, seed_text, argbuf, sizeof argbuf);
+    run_result r;
+    run_program(argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
+    score_run(s, &r, sr, command);
+    int ran_to_end = !r.timed_out && !r.signal && r.started;
+    run_result_free(&r);
+    if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
+        static const char *const tools[] = {"memcheck", "racecheck"};
+        for (int k = 0; k < 2; k++) {
+            char finding[REASON_LEN];
+            printf("%s... ", tools[k]);
+            fflush(stdout);
+            int verdict = sanitize_one(tools[k], t, rb, o->seed, finding, sizeof finding);
+            if (verdict == 1) {
+                score_sanitizer(s, finding, command);
+                break;
+            }
+            if (verdict > 1)
+                appendf(s->note, sizeof s->note, "%scompute-sanitizer (not scored): %s", s->note[0] ? "; " : "",
+                        finding);
+        }
+    }
+}
+
+/* One progress line after a stage. */
+void progress_done(const stage_result *s)
+{
+    if (s->correct) {
+        char speed[64] = "";
+        if (s->have_speedup)
+            snprintf(speed, sizeof speed, ", %.2fx the baseline", s->speedup);
+        if (s->have_pct)
+            appendf(speed, sizeof speed, ", %.1f%% of the reference", s->pct);
+        printf("correct%s%s: %d/%d (%.1f s)\n", speed, s->flagged ? ", FLAGGED" : "", s->points, s->max,
+               s->seconds);
+    } else {
+        printf("%.160s%s: %d/%d\n", s->reason, strlen(s->reason) > 160 ? "..." : "", s->points, s->max);
+    }
+}
+
+/* The last lines of a failed stage's own output, indented. */
+void show_output_tail(const stage_result *s, int max_lines)
+{
+    if (s->correct || !s->output || !s->output[0])
+        return;
+    const char *end = s->output + strlen(s->output);
+    while (end > s->output && end[-1] == '\n')
+        end--;
+    const char *p = end;
+    int lines = 0;
+    while (p > s->output && lines < max_lines) {
+        p--;
+        if (*p == '\n')
+            lines++;
+    }
+    if (*p == '\n')
+        p++;
+    if (p > s->output)
+        printf("    | ...\n");
+    while (p < end) {
+        size_t n = strcspn(p, "\n");
+        if (p + n > end)
+            n = (size_t)(end - p);
+        printf("    | %.*s\n", (int)(n > 160 ? 160 : n), p);
+        p += n + 1;
+    }
+}
+
