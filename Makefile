@@ -168,12 +168,19 @@ build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/lab.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c -lm -o $@
 
+# build/confine/confine: the wall around student code in graded runs
+# (confine/confine.h). Plain C and Linux.
+CONFINE_SRCS := $(wildcard confine/*.c)
+build/confine/confine: $(CONFINE_SRCS) confine/confine.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CONFINE_SRCS) -o $@
+
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.
 GRADE_HINTS := $(if $(GRADE_SRC),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(filter 1,$(HINTS))),1)))
-grade: build/grader/grade
+grade: build/grader/grade build/confine/confine
 	@NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)
 	@$(if $(GRADE_HINTS),tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)
 calibrate: build/grader/grade
@@ -262,7 +269,7 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
-check: build/tests/unit all $(FIXTURES) build/grader/grade
+check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine
 	@tests/run.sh
 
 # ------------------------------------------------------------------- docs

@@ -150,6 +150,7 @@ if command -v pandoc >/dev/null; then
 else
     skip "docs: make docs-check: pandoc is not installed (apt-get install pandoc)"
 fi
+suite "the wall around student code: attacks without a GPU (tests/confine/run.sh)" confine tests/confine/run.sh
 if [ -x tests/grader/run.sh ]; then
     suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
 else

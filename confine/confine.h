@@ -1,0 +1,77 @@
+/*
+ * confine.h: running a program that must not touch anything but its own run.
+ *
+ * build/confine/confine is the wall around student code (grader/README.md,
+ * "The threat model"). It starts one program the way the grader wants it
+ * confined, before a single instruction of that program runs (constructors,
+ * static initializers and ifunc resolvers of the student's object included):
+ *
+ *   namespaces.c  new user, PID, mount, network and IPC namespaces: the
+ *                 program sees no other process, no network but its own
+ *                 loopback, a private /dev/shm, and holds no
+ *                 privilege over the machine;
+ *   landlock.c    the file system: read (not write) the system's libraries
+ *                 and configuration, the devices it needs, and the folders
+ *                 named with --read; execute only the program; no TCP;
+ *                 no signals to processes outside;
+ *   seccomp.c     the system calls: no new processes (threads yes), no
+ *                 other program, no sockets, no tracing, no namespaces, no io_uring, no 32-bit
+ *                 entry points;
+ *   main.c        the command line, and the order of the steps.
+ *
+ * Plain C and Linux; no library beyond libc.
+ */
+#ifndef CONFINE_H
+#define CONFINE_H
+
+#include <stddef.h>
+
+/* Exit statuses of confine itself (the program's own pass through). */
+enum {
+    CONFINE_USAGE = 125,       /* bad command line                           */
+    CONFINE_UNAVAILABLE = 126, /* the kernel cannot confine here (see why)   */
+    CONFINE_EXEC_FAILED = 127  /* the program could not be started            */
+};
+
+#define CONFINE_MAX_PATHS 32
+
+typedef struct {
+    const char *read[CONFINE_MAX_PATHS]; /* folders (or files) it may read       */
+    int nread;
+    const char *exec[CONFINE_MAX_PATHS]; /* files it may execute: the program,   */
+    int nexec;                           /* its ELF interpreter                 */
+} confine_paths;
+
+/* ----------------------------------------------------------- namespaces.c */
+
+/* Enter new user, PID, mount, network and IPC namespaces, mapping the
+ * caller's uid and gid to themselves (the program keeps its own files' DAC
+ * view; the walls are the rest). After this the caller must fork: the
+ * child is process 1 of the new PID namespace. -1 with the reason in why. */
+int confine_unshare(char *why, size_t len);
+
+/* In the child (process 1): make every mount private, mount a private
+ * tmpfs on /dev/shm, and a /proc of the new PID namespace (other
+ * processes vanish from it). *fresh_proc says whether /proc could be
+ * remounted (it cannot where the outer /proc has masked parts, as in some
+ * containers; then Landlock and the PID namespace still hide what matters).
+ * -1 with the reason in why. */
+int confine_mounts(int *fresh_proc, char *why, size_t len);
+
+/* ------------------------------------------------------------ landlock.c */
+
+/* The Landlock ABI the kernel offers (0: none). */
+int confine_landlock_abi(void);
+
+/* Restrict the file system to paths (and the system folders every program
+ * needs), and TCP and signals where the ABI allows. -1 with why. */
+int confine_landlock(const confine_paths *paths, char *why, size_t len);
+
+/* ------------------------------------------------------------- seccomp.c */
+
+/* Install the system-call filter (sets no_new_privs). The one execve it
+ * lets through is the one whose path argument is the pointer exec_path:
+ * the caller's own exec of the program. -1 with why. */
+int confine_seccomp(const void *exec_path, char *why, size_t len);
+
+#endif /* CONFINE_H */

@@ -1,0 +1,182 @@
+/*
+ * landlock.c: the file system the program may see (see confine.h).
+ *
+ * Landlock is a Linux security module any process can use on itself: it
+ * handles a set of access rights, and every right it handles is refused
+ * except beneath the paths given a rule. Here it handles every right the
+ * kernel knows, so that, from the moment the rules apply:
+ *
+ *   - nothing can be written, created, removed, renamed or truncated, except
+ *     in the private /dev/shm (confine_mounts) and on the devices below;
+ *   - reading is allowed beneath the system's folders (libraries, the CUDA
+ *     Toolkit, /etc, /proc, /sys) and the paths named with --read (the
+ *     lab's build folder): not the user's home, not /tmp, not the class's
+ *     submissions or its gradebook;
+ *   - executing is allowed for the program and its ELF interpreter only;
+ *   - /dev/null and friends, and the GPU's device files (/dev/nvidia*), may
+ *     be opened for reading and writing, and the GPU's driver may be
+ *     talked to with ioctl;
+ *   - from ABI 4 on, no TCP connection or listening port; from ABI 6 on, no
+ *     signal to a process outside this confinement and no abstract UNIX
+ *     socket outside it.
+ *
+ * The constants are those of <linux/landlock.h>, written out here so that an
+ * older header still builds a program that uses a newer kernel's rights.
+ */
+#include "confine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
+enum {
+    FS_EXECUTE = 1 << 0, FS_WRITE_FILE = 1 << 1, FS_READ_FILE = 1 << 2, FS_READ_DIR = 1 << 3,
+    FS_REMOVE_DIR = 1 << 4, FS_REMOVE_FILE = 1 << 5, FS_MAKE_CHAR = 1 << 6, FS_MAKE_DIR = 1 << 7,
+    FS_MAKE_REG = 1 << 8, FS_MAKE_SOCK = 1 << 9, FS_MAKE_FIFO = 1 << 10, FS_MAKE_BLOCK = 1 << 11,
+    FS_MAKE_SYM = 1 << 12,
+    FS_REFER = 1 << 13,     /* ABI 2 */
+    FS_TRUNCATE = 1 << 14,  /* ABI 3 */
+    FS_IOCTL_DEV = 1 << 15, /* ABI 5 */
+    NET_BIND_TCP = 1 << 0, NET_CONNECT_TCP = 1 << 1, /* ABI 4 */
+    SCOPE_ABSTRACT_UNIX = 1 << 0, SCOPE_SIGNAL = 1 << 1, /* ABI 6 */
+    RULE_PATH_BENEATH = 1
+};
+
+/* struct landlock_ruleset_attr as of ABI 6; older kernels take a prefix */
+struct ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct path_beneath {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+int confine_landlock_abi(void)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 0 ? 0 : (int)abi;
+}
+
+/* Rights that only make sense on a directory. */
+static const uint64_t DIR_ONLY = FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR |
+                                 FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM |
+                                 FS_REFER;
+
+/* Allow `rights` (within `handled`) beneath path; a missing path is no error.
+ * On a file, the rights that only directories have are dropped. */
+static int allow(int ruleset, const char *path, uint64_t rights, uint64_t handled, char *why, size_t len)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
+    struct stat st;
+    if (fstat(fd, &st)) {
+        close(fd);
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode))
+        rights &= ~DIR_ONLY;
+    struct path_beneath rule = {rights & handled, fd};
+    int rc = rule.allowed_access ? (int)syscall(SYS_landlock_add_rule, ruleset, RULE_PATH_BENEATH, &rule, 0) : 0;
+    int saved = errno;
+    close(fd);
+    if (rc) {
+        snprintf(why, len, "Landlock refused a rule for %s: %s", path, strerror(saved));
+        return -1;
+    }
+    return 0;
+}
+
+int confine_landlock(const confine_paths *paths, char *why, size_t len)
+{
+    int abi = confine_landlock_abi();
+    if (abi < 1) {
+        snprintf(why, len, "the kernel has no Landlock (Linux 5.13 or later with landlock among its "
+                           "security modules: cat /sys/kernel/security/lsm)");
+        return -1;
+    }
+    struct ruleset_attr attr = {0, 0, 0};
+    attr.handled_access_fs = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | DIR_ONLY;
+    if (abi < 2)
+        attr.handled_access_fs &= ~(uint64_t)FS_REFER;
+    if (abi >= 3)
+        attr.handled_access_fs |= FS_TRUNCATE;
+    if (abi >= 5)
+        attr.handled_access_fs |= FS_IOCTL_DEV;
+    size_t attr_size = 8;
+    if (abi >= 4) {
+        attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP; /* no rule: no TCP at all */
+        attr_size = 16;
+    }
+    if (abi >= 6) {
+        attr.scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
+        attr_size = 24;
+    }
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+    if (ruleset < 0) {
+        snprintf(why, len, "cannot create a Landlock ruleset (ABI %d): %s", abi, strerror(errno));
+        return -1;
+    }
+    const uint64_t fs = attr.handled_access_fs;
+    const uint64_t READ = FS_READ_FILE | FS_READ_DIR;
+    const uint64_t DEVICE = FS_READ_FILE | FS_WRITE_FILE | FS_IOCTL_DEV;
+    static const char *const system_dirs[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin",
+                                              "/sbin", "/etc", "/opt", "/proc", "/sys"};
+    static const char *const plain_devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                                "/dev/urandom"};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0] && !rc; i++)
+        rc = allow(ruleset, system_dirs[i], READ, fs, why, len);
+    for (int i = 0; i < paths->nread && !rc; i++)
+        rc = allow(ruleset, paths->read[i], READ, fs, why, len);
+    for (int i = 0; i < paths->nexec && !rc; i++)
+        rc = allow(ruleset, paths->exec[i], FS_EXECUTE | FS_READ_FILE, fs, why, len);
+    /* /dev: list it, use the plain devices and the GPU's */
+    if (!rc)
+        rc = allow(ruleset, "/dev", FS_READ_DIR, fs, why, len);
+    for (size_t i = 0; i < sizeof plain_devices / sizeof plain_devices[0] && !rc; i++)
+        rc = allow(ruleset, plain_devices[i], DEVICE & ~(uint64_t)FS_IOCTL_DEV, fs, why, len);
+    DIR *dev = rc ? NULL : opendir("/dev");
+    for (struct dirent *e; dev && !rc && (e = readdir(dev));) {
+        if (strncmp(e->d_name, "nvidia", 6) && strcmp(e->d_name, "dxg"))
+            continue;
+        char path[300];
+        snprintf(path, sizeof path, "/dev/%s", e->d_name);
+        rc = allow(ruleset, path, DEVICE | READ, fs, why, len); /* /dev/nvidia-caps is a folder */
+    }
+    if (dev)
+        closedir(dev);
+    /* the private tmpfs of confine_mounts */
+    if (!rc)
+        rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why, len);
+    if (rc) {
+        if (!why[0])
+            snprintf(why, len, "cannot open a path for Landlock: %s", strerror(errno));
+        close(ruleset);
+        return -1;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(SYS_landlock_restrict_self, ruleset, 0)) {
+        snprintf(why, len, "cannot apply the Landlock rules: %s", strerror(errno));
+        close(ruleset);
+        return -1;
+    }
+    close(ruleset);
+    return 0;
+}

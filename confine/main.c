@@ -1,0 +1,287 @@
+/*
+ * main.c: confine [--read PATH]... [--exec PATH]... -- PROGRAM [ARG...]
+ *         confine --probe
+ *
+ * Runs PROGRAM confined (confine.h says how), with the descriptors,
+ * environment and working folder it was given, and ends the way PROGRAM
+ * ended: its exit status, or the same signal. Three processes:
+ *
+ *   confine        outside: waits, and passes PROGRAM's fate on;
+ *   └─ init        process 1 of the new PID namespace: private mounts, then
+ *                  waits (when it ends, the kernel ends everything left in
+ *                  the namespace: nothing PROGRAM started can outlive it);
+ *      └─ PROGRAM  process 2: Landlock, no capabilities, the system-call
+ *                  filter, then exec. Not process 1, which the kernel
+ *                  shields from its own signals (abort() would not abort).
+ *
+ * --probe sets every layer up in a child that then exits, and prints one
+ * line: what confinement this machine gives, or why it gives none.
+ * Exit status: PROGRAM's; 125 usage, 126 cannot confine here, 127 PROGRAM
+ * could not be started.
+ */
+#include "confine.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+static const char *USAGE = "usage: confine [--read PATH]... [--exec PATH]... -- PROGRAM [ARG...]\n"
+                           "       confine --probe\n";
+
+/* ----------------------------------------------------------- the program */
+
+/* PROGRAM as a path: as given when it has a slash, else found on PATH. */
+static int find_program(const char *name, char *out, size_t len)
+{
+    if (strchr(name, '/'))
+        return realpath(name, out) ? 0 : -1;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        char candidate[PATH_MAX];
+        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, p, name);
+        if (n && access(candidate, X_OK) == 0 && realpath(candidate, out))
+            return 0;
+        p += n + (p[n] == ':');
+    }
+    (void)len;
+    errno = ENOENT;
+    return -1;
+}
+
+/* The ELF interpreter a program names (PT_INTERP), or the interpreter of a
+ * #! script, into out; "" when it has none. */
+static void interpreter_of(const char *program, char *out, size_t len)
+{
+    out[0] = 0;
+    int fd = open(program, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    Elf64_Ehdr eh;
+    ssize_t got = pread(fd, &eh, sizeof eh, 0);
+    if (got >= 2 && ((char *)&eh)[0] == '#' && ((char *)&eh)[1] == '!') {
+        char *line = (char *)&eh + 2;
+        ((char *)&eh)[got < (ssize_t)sizeof eh ? got : (ssize_t)sizeof eh - 1] = 0;
+        line += strspn(line, " \t");
+        size_t n = strcspn(line, " \t\n");
+        snprintf(out, len, "%.*s", (int)n, line);
+    } else if (got == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+               eh.e_ident[EI_CLASS] == ELFCLASS64) {
+        for (int i = 0; i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != sizeof ph)
+                break;
+            if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_filesz < len) {
+                if (pread(fd, out, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+                    out[0] = 0;
+                else
+                    out[ph.p_filesz - 1] = 0;
+                break;
+            }
+        }
+    }
+    close(fd);
+}
+
+/* --------------------------------------------------------------- privilege */
+
+/* Drop every capability (those of the new user namespace) for good: the
+ * bounding set, the ambient set, and the effective, permitted and
+ * inheritable sets; securebits locked so that exec gives none back. */
+static int drop_capabilities(char *why, size_t len)
+{
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL) {
+            snprintf(why, len, "cannot drop capability %d: %s", cap, strerror(errno));
+            return -1;
+        }
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    /* SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP, SECBIT_KEEP_CAPS_LOCKED, each locked */
+    if (prctl(PR_SET_SECUREBITS, 0x01 | 0x02 | 0x04 | 0x08 | 0x20, 0, 0, 0)) {
+        snprintf(why, len, "cannot lock the securebits: %s", strerror(errno));
+        return -1;
+    }
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    if (syscall(SYS_capset, &h, d)) {
+        snprintf(why, len, "cannot drop the capabilities: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- the tree */
+
+/* Pass a child's fate on as our own: its exit status, or its signal. */
+static void end_like(int status)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : CONFINE_EXEC_FAILED);
+}
+
+static int g_probe; /* --probe: failures are the answer, on stdout */
+
+static void fail(int status, const char *what, const char *why)
+{
+    if (g_probe) {
+        printf("not confined: %s\n", why);
+        fflush(stdout);
+    } else {
+        fprintf(stderr, "confine: %s: %s\n", what, why);
+    }
+    _exit(status);
+}
+
+/* Process 2: the last layers, then PROGRAM (or, probing, a report). */
+static void program(const confine_paths *paths, char *const argv[], const char *path, int probe,
+                    int fresh_proc)
+{
+    char why[512] = "";
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (confine_landlock(paths, why, sizeof why) || drop_capabilities(why, sizeof why) ||
+        confine_seccomp(path, why, sizeof why))
+        fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
+    if (probe) {
+        printf("confined: user, PID, mount, network and IPC namespaces%s; Landlock ABI %d; "
+               "system-call filter; no capabilities\n",
+               fresh_proc ? ", a /proc of its own" : " (the outer /proc)", confine_landlock_abi());
+        fflush(stdout);
+        _exit(0);
+    }
+    execv(path, argv);
+    fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
+    _exit(CONFINE_EXEC_FAILED);
+}
+
+/* Process 1 of the namespace: mounts, then PROGRAM's parent. Writes
+ * PROGRAM's raw wait status on report. */
+static void init(const confine_paths *paths, char *const argv[], const char *path, int probe, int report)
+{
+    char why[512] = "";
+    int fresh_proc = 0;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (confine_mounts(&fresh_proc, why, sizeof why))
+        fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
+    pid_t pid = fork();
+    if (pid < 0)
+        fail(CONFINE_UNAVAILABLE, "cannot confine here", strerror(errno));
+    if (pid == 0) {
+        close(report);
+        program(paths, argv, path, probe, fresh_proc);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (write(report, &status, sizeof status) != (ssize_t)sizeof status)
+        _exit(CONFINE_EXEC_FAILED);
+    _exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    static confine_paths paths;
+    int probe = 0, i = 1;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else if (!strcmp(argv[i], "--probe")) {
+            probe = g_probe = 1;
+        } else if ((!strcmp(argv[i], "--read") || !strcmp(argv[i], "--exec")) && i + 1 < argc) {
+            int is_read = argv[i][2] == 'r';
+            if ((is_read ? paths.nread : paths.nexec) == CONFINE_MAX_PATHS - 2) {
+                fprintf(stderr, "confine: too many %s options\n", argv[i]);
+                return CONFINE_USAGE;
+            }
+            if (is_read)
+                paths.read[paths.nread++] = argv[++i];
+            else
+                paths.exec[paths.nexec++] = argv[++i];
+        } else if (!strcmp(argv[i], "--help")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "confine: unknown option '%s'\n%s", argv[i], USAGE);
+            return CONFINE_USAGE;
+        }
+    }
+    static char path[PATH_MAX], interp[PATH_MAX], interp2[PATH_MAX];
+    if (!probe) {
+        if (i >= argc) {
+            fputs(USAGE, stderr);
+            return CONFINE_USAGE;
+        }
+        if (find_program(argv[i], path, sizeof path)) {
+            fprintf(stderr, "confine: cannot find %s: %s\n", argv[i], strerror(errno));
+            return CONFINE_EXEC_FAILED;
+        }
+        /* the program, its interpreter, and a script interpreter's own */
+        paths.exec[paths.nexec++] = path;
+        interpreter_of(path, interp, sizeof interp);
+        if (interp[0]) {
+            paths.exec[paths.nexec++] = interp;
+            interpreter_of(interp, interp2, sizeof interp2);
+            if (interp2[0] && paths.nexec < CONFINE_MAX_PATHS)
+                paths.exec[paths.nexec++] = interp2;
+        }
+    }
+    char why[512] = "";
+    if (confine_unshare(why, sizeof why)) {
+        if (probe)
+            printf("not confined: %s\n", why);
+        else
+            fprintf(stderr, "confine: cannot confine here: %s\n", why);
+        return CONFINE_UNAVAILABLE;
+    }
+    int report[2];
+    if (pipe2(report, O_CLOEXEC)) {
+        perror("confine: pipe");
+        return CONFINE_UNAVAILABLE;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("confine: fork");
+        return CONFINE_UNAVAILABLE;
+    }
+    if (pid == 0) {
+        close(report[0]);
+        init(&paths, probe ? NULL : argv + i, path, probe, report[1]);
+    }
+    close(report[1]);
+    int init_status = 0, status = 0;
+    ssize_t got;
+    while ((got = read(report[0], &status, sizeof status)) < 0 && errno == EINTR)
+        ;
+    while (waitpid(pid, &init_status, 0) < 0 && errno == EINTR)
+        ;
+    if (got != (ssize_t)sizeof status)
+        end_like(init_status); /* init itself failed (its message said why) */
+    end_like(status);
+    return 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * namespaces.c: a process tree of its own (see confine.h).
+ *
+ * New user namespace first: it is what lets an unprivileged user create the
+ * others, and the caller's uid and gid are mapped to themselves so that files
+ * look the same from inside. Within it, new PID, mount, network and IPC
+ * namespaces: no other process can be seen or signalled, the only network is
+ * a loopback that is down, and System V IPC objects are private.
+ */
+#include "confine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    ssize_t w = write(fd, text, len);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return w == (ssize_t)len ? 0 : -1;
+}
+
+int confine_unshare(char *why, size_t len)
+{
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)) {
+        snprintf(why, len, "cannot create user, PID, mount and network namespaces: %s%s", strerror(errno),
+                 errno == EPERM || errno == ENOSPC
+                     ? " (user namespaces are disabled here: kernel.unprivileged_userns_clone,"
+                       " user.max_user_namespaces, or a container's seccomp profile)"
+                     : "");
+        return -1;
+    }
+    char map[64];
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    if (write_file("/proc/self/uid_map", map)) {
+        snprintf(why, len, "cannot map the user id into the new namespace: %s", strerror(errno));
+        return -1;
+    }
+    /* an unprivileged process must give up setgroups before mapping gids */
+    if (write_file("/proc/self/setgroups", "deny") && errno != ENOENT) {
+        snprintf(why, len, "cannot deny setgroups in the new namespace: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    if (write_file("/proc/self/gid_map", map)) {
+        snprintf(why, len, "cannot map the group id into the new namespace: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int confine_mounts(int *fresh_proc, char *why, size_t len)
+{
+    *fresh_proc = 0;
+    /* nothing mounted here may leak back into the machine's namespace */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+        snprintf(why, len, "cannot make the mounts private: %s", strerror(errno));
+        return -1;
+    }
+    /* an empty, private /dev/shm (the one scratch folder a GPU driver may
+     * want): nothing another run left there can be read, and nothing written
+     * there outlives this run. /tmp is not needed: Landlock keeps it out of
+     * reach (and the lab itself may live under /tmp) */
+    if (is_dir("/dev/shm") &&
+        mount("confine", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64m,mode=700")) {
+        snprintf(why, len, "cannot mount a private /dev/shm: %s", strerror(errno));
+        return -1;
+    }
+    /* a /proc that shows this PID namespace only; refused where the outer
+     * /proc has parts masked (some containers): then the outer one stays */
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
+        *fresh_proc = 1;
+    return 0;
+}

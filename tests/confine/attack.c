@@ -1,0 +1,224 @@
+/*
+ * attack.c: what a hostile submission's host code would try, one attempt per
+ * run, for tests/confine/run.sh. Each is written the way a student could
+ * write it in kernel.cu: libc, functions looked up at run time, or a raw
+ * system-call instruction.
+ *
+ *   attack NAME [ARG]
+ *
+ * Exit status: 0 the attempt succeeded ("ESCAPED ..." on stdout), 1 it was
+ * refused ("refused ..."), 2 usage. A few are controls that must succeed
+ * under confinement too (threads, stdout, the build folder).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int result(int ok, const char *what)
+{
+    if (ok)
+        printf("ESCAPED %s\n", what);
+    else
+        printf("refused %s: %s\n", what, strerror(errno));
+    return ok ? 0 : 1;
+}
+
+/* openat through the system-call instruction itself, not libc */
+static long raw_openat(const char *path, int flags, int mode)
+{
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = mode;
+    __asm__ volatile("syscall" : "=a"(ret) : "0"(257L), "D"(-100L), "S"(path), "d"((long)flags), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = 56, x0 __asm__("x0") = -100, x1 __asm__("x1") = (long)path,
+                  x2 __asm__("x2") = flags, x3 __asm__("x3") = mode;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+#else
+    return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+#endif
+}
+
+static void *thread_body(void *arg)
+{
+    *(int *)arg = 42;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    const char *a = argv[1], *arg = argc > 2 ? argv[2] : "";
+    char path[4096];
+    if (!strcmp(a, "write-file")) { /* a file in the class folder */
+        snprintf(path, sizeof path, "%s/planted-by-attack", arg);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        return result(fd >= 0 && write(fd, "x", 1) == 1, "created a file");
+    }
+    if (!strcmp(a, "append-file")) { /* an existing file: the gradebook */
+        int fd = open(arg, O_WRONLY | O_APPEND);
+        return result(fd >= 0 && write(fd, "forged\n", 7) == 7, "appended to a file");
+    }
+    if (!strcmp(a, "raw-write-file")) {
+        snprintf(path, sizeof path, "%s/planted-by-raw-syscall", arg);
+        long fd = raw_openat(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            errno = (int)-fd;
+        return result(fd >= 0, "created a file with a raw system call");
+    }
+    if (!strcmp(a, "read-file")) { /* another student's kernel.cu */
+        FILE *f = fopen(arg, "r");
+        char buf[64];
+        return result(f && fread(buf, 1, sizeof buf, f) > 0, "read a file");
+    }
+    if (!strcmp(a, "list-dir")) {
+        int fd = open(arg, O_RDONLY | O_DIRECTORY);
+        return result(fd >= 0, "opened a folder");
+    }
+    if (!strcmp(a, "dlsym-fopen")) { /* libc found at run time, as in a forged record */
+        FILE *(*f)(const char *, const char *) = (FILE * (*)(const char *, const char *))dlsym(RTLD_DEFAULT, "fopen");
+        snprintf(path, sizeof path, "%s/grade.json", arg);
+        FILE *out = f ? f(path, "w") : NULL;
+        return result(out && fputs("{\"score\": 70}\n", out) >= 0 && fclose(out) == 0,
+                      "wrote grade.json through a function found at run time");
+    }
+    if (!strcmp(a, "fork")) {
+        pid_t p = fork();
+        if (p == 0)
+            _exit(0);
+        return result(p > 0, "started a process with fork");
+    }
+    if (!strcmp(a, "spawn")) { /* posix_spawn and system() use clone(CLONE_VFORK) */
+        pid_t p;
+        char *args[] = {"/bin/true", NULL};
+        int rc = posix_spawn(&p, "/bin/true", NULL, NULL, args, environ);
+        errno = rc;
+        return result(rc == 0, "started a process with posix_spawn");
+    }
+    if (!strcmp(a, "daemon")) { /* a background process that outlives the run */
+        pid_t p = fork();
+        if (p == 0) {
+            setsid();
+            sleep(3);
+            int fd = open(arg, O_WRONLY | O_CREAT, 0644);
+            if (fd >= 0)
+                write(fd, "alive\n", 6);
+            _exit(0);
+        }
+        return result(p > 0, "left a process behind");
+    }
+    if (!strcmp(a, "exec")) {
+        char *args[] = {"/bin/sh", "-c", "true", NULL};
+        execve("/bin/sh", args, environ);
+        return result(0, "exec'd /bin/sh");
+    }
+    if (!strcmp(a, "exec-memfd")) { /* a program written into memory, then run */
+        int fd = memfd_create("x", 0), src = open("/bin/true", O_RDONLY);
+        char buf[65536];
+        ssize_t n;
+        while (fd >= 0 && src >= 0 && (n = read(src, buf, sizeof buf)) > 0)
+            if (write(fd, buf, (size_t)n) != n)
+                break;
+        char *args[] = {"true", NULL};
+        if (fd >= 0)
+            fexecve(fd, args, environ);
+        return result(0, "exec'd a program from memory");
+    }
+    if (!strcmp(a, "socket-inet")) {
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        return result(s >= 0, "opened a TCP socket");
+    }
+    if (!strcmp(a, "socket-unix")) {
+        int s = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un addr = {AF_UNIX, {0}};
+        snprintf(addr.sun_path, sizeof addr.sun_path, "%s", arg);
+        return result(s >= 0 && connect(s, (struct sockaddr *)&addr, sizeof addr) == 0,
+                      "connected to a UNIX socket");
+    }
+    if (!strcmp(a, "kill")) { /* the judge, the grader, another student's run */
+        return result(kill(atoi(arg), SIGKILL) == 0, "signalled another process");
+    }
+    if (!strcmp(a, "ptrace")) {
+        return result(ptrace(PTRACE_ATTACH, atoi(arg), 0, 0) == 0, "attached to another process");
+    }
+    if (!strcmp(a, "renice")) {
+        return result(setpriority(PRIO_PROCESS, (id_t)atoi(arg), 19) == 0, "reniced another process");
+    }
+    if (!strcmp(a, "proc-environ")) {
+        snprintf(path, sizeof path, "/proc/%s/environ", arg);
+        FILE *f = fopen(path, "r");
+        char buf[64];
+        return result(f && fread(buf, 1, sizeof buf, f) > 0, "read another process's environment");
+    }
+    if (!strcmp(a, "proc-root")) { /* a file through /proc/self/root */
+        snprintf(path, sizeof path, "/proc/self/root%s", arg);
+        FILE *f = fopen(path, "r");
+        char buf[64];
+        return result(f && fread(buf, 1, sizeof buf, f) > 0, "read a file through /proc/self/root");
+    }
+    if (!strcmp(a, "unshare")) {
+        return result(unshare(CLONE_NEWUSER) == 0, "made a new user namespace");
+    }
+    if (!strcmp(a, "io-uring")) {
+        char params[120] = {0};
+        return result(syscall(425 /* io_uring_setup */, 4, params) >= 0, "set up io_uring");
+    }
+    if (!strcmp(a, "int80")) { /* the 32-bit entry point: getpid is 20 there */
+#if defined(__x86_64__)
+        long ret = 20;
+        __asm__ volatile("int $0x80" : "+a"(ret) : : "memory");
+        return result(ret > 0, "made a 32-bit system call");
+#else
+        errno = ENOSYS;
+        return result(0, "made a 32-bit system call");
+#endif
+    }
+    if (!strcmp(a, "dev-shm")) { /* allowed, but private to the run */
+        snprintf(path, sizeof path, "/dev/shm/%s", arg);
+        int fd = open(path, O_WRONLY | O_CREAT, 0644);
+        return result(fd >= 0, "created a file in /dev/shm");
+    }
+    /* controls: what a kernel launcher needs keeps working */
+    if (!strcmp(a, "thread")) {
+        pthread_t t;
+        int v = 0;
+        int rc = pthread_create(&t, NULL, thread_body, &v);
+        if (rc == 0)
+            pthread_join(t, NULL);
+        errno = rc;
+        return result(rc == 0 && v == 42, "started a thread");
+    }
+    if (!strcmp(a, "stdout")) {
+        return result(printf("hello from the confined program\n") > 0 && fflush(stdout) == 0, "wrote stdout");
+    }
+    if (!strcmp(a, "exit")) {
+        exit(atoi(arg));
+    }
+    if (!strcmp(a, "abort")) {
+        abort();
+    }
+    fprintf(stderr, "attack: unknown attempt '%s'\n", a);
+    return 2;
+}
