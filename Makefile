@@ -176,6 +176,7 @@ build/confine/confine: $(CONFINE_SRCS) confine/confine.h
 	$(CC) $(ALL_CFLAGS) $(CONFINE_SRCS) -o $@
 
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
+              $(if $(filter-out 0,$(UNCONFINED)),--unconfined) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.
@@ -183,7 +184,7 @@ GRADE_HINTS := $(if $(GRADE_SRC),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(f
 grade: build/grader/grade build/confine/confine
 	@NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)
 	@$(if $(GRADE_HINTS),tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)
-calibrate: build/grader/grade
+calibrate: build/grader/grade build/confine/confine
 	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
 	@NVCC="$(NVCC)" build/grader/grade --calibrate $(EX)
 

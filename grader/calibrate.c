@@ -43,12 +43,10 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
             printf("\n    warning: the policy refuses the solution itself: %s\n   ", msg);
         m[i].ok = 1;
         for (int run = 0; run < o->runs && m[i].ok; run++) {
-            char seed_text[32], argbuf[600];
-            snprintf(seed_text, sizeof seed_text, "%llu", o->seed + (unsigned long long)run);
-            char *argv[64];
-            run_args(argv, 64, &t[i], rb, sr, seed_text, argbuf, sizeof argbuf);
+            static command_line line;
+            run_args(&line, &t[i], rb, sr, o->conf, o->seed + (unsigned long long)run);
             run_result r;
-            run_program(argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
+            run_program(line.argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
             char why[REASON_LEN];
             jvalue *rec = record_validate(&r, t[i].stage, why, sizeof why);
             if (rec && r.status != 0)

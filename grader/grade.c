@@ -111,6 +111,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "grade: cannot grade here: nm is not installed (it comes with binutils)\n");
         return GRADE_NO_TOOLS;
     }
+    /* the wall around the programs: probed once, said once */
+    static confinement conf;
+    confinement_setup(&conf, lab, o.unconfined);
+    o.conf = &conf;
+    if (!conf.on && o.require_confinement && !o.unconfined) {
+        fprintf(stderr, "grade: cannot confine the runs here (%s); a class is graded confined: grade it "
+                        "where user namespaces and Landlock work, or say UNCONFINED=1 (the gradebook "
+                        "records it)\n", conf.why);
+        return GRADE_UNCONFINED;
+    }
+    if (o.require_confinement && o.sanitize && !o.unconfined) {
+        fprintf(stderr, "grade: compute-sanitizer starts processes of its own and cannot run confined; "
+                        "a class run with SANITIZE=1 needs UNCONFINED=1 too\n");
+        return GRADE_USAGE;
+    }
+    const char *why_not = !strncmp(conf.why, "not confined: ", 14) ? conf.why + 14 : conf.why;
+    if (!conf.on && !o.unconfined)
+        printf("note: the runs are not confined here (%s): fine for grading your own work; official "
+               "grades come from a machine that confines them (grader/README.md)\n", why_not);
+    if (conf.on && o.sanitize)
+        printf("note: compute-sanitizer's runs (SANITIZE=1) are not confined: it starts processes of its own\n");
     if (!o.have_seed) {
         /* a fresh seed each grading run, printed, so that a grade can be repeated */
         struct timespec ts;
@@ -211,6 +232,8 @@ int main(int argc, char **argv)
 
     grade_info g = {0};
     g.seed = o.seed;
+    g.confined = conf.on;
+    g.confinement = conf.why;
     g.seconds = now_s() - t0;
     g.sanitize = o.sanitize;
     g.rubric_path = rubric_path;

@@ -28,7 +28,8 @@ enum {
     GRADE_FAILED = 1,    /* make calibrate: a solution did not pass           */
     GRADE_USAGE = 2,     /* bad options, unknown stage, unreadable rubric     */
     GRADE_NO_GPU = 3,    /* no NVIDIA GPU here                                */
-    GRADE_NO_TOOLS = 4   /* no nvcc, make or nm                               */
+    GRADE_NO_TOOLS = 4,  /* no nvcc, make or nm                               */
+    GRADE_UNCONFINED = 5 /* confinement asked for and impossible here         */
 };
 
 /* ============================================================ JSON reader */
@@ -274,6 +275,8 @@ int sanitizer_finding(const char *out, char *finding, size_t len);
 
 typedef struct {
     unsigned long long seed;
+    int confined;          /* the runs were inside build/confine/confine   */
+    const char *confinement; /* the probe's line, or why not              */
     char gpu[NAME_LEN];
     double seconds;
     int sanitize;
@@ -295,6 +298,8 @@ void text_clean(const char *text, size_t len, char *out, size_t outlen);
 void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* 1 when an executable named name is on PATH (or name is a path to one). */
 int have_program(const char *name);
+/* Its full path into out (PATH_MAX bytes): 0, or -1 when there is none. */
+int find_program(const char *name, char *out, size_t len);
 /* Seconds on a monotonic clock. */
 double now_s(void);
 /* mkdir -p: 0, or -1 with errno set. */

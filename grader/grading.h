@@ -6,12 +6,27 @@
  *   build.c     is there a GPU; the copy of the lab for --src; make -k -j
  *   stage.c     one stage: policy, run, score, sanitizer; progress lines
  *   calibrate.c thresholds from the solutions on this GPU
+ *   confinement.c whether the runs are confined, and how
  *   grade.c     main: one stage after another, then the reports
  */
 #ifndef GRADING_H
 #define GRADING_H
 
 #include "grader.h"
+
+/* confinement.c: are the graded programs run inside build/confine/confine? */
+typedef struct {
+    int on;
+    char program[4096];  /* build/confine/confine                           */
+    char toolkit[4096];  /* the CUDA Toolkit's root, readable by the runs   */
+    char why[512];       /* the probe's one line: "confined: ..." or why not */
+} confinement;
+/* Probe (unless unconfined) and decide. */
+void confinement_setup(confinement *c, const char *lab, int unconfined);
+/* The words that go before a program's own argv when confined (0 when not):
+ * confine --read <the program's folder> [--read <toolkit>] -- . buf holds
+ * the folder's text. */
+int confinement_wrap(const confinement *c, const char *binary, char **argv, int max, char *buf, size_t len);
 
 /* One stage to grade (or to calibrate with). */
 typedef struct {
@@ -36,6 +51,9 @@ typedef struct {
     int runs;
     int jobs;
     int program_mode;
+    int unconfined;            /* --unconfined: run the programs as they are */
+    int require_confinement;   /* --require-confinement: a class run        */
+    const confinement *conf;   /* set by main once probed                   */
     char *names[MAX_STAGES];
     int nnames;
     char *programs[MAX_STAGES];
@@ -69,9 +87,16 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
 /* stage.c */
 /* What a student types to see a stage: make run EX=03 [SEED=...]. */
 void run_command(const char *stage, const unsigned long long *seed, char *out, size_t len);
-/* The arguments every graded run gets, then the rubric's. */
-int run_args(char **argv, int max, const target *t, const rubric *rb, const stage_rubric *sr,
-             char *seed_text, char *argbuf, size_t arglen);
+/* The command line of a graded run: confine's words when confined, the
+ * program, the arguments every run gets, then the rubric's. */
+typedef struct {
+    char *argv[80];
+    char seed[32];
+    char words[600];
+    char dir[4096];
+} command_line;
+int run_args(command_line *c, const target *t, const rubric *rb, const stage_rubric *sr,
+             const confinement *conf, unsigned long long seed);
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
                  const options *o, int have_sanitizer);
 void progress_done(const stage_result *s);

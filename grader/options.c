@@ -23,13 +23,17 @@ static const char *USAGE =
     "  --policy FILE    default: grader/allowed-symbols.txt\n"
     "  --jobs N         parallel build jobs (default: one per CPU)\n"
     "  --calibrate      instructors: run the solutions and write this GPU's thresholds\n"
+    "  --unconfined     run the programs without build/confine/confine around them\n"
+    "  --require-confinement\n"
+    "                   stop (exit 5) where the runs cannot be confined (a class run)\n"
     "  --runs N         with --calibrate: runs of each solution (default 3)\n"
     "  --program STAGE=BINARY[:OBJECT[:HEADER]]\n"
     "                   testing the grader: grade (or calibrate with) BINARY as STAGE,\n"
     "                   without building and without a GPU check; OBJECT goes through the\n"
     "                   symbol policy, with HEADER as the contract\n"
     "exit status: 0 graded (whatever the score), 1 a solution failed (--calibrate),\n"
-    "             2 usage, 3 no GPU, 4 no build tools (nvcc, make, nm)\n";
+    "             2 usage, 3 no GPU, 4 no build tools (nvcc, make, nm),\n"
+    "             5 confinement required and impossible here\n";
 
 int parse_options(int argc, char **argv, options *o)
 {
@@ -55,6 +59,10 @@ int parse_options(int argc, char **argv, options *o)
             o->sanitize = 1;
         } else if (!strcmp(a, "--calibrate")) {
             o->calibrate = 1;
+        } else if (!strcmp(a, "--unconfined")) {
+            o->unconfined = 1;
+        } else if (!strcmp(a, "--require-confinement")) {
+            o->require_confinement = 1;
         } else if (!strcmp(a, "--seed")) {
             char *end;
             errno = 0;

@@ -103,6 +103,9 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
                      "used. An instructor can run `make calibrate` on it.\n",
                 g->rubric_path, default_gpu[0] ? default_gpu : "unknown");
     fprintf(out, "\nseed %llu: `make grade SEED=%llu` repeats these inputs.\n", g->seed, g->seed);
+    if (!g->confined)
+        fprintf(out, "the runs were not confined (%s): a grade for your own use, not an official one.\n",
+                g->confinement ? g->confinement : "no confinement");
 }
 
 /* ================================================================ files */
@@ -159,6 +162,8 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     lab_json_bool(&j, "sanitize", g->sanitize);
     put_text(&j, "rubric", g->rubric_path);
     put_text(&j, "source", g->source);
+    lab_json_bool(&j, "confined", g->confined);
+    put_text(&j, "confinement", g->confinement ? g->confinement : "");
     lab_json_array(&j, "stages");
     for (int i = 0; i < n; i++) {
         const stage_result *r = &s[i];
@@ -220,8 +225,9 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     lab_json_int(&j, "score", total);
     lab_json_number(&j, "execution_time", g->seconds);
     char head[512];
-    snprintf(head, sizeof head, "%d/%d points on %s; seed %llu (make grade SEED=%llu repeats the inputs)",
-             total, max, g->gpu[0] ? g->gpu : "an unknown GPU", g->seed, g->seed);
+    snprintf(head, sizeof head, "%d/%d points on %s; seed %llu (make grade SEED=%llu repeats the inputs)%s",
+             total, max, g->gpu[0] ? g->gpu : "an unknown GPU", g->seed, g->seed,
+             g->confined ? "" : "; the runs were NOT confined");
     put_text(&j, "output", head);
     lab_json_array(&j, "tests");
     for (int i = 0; i < n; i++) {

@@ -67,22 +67,25 @@ static int sanitize_one(const char *tool, const target *t, const rubric *rb, uns
 
 /* ============================================================== grading */
 
-/* The arguments every graded run gets, then the rubric's. */
-int run_args(char **argv, int max, const target *t, const rubric *rb, const stage_rubric *sr,
-                    char *seed_text, char *argbuf, size_t arglen)
+/* The arguments every graded run gets, then the rubric's; inside confine
+ * when the runs are confined. */
+int run_args(command_line *c, const target *t, const rubric *rb, const stage_rubric *sr,
+             const confinement *conf, unsigned long long seed)
 {
-    int a = 0;
-    argv[a++] = (char *)t->binary;
-    argv[a++] = "--quiet";
-    argv[a++] = "--seed";
-    argv[a++] = seed_text;
-    argv[a++] = "--record-fd";
-    argv[a++] = "3";
-    snprintf(argbuf, arglen, "%s %s", rb->args, sr ? sr->args : "");
+    enum { MAX = sizeof c->argv / sizeof c->argv[0] };
+    int a = confinement_wrap(conf, t->binary, c->argv, MAX, c->dir, sizeof c->dir);
+    snprintf(c->seed, sizeof c->seed, "%llu", seed);
+    c->argv[a++] = (char *)t->binary;
+    c->argv[a++] = "--quiet";
+    c->argv[a++] = "--seed";
+    c->argv[a++] = c->seed;
+    c->argv[a++] = "--record-fd";
+    c->argv[a++] = "3";
+    snprintf(c->words, sizeof c->words, "%s %s", rb->args, sr ? sr->args : "");
     char *save = NULL;
-    for (char *w = strtok_r(argbuf, " ", &save); w && a < max - 1; w = strtok_r(NULL, " ", &save))
-        argv[a++] = w;
-    argv[a] = NULL;
+    for (char *w = strtok_r(c->words, " ", &save); w && a < MAX - 1; w = strtok_r(NULL, " ", &save))
+        c->argv[a++] = w;
+    c->argv[a] = NULL;
     return a;
 }
 
@@ -110,12 +113,10 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
             return;
         }
     }
-    char seed_text[32], argbuf[600];
-    snprintf(seed_text, sizeof seed_text, "%llu", o->seed);
-    char *argv[64];
-    run_args(argv, 64, t, rb, sr, seed_text, argbuf, sizeof argbuf);
+    static command_line line;
+    run_args(&line, t, rb, sr, o->conf, o->seed);
     run_result r;
-    run_program(argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
+    run_program(line.argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
     score_run(s, &r, sr, command);
     int ran_to_end = !r.timed_out && !r.signal && r.started;
     run_result_free(&r);

@@ -79,26 +79,34 @@ void text_clean(const char *text, size_t len, char *out, size_t outlen)
     out[o] = 0;
 }
 
-int have_program(const char *name)
+int find_program(const char *name, char *out, size_t len)
 {
-    if (strchr(name, '/'))
-        return access(name, X_OK) == 0;
-    const char *path = getenv("PATH");
-    if (!path)
-        return 0;
     char dir[4096];
-    while (*path) {
+    const char *path = strchr(name, '/') ? "" : getenv("PATH");
+    if (strchr(name, '/')) {
+        if (access(name, X_OK))
+            return -1;
+        return realpath(name, out) ? 0 : -1;
+    }
+    while (path && *path) {
         size_t n = strcspn(path, ":");
         if (n > 0 && n + strlen(name) + 2 < sizeof dir) {
             memcpy(dir, path, n);
             dir[n] = '/';
             strcpy(dir + n + 1, name);
             if (access(dir, X_OK) == 0)
-                return 1;
+                return realpath(dir, out) ? 0 : -1;
         }
         path += n + (path[n] == ':');
     }
-    return 0;
+    (void)len; /* realpath writes at most PATH_MAX bytes: out must hold that */
+    return -1;
+}
+
+int have_program(const char *name)
+{
+    char found[PATH_MAX];
+    return find_program(name, found, sizeof found) == 0;
 }
 
 double now_s(void)

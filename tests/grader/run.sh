@@ -82,6 +82,7 @@ crash|crash||0/10|crashed: segmentation fault (SIGSEGV)
 abort|abort||0/10|crashed: abort (SIGABRT)
 hang|hang||0/10|timed out after 3 s
 hang_child|hang_child||10/10|
+escape|escape||10/10|
 flood|flood||10/10|
 flood_forever|flood_forever||0/10|timed out after 3 s
 forge|forge||0/10|without the harness's result record
@@ -139,7 +140,7 @@ while IFS='|' read -r name bin obj _; do
     args+=(--program "$spec")
     names+=("$name")
 done <<<"$expectations"
-rm -rf "$out/reports"
+rm -rf "$out/reports" "$out/escaped-by-a-run"
 start=$(date +%s)
 build/grader/grade --lab . --rubric "$rubric" --seed 42 --out "$out/reports" "${args[@]}" >"$out/grade.log" 2>&1
 status=$?
@@ -162,6 +163,16 @@ while IFS='|' read -r name _ _ expect phrase; do
 done <<<"$expectations"
 
 # details the table above does not show
+if [ "$(get confined)" = true ]; then
+    check "grader: confined runs: a run's file write is refused, and the reports say confined" \
+        "$([ ! -e "$out/escaped-by-a-run" ] && grep -q '^confined: ' <<<"$(get confinement)"; echo $?)" \
+        "$(ls "$out" | head)"
+else
+    check "grader: unconfined runs: the note says why, the reports say not confined" \
+        "$(grep -q 'the runs are not confined here' "$out/grade.log" && grep -q 'not confined' "$out/grade.log"; echo $?)" \
+        "$(head -n 5 "$out/grade.log")"
+    skip "grader: confined runs: this machine cannot confine ($(get confinement))"
+fi
 idx() { local k=0; for n in "${names[@]}"; do [ "$n" = "$1" ] && echo $k && return; k=$((k + 1)); done; }
 s=$(idx other_gpu)
 check "grader: an unknown GPU falls back to the default thresholds, with a warning" \
@@ -333,6 +344,21 @@ check "grader: --src builds in build/grade-src with this lab's harness" \
     "$([ "$(readlink build/grade-src/common)" = "$PWD/common" ] && [ -f "build/grade-src/exercises/$broken/kernel.cu" ]; echo $?)"
 
 echo "== grader: could not run"
+# a class run asks for confinement: where it is impossible, exit 5 and one line
+nolab=$out/no-confine-lab
+rm -rf "$nolab"; mkdir -p "$nolab/grader"
+cp grader/rubric.tsv grader/allowed-symbols.txt "$nolab/grader/"
+o=$(build/grader/grade --lab "$nolab" --require-confinement --program "good=$out/bin/good" 2>&1); st=$?
+check "grader: --require-confinement where confine is missing: exit 5, one line saying why" \
+    "$([ $st = 5 ] && grep -q 'cannot confine the runs here' <<<"$o" && grep -q 'UNCONFINED=1' <<<"$o"; echo $?)" "exit $st: $o"
+o=$(build/grader/grade --lab "$nolab" --require-confinement --unconfined --program "good=$out/bin/good" \
+    --out "$out/unconfined" 2>&1); st=$?
+check "grader: --require-confinement --unconfined grades, and the reports say not confined" \
+    "$([ $st = 0 ] && grep -q '"confined": false' "$out/unconfined/grade.json" &&
+       grep -q 'NOT confined' "$out/unconfined/results.json"; echo $?)" "exit $st: $o"
+o=$(build/grader/grade --require-confinement --sanitize --program "good=$out/bin/good" 2>&1); st=$?
+check "grader: a confined class run with --sanitize is refused (exit 2): the sanitizer cannot run confined" \
+    "$([ $st = 2 ] || [ $st = 5 ]; echo $?)" "exit $st: $o"
 build/grader/grade --bogus >/dev/null 2>&1
 check "grader: an unknown option exits 2" "$([ $? = 2 ]; echo $?)"
 out2=$(build/grader/grade 99_nothing 2>&1); st=$?
