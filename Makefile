@@ -57,12 +57,22 @@ build/stages.mk: stages.tsv
 	    print "KNOB_" $$1 " := " $$3; print "SWEEP_" $$1 " := " $$4 }' $< > $@
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
-COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o)
+COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o timing.o)
 # A family's own host code in plain C, common/<family>_*.c, links with its
 # driver and is unit-tested with the rest.
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(COMMON_OBJS)))
+
+# The judge (grader/README.md, "The judge"): the same drivers built with
+# -DLAB_JUDGE into build/judge/, without kernel.cu, talking to a runner that
+# has it (build/<stage>/<variant>-runner) and to the echo runner. Not yet the
+# default: JUDGE=1 picks it for make run and make grade.
+JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge.o) \
+                $(addprefix build/common/,args.o stats.o compare.o json.o remote.o)
+$(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
+  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(JUDGE_COMMON)))
+RUNNER_OBJS := build/judge/runner.o build/common/remote.o
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -76,6 +86,23 @@ build/common/%.o: common/%.c build/flags.txt | build/common
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 build/common/%.o: common/%.cu build/flags.txt | build/common
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+build/judge/common/%.o: common/%.cu build/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_JUDGE -MMD -MP -c $< -o $@
+build/judge/runner.o: common/runner.cu build/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+build/judge/%_stub.o: common/family_calls.cu build/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_JUDGE -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
+build/judge/%_call.o: common/family_calls.cu build/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
+build/judge/echo_call.o: common/family_calls.cu build/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
+build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS)
+	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
 
 # One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
 # output folder $(3) (build/<stage> or build/<stage>/k<value>), extra
@@ -90,6 +117,10 @@ $(3)/$(2)_info.o: common/build_info.c build/flags.txt
 	    -DLAB_KNOB_TEXT='"$(5)"' -c $$< -o $$@
 $(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1)))
 	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
+$(3)/$(2)-judge: $(3)/$(2)_info.o $$(JUDGE_OBJS_$(FAMILY_$(1)))
+	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
+$(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS)
+	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@
 endef
 
 # Each stage's exercise and solution, and one build per knob value for sweeps.
@@ -100,9 +131,10 @@ $(foreach s,$(STAGES),$(foreach v,exercise solution,\
 # A student release (make release) has no solutions/: it builds the exercises.
 RELEASE := $(if $(wildcard solutions/*/kernel.cu),,1)
 BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise $(if $(wildcard solutions/$(s)/kernel.cu),build/$(s)/solution))
+JUDGE_BINARIES := build/judge/echo-runner $(foreach b,$(BINARIES),$(b)-judge $(b)-runner)
 
 .DEFAULT_GOAL := all
-all: $(BINARIES)
+all: $(BINARIES) $(JUDGE_BINARIES)
 	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU found here))$(if $(RELEASE), (a student release: exercises only))"
 
 build/common:
@@ -116,7 +148,9 @@ KNOB := $(if $(STAGE),$(KNOB_$(STAGE)))
 KNOB_VALUE := $(if $(KNOB),$($(KNOB)))
 VARIANT := $(if $(filter-out 0,$(SOLUTION)),solution,exercise)
 RUN_DIR := build/$(STAGE)$(if $(KNOB_VALUE),/k$(KNOB_VALUE))
-RUN_BIN := $(RUN_DIR)/$(VARIANT)
+RUN_BIN := $(RUN_DIR)/$(VARIANT)$(if $(filter-out 0,$(JUDGE)),-judge)
+# JUDGE=1: the judge, which starts the stage's runner (and the echo runner)
+RUN_DEPS := $(RUN_BIN) $(if $(filter-out 0,$(JUDGE)),$(RUN_DIR)/$(VARIANT)-runner build/judge/echo-runner)
 RUN_ARGS := $(if $(N),--n $(N)) $(if $(SEED),--seed $(SEED)) $(if $(SIZES),--sizes $(SIZES)) $(ARGS)
 SANITIZER := $(shell command -v compute-sanitizer 2>/dev/null)
 
@@ -142,7 +176,7 @@ endif
 endif
 
 ifeq ($(filter-out 0,$(SANITIZE)),)
-run: stage-known $(if $(STAGE),$(RUN_BIN))
+run: stage-known $(if $(STAGE),$(RUN_DEPS))
 	$(RUN_BIN) $(RUN_ARGS)
 else
 # compute-sanitizer at small sizes: memcheck for out-of-bounds accesses, then
@@ -176,7 +210,7 @@ build/confine/confine: $(CONFINE_SRCS) confine/confine.h
 	$(CC) $(ALL_CFLAGS) $(CONFINE_SRCS) -o $@
 
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
-              $(if $(filter-out 0,$(UNCONFINED)),--unconfined) \
+              $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(filter-out 0,$(JUDGE)),--judge) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.

@@ -2,11 +2,15 @@
  * gpu.cu: the CUDA side of the harness (see gpu.h).
  */
 #include "gpu.h"
+#ifdef LAB_JUDGE
+#include "judge.h"
+#endif
 
 #include <cuda_profiler_api.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ========================================================= errors and exit */
@@ -52,6 +56,10 @@ void lab_cublas_check(cublasStatus_t st, const char *text, const char *file, int
 
 void lab_student_sync(const char *what)
 {
+#ifdef LAB_JUDGE
+    /* the student's calls run in the runner: send them, wait for "done" */
+    lab_judge_flush(what, 0);
+#endif
     /* a bad launch configuration shows at once; a fault inside the kernel
      * shows at the next synchronization, and poisons the whole context */
     cudaError_t err = cudaGetLastError();
@@ -59,6 +67,11 @@ void lab_student_sync(const char *what)
         err = cudaDeviceSynchronize();
     if (err == cudaSuccess)
         return;
+    lab_student_error(err, what);
+}
+
+void lab_student_error(cudaError_t err, const char *what)
+{
     const char *hint = "";
     if (err == cudaErrorInvalidConfiguration)
         hint = " Hint: a block may have at most 1024 threads, and grid and block sizes must be >= 1.";
@@ -163,6 +176,9 @@ void lab_buffer_new(lab_buffer *b, size_t count)
     CUDA_CHECK(cudaMalloc(&b->base, total * sizeof(float)));
     b->data = b->base + LAB_GUARD_FLOATS;
     b->count = count;
+#ifdef LAB_JUDGE
+    lab_judge_register(b);
+#endif
     fill_bits<<<FILL_BLOCKS, FILL_THREADS>>>((uint32_t *)b->base, total, LAB_GUARD_BITS);
     CUDA_CHECK(cudaGetLastError());
     lab_buffer_poison(b);
@@ -170,6 +186,9 @@ void lab_buffer_new(lab_buffer *b, size_t count)
 
 void lab_buffer_free(lab_buffer *b)
 {
+#ifdef LAB_JUDGE
+    lab_judge_forget(b);
+#endif
     CUDA_CHECK(cudaFree(b->base));
     memset(b, 0, sizeof *b);
 }
@@ -231,90 +250,6 @@ float *lab_buffer_to_host(const lab_buffer *b)
     return h;
 }
 
-/* ================================================================= timing */
-
-lab_timing_policy lab_default_policy(const lab_args *a)
-{
-    lab_timing_policy p;
-    p.min_reps = 10;
-    p.max_reps = 200;
-    p.target_rse = 0.01;
-    p.budget_ms = a->budget_ms;
-    return p;
-}
-
-/* Read a buffer twice the size of L2: afterwards L2 holds only its lines, so
- * no timed call finds the previous call's data in cache. Reading, not
- * writing: a written buffer would leave L2 full of dirty lines, which the
- * next timed call would have to write back to memory on its own time. */
-__global__ void flush_l2(const uint4 *buf, size_t count, unsigned *sink)
-{
-    unsigned x = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint4 v = __ldcg(&buf[i]);
-        x ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    // a store the compiler cannot prove dead keeps the loads; it never runs,
-    // since the buffer is all zeros
-    if (x == 0x9e3779b9u)
-        *sink = x;
-}
-
-void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
-              int nsets, const lab_timing_policy *policy, int is_student)
-{
-    /* a buffer larger than L2, read before each call (flush_l2) */
-    static void *flush;
-    static size_t flush_bytes;
-    static cudaEvent_t start, stop;
-    if (!flush) {
-        int l2 = 0;
-        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-        flush_bytes = 2 * (size_t)l2 > (32u << 20) ? 2 * (size_t)l2 : (32u << 20);
-        CUDA_CHECK(cudaMalloc(&flush, flush_bytes + sizeof(unsigned)));
-        CUDA_CHECK(cudaMemset(flush, 0, flush_bytes + sizeof(unsigned)));
-        CUDA_CHECK(cudaEventCreate(&start));
-        CUDA_CHECK(cudaEventCreate(&stop));
-    }
-    lab_timing_policy p = *policy;
-    double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
-
-    /* warm-up: first-launch costs (module loading, clocks ramping) */
-    CUDA_CHECK(cudaEventRecord(start));
-    fn(ctx, 0);
-    CUDA_CHECK(cudaEventRecord(stop));
-    if (is_student)
-        lab_student_sync("the warm-up call before timing");
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float warm = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&warm, start, stop));
-    if (warm > 100.0f)
-        p.min_reps = 3; /* a slow kernel: three calls already take a while */
-
-    int n = 0;
-    while (!lab_timing_done(ms, n, &p)) {
-        int set = n % nsets;
-        if (prepare)
-            prepare(ctx, set);
-        flush_l2<<<1024, 256>>>((const uint4 *)flush, flush_bytes / sizeof(uint4),
-                                (unsigned *)((char *)flush + flush_bytes));
-        CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaEventRecord(start));
-        fn(ctx, set);
-        CUDA_CHECK(cudaEventRecord(stop));
-        if (is_student)
-            lab_student_sync("a timed call");
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float e = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&e, start, stop));
-        ms[n++] = e;
-        t->last_set = set;
-    }
-    lab_stats_compute(ms, n, &t->st);
-    free(ms);
-}
-
 /* ================================================================ profile */
 
 int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void *ctx)
@@ -331,10 +266,16 @@ int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void
         prepare(ctx, 0);
     /* the fills, checks and references must be over before the range opens */
     CUDA_CHECK(cudaDeviceSynchronize());
+#ifdef LAB_JUDGE
+    /* the call runs in the runner: the runner opens and closes the range */
+    fn(ctx, 0);
+    lab_judge_flush("the profiled call", 1);
+#else
     CUDA_CHECK(cudaProfilerStart());
     fn(ctx, 0);
     lab_student_sync("the profiled call");
     CUDA_CHECK(cudaProfilerStop());
+#endif
     lab_json_string(&r->j, "profiled_size", size);
     lab_record_end(r, LAB_EXIT_OK, "profiled one call (--profile)");
     return LAB_EXIT_OK;
@@ -350,6 +291,9 @@ void lab_record_begin(lab_record *r, const char *family, const lab_args *a,
         lab_die(LAB_EXIT_NO_MEMORY, "cannot allocate the record");
     g_record = r;
     g_args = a;
+#ifdef LAB_JUDGE
+    lab_judge_family = family;
+#endif
     lab_json_start(&r->j, r->mem);
     lab_json_int(&r->j, "schema", 1);
     lab_json_string(&r->j, "family", family);
@@ -487,6 +431,9 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
 {
     /* strict FP32 everywhere: this must be set before cuBLAS first loads */
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+#ifdef LAB_JUDGE
+    lab_judge_take_args(&argc, argv);
+#endif
     char err[256];
     if (lab_parse_args(argc, argv, allow_2d, a, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);

@@ -69,8 +69,11 @@ float *lab_buffer_to_host(const lab_buffer *b);
 /* ---------------------------------------------------------- student calls */
 
 /* After a call into kernel.cu: catch launch errors and errors of the kernel
- * itself (which are sticky: the process cannot go on), naming the call. */
+ * itself (which are sticky: the process cannot go on), naming the call.
+ * In a judge build: send the queued calls to the runner and wait for it. */
 void lab_student_sync(const char *what);
+/* The kernel failed with err in `what`: say why, with a hint, and end. */
+void lab_student_error(cudaError_t err, const char *what);
 
 /* --------------------------------------------------------------- timing */
 
@@ -93,6 +96,24 @@ typedef struct {
  * until the policy is satisfied. is_student routes errors to the student. */
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student);
+
+/* Judge builds time batches (grader/README.md, "The judge"): before each
+ * batch, refresh gives every input set fresh data from a seed nobody knew
+ * (and poisons its outputs); after it, check launches ONE kernel that checks
+ * every set's output (samples picked then) and adds the wrong elements it
+ * finds to *bad (device memory); the clock stops when it has run. One
+ * launch per batch, of the same cost for every kernel timed, so that the
+ * check weighs the same on all of them. The driver names its hooks before
+ * each lab_time whose output they fit; other builds ignore them. */
+typedef void (*lab_refresh_fn)(void *ctx, int set, uint64_t seed);
+typedef void (*lab_check_fn)(void *ctx, int nsets, unsigned long long *bad);
+void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check);
+
+/* Milliseconds on a monotonic clock. */
+double lab_now_ms(void);
+/* 64 bits nobody could know in advance (getrandom): a judge's batch inputs
+ * and the elements its checks sample. */
+uint64_t lab_fresh_seed(void);
 
 /* The default policy, with the kernel-time budget from --budget-ms. */
 lab_timing_policy lab_default_policy(const lab_args *a);

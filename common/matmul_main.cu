@@ -238,6 +238,69 @@ static void poison_output(void *ctx, int s)
     lab_buffer_poison(&((timing_ctx *)ctx)->p->C[s]);
 }
 
+/* ================================================= batches (judge builds) */
+
+/* A batch's inputs are made from a seed nobody knew before it (timing.cu):
+ * new A and B for set s, and C poisoned. */
+static void refresh_set(void *ctx, int s, uint64_t seed)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    p->seedA[s] = lab_mix64(seed ^ 1);
+    p->seedB[s] = lab_mix64(seed ^ 2);
+    lab_buffer_fill(&p->A[s], p->seedA[s]);
+    lab_buffer_fill(&p->B[s], p->seedB[s]);
+    lab_buffer_poison(&p->C[s]);
+}
+
+enum { CHECK_SAMPLES = 64 };
+
+typedef struct {
+    const float *A[NSETS], *B[NSETS], *C[NSETS];
+} set_pointers;
+
+/* One warp per sampled element (i, j) of set blockIdx.y, picked from
+ * `pick`: the dot product in double, its bound as element_bounds has it,
+ * and one count in *bad when C(i, j) is outside it (NaN included). */
+__global__ void check_samples(set_pointers sp, int n, uint64_t pick, unsigned long long *bad)
+{
+    int sample = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32, s = blockIdx.y;
+    if (sample >= CHECK_SAMPLES)
+        return;
+    uint64_t h = lab_mix64(pick ^ (uint64_t)(sample + CHECK_SAMPLES * s));
+    int i = (int)(h % (uint64_t)n), j = (int)((h >> 32) % (uint64_t)n);
+    const float *A = sp.A[s], *B = sp.B[s];
+    double dot = 0, mag = 0;
+    for (int k = lane; k < n; k += 32) {
+        double x = (double)A[(size_t)i * n + k] * B[(size_t)k * n + j];
+        dot += x;
+        mag += fabs(x);
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        dot += __shfl_down_sync(0xffffffffu, dot, off);
+        mag += __shfl_down_sync(0xffffffffu, mag, off);
+    }
+    if (lane == 0) {
+        double gamma = 2.0 * n * (FLT_EPSILON / 2) / (1.0 - n * (FLT_EPSILON / 2));
+        float got = sp.C[s][(size_t)i * n + j];
+        if (!(fabs((double)got - dot) <= 2.0 * gamma * mag + FLT_MIN))
+            atomicAdd(bad, 1ULL);
+    }
+}
+
+/* The check that ends a timed batch: samples of every set, picked after
+ * the batch. */
+static void check_sets(void *ctx, int nsets, unsigned long long *bad)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    set_pointers sp;
+    for (int s = 0; s < nsets; s++) {
+        sp.A[s] = p->A[s].data;
+        sp.B[s] = p->B[s].data;
+        sp.C[s] = p->C[s].data;
+    }
+    check_samples<<<dim3(CHECK_SAMPLES * 32 / 256, nsets), 256>>>(sp, p->n, lab_fresh_seed(), bad);
+}
+
 /* ================================================================== main */
 
 int main(int argc, char **argv)
@@ -310,6 +373,7 @@ int main(int argc, char **argv)
         {"baseline", "naive, threadIdx.x on rows"},
     };
     printf("\ntiming at n=%d (%d input sets, L2 flushed before each call)...\n", n, NSETS);
+    lab_batch_hooks(refresh_set, check_sets);
     lab_time(&rows[1], call_cublas, NULL, &ctx, NSETS, &policy, 0);
     lab_time(&rows[0], call_student, poison_output, &ctx, NSETS, &policy, 1);
 

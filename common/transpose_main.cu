@@ -23,7 +23,13 @@ static const char *FAMILY_HELP =
  * square with partial tiles (for the rows-and-cols hint), whole tiles */
 static const char *DEFAULT_SIZES = "1x1,1x1000,1000x1,33x65,65x65,1025x777,2048x4096";
 static const int DEFAULT_SIDE = 8192;
-enum { NSETS = 3 }; /* input sets the timed calls rotate over */
+/* input sets the timed calls rotate over; a judge's batch is one call per
+ * set, and a batch of short calls must last long enough to time (timing.cu) */
+#ifdef LAB_JUDGE
+enum { NSETS = 8 };
+#else
+enum { NSETS = 3 };
+#endif
 
 /* ==================================================== in-run references */
 
@@ -254,6 +260,54 @@ static void poison_output(void *ctx, int s)
     lab_buffer_poison(&((timing_ctx *)ctx)->p->out[s]);
 }
 
+/* ================================================= batches (judge builds) */
+
+/* A batch's inputs are made from a seed nobody knew before it (timing.cu). */
+static void refresh_set(void *ctx, int s, uint64_t seed)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    p->seed[s] = lab_mix64(seed);
+    lab_buffer_fill(&p->in[s], p->seed[s]);
+    lab_buffer_poison(&p->out[s]);
+}
+
+enum { CHECK_SAMPLES = 1024 };
+
+typedef struct {
+    const float *in[NSETS], *out[NSETS];
+} set_pointers;
+
+/* Sampled elements (picked from `pick`) of set blockIdx.y's out against its
+ * in, bit for bit: transposed, or (copy: the copy references) in place. */
+__global__ void check_samples(set_pointers sp, int rows, int cols, int copy, uint64_t pick,
+                              unsigned long long *bad)
+{
+    int k = blockIdx.x * blockDim.x + threadIdx.x, s = blockIdx.y;
+    if (k >= CHECK_SAMPLES)
+        return;
+    size_t at = (size_t)(lab_mix64(pick ^ (uint64_t)(k + CHECK_SAMPLES * s)) % ((uint64_t)rows * (uint64_t)cols));
+    size_t r = at / (size_t)cols, c = at % (size_t)cols;
+    float got = copy ? sp.out[s][at] : sp.out[s][c * rows + r];
+    if (__float_as_uint(got) != __float_as_uint(sp.in[s][at]))
+        atomicAdd(bad, 1ULL);
+}
+
+static void check(void *ctx, int nsets, unsigned long long *bad, int copy)
+{
+    problem *p = ((timing_ctx *)ctx)->p;
+    set_pointers sp;
+    for (int s = 0; s < nsets; s++) {
+        sp.in[s] = p->in[s].data;
+        sp.out[s] = p->out[s].data;
+    }
+    check_samples<<<dim3(CHECK_SAMPLES / 256, nsets), 256>>>(sp, p->rows, p->cols, copy, lab_fresh_seed(), bad);
+}
+
+/* The checks that end a timed batch, samples picked after the batch: of a
+ * transpose, and of a copy (memcpy, the copy kernel), at the same cost. */
+static void check_transposed(void *ctx, int nsets, unsigned long long *bad) { check(ctx, nsets, bad, 0); }
+static void check_copied(void *ctx, int nsets, unsigned long long *bad) { check(ctx, nsets, bad, 1); }
+
 /* ================================================================== main */
 
 int main(int argc, char **argv)
@@ -337,7 +391,9 @@ int main(int argc, char **argv)
         {"tiled_unpadded", "tiled transpose, [32][32] tile"},
     };
     printf("\ntiming at %dx%d (%d input sets, L2 flushed before each call)...\n", rows, cols, NSETS);
+    lab_batch_hooks(refresh_set, check_copied);
     lab_time(&t[MEMCPY], call_memcpy, NULL, &ctx, NSETS, &policy, 0);
+    lab_batch_hooks(refresh_set, check_transposed);
     lab_time(&t[STUDENT], call_student, poison_output, &ctx, NSETS, &policy, 1);
 
     /* the last timed call's output must be right too */
@@ -352,7 +408,9 @@ int main(int argc, char **argv)
         lab_record_end(&rec, LAB_EXIT_WRONG, "the last timed call's output is wrong");
         return LAB_EXIT_WRONG;
     }
+    lab_batch_hooks(refresh_set, check_copied);
     lab_time(&t[COPY], call_copy, NULL, &ctx, NSETS, &policy, 0);
+    lab_batch_hooks(refresh_set, check_transposed);
     lab_time(&t[CUBLAS], call_cublas, NULL, &ctx, NSETS, &policy, 0);
     lab_time(&t[NAIVE], call_naive, NULL, &ctx, NSETS, &policy, 0);
     lab_time(&t[UNPADDED], call_unpadded, NULL, &ctx, NSETS, &policy, 0);

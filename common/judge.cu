@@ -1,0 +1,279 @@
+/*
+ * judge.cu: the judge's side of the runners (remote.h; grader/README.md,
+ * "The judge"). Linked into the judge builds only (-DLAB_JUDGE), where the
+ * contract function (matmul, transpose, reduce) is a stub that queues a call
+ * here (common/<family>_stub.cu) instead of running student code.
+ *
+ * The student's runner is started at the first call, from --runner PATH
+ * (default: this program's path with -judge replaced by -runner), inside
+ * --confine PATH when given. Buffers are shared on demand: a pointer the
+ * stub passes must lie inside a buffer made by lab_buffer_new, whose whole
+ * allocation (guard zones included) the runner maps by CUDA IPC. The echo
+ * runner (--echo PATH), the same loop without student code, measures what
+ * a round trip costs, so that a batch timed through the runner and a batch
+ * timed in this process compare fairly.
+ */
+#include "gpu.h"
+#include "judge.h"
+#include "remote.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *lab_judge_family;
+
+static struct {
+    char runner[4096], echo[4096], confine[4096];
+    double limit_s; /* one request, before the runner is stopped */
+    lab_runner student, echo_runner;
+    int started, echo_started;
+    lab_buffer *buffers[LAB_REMOTE_MAX_BUFFERS];
+    int mapped[LAB_REMOTE_MAX_BUFFERS];
+    lab_remote_request pending;
+    double round_trip_ms; /* < 0: not measured yet */
+} J = {"", "", "", 20.0};
+
+/* Take the judge's own options out of argv: --runner, --echo, --confine,
+ * --call-limit-s. The rest is the driver's. */
+void lab_judge_take_args(int *argc, char **argv)
+{
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
+        if (v && !strcmp(a, "--runner")) {
+            snprintf(J.runner, sizeof J.runner, "%s", v);
+        } else if (v && !strcmp(a, "--echo")) {
+            snprintf(J.echo, sizeof J.echo, "%s", v);
+        } else if (v && !strcmp(a, "--confine")) {
+            snprintf(J.confine, sizeof J.confine, "%s", v);
+        } else if (v && !strcmp(a, "--call-limit-s")) {
+            J.limit_s = atof(v) > 0 ? atof(v) : J.limit_s;
+        } else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        i++;
+    }
+    argv[out] = NULL;
+    *argc = out;
+    /* defaults beside this program: build/<stage>/<variant>-judge runs
+     * build/<stage>/<variant>-runner and build/judge/echo-runner */
+    char self[2048];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    if (!J.runner[0] && n > 0) {
+        char *dash = strstr(self, "-judge");
+        if (dash && !dash[6])
+            snprintf(J.runner, sizeof J.runner, "%.*s-runner", (int)(dash - self), self);
+    }
+    if (!J.echo[0] && n > 0) {
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(J.echo, sizeof J.echo, "%s/../judge/echo-runner", self);
+        }
+    }
+    J.round_trip_ms = -1;
+}
+
+static void stop_all(void)
+{
+    if (J.started)
+        lab_runner_stop(&J.student);
+    if (J.echo_started)
+        lab_runner_stop(&J.echo_runner);
+    J.started = J.echo_started = 0;
+}
+
+/* Why a conversation failed, as the judge's own words, then the end. */
+static void runner_failed(lab_runner *r, int result, const lab_remote_answer *a, const char *what,
+                          int is_student)
+{
+    char fate[160];
+    if (result == LAB_REMOTE_ERROR) {
+        /* the name comes from this process's runtime, not from the runner */
+        cudaError_t err = (cudaError_t)a->status;
+        if (is_student)
+            lab_student_error(err, what);
+        lab_die(LAB_EXIT_CUDA_ERROR, "%s failed in %s: %s", r->what, what, cudaGetErrorName(err));
+    }
+    if (result == LAB_REMOTE_TIMEOUT)
+        lab_die(LAB_EXIT_CUDA_ERROR, "%s did not finish %s within %.0f s (a hang, or far too slow at this size)",
+                r->what, what, J.limit_s);
+    if (result == LAB_REMOTE_GARBLED)
+        lab_die(LAB_EXIT_CUDA_ERROR, "%s answered %s with something that is not an answer: its process "
+                                     "was stopped", r->what, what);
+    lab_runner_fate(r, fate, sizeof fate);
+    lab_die(LAB_EXIT_CUDA_ERROR, "%s %s during %s", r->what, fate, what);
+}
+
+static void hello(lab_runner *r, const char *family, int is_student)
+{
+    lab_remote_request q;
+    memset(&q, 0, offsetof(lab_remote_request, calls));
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_HELLO;
+    lab_remote_answer a;
+    int rc = lab_runner_ask(r, &q, J.limit_s, &a);
+    if (rc != LAB_REMOTE_OK)
+        runner_failed(r, rc, &a, "starting up", is_student);
+    if (family && strcmp(a.text, family))
+        lab_die(LAB_EXIT_CUDA_ERROR, "%s is not a %s runner", r->what, family);
+}
+
+static void start_student(void)
+{
+    if (J.started)
+        return;
+    if (!J.runner[0])
+        lab_die(LAB_EXIT_USAGE, "no runner: give --runner PATH (the stage's -runner program)");
+    if (lab_runner_start(&J.student, J.runner, J.confine[0] ? J.confine : NULL, "your kernel"))
+        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.runner);
+    J.started = 1;
+    atexit(stop_all);
+    hello(&J.student, lab_judge_family, 1);
+}
+
+void lab_judge_register(lab_buffer *b)
+{
+    for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
+        if (!J.buffers[i]) {
+            J.buffers[i] = b;
+            J.mapped[i] = 0;
+            return;
+        }
+    lab_die(LAB_EXIT_NO_MEMORY, "more than %d buffers at once", LAB_REMOTE_MAX_BUFFERS);
+}
+
+static void ask_or_die(lab_runner *r, lab_remote_request *q, const char *what, int is_student)
+{
+    lab_remote_answer a;
+    q->magic = LAB_REMOTE_MAGIC;
+    int rc = lab_runner_ask(r, q, J.limit_s, &a);
+    if (rc != LAB_REMOTE_OK)
+        runner_failed(r, rc, &a, what, is_student);
+}
+
+void lab_judge_forget(lab_buffer *b)
+{
+    for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
+        if (J.buffers[i] == b) {
+            if (J.mapped[i] && J.started) {
+                lab_remote_request q;
+                memset(&q, 0, offsetof(lab_remote_request, calls));
+                q.op = LAB_OP_UNMAP;
+                q.id = i;
+                ask_or_die(&J.student, &q, "letting go of a buffer", 1);
+            }
+            J.buffers[i] = NULL;
+            J.mapped[i] = 0;
+        }
+}
+
+/* The buffer id that holds p (mapping it in the runner first), and p's
+ * offset in bytes from the allocation's start. */
+static int share(const void *p, int64_t *offset)
+{
+    for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++) {
+        lab_buffer *b = J.buffers[i];
+        if (!b)
+            continue;
+        const char *base = (const char *)b->base;
+        size_t total = (b->count + 2 * (size_t)LAB_GUARD_FLOATS) * sizeof(float);
+        if ((const char *)p < base || (const char *)p >= base + total)
+            continue;
+        if (!J.mapped[i]) {
+            lab_remote_request q;
+            memset(&q, 0, offsetof(lab_remote_request, calls));
+            q.op = LAB_OP_MAP;
+            q.id = i;
+            q.bytes = total;
+            cudaIpcMemHandle_t h;
+            CUDA_CHECK(cudaIpcGetMemHandle(&h, b->base));
+            memcpy(q.handle, &h, sizeof h);
+            ask_or_die(&J.student, &q, "opening a buffer", 1);
+            J.mapped[i] = 1;
+        }
+        *offset = (const char *)p - base;
+        return i;
+    }
+    lab_die(LAB_EXIT_CUDA_ERROR, "the judge passed a pointer that is in none of its buffers (a harness bug)");
+    return -1;
+}
+
+void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
+{
+    start_student();
+    lab_remote_request *q = &J.pending;
+    if (q->count == LAB_REMOTE_MAX_CALLS)
+        lab_die(LAB_EXIT_CUDA_ERROR, "more than %d calls in one batch (a harness bug)", LAB_REMOTE_MAX_CALLS);
+    lab_remote_call *c = &q->calls[q->count++];
+    memset(c, 0, sizeof *c);
+    c->fn = fn;
+    for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++) {
+        c->buffer[k] = -1;
+        if (k < nptr && ptr[k])
+            c->buffer[k] = share(ptr[k], &c->offset[k]);
+        if (k < nvalue)
+            c->value[k] = value[k];
+    }
+}
+
+void lab_judge_flush(const char *what, int profile)
+{
+    lab_remote_request *q = &J.pending;
+    if (!J.started)
+        return;
+    q->op = profile ? LAB_OP_PROFILE : LAB_OP_CALLS;
+    ask_or_die(&J.student, q, what, 1);
+    q->count = 0;
+}
+
+/* What a round trip to a runner costs beyond the same work done here: the
+ * median, over 21 tries, of (a no-op kernel through the echo runner) minus
+ * (a no-op kernel launched and waited for here), each followed by the
+ * judge's own synchronization. 0 where the echo runner is missing. */
+double lab_judge_round_trip_ms(void)
+{
+    if (J.round_trip_ms >= 0)
+        return J.round_trip_ms;
+    J.round_trip_ms = 0;
+    if (!J.echo[0] || access(J.echo, X_OK)) {
+        fprintf(stderr, "warning: no echo runner (%s): times through the runner include its round trip\n",
+                J.echo);
+        return 0;
+    }
+    if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, "the echo runner"))
+        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
+    J.echo_started = 1;
+    hello(&J.echo_runner, "echo", 0);
+    enum { TRIES = 21 };
+    double remote[TRIES], local[TRIES];
+    static lab_remote_request q;
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_CALLS;
+    q.count = 1;
+    q.calls[0].fn = LAB_FN_NOOP;
+    for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
+        q.calls[0].buffer[k] = -1;
+    for (int i = 0; i < TRIES; i++) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t0 = lab_now_ms();
+        ask_or_die(&J.echo_runner, &q, "measuring the round trip", 0);
+        lab_noop_here();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t1 = lab_now_ms();
+        lab_noop_here();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t2 = lab_now_ms();
+        remote[i] = t1 - t0;
+        local[i] = t2 - t1;
+    }
+    lab_stats rs, ls;
+    lab_stats_compute(remote, TRIES, &rs);
+    lab_stats_compute(local, TRIES, &ls);
+    J.round_trip_ms = rs.median > ls.median ? rs.median - ls.median : 0;
+    return J.round_trip_ms;
+}

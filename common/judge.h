@@ -1,0 +1,31 @@
+/*
+ * judge.h: what the judge builds (-DLAB_JUDGE) add to the harness
+ * (judge.cu; remote.h has the runner's side).
+ */
+#ifndef LAB_JUDGE_H
+#define LAB_JUDGE_H
+
+#include <stdint.h>
+
+#include "gpu.h"
+
+/* The family of this judge (set by lab_record_begin): its runner must say
+ * the same. */
+extern const char *lab_judge_family;
+
+/* Take --runner, --echo, --confine and --call-limit-s out of argv. */
+void lab_judge_take_args(int *argc, char **argv);
+/* Every lab_buffer is registered, so that a pointer into one can be shared. */
+void lab_judge_register(lab_buffer *b);
+void lab_judge_forget(lab_buffer *b);
+/* The stubs of the contract functions: queue one call for the runner. */
+void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue);
+/* Send the queued calls (profile: inside the profiler's range) and wait for
+ * the runner to say it is done; a failure ends the run with a message. */
+void lab_judge_flush(const char *what, int profile);
+/* What a round trip to a runner costs (echo runner), in milliseconds. */
+double lab_judge_round_trip_ms(void);
+/* A no-op kernel launched here (gpu.cu). */
+void lab_noop_here(void);
+
+#endif /* LAB_JUDGE_H */

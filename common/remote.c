@@ -1,0 +1,249 @@
+/*
+ * remote.c: starting a runner and talking to it (remote.h).
+ *
+ * Everything here is written for a runner that lies, hangs or dies at the
+ * worst moment: every read has a deadline, every answer is checked for its
+ * size and magic number, and a runner's death is read from waitpid.
+ */
+#include "remote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = (const char *)buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Read exactly len bytes before the deadline (a CLOCK_MONOTONIC time; 0:
+ * none). 0 ok, -1 end of input or error, -2 the deadline passed. */
+static int read_all(int fd, void *buf, size_t len, double deadline)
+{
+    char *p = (char *)buf;
+    while (len > 0) {
+        if (deadline > 0) {
+            double left = deadline - now();
+            if (left <= 0)
+                return -2;
+            struct pollfd pf = {fd, POLLIN, 0};
+            int ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+            int rc = poll(&pf, 1, ms);
+            if (rc < 0 && errno == EINTR)
+                continue;
+            if (rc == 0)
+                return -2;
+            if (rc < 0)
+                return -1;
+        }
+        ssize_t got = read(fd, p, len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        p += got;
+        len -= (size_t)got;
+    }
+    return 0;
+}
+
+int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *what)
+{
+    memset(r, 0, sizeof *r);
+    r->pid = -1;
+    snprintf(r->what, sizeof r->what, "%s", what);
+    int to[2], from[2];
+    if (pipe2(to, O_CLOEXEC))
+        return -1;
+    if (pipe2(from, O_CLOEXEC)) {
+        close(to[0]);
+        close(to[1]);
+        return -1;
+    }
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%s", program);
+    char *slash = strrchr(folder, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(folder, sizeof folder, ".");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        /* the runner's descriptors: the two pipes at fixed numbers */
+        int in = dup(to[0]), out = dup(from[1]);
+        if (in < 0 || out < 0 || dup2(in, LAB_RUNNER_IN_FD) < 0 || dup2(out, LAB_RUNNER_OUT_FD) < 0)
+            _exit(127);
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, 0);
+        for (int fd = 5; fd < 1024; fd++)
+            close(fd);
+        signal(SIGPIPE, SIG_DFL);
+        if (confine) {
+            char *argv[] = {(char *)confine, "--read", folder, "--", (char *)program, NULL};
+            execv(confine, argv);
+        } else {
+            char *argv[] = {(char *)program, NULL};
+            execv(program, argv);
+        }
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    r->pid = pid;
+    r->to = to[1];
+    r->from = from[0];
+    return 0;
+}
+
+/* Reap the runner (blocking: it has ended or been killed). */
+static void reap(lab_runner *r)
+{
+    if (r->pid <= 0 || r->reaped)
+        return;
+    while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+        ;
+    r->reaped = 1;
+}
+
+static void kill_runner(lab_runner *r)
+{
+    if (r->pid > 0 && !r->reaped)
+        kill(r->pid, SIGKILL);
+    reap(r);
+}
+
+int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, lab_remote_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    if (r->pid <= 0 || r->reaped)
+        return LAB_REMOTE_DIED;
+    size_t len = offsetof(lab_remote_request, calls) +
+                 (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE ? (size_t)q->count : 0) * sizeof(lab_remote_call);
+    if (write_all(r->to, q, len)) {
+        kill_runner(r);
+        return LAB_REMOTE_DIED;
+    }
+    int rc = read_all(r->from, a, sizeof *a, now() + limit_s);
+    if (rc == -2) {
+        r->timed_out = 1;
+        kill_runner(r);
+        return LAB_REMOTE_TIMEOUT;
+    }
+    if (rc < 0) {
+        kill_runner(r);
+        return LAB_REMOTE_DIED;
+    }
+    a->text[sizeof a->text - 1] = 0;
+    if (a->magic != LAB_REMOTE_MAGIC || a->op != q->op) {
+        kill_runner(r);
+        return LAB_REMOTE_GARBLED;
+    }
+    return a->status == 0 ? LAB_REMOTE_OK : LAB_REMOTE_ERROR;
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "segmentation fault (SIGSEGV)";
+    case SIGBUS: return "bus error (SIGBUS)";
+    case SIGABRT: return "abort (SIGABRT)";
+    case SIGFPE: return "arithmetic exception (SIGFPE)";
+    case SIGILL: return "illegal instruction (SIGILL)";
+    case SIGKILL: return "SIGKILL";
+    case SIGSYS: return "a forbidden system call (SIGSYS)";
+    default: return "a signal";
+    }
+}
+
+void lab_runner_fate(lab_runner *r, char *out, size_t len)
+{
+    reap(r);
+    if (r->timed_out)
+        snprintf(out, len, "did not answer in time and was stopped");
+    else if (!r->reaped)
+        snprintf(out, len, "is still running");
+    else if (WIFEXITED(r->status))
+        snprintf(out, len, "ended the process (exit status %d)", WEXITSTATUS(r->status));
+    else if (WIFSIGNALED(r->status))
+        snprintf(out, len, "was killed by %s", signal_name(WTERMSIG(r->status)));
+    else
+        snprintf(out, len, "ended");
+}
+
+void lab_runner_stop(lab_runner *r)
+{
+    if (r->pid <= 0)
+        return;
+    if (!r->reaped) {
+        lab_remote_request q;
+        memset(&q, 0, offsetof(lab_remote_request, calls));
+        q.magic = LAB_REMOTE_MAGIC;
+        q.op = LAB_OP_QUIT;
+        write_all(r->to, &q, offsetof(lab_remote_request, calls));
+        /* a moment to let go of its mappings, then no more */
+        for (int i = 0; i < 50 && waitpid(r->pid, &r->status, WNOHANG) == 0; i++)
+            usleep(10000);
+        if (waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+            r->reaped = 1;
+        kill_runner(r);
+    }
+    close(r->to);
+    close(r->from);
+    r->pid = -1;
+}
+
+int lab_remote_read_request(int fd, lab_remote_request *q)
+{
+    size_t head = offsetof(lab_remote_request, calls);
+    if (read_all(fd, q, head, 0))
+        return -1;
+    if (q->magic != LAB_REMOTE_MAGIC)
+        return -1;
+    if (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE) {
+        if (q->count < 0 || q->count > LAB_REMOTE_MAX_CALLS)
+            return -1;
+        if (read_all(fd, q->calls, (size_t)q->count * sizeof(lab_remote_call), 0))
+            return -1;
+    }
+    return 0;
+}
+
+int lab_remote_answer_with(int fd, uint32_t op, int32_t status, const char *text)
+{
+    lab_remote_answer a;
+    memset(&a, 0, sizeof a);
+    a.magic = LAB_REMOTE_MAGIC;
+    a.op = op;
+    a.status = status;
+    snprintf(a.text, sizeof a.text, "%s", text ? text : "");
+    return write_all(fd, &a, sizeof a);
+}

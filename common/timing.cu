@@ -1,0 +1,231 @@
+/*
+ * timing.cu: how long one call of a kernel takes (gpu.h, lab_time).
+ *
+ * Two methods, one per build:
+ *
+ *  - the drivers (student code in this process): CUDA events around each
+ *    call, the L2 cache flushed before it, calls rotating over the input
+ *    sets, repeated until the median is known to about 1%;
+ *  - the judges (-DLAB_JUDGE; student code in a runner process, whose
+ *    events this process cannot see): this process's clock around batches
+ *    of one call per input set. Before a batch, every set gets fresh inputs
+ *    from a seed nobody knew (the driver's refresh hook) and poisoned
+ *    outputs, and L2 is flushed; the clock starts; the calls run (through
+ *    the runner for the student, here for the baselines); the driver's
+ *    check hook then checks every output of the batch on the GPU, and the
+ *    clock stops when that check is done. A batch through the runner is
+ *    charged its calls and not the round trip, measured with the echo
+ *    runner (judge.cu). grader/README.md, "The judge", says why.
+ */
+#include "gpu.h"
+#ifdef LAB_JUDGE
+#include "judge.h"
+#endif
+
+#include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+lab_timing_policy lab_default_policy(const lab_args *a)
+{
+    lab_timing_policy p;
+    p.min_reps = 10;
+    p.max_reps = 200;
+    p.target_rse = 0.01;
+    p.budget_ms = a->budget_ms;
+    return p;
+}
+
+double lab_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+uint64_t lab_fresh_seed(void)
+{
+    uint64_t seed = 0;
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        seed = lab_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)getpid());
+    }
+    return seed;
+}
+
+/* Read a buffer twice the size of L2: afterwards L2 holds only its lines, so
+ * no timed call finds the previous call's data in cache. Reading, not
+ * writing: a written buffer would leave L2 full of dirty lines, which the
+ * next timed call would have to write back to memory on its own time. */
+__global__ void flush_l2(const uint4 *buf, size_t count, unsigned *sink)
+{
+    unsigned x = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = __ldcg(&buf[i]);
+        x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    // a store the compiler cannot prove dead keeps the loads; it never runs,
+    // since the buffer is all zeros
+    if (x == 0x9e3779b9u)
+        *sink = x;
+}
+
+/* Launch the flush (the buffer is made the first time). */
+static void flush_cache(void)
+{
+    static void *flush;
+    static size_t flush_bytes;
+    if (!flush) {
+        int l2 = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+        flush_bytes = 2 * (size_t)l2 > (32u << 20) ? 2 * (size_t)l2 : (32u << 20);
+        CUDA_CHECK(cudaMalloc(&flush, flush_bytes + sizeof(unsigned)));
+        CUDA_CHECK(cudaMemset(flush, 0, flush_bytes + sizeof(unsigned)));
+    }
+    flush_l2<<<1024, 256>>>((const uint4 *)flush, flush_bytes / sizeof(uint4),
+                            (unsigned *)((char *)flush + flush_bytes));
+    CUDA_CHECK(cudaGetLastError());
+}
+
+#ifndef LAB_JUDGE
+
+/* The batch hooks are the judge's; events need none. */
+void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check)
+{
+    (void)refresh;
+    (void)check;
+}
+
+void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
+              int nsets, const lab_timing_policy *policy, int is_student)
+{
+    static cudaEvent_t start, stop;
+    if (!start) {
+        CUDA_CHECK(cudaEventCreate(&start));
+        CUDA_CHECK(cudaEventCreate(&stop));
+    }
+    lab_timing_policy p = *policy;
+    double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
+
+    /* warm-up: first-launch costs (module loading, clocks ramping) */
+    CUDA_CHECK(cudaEventRecord(start));
+    fn(ctx, 0);
+    CUDA_CHECK(cudaEventRecord(stop));
+    if (is_student)
+        lab_student_sync("the warm-up call before timing");
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float warm = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&warm, start, stop));
+    if (warm > 100.0f)
+        p.min_reps = 3; /* a slow kernel: three calls already take a while */
+
+    int n = 0;
+    while (!lab_timing_done(ms, n, &p)) {
+        int set = n % nsets;
+        if (prepare)
+            prepare(ctx, set);
+        flush_cache();
+        CUDA_CHECK(cudaEventRecord(start));
+        fn(ctx, set);
+        CUDA_CHECK(cudaEventRecord(stop));
+        if (is_student)
+            lab_student_sync("a timed call");
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float e = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&e, start, stop));
+        ms[n++] = e;
+        t->last_set = set;
+    }
+    lab_stats_compute(ms, n, &t->st);
+    free(ms);
+}
+
+#else /* LAB_JUDGE */
+
+static lab_refresh_fn g_refresh;
+static lab_check_fn g_check;
+
+void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check)
+{
+    g_refresh = refresh;
+    g_check = check;
+}
+
+__global__ void lab_noop_kernel_here(void) {}
+
+void lab_noop_here(void)
+{
+    lab_noop_kernel_here<<<1, 1>>>();
+    CUDA_CHECK(cudaGetLastError());
+}
+
+/* One batch: fresh inputs, poisoned outputs, a clean L2; then the timed
+ * part. Returns the batch's milliseconds; *bad gets the wrong elements the
+ * check found. */
+static double batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int nsets, int is_student,
+                    unsigned long long *bad_dev, unsigned long long *bad)
+{
+    for (int s = 0; s < nsets; s++) {
+        if (g_refresh)
+            g_refresh(ctx, s, lab_fresh_seed());
+        if (prepare)
+            prepare(ctx, s);
+    }
+    CUDA_CHECK(cudaMemset(bad_dev, 0, sizeof *bad_dev));
+    flush_cache();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t0 = lab_now_ms();
+    for (int s = 0; s < nsets; s++)
+        fn(ctx, s);
+    if (is_student)
+        lab_judge_flush("a timed batch", 0);
+    if (g_check)
+        g_check(ctx, nsets, bad_dev);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t1 = lab_now_ms();
+    CUDA_CHECK(cudaMemcpy(bad, bad_dev, sizeof *bad, cudaMemcpyDeviceToHost));
+    return t1 - t0;
+}
+
+void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
+              int nsets, const lab_timing_policy *policy, int is_student)
+{
+    static unsigned long long *bad_dev;
+    if (!bad_dev)
+        CUDA_CHECK(cudaMalloc(&bad_dev, sizeof *bad_dev));
+    lab_timing_policy p = *policy;
+    double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
+    ms[0] = 0;
+    double round_trip = is_student ? lab_judge_round_trip_ms() : 0.0;
+    unsigned long long bad = 0;
+
+    /* warm-up: first-launch costs (module loading, clocks ramping) */
+    double warm = batch(fn, prepare, ctx, nsets, is_student, bad_dev, &bad) / nsets;
+    if (warm > 100.0)
+        p.min_reps = 3; /* a slow kernel: three batches already take a while */
+    int n = 0;
+    while (!bad && !lab_timing_done(ms, n, &p)) {
+        double batch_ms = batch(fn, prepare, ctx, nsets, is_student, bad_dev, &bad);
+        batch_ms -= round_trip;
+        ms[n++] = (batch_ms > 0 ? batch_ms : 0) / nsets;
+    }
+    if (bad) {
+        if (is_student)
+            lab_die(LAB_EXIT_WRONG, "%llu elements of a timed batch's outputs were wrong when your code said "
+                                    "it was done: does it depend on state left by an earlier call, or return "
+                                    "before its work is finished?", bad);
+        printf("  warning: %s gave %llu wrong elements in a timed batch: the check itself may be wrong on\n"
+               "  this system; please report it\n", t->label, bad);
+    }
+    lab_stats_compute(ms, n > 0 ? n : 1, &t->st);
+    /* the set whose output is checked in full: one the runner could not
+     * guess, of the last batch */
+    t->last_set = (int)(lab_fresh_seed() % (uint64_t)nsets);
+    free(ms);
+}
+
+#endif /* LAB_JUDGE */

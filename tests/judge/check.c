@@ -1,0 +1,126 @@
+/*
+ * check.c: the judge's side of a conversation with a runner (common/remote.c)
+ * against tests/judge/fake_runner.c: answers, a hang stopped at the time
+ * limit, a death told from waitpid, a garbled answer, an error's number, and
+ * a runner started inside build/confine/confine.
+ *
+ *   check FAKE_RUNNER [CONFINE]
+ *
+ * Prints "ok    name" or "FAIL  name" per check (tests/judge/run.sh counts).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "remote.h"
+
+static int failures;
+
+static void expect(int cond, const char *name, const char *detail)
+{
+    printf("%s  %s\n", cond ? "ok  " : "FAIL", name);
+    if (!cond) {
+        printf("      %s\n", detail);
+        failures++;
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Start the fake runner in a mode (it reads LAB_FAKE_RUNNER_MODE: a runner
+ * gets no arguments), ask HELLO, then one CALLS. */
+static int converse(const char *fake, const char *mode, const char *confine, double limit, lab_runner *r,
+                    lab_remote_answer *a)
+{
+    setenv("LAB_FAKE_RUNNER_MODE", mode, 1);
+    if (lab_runner_start(r, fake, confine, "the fake runner"))
+        return -100;
+    lab_remote_request q;
+    memset(&q, 0, sizeof q);
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_HELLO;
+    int rc = lab_runner_ask(r, &q, 10, a);
+    if (rc != LAB_REMOTE_OK || strcmp(a->text, "matmul"))
+        return -200 - rc;
+    q.op = LAB_OP_CALLS;
+    q.count = 1;
+    q.calls[0].fn = LAB_FN_CONTRACT;
+    return lab_runner_ask(r, &q, limit, a);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    const char *fake = argv[1], *confine = argc > 2 ? argv[2] : NULL;
+    lab_runner r;
+    lab_remote_answer a;
+    char fate[160], detail[256];
+
+    int rc = converse(fake, "good", NULL, 10, &r, &a);
+    snprintf(detail, sizeof detail, "result %d", rc);
+    expect(rc == LAB_REMOTE_OK, "remote: a runner that answers: HELLO names its family, CALLS is done", detail);
+    lab_runner_stop(&r);
+    expect(r.pid == -1, "remote: stopping a runner reaps it", "");
+
+    double t0 = now();
+    rc = converse(fake, "hang", NULL, 0.5, &r, &a);
+    double took = now() - t0;
+    lab_runner_fate(&r, fate, sizeof fate);
+    snprintf(detail, sizeof detail, "result %d after %.2f s: %s", rc, took, fate);
+    expect(rc == LAB_REMOTE_TIMEOUT && took < 3 && strstr(fate, "in time"),
+           "remote: a runner that hangs is stopped at the time limit", detail);
+    lab_runner_stop(&r);
+
+    rc = converse(fake, "die", NULL, 10, &r, &a);
+    lab_runner_fate(&r, fate, sizeof fate);
+    snprintf(detail, sizeof detail, "result %d: %s", rc, fate);
+    expect(rc == LAB_REMOTE_DIED && strstr(fate, "exit status 0"),
+           "remote: a runner that exits with status 0 mid-call is a death, not a success", detail);
+    lab_runner_stop(&r);
+
+    rc = converse(fake, "crash", NULL, 10, &r, &a);
+    lab_runner_fate(&r, fate, sizeof fate);
+    snprintf(detail, sizeof detail, "result %d: %s", rc, fate);
+    expect(rc == LAB_REMOTE_DIED && strstr(fate, "SIGSEGV"), "remote: a crash is named from waitpid", detail);
+    lab_runner_stop(&r);
+
+    rc = converse(fake, "garble", NULL, 10, &r, &a);
+    snprintf(detail, sizeof detail, "result %d", rc);
+    expect(rc == LAB_REMOTE_GARBLED, "remote: an answer with a wrong magic number is not believed", detail);
+    lab_runner_stop(&r);
+
+    rc = converse(fake, "error", NULL, 10, &r, &a);
+    snprintf(detail, sizeof detail, "result %d status %d", rc, a.status);
+    expect(rc == LAB_REMOTE_ERROR && a.status == 700, "remote: a CUDA error comes as its number", detail);
+    lab_runner_stop(&r);
+
+    const char *target = getenv("LAB_FAKE_RUNNER_TARGET");
+    rc = converse(fake, "escape", NULL, 10, &r, &a);
+    snprintf(detail, sizeof detail, "result %d: %s", rc, a.text);
+    expect(rc == LAB_REMOTE_OK && target && access(target, F_OK) == 0,
+           "remote: unconfined, the same runner does create the file (the next check means something)", detail);
+    lab_runner_stop(&r);
+    if (target)
+        unlink(target);
+    if (confine) {
+        rc = converse(fake, "good", confine, 10, &r, &a);
+        snprintf(detail, sizeof detail, "result %d", rc);
+        expect(rc == LAB_REMOTE_OK, "remote: a runner inside confine talks through its two descriptors", detail);
+        lab_runner_stop(&r);
+        rc = converse(fake, "escape", confine, 10, &r, &a);
+        snprintf(detail, sizeof detail, "result %d: %s", rc, a.text);
+        expect(rc == LAB_REMOTE_ERROR && target && access(target, F_OK) != 0,
+               "remote: a runner inside confine cannot create a file", detail);
+        lab_runner_stop(&r);
+    }
+    return failures ? 1 : 0;
+}

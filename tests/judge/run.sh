@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tests/judge/run.sh: the judge's conversation with its runners without a
+# GPU (part of make check): common/remote.c against a fake runner
+# (tests/judge/fake_runner.c) that answers, hangs, dies, crashes, garbles,
+# reports an error, and tries to write a file from inside build/confine/confine.
+# Ends with "N passed, N failed[, N skipped]".
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+CC=${CC:-cc}
+out=build/tests/judge
+mkdir -p "$out"
+echo "== the judge and its runners (common/remote.c)"
+if ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/fake_runner.c common/remote.c \
+        -o "$out/fake-runner" 2>"$out/cc.log" ||
+   ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/check.c common/remote.c \
+        -o "$out/check" 2>>"$out/cc.log"; then
+    echo "FAIL  remote: the test programs compile"
+    sed 's/^/      /' "$out/cc.log" | tail -n 15
+    echo; echo "0 passed, 1 failed"; exit 1
+fi
+confine=""
+skipped=0
+if [ -x build/confine/confine ] && build/confine/confine --probe >/dev/null 2>&1; then
+    confine=$(pwd)/build/confine/confine
+else
+    echo "skip  remote: a runner inside confine: this machine cannot confine"
+    skipped=1
+fi
+target=$(pwd)/$out/escaped-from-a-runner
+rm -f "$target"
+results=$(LAB_FAKE_RUNNER_TARGET=$target "$out/check" "$(pwd)/$out/fake-runner" $confine 2>&1)
+echo "$results"
+passed=$(grep -c '^ok ' <<<"$results")
+failed=$(grep -c '^FAIL ' <<<"$results")
+echo
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
+[ "$failed" = 0 ]
