@@ -127,15 +127,15 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     return 0;
 }
 
-/* Build the targets' binaries with one make -k -j: every stage that can be
- * built is, whatever the others do. The old binaries go first, so that one
- * that does not compile now cannot be graded from an earlier build. */
-void build(const char *dir, target *t, int n, int jobs, const char *variant, char **log,
-                  double *seconds)
+/* Build the targets' programs (binary, and runner where the judge runs it)
+ * with one make -k -j: every stage that can be built is, whatever the
+ * others do. The old programs go first, so that one that does not compile
+ * now cannot be graded from an earlier build. */
+void build(const char *dir, target *t, int n, int jobs, int judge, char **log, double *seconds)
 {
     char jobs_arg[32];
     snprintf(jobs_arg, sizeof jobs_arg, "-j%d", jobs);
-    char *argv[MAX_STAGES + 8];
+    char *argv[2 * MAX_STAGES + 9];
     int a = 0;
     argv[a++] = "make";
     argv[a++] = "-C";
@@ -144,12 +144,17 @@ void build(const char *dir, target *t, int n, int jobs, const char *variant, cha
     argv[a++] = "-s";
     argv[a++] = "--no-print-directory";
     argv[a++] = jobs_arg;
-    char rel[MAX_STAGES][NAME_LEN + 32];
+    size_t skip = strlen(dir) + 1; /* the programs' paths relative to dir */
     for (int i = 0; i < n; i++) {
-        snprintf(rel[i], sizeof rel[i], "build/%s/%s", t[i].stage, variant);
         unlink(t[i].binary);
-        argv[a++] = rel[i];
+        argv[a++] = t[i].binary + skip;
+        if (t[i].runner[0]) {
+            unlink(t[i].runner);
+            argv[a++] = t[i].runner + skip;
+        }
     }
+    if (judge)
+        argv[a++] = "build/judge/echo-runner";
     argv[a] = NULL;
     double t0 = now_s();
     run_result r;
@@ -158,6 +163,11 @@ void build(const char *dir, target *t, int n, int jobs, const char *variant, cha
     *log = r.tail;
     r.tail = NULL;
     run_result_free(&r);
+}
+
+int target_built(const target *t)
+{
+    return access(t->binary, X_OK) == 0 && (!t->runner[0] || access(t->runner, X_OK) == 0);
 }
 
 /* The compiler's complaint about one stage, from the build log: lines that

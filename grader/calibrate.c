@@ -31,7 +31,7 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
         printf("[%d/%d] %s (solution%s):", i + 1, n, t[i].stage,
                t[i].compare_only ? ", for comparison with the next stage" : "");
         fflush(stdout);
-        if (access(t[i].binary, X_OK)) {
+        if (!target_built(&t[i])) {
             char first[REASON_LEN], lines[4096];
             build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
             printf(" did not build: %s\n", first);

@@ -130,7 +130,10 @@ int main(int argc, char **argv)
     if (!conf.on && !o.unconfined)
         printf("note: the runs are not confined here (%s): fine for grading your own work; official "
                "grades come from a machine that confines them (grader/README.md)\n", why_not);
-    if (conf.on && o.sanitize)
+    if (o.judge && o.sanitize)
+        printf("note: with the judge (JUDGE=1), SANITIZE=1 is not run yet: the sanitizer would have to "
+               "follow the runner\n");
+    if (conf.on && o.sanitize && !o.judge)
         printf("note: compute-sanitizer's runs (SANITIZE=1) are not confined: it starts processes of its own\n");
     if (!o.have_seed) {
         /* a fresh seed each grading run, printed, so that a grade can be repeated */
@@ -153,7 +156,10 @@ int main(int argc, char **argv)
             return GRADE_USAGE;
         }
         for (int i = 0; i < n; i++) {
-            snprintf(t[i].binary, sizeof t[i].binary, "%s/build/%s/%s", build_dir, t[i].stage, variant);
+            snprintf(t[i].binary, sizeof t[i].binary, "%s/build/%s/%s%s", build_dir, t[i].stage, variant,
+                     o.judge ? "-judge" : "");
+            if (o.judge)
+                snprintf(t[i].runner, sizeof t[i].runner, "%s/build/%s/%s-runner", build_dir, t[i].stage, variant);
             snprintf(t[i].object, sizeof t[i].object, "%s/build/%s/%s.o", build_dir, t[i].stage, variant);
             snprintf(t[i].header, sizeof t[i].header, "%s/common/%s.h", lab, t[i].family);
         }
@@ -162,7 +168,7 @@ int main(int argc, char **argv)
         printf("building (make -j%d)...", o.jobs);
         fflush(stdout);
         double build_s;
-        build(build_dir, t, n, o.jobs, variant, &log, &build_s);
+        build(build_dir, t, n, o.jobs, o.judge, &log, &build_s);
         printf(" %.1f s\n", build_s);
         char log_path[PATH_MAX];
         snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", lab);
@@ -211,7 +217,7 @@ int main(int argc, char **argv)
             snprintf(advice, sizeof advice, "Submit %s/kernel.cu (your exercises/%s/kernel.cu) to have it graded.",
                      t[i].stage, t[i].stage);
             score_fail(s, "no kernel.cu was submitted for this stage", advice);
-        } else if (access(t[i].binary, X_OK)) {
+        } else if (!target_built(&t[i])) {
             char first[REASON_LEN], lines[4096];
             build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
             char reason[REASON_LEN + 32], advice[REASON_LEN];

@@ -32,7 +32,8 @@ int confinement_wrap(const confinement *c, const char *binary, char **argv, int 
 typedef struct {
     char stage[NAME_LEN];
     char family[NAME_LEN];
-    char binary[1024];
+    char binary[1024];   /* the stage's program (the judge, with --judge)  */
+    char runner[1024];   /* with --judge: the runner with kernel.cu        */
     char object[1024];
     char header[1024];
     int compare_only;   /* calibrate: measured for the comparison, not written */
@@ -52,6 +53,7 @@ typedef struct {
     int jobs;
     int program_mode;
     int unconfined;            /* --unconfined: run the programs as they are */
+    int judge;                 /* --judge: the judge and its runner          */
     int require_confinement;   /* --require-confinement: a class run        */
     const confinement *conf;   /* set by main once probed                   */
     char *names[MAX_STAGES];
@@ -77,9 +79,11 @@ int find_gpu(char *name, size_t len);
  * kernel.cu files, everything else linked to this lab. */
 int make_scratch(const char *lab, const char *src, target *t, int n, int *missing,
                  char *scratch, size_t len);
-/* make -k -j of every target's binary, old binaries removed first. */
-void build(const char *dir, target *t, int n, int jobs, const char *variant, char **log,
-           double *seconds);
+/* make -k -j of every target's programs, old ones removed first; judge: the
+ * echo runner too. Every program's path must begin with dir. */
+void build(const char *dir, target *t, int n, int jobs, int judge, char **log, double *seconds);
+/* 1 when the target's programs exist. */
+int target_built(const target *t);
 /* The compiler's complaint about one stage, from the build log. */
 void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                   char *lines, size_t lineslen);

@@ -24,6 +24,8 @@ static const char *USAGE =
     "  --jobs N         parallel build jobs (default: one per CPU)\n"
     "  --calibrate      instructors: run the solutions and write this GPU's thresholds\n"
     "  --unconfined     run the programs without build/confine/confine around them\n"
+    "  --judge          run each stage as the judge and a runner with kernel.cu (not yet\n"
+    "                   the default: grader/README.md, \"The judge\")\n"
     "  --require-confinement\n"
     "                   stop (exit 5) where the runs cannot be confined (a class run)\n"
     "  --runs N         with --calibrate: runs of each solution (default 3)\n"
@@ -61,6 +63,8 @@ int parse_options(int argc, char **argv, options *o)
             o->calibrate = 1;
         } else if (!strcmp(a, "--unconfined")) {
             o->unconfined = 1;
+        } else if (!strcmp(a, "--judge")) {
+            o->judge = 1;
         } else if (!strcmp(a, "--require-confinement")) {
             o->require_confinement = 1;
         } else if (!strcmp(a, "--seed")) {

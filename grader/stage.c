@@ -73,9 +73,18 @@ int run_args(command_line *c, const target *t, const rubric *rb, const stage_rub
              const confinement *conf, unsigned long long seed)
 {
     enum { MAX = sizeof c->argv / sizeof c->argv[0] };
-    int a = confinement_wrap(conf, t->binary, c->argv, MAX, c->dir, sizeof c->dir);
+    /* the judge runs no student code: it is not confined, its runner is */
+    int a = t->runner[0] ? 0 : confinement_wrap(conf, t->binary, c->argv, MAX, c->dir, sizeof c->dir);
     snprintf(c->seed, sizeof c->seed, "%llu", seed);
     c->argv[a++] = (char *)t->binary;
+    if (t->runner[0]) {
+        c->argv[a++] = "--runner";
+        c->argv[a++] = (char *)t->runner;
+        if (conf && conf->on) {
+            c->argv[a++] = "--confine";
+            c->argv[a++] = (char *)conf->program;
+        }
+    }
     c->argv[a++] = "--quiet";
     c->argv[a++] = "--seed";
     c->argv[a++] = c->seed;
@@ -120,7 +129,7 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     score_run(s, &r, sr, command);
     int ran_to_end = !r.timed_out && !r.signal && r.started;
     run_result_free(&r);
-    if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
+    if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu && !t->runner[0]) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {
             char finding[REASON_LEN];
