@@ -8,7 +8,9 @@
 #      neither crash nor hang
 #   3. each kernel in tests/grader/kernels/, graded as 03_tiled, loses the
 #      points it should, for the reason it should
-#   4. with compute-sanitizer: the missing barrier is found with its line, and
+#   4. the attacks of tests/grader/attacks/ score 0 when the judge grades
+#      them (--judge), and the solutions score full marks with the judge
+#   5. with compute-sanitizer: the missing barrier is found with its line, and
 #      the solutions stay clean under SANITIZE=1 (memcheck cannot see the
 #      out-of-bounds write: it lands in the harness's guard zone, inside the
 #      allocation; the guard check catches it)
@@ -123,6 +125,34 @@ clobbered_input||zero|changed its input arrays|
 out_of_bounds||zero|wrote outside its output array|
 missing_barrier|--sanitize|no-correctness||yes
 EOF
+
+echo "== attacks (tests/grader/attacks/), graded as 03_tiled by the judge (--judge)"
+# Each attack scores 0 when the judge grades it; graded in the harness's own
+# process, a forged record is the hole the judge closes (grader/README.md).
+for dir in tests/grader/attacks/*/; do
+    name=$(basename "$dir")
+    sub=$out/attack-$name
+    rm -rf "$sub" "$out/attack-report-$name"
+    mkdir -p "$sub/$stage"
+    cp "$dir/kernel.cu" "$sub/$stage/kernel.cu"
+    build/grader/grade --judge --src "$sub" --out "$out/attack-report-$name" "$stage" >"$out/attack-$name.log" 2>&1
+    st=$?
+    check "attack $name: graded by the judge, it scores 0 ($(get "$out/attack-report-$name" stages.0.reason))" \
+        "$([ $st = 0 ] && [ "$(get "$out/attack-report-$name" stages.0.points)" = 0 ]; echo $?)" \
+        "$(tail -n 25 "$out/attack-$name.log")"
+done
+echo "== the solutions, graded by the judge (--judge), score full marks"
+rm -rf "$out/judged"
+build/grader/grade --judge --src solutions --out "$out/judged" >"$out/judged.log" 2>&1
+n=$(nstages "$out/judged")
+check "grading the solutions with the judge runs (exit 0, $n stages)" "$([ "${n:-0}" -gt 0 ]; echo $?)" \
+    "$(tail -n 30 "$out/judged.log")"
+for ((i = 0; i < ${n:-0}; i++)); do
+    s=$(get "$out/judged" "stages.$i.stage")
+    p="$(get "$out/judged" "stages.$i.points")/$(get "$out/judged" "stages.$i.max_points")"
+    check "$s: judged, the solution scores full marks ($p)" "$([ "${p%/*}" = "${p#*/}" ]; echo $?)" \
+        "$(get "$out/judged" "stages.$i.reason"); $(get "$out/judged" "stages.$i.advice.0")"
+done
 
 echo "== SANITIZE=1 finds nothing in the solutions"
 if [ $have_sanitizer = 0 ]; then
