@@ -61,7 +61,10 @@ COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o t
 # A family's own host code in plain C, common/<family>_*.c, links with its
 # driver and is unit-tested with the rest.
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
+# and its own CUDA files beside the driver, common/<family>_*.cu.
+FAMILY_CU = $(filter-out common/$(1)_main.cu,$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
+  $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(COMMON_OBJS)))
 
 # The judge (grader/README.md, "The judge"): the same drivers built with
@@ -71,6 +74,7 @@ $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
 JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge.o) \
                 $(addprefix build/common/,args.o stats.o compare.o json.o remote.o)
 $(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
+  $(patsubst common/%.cu,build/judge/common/%.o,$(call FAMILY_CU,$(f))) \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(JUDGE_COMMON)))
 RUNNER_OBJS := build/judge/runner.o build/common/remote.o
 

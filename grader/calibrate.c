@@ -11,6 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A tier must keep this far (as a fraction) from the solutions on both
+ * sides: the stage's own clears it, the previous stage's misses it. */
+#define MIN_MARGIN 0.05
+
 
 typedef struct {
     int ok;
@@ -93,8 +97,8 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
     static new_threshold th[MAX_STAGES * MAX_TIERS];
     int nth = 0, warnings = 0;
     printf("\nthresholds for %s (margins from %s):\n", gpu, rb->path);
-    printf("  %-22s %-8s %-30s %10s %10s  %s\n", "stage", "tier", "field", "solution", "threshold",
-           "previous stage's solution");
+    printf("  %-22s %-8s %-30s %10s %10s %8s  %s\n", "stage", "tier", "field", "solution", "threshold",
+           "clears", "previous stage's solution (fails the tier by)");
     for (int i = 0; i < n; i++) {
         const stage_rubric *sr = rubric_stage(rb, t[i].stage);
         if (!m[i].ok || !sr || t[i].compare_only)
@@ -127,16 +131,28 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
                     }
                 if (have) {
                     int passes = tr->at_most ? pv <= value : pv >= value;
-                    snprintf(prev_text, sizeof prev_text, "%s %.3g%s", t[prev].stage, pv,
-                             passes ? "  WARNING: would pass too" : "");
+                    /* how far below the threshold it stays, as a fraction */
+                    double fails_by = pv > 0 && value > 0 ? (tr->at_most ? pv / value : value / pv) - 1 : 0;
                     if (passes)
+                        snprintf(prev_text, sizeof prev_text, "%s %.3g  WARNING: would pass too", t[prev].stage, pv);
+                    else
+                        snprintf(prev_text, sizeof prev_text, "%s %.3g (%.0f%%)%s", t[prev].stage, pv,
+                                 100 * fails_by, fails_by < MIN_MARGIN ? "  WARNING: closer than 5%" : "");
+                    if (passes || fails_by < MIN_MARGIN)
                         warnings++;
                 } else {
                     snprintf(prev_text, sizeof prev_text, "%s: not measured on this field", t[prev].stage);
                 }
             }
-            printf("  %-22s %-8s %-30s %10.3g %10.3g  %s\n", t[i].stage, tr->name, tr->field, m[i].worst[k],
-                   value, prev_text);
+            /* how far the solution's least favourable run clears it */
+            double clears = value > 0 && m[i].worst[k] > 0
+                                ? (tr->at_most ? value / m[i].worst[k] : m[i].worst[k] / value) - 1 : 0;
+            char clears_text[32];
+            snprintf(clears_text, sizeof clears_text, "%.0f%%%s", 100 * clears, clears < MIN_MARGIN ? "!" : "");
+            if (clears < MIN_MARGIN)
+                warnings++;
+            printf("  %-22s %-8s %-30s %10.3g %10.3g %8s  %s\n", t[i].stage, tr->name, tr->field, m[i].worst[k],
+                   value, clears_text, prev_text);
             snprintf(th[nth].stage, sizeof th[nth].stage, "%s", t[i].stage);
             snprintf(th[nth].tier, sizeof th[nth].tier, "%s", tr->name);
             th[nth].value = value;
@@ -144,9 +160,10 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
         }
     }
     if (warnings)
-        printf("\nwarning: %d threshold(s) would also be met by the previous stage's solution: they do not "
-               "tell the stages apart. Raise them by hand in %s, or make the solutions differ more.\n",
-               warnings, rb->path);
+        printf("\nwarning: %d threshold(s) are within 5%% of a solution: the stage's own (clears, marked !)"
+               " or the previous stage's, which would pass too or nearly (the threshold does not tell the"
+               " stages apart). Move them by hand in %s, choose another field, or make the solutions"
+               " differ more.\n", warnings, rb->path);
     /* this GPU's rows for stages not measured now stay as they were, in
      * the new block, which replaces every earlier row for this GPU */
     int kept = 0;

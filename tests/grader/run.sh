@@ -239,8 +239,11 @@ check "calibrate: thresholds are the margin times the solution's value, for this
     "$([ $st = 0 ] && [ "$(th cal_first pass)" = 7.5 ] && [ "$(th cal_first stretch)" = 2.7 ] &&
        [ "$(th cal_second pass)" = 9 ] && [ "$(th cal_second stretch)" = 5.4 ]; echo $?)" "$(cat "$cal/log")"
 check "calibrate: warns where the previous stage's solution would pass too" \
-    "$(grep -q 'cal_first 10  WARNING: would pass too' "$cal/log" && grep -q '1 threshold(s) would also be met' "$cal/log"; echo $?)" \
+    "$(grep -q 'cal_first 10  WARNING: would pass too' "$cal/log" && grep -q '1 threshold(s) are within 5%' "$cal/log"; echo $?)" \
     "$(cat "$cal/log")"
+check "calibrate: prints each tier's margins: how far the solution clears it, how far the previous stage misses it" \
+    "$(grep -E '^  cal_second +stretch .* 5\.4 +11%  cal_first 3 \(80%\)$' "$cal/log" >/dev/null &&
+       grep -E '^  cal_first +pass .* 7\.5 +33%  -$' "$cal/log" >/dev/null; echo $?)" "$(cat "$cal/log")"
 build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" --seed 7 \
     --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >/dev/null 2>&1
 check "calibrate: a second calibration replaces the rows, keeps the defaults" \
