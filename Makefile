@@ -63,6 +63,11 @@ COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(COMMON_OBJS)))
+# Stage 05 is timed against stage 04's answer, the unpadded tiled transpose.
+# A student release ships it as an object compiled by make release
+# (common/transpose_unpadded.o), without its source: link whichever is here.
+UNPADDED_OBJ := $(if $(wildcard common/transpose_unpadded.cu),build/common/transpose_unpadded.o,common/transpose_unpadded.o)
+OBJS_transpose += $(UNPADDED_OBJ)
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -231,6 +236,14 @@ release:
 	@test -x tools/release.sh || { echo "error: this is a student release; make release works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(DEST),,echo "error: say where: make release DEST=dir"; exit 2)
 	@tools/release.sh $(if $(filter-out 0,$(GIT)),--git) '$(DEST)'
+# The object that stands in for common/transpose_unpadded.cu in a release:
+# every architecture a build without a GPU targets, and PTX for newer GPUs.
+RELEASE_ARCHS := 75 80 86 89 90
+build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h
+	@mkdir -p $(@D)
+	$(NVCC) $(foreach a,$(RELEASE_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	    -gencode arch=compute_$(lastword $(RELEASE_ARCHS)),code=compute_$(lastword $(RELEASE_ARCHS)) \
+	    -O3 -std=c++17 -Icommon -c $< -o $@
 class:
 	@test -x grader/class.sh || { echo "error: this is a student release; make class works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)
