@@ -11,8 +11,8 @@
 # without a GPU; resuming, retrying, two workers, and a class stopped
 # midway. Then the real make grade: without a GPU every row says "no GPU".
 # Last, the Slurm back end on a single-node test cluster
-# (tests/slurm/cluster.sh; needs root, installs Slurm with apt-get when it
-# is missing, skipped with a reason otherwise).
+# (tests/slurm/cluster.sh; needs root and Slurm, skipped with a reason
+# otherwise; installs Slurm with apt-get only when LAB_TEST_INSTALL=1).
 #
 # Prints "ok", "FAIL" and "skip" lines; ends with "N passed, N failed[, N
 # skipped]". Run from anywhere; make check runs it after building the lab.
@@ -367,6 +367,8 @@ echo "== make class, Slurm back end (a single-node test cluster)"
 slurm_reason=""
 if [ "$(id -u)" != 0 ]; then
     slurm_reason="not root: the test cluster's daemons run as root"
+elif [ "${LAB_TEST_INSTALL:-0}" != 1 ] && ! tests/slurm/cluster.sh installed >"$tmp/install.log" 2>&1; then
+    slurm_reason="$(tail -n 1 "$tmp/install.log"); LAB_TEST_INSTALL=1 lets make check install them"
 elif ! SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh install >"$tmp/install.log" 2>&1; then
     slurm_reason="Slurm is not installed and could not be: $(tail -n 1 "$tmp/install.log")"
 fi
