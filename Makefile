@@ -114,9 +114,12 @@ build/common:
 	@mkdir -p $@
 
 # ------------------------------------------------------------- one stage
-# EX=03 or EX=03_tiled picks the stage; the stage's knob (TILE=32) picks a
-# build of that size; SOLUTION=1 picks solutions/ instead of exercises/.
-STAGE := $(if $(EX),$(firstword $(filter $(EX)%,$(STAGES))))
+# EX=03, EX=3 or EX=03_tiled picks the stage (a prefix that fits several,
+# EX=0, picks none); the stage's knob (TILE=32) picks a build of that size;
+# SOLUTION=1 picks solutions/ instead of exercises/.
+EX_NAME := $(if $(filter 1 2 3 4 5 6 7 8 9,$(EX)),0$(EX),$(EX))
+EX_MATCHES := $(if $(EX),$(filter $(EX_NAME)%,$(STAGES)))
+STAGE := $(if $(filter 1,$(words $(EX_MATCHES))),$(EX_MATCHES))
 KNOB := $(if $(STAGE),$(KNOB_$(STAGE)))
 KNOB_VALUE := $(if $(KNOB),$($(KNOB)))
 VARIANT := $(if $(filter-out 0,$(SOLUTION)),solution,exercise)
@@ -135,6 +138,7 @@ endif
 .PHONY: all run sweep bench grade calibrate profile profile-expected check help clean stage-known FORCE
 stage-known:
 	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
+	@$(if $(filter-out 0 1,$(words $(EX_MATCHES))),echo "error: EX=$(EX) fits more than one stage ($(EX_MATCHES)): name one (EX=03 or EX=3)"; exit 2)
 	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
 
 # SOLUTION=1 where the solution is not here: say why before make looks for it.

@@ -51,6 +51,7 @@ typedef struct {
     char binary[1024];
     char object[1024];
     char header[1024];
+    char source[1024];  /* the kernel.cu the object is compiled from */
     int compare_only;   /* calibrate: measured for the comparison, not written */
 } target;
 
@@ -297,6 +298,84 @@ static void build_errors(const char *log, const char *stage, char *first, size_t
         for (p--; p > log && p[-1] != '\n'; p--)
             ;
     appendf(lines, lineslen, "%s", p);
+}
+
+/* The contract's entry point (the family's name: matmul, transpose, reduce)
+ * as common/<family>.h declares it, e.g. "matmul(const float *A, ...)", in
+ * decl, when the stage's object was compiled from its current kernel.cu but
+ * does not define it: 1 then, 0 otherwise. */
+static int contract_undefined(const target *t, char *decl, size_t len)
+{
+    struct stat so, ss;
+    if (stat(t->object, &so) || stat(t->source, &ss) || so.st_mtim.tv_sec < ss.st_mtim.tv_sec ||
+        (so.st_mtim.tv_sec == ss.st_mtim.tv_sec && so.st_mtim.tv_nsec < ss.st_mtim.tv_nsec))
+        return 0; /* not compiled now: the compiler's errors say more */
+    char *argv[] = {"nm", "-C", "--defined-only", (char *)t->object, NULL};
+    run_result r;
+    run_program(argv, -1, 60, 1u << 20, &r);
+    char name[NAME_LEN + 2];
+    snprintf(name, sizeof name, " %s(", t->family);
+    int undefined = r.exited && r.status == 0 && !(r.tail && strstr(r.tail, name));
+    run_result_free(&r);
+    if (!undefined)
+        return 0;
+    snprintf(decl, len, "%s(...)", t->family);
+    FILE *h = fopen(t->header, "r");
+    char line[512];
+    while (h && fgets(line, sizeof line, h))
+        if (!strncmp(line, "void ", 5) && !strncmp(line + 5, name + 1, strlen(name + 1))) {
+            line[strcspn(line, ";\n")] = 0;
+            snprintf(decl, len, "%s", line + 5);
+            break;
+        }
+    if (h)
+        fclose(h);
+    return 1;
+}
+
+/* Why a stage has no binary after the build, as a reason for the table and
+ * the lines to show beneath it. */
+static void build_failure(const target *t, const char *log, char *reason, size_t rlen, char *lines,
+                          size_t llen)
+{
+    char decl[256], first[REASON_LEN];
+    if (contract_undefined(t, decl, sizeof decl)) {
+        snprintf(reason, rlen, "kernel.cu does not define %s", decl);
+        snprintf(lines, llen, "kernel.cu compiles, but the harness calls %s, which common/%s.h declares "
+                 "and kernel.cu must define\n", decl, t->family);
+        return;
+    }
+    build_errors(log, t->stage, first, sizeof first, lines, llen);
+    snprintf(reason, rlen, "did not compile: %s", first);
+}
+
+/* No GPU here: what the build found for each stage, then why nothing runs,
+ * so that a compile or link error is known before a GPU is found. */
+static int report_without_gpu(const target *t, int n, const int *missing, const char *log)
+{
+    int built = 0;
+    for (int i = 0; i < n; i++) {
+        printf("[%d/%d] %s: ", i + 1, n, t[i].stage);
+        if (missing[i]) {
+            printf("no kernel.cu was submitted\n");
+        } else if (!access(t[i].binary, X_OK)) {
+            printf("compiles and links\n");
+            built++;
+        } else {
+            char reason[REASON_LEN + 32], lines[4096];
+            build_failure(&t[i], log, reason, sizeof reason, lines, sizeof lines);
+            printf("%s\n", reason);
+            for (const char *p = lines; *p;) {
+                size_t k = strcspn(p, "\n");
+                printf("    %.*s\n", (int)k, p);
+                p += k + (p[k] == '\n');
+            }
+        }
+    }
+    fprintf(stderr, "grade: cannot grade here: no NVIDIA GPU (nvidia-smi lists none); %d of %d stage%s "
+                    "compiled and linked; run make grade on a machine with a GPU for the points\n",
+            built, n, n == 1 ? "" : "s");
+    return GRADE_NO_GPU;
 }
 
 /* ============================================================ sanitizer */
@@ -706,15 +785,37 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-/* The targets: every stage of stages.tsv, or those named by prefix. To
+/* Whether a stage's folder is named by name: a prefix of it ("03",
+ * "03_ti"), or its number without the zero ("3"). */
+static int stage_named(const char *dir, const char *name)
+{
+    if (name[0] >= '1' && name[0] <= '9' && !name[1])
+        return dir[0] == '0' && dir[1] == name[0] && !(dir[2] >= '0' && dir[2] <= '9');
+    return !strncmp(dir, name, strlen(name));
+}
+
+/* The targets: every stage of stages.tsv, or those named (stage_named). To
  * calibrate a stage, the previous stage of its family is measured too. */
 static int select_stages(const options *o, const stage_info *all, int nall, target *t)
 {
+    for (int k = 0; k < o->nnames; k++) {
+        int found = 0;
+        for (int i = 0; i < nall; i++)
+            found += stage_named(all[i].dir, o->names[k]);
+        if (found != 1) {
+            fprintf(stderr, "grade: %s '%s'; the stages are:", found ? "more than one stage matches" : "no stage matches",
+                    o->names[k]);
+            for (int i = 0; i < nall; i++)
+                fprintf(stderr, " %s", all[i].dir);
+            fprintf(stderr, "%s\n", found ? " (name one, e.g. 03 or 3)" : "");
+            return -1;
+        }
+    }
     int n = 0, wanted[MAX_STAGES] = {0};
     for (int i = 0; i < nall; i++) {
         wanted[i] = o->nnames == 0;
         for (int k = 0; k < o->nnames && !wanted[i]; k++)
-            wanted[i] = !strncmp(all[i].dir, o->names[k], strlen(o->names[k]));
+            wanted[i] = stage_named(all[i].dir, o->names[k]);
     }
     for (int i = nall - 1; i >= 0 && o->calibrate; i--) {
         for (int k = i - 1; wanted[i] == 1 && k >= 0; k--)
@@ -731,18 +832,6 @@ static int select_stages(const options *o, const stage_info *all, int nall, targ
         snprintf(t[n].family, sizeof t[n].family, "%s", all[i].family);
         t[n].compare_only = wanted[i] == 2;
         n++;
-    }
-    for (int k = 0; k < o->nnames; k++) {
-        int found = 0;
-        for (int i = 0; i < nall && !found; i++)
-            found = !strncmp(all[i].dir, o->names[k], strlen(o->names[k]));
-        if (!found) {
-            fprintf(stderr, "grade: no stage matches '%s'; the stages are:", o->names[k]);
-            for (int i = 0; i < nall; i++)
-                fprintf(stderr, " %s", all[i].dir);
-            fprintf(stderr, "\n");
-            return -1;
-        }
     }
     return n;
 }
@@ -776,6 +865,12 @@ int main(int argc, char **argv)
     options o;
     if (parse_options(argc, argv, &o))
         return GRADE_USAGE;
+    struct stat src_st;
+    if (o.src && (stat(o.src, &src_st) || !S_ISDIR(src_st.st_mode))) {
+        fprintf(stderr, "grade: --src %s: no such folder (GRADE_SRC names a submission's folder, holding "
+                        "NN_name/kernel.cu or exercises/NN_name/kernel.cu)\n", o.src);
+        return GRADE_USAGE;
+    }
     char lab[PATH_MAX];
     if (!realpath(o.lab, lab)) {
         fprintf(stderr, "grade: cannot find the lab at %s\n", o.lab);
@@ -830,10 +925,12 @@ int main(int argc, char **argv)
 
     /* could grading run here at all? One line each if not. */
     char gpu_name[NAME_LEN] = "";
+    int no_gpu_here = 0;
     if (!o.program_mode) {
-        if (!find_gpu(gpu_name, sizeof gpu_name)) {
-            fprintf(stderr, "grade: cannot grade here: no NVIDIA GPU (nvidia-smi lists none); run make grade "
-                            "on a machine with a GPU\n");
+        /* without a GPU, grading builds and reports what does not compile */
+        no_gpu_here = !find_gpu(gpu_name, sizeof gpu_name);
+        if (no_gpu_here && o.calibrate) {
+            fprintf(stderr, "grade: cannot calibrate here: no NVIDIA GPU (nvidia-smi lists none)\n");
             return GRADE_NO_GPU;
         }
         const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
@@ -872,9 +969,11 @@ int main(int argc, char **argv)
             snprintf(t[i].binary, sizeof t[i].binary, "%s/build/%s/%s", build_dir, t[i].stage, variant);
             snprintf(t[i].object, sizeof t[i].object, "%s/build/%s/%s.o", build_dir, t[i].stage, variant);
             snprintf(t[i].header, sizeof t[i].header, "%s/common/%s.h", lab, t[i].family);
+            snprintf(t[i].source, sizeof t[i].source, "%s/%ss/%s/kernel.cu", build_dir, variant, t[i].stage);
         }
         printf("%s %d stage%s%s on %s, seed %llu\n", o.calibrate ? "calibrating with" : "grading", n,
-               n == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "", gpu_name, o.seed);
+               n == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "",
+               no_gpu_here ? "no GPU (building only)" : gpu_name, o.seed);
         printf("building (make -j%d)...", o.jobs);
         fflush(stdout);
         double build_s;
@@ -886,6 +985,11 @@ int main(int argc, char **argv)
         if (lf) {
             fputs(log ? log : "", lf);
             fclose(lf);
+        }
+        if (no_gpu_here) {
+            int rc = report_without_gpu(t, n, missing, log);
+            free(log);
+            return rc;
         }
         if (!o.calibrate && !o.src && have_program("git")) {
             /* the official grade uses a pristine harness: say so if this one is not */
@@ -928,10 +1032,8 @@ int main(int argc, char **argv)
                      t[i].stage, t[i].stage);
             score_fail(s, "no kernel.cu was submitted for this stage", advice);
         } else if (access(t[i].binary, X_OK)) {
-            char first[REASON_LEN], lines[4096];
-            build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
-            char reason[REASON_LEN + 32], advice[REASON_LEN];
-            snprintf(reason, sizeof reason, "did not compile: %s", first);
+            char reason[REASON_LEN + 32], advice[REASON_LEN], lines[4096];
+            build_failure(&t[i], log, reason, sizeof reason, lines, sizeof lines);
             snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).",
                      command);
             score_fail(s, reason, advice);
