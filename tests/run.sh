@@ -139,6 +139,7 @@ out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.json 2>&1)
 check "profile: make grade's hints: the stages that passed, one line when ncu is missing" \
     "$(grep -q "hints, not scored" <<<"$out" && grep -q "^  $first:" <<<"$out" && ! grep -q "later" <<<"$out" &&
        grep -q "not installed" <<<"$out"; echo $?)" "$out"
+suite "messages without a GPU and for bad knobs (tests/messages/run.sh)" messages tests/messages/run.sh
 suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
 if [ -x tests/class/run.sh ]; then
     suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
