@@ -61,11 +61,17 @@ COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o t
 # A family's own host code in plain C, common/<family>_*.c, links with its
 # driver and is unit-tested with the rest.
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
-# and its own CUDA files beside the driver, common/<family>_*.cu.
-FAMILY_CU = $(filter-out common/$(1)_main.cu,$(wildcard common/$(1)_*.cu))
+# and its own CUDA files beside the driver, common/<family>_*.cu (but stage
+# 05's baseline, linked below as source or object).
+FAMILY_CU = $(filter-out common/$(1)_main.cu common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
   $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(COMMON_OBJS)))
+# Stage 05 is timed against stage 04's answer, the unpadded tiled transpose.
+# A student release ships it as an object compiled by make release
+# (common/transpose_unpadded.o), without its source: link whichever is here.
+UNPADDED_OBJ := $(if $(wildcard common/transpose_unpadded.cu),build/common/transpose_unpadded.o,common/transpose_unpadded.o)
+OBJS_transpose += $(UNPADDED_OBJ)
 
 # The judge (grader/README.md, "The judge"): the same drivers built with
 # -DLAB_JUDGE into build/judge/, without kernel.cu, talking to a runner that
@@ -76,6 +82,7 @@ JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge.o) \
 $(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
   $(patsubst common/%.cu,build/judge/common/%.o,$(call FAMILY_CU,$(f))) \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(JUDGE_COMMON)))
+JUDGE_OBJS_transpose += $(UNPADDED_OBJ)
 RUNNER_OBJS := build/judge/runner.o build/common/remote.o
 
 # build/flags.txt changes when the compiler flags do, so that a build with
@@ -145,9 +152,12 @@ build/common:
 	@mkdir -p $@
 
 # ------------------------------------------------------------- one stage
-# EX=03 or EX=03_tiled picks the stage; the stage's knob (TILE=32) picks a
-# build of that size; SOLUTION=1 picks solutions/ instead of exercises/.
-STAGE := $(if $(EX),$(firstword $(filter $(EX)%,$(STAGES))))
+# EX=03, EX=3 or EX=03_tiled picks the stage (a prefix that fits several,
+# EX=0, picks none); the stage's knob (TILE=32) picks a build of that size;
+# SOLUTION=1 picks solutions/ instead of exercises/.
+EX_NAME := $(if $(filter 1 2 3 4 5 6 7 8 9,$(EX)),0$(EX),$(EX))
+EX_MATCHES := $(if $(EX),$(filter $(EX_NAME)%,$(STAGES)))
+STAGE := $(if $(filter 1,$(words $(EX_MATCHES))),$(EX_MATCHES))
 KNOB := $(if $(STAGE),$(KNOB_$(STAGE)))
 KNOB_VALUE := $(if $(KNOB),$($(KNOB)))
 VARIANT := $(if $(filter-out 0,$(SOLUTION)),solution,exercise)
@@ -168,6 +178,7 @@ endif
 .PHONY: all run sweep bench grade calibrate profile profile-expected check help clean stage-known FORCE
 stage-known:
 	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
+	@$(if $(filter-out 0 1,$(words $(EX_MATCHES))),echo "error: EX=$(EX) fits more than one stage ($(EX_MATCHES)): name one (EX=03 or EX=3)"; exit 2)
 	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
 
 # SOLUTION=1 where the solution is not here: say why before make looks for it.
@@ -277,6 +288,14 @@ release:
 	@test -x tools/release.sh || { echo "error: this is a student release; make release works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(DEST),,echo "error: say where: make release DEST=dir"; exit 2)
 	@tools/release.sh $(if $(filter-out 0,$(GIT)),--git) '$(DEST)'
+# The object that stands in for common/transpose_unpadded.cu in a release:
+# every architecture a build without a GPU targets, and PTX for newer GPUs.
+RELEASE_ARCHS := 75 80 86 89 90
+build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h
+	@mkdir -p $(@D)
+	$(NVCC) $(foreach a,$(RELEASE_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	    -gencode arch=compute_$(lastword $(RELEASE_ARCHS)),code=compute_$(lastword $(RELEASE_ARCHS)) \
+	    -O3 -std=c++17 -Icommon -c $< -o $@
 class:
 	@test -x grader/class.sh || { echo "error: this is a student release; make class works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)

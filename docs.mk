@@ -6,7 +6,9 @@
 #   docs        handouts/*.md -> build/docs/*.html (README.md -> index.html),
 #               slides/lab.md -> build/docs/slides.html, and slides.pdf when LaTeX is there
 #   docs-check  build the docs, then fail on a broken link or anchor, a missing
-#               figure, a figure nothing references, or a page that needs the network
+#               figure, a figure nothing references, a page that needs the network,
+#               or a measured number that no record in measurements/ holds
+#               (tools/check-numbers.sh)
 #   docs-test   tests of the checker (tests/docs/) and of the plot pipeline
 #   plots       results/<stage>.json -> handouts/plots/<stage>.svg
 #   docs-clean  remove what the targets above built under build/
@@ -54,6 +56,7 @@ ifeq ($(call docs_have,$(PANDOC)),)
 docs:
 	@echo "docs: pandoc is missing; install it (Debian/Ubuntu: apt-get install pandoc) to build the handouts and slides"
 docs-check:
+	tools/check-numbers.sh
 	@echo "docs-check: pandoc is missing; install it (Debian/Ubuntu: apt-get install pandoc)" >&2; exit 1
 else
 docs: $(docs_pages) $(docs_pdf)
@@ -62,7 +65,8 @@ docs: $(docs_pages) $(docs_pdf)
 
 docs-check: docs
 	tools/check-docs.sh --html $(DOCS_OUT) handouts slides
-	@echo "docs-check: links, anchors and figures are fine"
+	tools/check-numbers.sh
+	@echo "docs-check: links, anchors, figures and measured numbers are fine"
 endif
 
 $(DOCS_OUT)/index.html: handouts/README.md handouts/handout.css tools/docs-links.lua | $(DOCS_OUT)

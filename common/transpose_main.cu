@@ -5,7 +5,8 @@
  * checks the kernel against cuBLAS at several sizes, bit for bit, then times
  * it against a device-to-device cudaMemcpy (the ceiling), a plain copy
  * kernel, cublasSgeam, the naive transpose and the unpadded tiled transpose
- * below, and prints a table and a record.
+ * (transpose_unpadded.cu, stage 05's baseline), and prints a table and a
+ * record.
  *
  *   build/04_transpose/exercise --help
  */
@@ -15,6 +16,7 @@
 #include "gpu.h"
 #include "transpose.h"
 #include "transpose_host.h"
+#include "transpose_unpadded.h"
 
 static const char *FAMILY_HELP =
     "  --n RxC          size of the timed problem: R rows and C columns in the input\n"
@@ -61,32 +63,6 @@ __global__ void transpose_naive(const float *in, float *out, int rows, int cols)
         int r = blockIdx.y * REF_TILE + threadIdx.y + j;
         if (r < rows && c < cols)
             out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
-    }
-}
-
-/* Stage 04's answer: a 32 x 32 tile in shared memory, filled along the rows
- * of in and emptied along the rows of out, so both global sides are
- * coalesced. Emptying it reads down a column of the tile, and a column of a
- * [32][32] float array lies in one shared-memory bank: 32 words from one bank
- * take 32 turns (stage 05). */
-__global__ void transpose_tiled_unpadded(const float *in, float *out, int rows, int cols)
-{
-    __shared__ float tile[REF_TILE][REF_TILE];
-    int tx = threadIdx.x, ty = threadIdx.y;
-    int row0 = blockIdx.y * REF_TILE, col0 = blockIdx.x * REF_TILE;
-    for (int j = 0; j < REF_TILE; j += REF_ROWS) {
-        int r = row0 + ty + j, c = col0 + tx;
-        if (r < rows && c < cols)
-            tile[ty + j][tx] = in[(size_t)r * cols + c];
-    }
-    // the writes below read what other threads loaded: wait for the whole tile
-    __syncthreads();
-    // threadIdx.x now runs along a row of out, which is a column of in, so it
-    // picks the row of in: element (r, c) of in goes to (c, r) of out
-    for (int j = 0; j < REF_TILE; j += REF_ROWS) {
-        int r = row0 + tx, c = col0 + ty + j;
-        if (r < rows && c < cols)
-            out[(size_t)c * rows + r] = tile[tx][ty + j];
     }
 }
 
@@ -248,8 +224,7 @@ static void call_naive(void *ctx, int s)
 static void call_unpadded(void *ctx, int s)
 {
     problem *p = ((timing_ctx *)ctx)->p;
-    transpose_tiled_unpadded<<<ref_grid(p->rows, p->cols), dim3(REF_TILE, REF_ROWS)>>>(
-        p->in[s].data, p->out[s].data, p->rows, p->cols);
+    transpose_unpadded_launch(p->in[s].data, p->out[s].data, p->rows, p->cols);
     CUDA_CHECK(cudaGetLastError());
 }
 

@@ -210,3 +210,80 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
     appendf(lines, lineslen, "%s", p);
 }
 
+/* The contract's entry point (the family's name: matmul, transpose, reduce)
+ * as common/<family>.h declares it, e.g. "matmul(const float *A, ...)", in
+ * decl, when the stage's object was compiled from its current kernel.cu but
+ * does not define it: 1 then, 0 otherwise. */
+static int contract_undefined(const target *t, char *decl, size_t len)
+{
+    struct stat so, ss;
+    if (stat(t->object, &so) || stat(t->source, &ss) || so.st_mtim.tv_sec < ss.st_mtim.tv_sec ||
+        (so.st_mtim.tv_sec == ss.st_mtim.tv_sec && so.st_mtim.tv_nsec < ss.st_mtim.tv_nsec))
+        return 0; /* not compiled now: the compiler's errors say more */
+    char *argv[] = {"nm", "-C", "--defined-only", (char *)t->object, NULL};
+    run_result r;
+    run_program(argv, -1, 60, 1u << 20, &r);
+    char name[NAME_LEN + 2];
+    snprintf(name, sizeof name, " %s(", t->family);
+    int undefined = r.exited && r.status == 0 && !(r.tail && strstr(r.tail, name));
+    run_result_free(&r);
+    if (!undefined)
+        return 0;
+    snprintf(decl, len, "%s(...)", t->family);
+    FILE *h = fopen(t->header, "r");
+    char line[512];
+    while (h && fgets(line, sizeof line, h))
+        if (!strncmp(line, "void ", 5) && !strncmp(line + 5, name + 1, strlen(name + 1))) {
+            line[strcspn(line, ";\n")] = 0;
+            snprintf(decl, len, "%s", line + 5);
+            break;
+        }
+    if (h)
+        fclose(h);
+    return 1;
+}
+
+/* Why a stage has no binary after the build, as a reason for the table and
+ * the lines to show beneath it. */
+void build_failure(const target *t, const char *log, char *reason, size_t rlen, char *lines,
+                          size_t llen)
+{
+    char decl[256], first[REASON_LEN];
+    if (contract_undefined(t, decl, sizeof decl)) {
+        snprintf(reason, rlen, "kernel.cu does not define %s", decl);
+        snprintf(lines, llen, "kernel.cu compiles, but the harness calls %s, which common/%s.h declares "
+                 "and kernel.cu must define\n", decl, t->family);
+        return;
+    }
+    build_errors(log, t->stage, first, sizeof first, lines, llen);
+    snprintf(reason, rlen, "did not compile: %s", first);
+}
+
+/* No GPU here: what the build found for each stage, then why nothing runs,
+ * so that a compile or link error is known before a GPU is found. */
+int report_without_gpu(const target *t, int n, const int *missing, const char *log)
+{
+    int built = 0;
+    for (int i = 0; i < n; i++) {
+        printf("[%d/%d] %s: ", i + 1, n, t[i].stage);
+        if (missing[i]) {
+            printf("no kernel.cu was submitted\n");
+        } else if (target_built(&t[i])) {
+            printf("compiles and links\n");
+            built++;
+        } else {
+            char reason[REASON_LEN + 32], lines[4096];
+            build_failure(&t[i], log, reason, sizeof reason, lines, sizeof lines);
+            printf("%s\n", reason);
+            for (const char *p = lines; *p;) {
+                size_t k = strcspn(p, "\n");
+                printf("    %.*s\n", (int)k, p);
+                p += k + (p[k] == '\n');
+            }
+        }
+    }
+    fprintf(stderr, "grade: cannot grade here: no NVIDIA GPU (nvidia-smi lists none); %d of %d stage%s "
+                    "compiled and linked; run make grade on a machine with a GPU for the points\n",
+            built, n, n == 1 ? "" : "s");
+    return GRADE_NO_GPU;
+}

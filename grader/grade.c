@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,12 @@ int main(int argc, char **argv)
     options o;
     if (parse_options(argc, argv, &o))
         return GRADE_USAGE;
+    struct stat src_st;
+    if (o.src && (stat(o.src, &src_st) || !S_ISDIR(src_st.st_mode))) {
+        fprintf(stderr, "grade: --src %s: no such folder (GRADE_SRC names a submission's folder, holding "
+                        "NN_name/kernel.cu or exercises/NN_name/kernel.cu)\n", o.src);
+        return GRADE_USAGE;
+    }
     char lab[PATH_MAX];
     if (!realpath(o.lab, lab)) {
         fprintf(stderr, "grade: cannot find the lab at %s\n", o.lab);
@@ -93,10 +100,12 @@ int main(int argc, char **argv)
 
     /* could grading run here at all? One line each if not. */
     char gpu_name[NAME_LEN] = "";
+    int no_gpu_here = 0;
     if (!o.program_mode) {
-        if (!find_gpu(gpu_name, sizeof gpu_name)) {
-            fprintf(stderr, "grade: cannot grade here: no NVIDIA GPU (nvidia-smi lists none); run make grade "
-                            "on a machine with a GPU\n");
+        /* without a GPU, grading builds and reports what does not compile */
+        no_gpu_here = !find_gpu(gpu_name, sizeof gpu_name);
+        if (no_gpu_here && o.calibrate) {
+            fprintf(stderr, "grade: cannot calibrate here: no NVIDIA GPU (nvidia-smi lists none)\n");
             return GRADE_NO_GPU;
         }
         const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
@@ -162,9 +171,11 @@ int main(int argc, char **argv)
                 snprintf(t[i].runner, sizeof t[i].runner, "%s/build/%s/%s-runner", build_dir, t[i].stage, variant);
             snprintf(t[i].object, sizeof t[i].object, "%s/build/%s/%s.o", build_dir, t[i].stage, variant);
             snprintf(t[i].header, sizeof t[i].header, "%s/common/%s.h", lab, t[i].family);
+            snprintf(t[i].source, sizeof t[i].source, "%s/%ss/%s/kernel.cu", build_dir, variant, t[i].stage);
         }
         printf("%s %d stage%s%s on %s, seed %llu\n", o.calibrate ? "calibrating with" : "grading", n,
-               n == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "", gpu_name, o.seed);
+               n == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "",
+               no_gpu_here ? "no GPU (building only)" : gpu_name, o.seed);
         printf("building (make -j%d)...", o.jobs);
         fflush(stdout);
         double build_s;
@@ -176,6 +187,11 @@ int main(int argc, char **argv)
         if (lf) {
             fputs(log ? log : "", lf);
             fclose(lf);
+        }
+        if (no_gpu_here) {
+            int rc = report_without_gpu(t, n, missing, log);
+            free(log);
+            return rc;
         }
         if (!o.calibrate && !o.src && have_program("git")) {
             /* the official grade uses a pristine harness: say so if this one is not */
@@ -218,10 +234,8 @@ int main(int argc, char **argv)
                      t[i].stage, t[i].stage);
             score_fail(s, "no kernel.cu was submitted for this stage", advice);
         } else if (!target_built(&t[i])) {
-            char first[REASON_LEN], lines[4096];
-            build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
-            char reason[REASON_LEN + 32], advice[REASON_LEN];
-            snprintf(reason, sizeof reason, "did not compile: %s", first);
+            char reason[REASON_LEN + 32], advice[REASON_LEN], lines[4096];
+            build_failure(&t[i], log, reason, sizeof reason, lines, sizeof lines);
             snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).",
                      command);
             score_fail(s, reason, advice);

@@ -36,6 +36,7 @@ typedef struct {
     char runner[1024];   /* with --judge: the runner with kernel.cu        */
     char object[1024];
     char header[1024];
+    char source[1024];   /* the kernel.cu the object is compiled from      */
     int compare_only;   /* calibrate: measured for the comparison, not written */
 } target;
 
@@ -84,6 +85,13 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
 void build(const char *dir, target *t, int n, int jobs, int judge, char **log, double *seconds);
 /* 1 when the target's programs exist. */
 int target_built(const target *t);
+/* Why a stage has no program after the build: "kernel.cu does not define
+ * matmul(...)" when its object lacks the contract's function, else the
+ * compiler's first error; lines to show beneath it. */
+void build_failure(const target *t, const char *log, char *reason, size_t rlen, char *lines, size_t llen);
+/* No GPU here: what the build found for each stage, then the one line why
+ * nothing runs. Returns GRADE_NO_GPU. */
+int report_without_gpu(const target *t, int n, const int *missing, const char *log);
 /* The compiler's complaint about one stage, from the build log. */
 void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                   char *lines, size_t lineslen);

@@ -116,15 +116,37 @@ int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-/* The targets: every stage of stages.tsv, or those named by prefix. To
+/* Whether a stage's folder is named by name: a prefix of it ("03",
+ * "03_ti"), or its number without the zero ("3"). */
+static int stage_named(const char *dir, const char *name)
+{
+    if (name[0] >= '1' && name[0] <= '9' && !name[1])
+        return dir[0] == '0' && dir[1] == name[0] && !(dir[2] >= '0' && dir[2] <= '9');
+    return !strncmp(dir, name, strlen(name));
+}
+
+/* The targets: every stage of stages.tsv, or those named (stage_named). To
  * calibrate a stage, the previous stage of its family is measured too. */
 int select_stages(const options *o, const stage_info *all, int nall, target *t)
 {
+    for (int k = 0; k < o->nnames; k++) {
+        int found = 0;
+        for (int i = 0; i < nall; i++)
+            found += stage_named(all[i].dir, o->names[k]);
+        if (found != 1) {
+            fprintf(stderr, "grade: %s '%s'; the stages are:", found ? "more than one stage matches" : "no stage matches",
+                    o->names[k]);
+            for (int i = 0; i < nall; i++)
+                fprintf(stderr, " %s", all[i].dir);
+            fprintf(stderr, "%s\n", found ? " (name one, e.g. 03 or 3)" : "");
+            return -1;
+        }
+    }
     int n = 0, wanted[MAX_STAGES] = {0};
     for (int i = 0; i < nall; i++) {
         wanted[i] = o->nnames == 0;
         for (int k = 0; k < o->nnames && !wanted[i]; k++)
-            wanted[i] = !strncmp(all[i].dir, o->names[k], strlen(o->names[k]));
+            wanted[i] = stage_named(all[i].dir, o->names[k]);
     }
     for (int i = nall - 1; i >= 0 && o->calibrate; i--) {
         for (int k = i - 1; wanted[i] == 1 && k >= 0; k--)
@@ -141,18 +163,6 @@ int select_stages(const options *o, const stage_info *all, int nall, target *t)
         snprintf(t[n].family, sizeof t[n].family, "%s", all[i].family);
         t[n].compare_only = wanted[i] == 2;
         n++;
-    }
-    for (int k = 0; k < o->nnames; k++) {
-        int found = 0;
-        for (int i = 0; i < nall && !found; i++)
-            found = !strncmp(all[i].dir, o->names[k], strlen(o->names[k]));
-        if (!found) {
-            fprintf(stderr, "grade: no stage matches '%s'; the stages are:", o->names[k]);
-            for (int i = 0; i < nall; i++)
-                fprintf(stderr, " %s", all[i].dir);
-            fprintf(stderr, "\n");
-            return -1;
-        }
     }
     return n;
 }

@@ -14,15 +14,26 @@
 #   tests/slurm/         the test cluster for class grading
 #   tests/grader/        the grader's own tests: some of their wrong-on-purpose
 #                        kernels are a solution with one fault put in
+#   tests/fixtures/*.cu  the deliberately wrong kernels of make check's GPU
+#   and expect.tsv       suite: several are an answer with one fault put in
+#   common/transpose_unpadded.cu
+#                        stage 05's baseline, which is stage 04's answer: the
+#                        release has the object instead, made by the Makefile
+#                        (build/release/transpose_unpadded.o) for sm_75 to
+#                        sm_90 and PTX
 #   .ci/                 the lab's own CI
+#
+# README.md becomes the students' README: the blocks between the lines
+# <!-- instructors --> and <!-- /instructors --> are dropped, and those
+# between <!-- for students and --> are shown. The release stops if that
+# README still names the solutions or an instructors' target.
 #
 # Nothing untracked comes along: no build/, results/, grade reports or
 # worktree leftovers. The result is a plain tree with no .git, so no history
 # can leak; --git makes DEST a fresh repository with one commit instead.
-# Everything else stays, including the grader and its rubric, the deliberately
-# wrong kernels of tests/fixtures/ and the reference counters of
-# profile/expected.tsv; the Makefile and make check adapt to the missing
-# solutions/.
+# Everything else stays, including the grader and its rubric and the
+# reference counters of profile/expected.tsv; the Makefile and make check
+# adapt to the missing solutions/ and fixtures.
 set -euo pipefail
 
 usage() { echo "usage: tools/release.sh [--git] DEST" >&2; exit 2; }
@@ -40,7 +51,7 @@ in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|\.ci/)'
+left_out='(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/)'
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"
@@ -70,6 +81,34 @@ lab_files() {
         if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
     done | tar --null --no-recursion -T - -cf - | tar -xpf - -C "$dest"
 )
+
+# stage 05's baseline as an object (see the header)
+unpadded=build/release/transpose_unpadded.o
+if [ -f "$lab/common/transpose_unpadded.cu" ]; then
+    make --no-print-directory -s -C "$lab" "$unpadded" >&2 ||
+        die "cannot compile common/transpose_unpadded.cu into $unpadded (needs nvcc)"
+    cp -p "$lab/$unpadded" "$dest/common/transpose_unpadded.o"
+elif [ -f "$lab/common/transpose_unpadded.o" ]; then
+    cp -p "$lab/common/transpose_unpadded.o" "$dest/common/"
+else
+    die "neither common/transpose_unpadded.cu nor common/transpose_unpadded.o is here"
+fi
+
+# the students' README (see the header)
+student_readme() {
+    awk '
+    $0 == "<!-- instructors -->" { if (hide || show) bad = 1; hide = 1; next }
+    $0 == "<!-- /instructors -->" { if (!hide) bad = 1; hide = 0; next }
+    $0 == "<!-- for students" { if (hide || show) bad = 1; show = 1; next }
+    show && $0 == "-->" { show = 0; next }
+    !hide { print }
+    END { if (bad || hide || show) { print "release: README.md: unbalanced <!-- instructors --> or <!-- for students --> lines" > "/dev/stderr"; exit 1 } }'
+}
+student_readme <"$lab/README.md" >"$dest/README.md" || die "README.md could not be turned into the students' README"
+touch -r "$lab/README.md" "$dest/README.md"
+if grep -nE 'solutions/|SOLUTION=|diff -r|INSTRUCTORS|calibrate|make (release|class|profile-expected)' "$dest/README.md" >&2; then
+    die "the students' README above still speaks of the solutions or instructors' targets: mark those lines in README.md"
+fi
 
 files=$(find "$dest" -type f | wc -l)
 if [ $in_git = 1 ]; then

@@ -2,6 +2,9 @@
 # tools/sweep.sh: time one stage at each value of its knob, one table.
 # Called by `make sweep EX=NN`; the builds are made before this runs.
 #   tools/sweep.sh STAGE KNOB VARIANT "ARGS" BINARY...
+# When the first build cannot run here at all (no GPU: the driver's exit
+# status 3; 4 a CUDA error; 5 out of memory) it says so in one line and
+# exits with that status; otherwise it prints the table and exits 0.
 set -u
 stage=$1 knob=$2 variant=$3 args=$4
 shift 4
@@ -11,6 +14,7 @@ mkdir -p build/sweep
 # time and rate of the student's kernel and of the reference (the kernel
 # listed second). Records hold one key per line, so awk can read them.
 summarise() {
+    [ -f "$1" ] || { printf 'no record'; return; }
     awk '
     /"status":/      { gsub(/[",]/, "", $2); status = $2 }
     /"metric":/      { gsub(/[",]/, "", $2); metric = $2 }
@@ -26,8 +30,8 @@ summarise() {
     }' "$1"
 }
 
-echo "sweeping $knob for $stage ($variant): each build checked, then timed"
 results=()
+first=1
 for bin in "$@"; do
     value=${bin%/*}; value=${value##*/k}
     record=build/sweep/$stage-$knob$value-$variant.json
@@ -35,6 +39,15 @@ for bin in "$@"; do
     # shellcheck disable=SC2086  # args are several words on purpose
     "$bin" --quiet --json "$record" $args >"build/sweep/$stage-$knob$value-$variant.log" 2>&1
     status=$?
+    if [ $first = 1 ]; then
+        case $status in
+        3 | 4 | 5)
+            echo "sweep: cannot run $stage here: $(tail -n 1 "build/sweep/$stage-$knob$value-$variant.log")" >&2
+            exit $status ;;
+        esac
+        echo "sweeping $knob for $stage ($variant): each build checked, then timed"
+        first=0
+    fi
     line=$(summarise "$record")
     [ $status -ne 0 ] && line="exit $status: see build/sweep/$stage-$knob$value-$variant.log"
     results+=("$knob=$value	$line")

@@ -15,6 +15,8 @@
 #ifndef BLOCK
 #define BLOCK 16 /* threads per block side: BLOCK x BLOCK threads */
 #endif
+static_assert(BLOCK >= 1 && BLOCK <= 32,
+              "BLOCK must be from 1 to 32: the block is BLOCK x BLOCK threads, and a block holds at most 1024");
 
 __global__ void matmul_temp(const float *A, const float *B, float *C, int n)
 {

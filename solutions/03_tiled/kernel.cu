@@ -17,6 +17,8 @@
 #ifndef TILE
 #define TILE 32 /* tile side: TILE x TILE threads, two TILE x TILE tiles */
 #endif
+static_assert(TILE >= 1 && TILE <= 32, "TILE must be from 1 to 32 (make sweep tries 8, 16, 32): the block is "
+                                       "TILE x TILE threads and holds at most 1024 (TILE=64 would need 4096)");
 
 __global__ void matmul_tiled(const float *A, const float *B, float *C, int n)
 {

@@ -21,7 +21,8 @@
 #ifndef BLOCK_ROWS
 #define BLOCK_ROWS 8 /* the block is TILE x BLOCK_ROWS threads; each moves TILE / BLOCK_ROWS elements */
 #endif
-static_assert(TILE % BLOCK_ROWS == 0, "BLOCK_ROWS must divide 32: 1, 2, 4, 8, 16 or 32");
+static_assert(BLOCK_ROWS >= 1 && TILE % BLOCK_ROWS == 0,
+              "BLOCK_ROWS must divide 32 (1, 2, 4, 8, 16 or 32): each thread moves TILE / BLOCK_ROWS rows of the tile");
 
 __global__ void transpose_tiled(const float *in, float *out, int rows, int cols)
 {

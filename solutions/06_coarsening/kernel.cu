@@ -41,6 +41,9 @@
 #define BM (THREADS_Y * TM) /* rows of the block's tile of C */
 #define BN (THREADS_X * TN) /* columns of the block's tile of C (2D kernel) */
 
+#if STEP != 1 && STEP != 2
+#error "STEP must be 1 (the 1D kernel: a strip of TM elements per thread) or 2 (the 2D kernel: TM x TN)"
+#endif
 static_assert(TM >= 1 && TN >= 1, "TM and TN count elements per thread: at least 1");
 static_assert(TM % 4 == 0 && TN % 4 == 0,
               "TM and TN must be multiples of 4: the 2D kernel moves a thread's rows and "

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/class/run.sh: tests of make release and make class (grader/class.sh).
 #
-# The release: what it leaves out, that no answer line of a solution is in
-# it, that it builds and passes its own make check without solutions/, and
+# The release: what it leaves out, that no file of it comes close to a
+# solution (tests/class/answer-overlap.sh), that its README is the students'
+# one, that it builds and passes its own make check without solutions/, and
 # that make grade runs there. Class grading, on the local back end: a class
 # of fixture submissions (folders, tarballs, a zip, a broken tarball, unsafe
 # archives, no kernel at all) graded by a stand-in for make grade
@@ -10,8 +11,8 @@
 # without a GPU; resuming, retrying, two workers, and a class stopped
 # midway. Then the real make grade: without a GPU every row says "no GPU".
 # Last, the Slurm back end on a single-node test cluster
-# (tests/slurm/cluster.sh; needs root, installs Slurm with apt-get when it
-# is missing, skipped with a reason otherwise).
+# (tests/slurm/cluster.sh; needs root and Slurm, skipped with a reason
+# otherwise; installs Slurm with apt-get only when LAB_TEST_INSTALL=1).
 #
 # Prints "ok", "FAIL" and "skip" lines; ends with "N passed, N failed[, N
 # skipped]". Run from anywhere; make check runs it after building the lab.
@@ -64,48 +65,30 @@ lab_files() {
             -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
     fi
 }
-want=$(lab_files | grep -vE '^(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|\.ci/)' |
-    while IFS= read -r f; do [ -e "$f" ] && echo "$f"; done | sort)
+want=$( (lab_files | grep -vE '^(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/)';
+    echo common/transpose_unpadded.o) | while IFS= read -r f; do [ -e "$f" ] || [ "$f" = common/transpose_unpadded.o ] && echo "$f"; done | sort)
 have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
-check "the release holds exactly the tracked files, less those" \
+check "the release holds exactly the tracked files, less those, and stage 05's baseline as an object" \
     "$([ "$want" = "$have" ]; ok)" "$(diff <(echo "$want") <(echo "$have"))"
 
-# Answer lines: lines of a solution (trimmed, 12 characters or more, not a
-# comment) that its exercise lacks. Some are in the lab on purpose: the
-# harness's baselines (common/), later stages' skeletons, which start from an
-# earlier answer (exercises/), and the wrong-on-purpose kernels
-# (tests/fixtures/). The others must be nowhere in the release, except the
-# teaching snippets listed in tests/class/shown-on-purpose.tsv.
-trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$@"; }
-lab_files | grep -E '^(common|exercises|tests/fixtures)/' | tr '\n' '\0' | xargs -0 cat | trim | sort -u >"$tmp/by-design"
-: >"$tmp/answers"
-answers=0 shown=0
-for s in $stages; do
-    [ -f "solutions/$s/kernel.cu" ] || continue
-    trim "exercises/$s/kernel.cu" | sort -u >"$tmp/exercise"
-    trim "solutions/$s/kernel.cu" | sort -u | awk 'length($0) >= 12 && !/^(\/\/|\/\*|\*)/' |
-        comm -23 - "$tmp/exercise" >"$tmp/answer-$s"
-    answers=$((answers + $(wc -l <"$tmp/answer-$s")))
-    comm -23 "$tmp/answer-$s" "$tmp/by-design" >>"$tmp/answers"
-done
-shown=$((answers - $(wc -l <"$tmp/answers")))
-# leaks DIR: "file: line" for each answer line in DIR not shown on purpose
-leaks() {
-    (cd "$1" && grep -rnF -f "$tmp/answers" . 2>/dev/null) | sed 's|^\./||' |
-        while IFS= read -r hit; do
-            file=${hit%%:*} text=$(trim <<<"${hit#*:*:}")
-            awk -F'\t' -v f="$file" -v t="$text" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
-                tests/class/shown-on-purpose.tsv || echo "$hit"
-        done
-}
-found=$(leaks "$rel")
-check "no answer line in the release ($answers answer lines; $shown of them in common/, skeletons or fixtures on purpose)" \
-    "$([ "$answers" -gt 0 ] && [ -z "$found" ]; ok)" "$found"
-head -n 1 "$tmp/answers" >"$rel/handouts/planted.md"
-found=$(leaks "$rel")
-rm -f "$rel/handouts/planted.md"
-check "the answer check finds an answer line planted in a handout" "$(grep -q '^handouts/planted.md:' <<<"$found"; ok)" "$found"
-
+# Near-solutions: no file outside handouts/ and slides/ shares more than 3
+# consecutive lines, or any answer line, with a solution (the fixtures and
+# stage 05's baseline source are left out for that).
+found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
+check "no file of the release comes close to a solution (tests/class/answer-overlap.sh)" "$([ $st = 0 ]; ok)" "$found"
+sed -n '/^__global__/,/^}/p' solutions/04_transpose/kernel.cu | head -n 14 | tail -n 6 >"$rel/tests/planted.cu"
+found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
+rm -f "$rel/tests/planted.cu"
+check "the overlap check finds 6 lines of a solution planted in a test file" \
+    "$([ $st = 1 ] && grep -q '^tests/planted.cu: [0-9]* consecutive lines' <<<"$found"; ok)" "$found"
+grep -F '[TILE + 1]' solutions/05_bank_conflicts/kernel.cu | head -n 1 >"$rel/common/planted.h"
+found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
+rm -f "$rel/common/planted.h"
+check "the overlap check finds a single answer line planted in common/" \
+    "$([ $st = 1 ] && grep -q '^common/planted.h:1: an answer line' <<<"$found"; ok)" "$found"
+found=$(grep -nE 'solutions/|SOLUTION=|diff -r|INSTRUCTORS|calibrate|make (release|class|profile-expected)|<!--' "$rel/README.md")
+check "the release's README names no solutions or instructors' targets, and says where to start" \
+    "$([ -z "$found" ] && grep -q '^## Start here' "$rel/README.md"; ok)" "$found"
 out=$(make --no-print-directory release DEST="$rel" 2>&1); st=$?
 check "make release refuses a folder that is not empty" "$([ $st != 0 ] && grep -q "not empty" <<<"$out"; ok)" "$out"
 out=$(make --no-print-directory release DEST="$tmp/release-git" GIT=1 2>&1)
@@ -384,6 +367,8 @@ echo "== make class, Slurm back end (a single-node test cluster)"
 slurm_reason=""
 if [ "$(id -u)" != 0 ]; then
     slurm_reason="not root: the test cluster's daemons run as root"
+elif [ "${LAB_TEST_INSTALL:-0}" != 1 ] && ! tests/slurm/cluster.sh installed >"$tmp/install.log" 2>&1; then
+    slurm_reason="$(tail -n 1 "$tmp/install.log"); LAB_TEST_INSTALL=1 lets make check install them"
 elif ! SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh install >"$tmp/install.log" 2>&1; then
     slurm_reason="Slurm is not installed and could not be: $(tail -n 1 "$tmp/install.log")"
 fi

@@ -6,6 +6,8 @@
 #     in the output (so that each is rejected for its own reason);
 #   - the lab's own handouts and slides must pass (sources only: the built HTML
 #     is checked by `make docs-check`, which needs pandoc);
+#   - every measured number the lab's texts quote must be in measurements/
+#     (tools/check-numbers.sh), and numbers planted wrong must be caught;
 #   - tools/records2dat.sh must turn tests/fixtures/records/*.json into
 #     tests/fixtures/records/expected/*.dat exactly;
 #   - `make -f docs.mk plots` must draw one SVG per fixture record (skipped,
@@ -47,6 +49,30 @@ done
 
 if output=$(tools/check-docs.sh handouts slides 2>&1); then pass "the lab's handouts and slides pass check-docs"
 else fail "the lab's handouts and slides pass check-docs" "$output"; fi
+
+# the measured numbers (tools/check-numbers.sh): the lab's texts fit its
+# records; a wrong number planted in a sentence or a table is caught, one
+# labelled as another kernel's is not, and a right one passes within rounding
+if output=$(tools/check-numbers.sh 2>&1); then pass "every measured number of the lab's texts is in measurements/"
+else fail "every measured number of the lab's texts is in measurements/" "$output"; fi
+nd=$out_dir/numbers
+rm -rf "$nd" && mkdir -p "$nd"
+printf 'The solution runs at 27,206 GFLOP/s.\n' >"$nd/sentence.md"
+printf '| kernel | GFLOP/s | %% of cuBLAS |\n|---|---|---|\n| tiles, M = 32 | 8753 | 17.1 |\n' >"$nd/table.md"
+printf 'Grading took 16.5 s.\n' >"$nd/seconds.md"
+printf '<!-- numbers: textbook kernels -->\n\nA textbook kernel, outside this harness: 27,206 GFLOP/s.\n' >"$nd/labelled.md"
+printf 'The solution: 37,865 GFLOP/s (about 37,900 GFLOP/s); grading took 18.9 s.\n' >"$nd/right.md"
+for f in sentence:1:27,206 table:3:8753 seconds:1:16.5; do
+    name=${f%%:*} rest=${f#*:}
+    output=$(tools/check-numbers.sh "$nd/$name.md" 2>&1); status=$?
+    if [ $status = 1 ] && grep -qF "$nd/$name.md:${rest%%:*}: ${rest#*:} " <<<"$output"; then
+        pass "check-numbers rejects a wrong number planted in $name.md"
+    else fail "check-numbers rejects a wrong number planted in $name.md (status $status)" "$output"; fi
+done
+for name in labelled right; do
+    if output=$(tools/check-numbers.sh "$nd/$name.md" 2>&1); then pass "check-numbers accepts $name.md"
+    else fail "check-numbers accepts $name.md" "$output"; fi
+done
 
 mkdir -p "$out_dir"
 for record in tests/fixtures/records/*.json; do

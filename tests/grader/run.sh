@@ -371,8 +371,10 @@ if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
     skip "grader without a GPU: there is one here"
 else
     out2=$(build/grader/grade 2>&1); st=$?
-    check "grader: no GPU: exit 3 with one line saying so" \
-        "$([ $st = 3 ] && [ "$(wc -l <<<"$out2")" = 1 ] && grep -q "no NVIDIA GPU" <<<"$out2"; echo $?)" "$out2"
+    nstages=$(awk -F'\t' '!/^#/ && NF >= 5' stages.tsv | wc -l)
+    check "grader: no GPU: builds every stage first, then exit 3 with one line saying there is none" \
+        "$([ $st = 3 ] && [ "$(grep -c "compiles and links$" <<<"$out2")" = "$nstages" ] &&
+           [ "$(grep -c "no NVIDIA GPU" <<<"$out2")" = 1 ]; echo $?)" "$out2"
 fi
 
 echo "== grader: on the GPU (tests/grader/gpu-fixtures.sh)"

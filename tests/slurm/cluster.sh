@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # A throw-away single-node Slurm cluster for tests and CI.
 #
-# Usage: tests/slurm/cluster.sh install|start|stop|status
+# Usage: tests/slurm/cluster.sh install|installed|start|stop|status
 #
 #   install  install munge and Slurm from Debian's packages if they are missing
+#            (as root, with apt-get; make check does this only when
+#            LAB_TEST_INSTALL=1, which .ci/run sets)
+#   installed  exit 0 when munge and Slurm are installed, else 1 with a line
+#            naming the missing packages; installs nothing
 #   start    (re)start munged, slurmctld and slurmd on this host, wait until the
 #            node is idle, and print "export SLURM_CONF=..." on stdout, so a
 #            caller can do (the assignment keeps a failed start fatal):
@@ -59,6 +63,18 @@ EOF
 
 # CI machines start without Slurm, so install what is missing from Debian's
 # packages; do nothing (and need no network) when everything is there.
+# munge and Slurm here? One line naming what is missing when not.
+cmd_installed() {
+    local cmd pkg missing=()
+    while read -r cmd pkg; do
+        command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+    done < <(needed_commands)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+    say "not installed: ${missing[*]} (tests/slurm/cluster.sh install installs them, as root)"
+    return 1
+}
+
 cmd_install() {
     local cmd pkg missing=()
     while read -r cmd pkg; do
@@ -336,7 +352,7 @@ wait_idle() {
 
 # Bring the cluster up from scratch; see the header for what it prints.
 cmd_start() {
-    cmd_install
+    cmd_installed || exit 1
     [ "$(id -u)" -eq 0 ] || die "start must run as root (the daemons run as root)"
     cmd_stop
     fresh_dir
@@ -351,11 +367,12 @@ cmd_start() {
 
 case ${1:-} in
     install) cmd_install ;;
+    installed) cmd_installed ;;
     start) cmd_start ;;
     stop) cmd_stop ;;
     status) cmd_status ;;
     *)
-        echo "usage: $0 install|start|stop|status" >&2
+        echo "usage: $0 install|installed|start|stop|status" >&2
         exit 2
         ;;
 esac

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# tests/messages/run.sh: what a student sees where nothing can run (a laptop,
+# a login node) or a knob is wrong; part of make check, needs no GPU.
+#
+#   - make grade without a GPU compiles and links each stage first and
+#     names what does not (a compile error, a missing contract function)
+#     before it says that there is no GPU (exit 3);
+#   - a GRADE_SRC folder that does not exist, and a stage name that fits
+#     several stages, are errors (exit 2); EX=3 means 03;
+#   - make sweep that cannot run says so in one line, exit status non-zero;
+#   - each stage's knob is checked when it compiles, with a sentence;
+#   - the skeletons compile without a warning.
+# Prints "ok", "FAIL" and "skip" lines and ends with "N passed, N failed".
+# Needs the lab built (make all, build/grader/grade).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
+fail() {
+    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 15 | sed 's/^/      /'
+    return 0
+}
+skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+ok() { echo $?; }
+
+NVCC=${NVCC:-nvcc}
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+have_gpu=0
+nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
+stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+
+echo "== make grade and make run: names of stages and submissions"
+out=$(build/grader/grade --src "$tmp/nonexistent" 2>&1); st=$?
+check "grade: a GRADE_SRC that does not exist: exit 2, says so" \
+    "$([ $st = 2 ] && grep -q "no such folder" <<<"$out"; ok)" "$out"
+out=$(build/grader/grade 0 2>&1); st=$?
+check "grade: EX=0 fits every stage: exit 2, says to name one" \
+    "$([ $st = 2 ] && grep -q "more than one stage matches '0'" <<<"$out"; ok)" "$out"
+out=$(make --no-print-directory run EX=0 2>&1); st=$?
+check "make run EX=0: refused, naming the stages it fits" \
+    "$([ $st != 0 ] && grep -q "EX=0 fits more than one stage" <<<"$out"; ok)" "$out"
+out=$(make --no-print-directory -n run EX=3 2>&1); st=$?
+check "make run EX=3 runs stage 03" "$([ $st = 0 ] && grep -q "^build/03_[a-z_]*/exercise" <<<"$out"; ok)" "$out"
+
+echo "== make grade without a GPU: the build first"
+if [ $have_gpu = 1 ]; then
+    skip "grade without a GPU: a GPU is here"
+else
+    # 01: an empty kernel.cu (links without matmul); 03: a compile error
+    mkdir -p "$tmp/sub/01_naive" "$tmp/sub/03_tiled"
+    : >"$tmp/sub/01_naive/kernel.cu"
+    printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *C, int n) { oops }\n' \
+        >"$tmp/sub/03_tiled/kernel.cu"
+    out=$(build/grader/grade --src "$tmp/sub" 1 3 2>&1); st=$?
+    check "grade without a GPU: an empty kernel.cu is named as not defining matmul(...)" \
+        "$(grep -q "01_naive: kernel.cu does not define matmul(const float \*A" <<<"$out"; ok)" "$out"
+    check "grade without a GPU: a compile error is shown with its line" \
+        "$(grep -q "03_tiled: did not compile: exercises/03_tiled/kernel.cu(2): error" <<<"$out"; ok)" "$out"
+    check "grade without a GPU: then one line saying there is none, exit 3" \
+        "$([ $st = 3 ] && [ "$(grep -c "no NVIDIA GPU" <<<"$out")" = 1 ] &&
+           grep -q "0 of 2 stages compiled and linked" <<<"$out"; ok)" "$out"
+fi
+
+echo "== make sweep that cannot run"
+first=$(head -n 1 <<<"$stages")
+if [ $have_gpu = 1 ]; then
+    skip "sweep without a GPU: a GPU is here"
+else
+    # a build per knob value lives in .../k<value>/; the stage's default build stands in
+    mkdir -p "$tmp/k16" && ln -s "$PWD/build/$first/exercise" "$tmp/k16/exercise"
+    out=$(tools/sweep.sh "$first" KNOB exercise "" "$tmp/k16/exercise" 2>&1); st=$?
+    check "sweep without a GPU: one line naming the cause, exit 3" \
+        "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "^sweep: cannot run $first here: .*no usable CUDA GPU" <<<"$out"; ok)" "$out"
+fi
+
+echo "== knobs and warnings at compile time"
+if ! command -v "$NVCC" >/dev/null; then
+    skip "knobs: $NVCC is not installed"
+else
+    flags="-gencode arch=compute_90,code=sm_90 -O3 -std=c++17 -Xcompiler -Wall -Icommon"
+    # a value of each stage's knob that cannot work, and the sentence it gets
+    while IFS=$'\t' read -r stage define phrase; do
+        # shellcheck disable=SC2086
+        out=$($NVCC $flags "$define" -c "exercises/$stage/kernel.cu" -o "$tmp/k.o" 2>&1); st=$?
+        check "$stage: $define is refused with a sentence ($phrase)" \
+            "$([ $st != 0 ] && grep -qF "$phrase" <<<"$out"; ok)" "$out"
+    done <<'TABLE'
+01_naive	-DBLOCK=64	BLOCK must be from 1 to 32: the block is BLOCK x BLOCK threads
+02_temp_accumulator	-DBLOCK=33	BLOCK must be from 1 to 32
+03_tiled	-DTILE=64	TILE must be from 1 to 32 (make sweep tries 8, 16, 32): the block is TILE x TILE threads and holds at most 1024 (TILE=64 would need 4096)
+04_transpose	-DBLOCK_ROWS=3	BLOCK_ROWS must divide 32
+05_bank_conflicts	-DBLOCK_ROWS=64	BLOCK_ROWS must divide 32
+06_coarsening	-DTM=6	TM and TN must be multiples of 4
+06_coarsening	-DSTEP=3	STEP must be 1 (the 1D kernel
+07_reduction	-DBLOCK=100	BLOCK must be a power of two from 64 to 1024
+TABLE
+    for s in $stages; do
+        # shellcheck disable=SC2086
+        out=$($NVCC $flags -c "exercises/$s/kernel.cu" -o "$tmp/k.o" 2>&1); st=$?
+        check "$s: the skeleton compiles without a warning" "$([ $st = 0 ] && ! grep -qi "warning" <<<"$out"; ok)" "$out"
+    done
+fi
+
+echo
+if [ $skipped -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ $failed = 0 ]
