@@ -57,7 +57,7 @@ build/stages.mk: stages.tsv
 	    print "KNOB_" $$1 " := " $$3; print "SWEEP_" $$1 " := " $$4 }' $< > $@
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
-COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o)
+COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o hints.o gpu.o)
 # A family's own host code in plain C, common/<family>_*.c, links with its
 # driver and is unit-tested with the rest.
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
@@ -248,7 +248,7 @@ class:
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c) $(FAMILY_C_SRCS)
+UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@

@@ -59,18 +59,23 @@ void lab_student_sync(const char *what)
         err = cudaDeviceSynchronize();
     if (err == cudaSuccess)
         return;
-    const char *hint = "";
-    if (err == cudaErrorInvalidConfiguration)
-        hint = " Hint: a block may have at most 1024 threads, and grid and block sizes must be >= 1.";
-    else if (err == cudaErrorIllegalAddress || err == cudaErrorLaunchFailure)
-        hint = " Hint: a thread read or wrote outside its array; check the bounds checks and the index"
-               " arithmetic. compute-sanitizer names the line: make run EX=<stage> SANITIZE=1.";
-    else if (err == cudaErrorMisalignedAddress)
-        hint = " Hint: a float4 (16-byte) access needs an address that is a multiple of 16 bytes;"
-               " the rows of an n x n float matrix all start on one only when n % 4 == 0.";
-    else if (err == cudaErrorLaunchOutOfResources)
-        hint = " Hint: the block asks for more registers or shared memory than an SM has; use fewer threads per block.";
-    lab_die(LAB_EXIT_CUDA_ERROR, "your kernel failed in %s: %s (%s).%s", what,
+    /* a check's label is its size; the timed calls are at the timing size */
+    char size[64] = "", where[128] = "";
+    lab_dims d;
+    if (lab_call_dims(what, &d) == 0) {
+        snprintf(size, sizeof size, "%s", what);
+    } else if (g_args) {
+        d = g_args->timing;
+        if (d.cols > 1)
+            snprintf(size, sizeof size, "%lldx%lld", d.rows, d.cols);
+        else
+            snprintf(size, sizeof size, "n=%lld", d.rows);
+        snprintf(where, sizeof where, " (%s)", size);
+    }
+    char hint[640] = "";
+    if (lab_launch_hint(cudaGetErrorName(err), size, hint + 1, sizeof hint - 1))
+        hint[0] = ' ';
+    lab_die(LAB_EXIT_CUDA_ERROR, "your kernel failed in %s%s: %s (%s).%s", what, where,
             cudaGetErrorName(err), cudaGetErrorString(err), hint);
 }
 
