@@ -4,6 +4,7 @@
 #include "gpu.h"
 
 #include <cuda_profiler_api.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,36 @@ void lab_die(int status, const char *fmt, ...)
     if (g_record)
         lab_record_end(g_record, status, msg);
     exit(status);
+}
+
+void lab_progress(const char *fmt, ...)
+{
+    if (!g_args || g_args->progress_fd < 0)
+        return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    /* one write of a short line to a pipe is atomic; a failure is ignored:
+     * progress is a courtesy, the record is what counts */
+    ssize_t ignored = write(g_args->progress_fd, line, (size_t)n);
+    (void)ignored;
+}
+
+/* The timing size as the checks label it: "n=4096", or "8192x4096". */
+static void timing_size_text(char *out, size_t len)
+{
+    const lab_dims *d = &g_args->timing;
+    if (d->cols > 1)
+        snprintf(out, len, "%lldx%lld", d->rows, d->cols);
+    else
+        snprintf(out, len, "n=%lld", d->rows);
 }
 
 void lab_cuda_check(cudaError_t err, const char *text, const char *file, int line)
@@ -65,11 +96,7 @@ void lab_student_sync(const char *what)
     if (lab_call_dims(what, &d) == 0) {
         snprintf(size, sizeof size, "%s", what);
     } else if (g_args) {
-        d = g_args->timing;
-        if (d.cols > 1)
-            snprintf(size, sizeof size, "%lldx%lld", d.rows, d.cols);
-        else
-            snprintf(size, sizeof size, "n=%lld", d.rows);
+        timing_size_text(size, sizeof size);
         snprintf(where, sizeof where, " (%s)", size);
     }
     char hint[640] = "";
@@ -284,6 +311,9 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     }
     lab_timing_policy p = *policy;
     double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
+    char size[64];
+    timing_size_text(size, sizeof size);
+    lab_progress("timing %s %s", size, t->label);
 
     /* warm-up: first-launch costs (module loading, clocks ramping) */
     CUDA_CHECK(cudaEventRecord(start));
@@ -296,6 +326,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     CUDA_CHECK(cudaEventElapsedTime(&warm, start, stop));
     if (warm > 100.0f)
         p.min_reps = 3; /* a slow kernel: three calls already take a while */
+    lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
 
     int n = 0;
     while (!lab_timing_done(ms, n, &p)) {
@@ -326,11 +357,8 @@ int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void
 {
     /* 1D families parse --n with one dimension (cols 1); 2D ones keep both */
     char size[64];
-    const lab_dims *d = &g_args->timing;
-    if (d->cols > 1)
-        snprintf(size, sizeof size, "%lldx%lld", d->rows, d->cols);
-    else
-        snprintf(size, sizeof size, "n=%lld", d->rows);
+    timing_size_text(size, sizeof size);
+    lab_progress("profile %s", size);
     printf("\nprofiling one call at %s: only this call is inside the profiler's range\n", size);
     if (prepare)
         prepare(ctx, 0);
@@ -439,6 +467,7 @@ static void write_all(int fd, const char *text, size_t len)
 void lab_record_end(lab_record *r, int status, const char *message)
 {
     g_record = NULL; /* a failure from here on must not recurse */
+    lab_progress("done");
     while (r->j.depth > 0)
         lab_json_end(&r->j);
     const char *names[] = {"ok", "wrong", "usage", "no_gpu", "cuda_error", "no_memory"};
@@ -504,6 +533,16 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
     /* stdout may be a pipe to the grader: flush every line so that nothing
      * is lost if the kernel under test ends the process */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* the descriptors must be open before CUDA opens its own: a closed one
+     * could be taken by the driver's device files and written into */
+    const int fds[] = {a->record_fd, a->progress_fd};
+    const char *names[] = {"--record-fd", "--progress-fd"};
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0 && fcntl(fds[i], F_GETFD) < 0) {
+            fprintf(stderr, "error: %s %d: descriptor %d is not open (give it one, e.g. %d>file)\n",
+                    names[i], fds[i], fds[i], fds[i]);
+            exit(LAB_EXIT_USAGE);
+        }
     g_args = a;
     lab_gpu_open(g);
 }

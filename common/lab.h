@@ -58,6 +58,7 @@ typedef struct {
     int have_seed;
     const char *json_path;       /* --json FILE: write the record there         */
     int record_fd;               /* --record-fd FD: write the record to FD      */
+    int progress_fd;             /* --progress-fd FD: one line per phase to FD  */
     int check_only;              /* --check-only: correctness, no timing        */
     double budget_ms;            /* --budget-ms: timing budget per kernel       */
     int quiet;                   /* --quiet: only the summary lines             */
