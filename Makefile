@@ -57,7 +57,7 @@ build/stages.mk: stages.tsv
 	    print "KNOB_" $$1 " := " $$3; print "SWEEP_" $$1 " := " $$4 }' $< > $@
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
-COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o gpu.o timing.o)
+COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o hints.o gpu.o timing.o)
 # A family's own host code in plain C, common/<family>_*.c, links with its
 # driver and is unit-tested with the rest.
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
@@ -78,7 +78,7 @@ OBJS_transpose += $(UNPADDED_OBJ)
 # has it (build/<stage>/<variant>-runner) and to the echo runner. Not yet the
 # default: JUDGE=1 picks it for make run and make grade.
 JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge.o) \
-                $(addprefix build/common/,args.o stats.o compare.o json.o remote.o)
+                $(addprefix build/common/,args.o stats.o compare.o json.o hints.o remote.o)
 $(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
   $(patsubst common/%.cu,build/judge/common/%.o,$(call FAMILY_CU,$(f))) \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(JUDGE_COMMON)))
@@ -305,7 +305,7 @@ class:
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c) $(FAMILY_C_SRCS)
+UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@

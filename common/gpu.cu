@@ -7,6 +7,7 @@
 #endif
 
 #include <cuda_profiler_api.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,36 @@ void lab_die(int status, const char *fmt, ...)
     if (g_record)
         lab_record_end(g_record, status, msg);
     exit(status);
+}
+
+void lab_progress(const char *fmt, ...)
+{
+    if (!g_args || g_args->progress_fd < 0)
+        return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    /* one write of a short line to a pipe is atomic; a failure is ignored:
+     * progress is a courtesy, the record is what counts */
+    ssize_t ignored = write(g_args->progress_fd, line, (size_t)n);
+    (void)ignored;
+}
+
+/* The timing size as the checks label it: "n=4096", or "8192x4096". */
+void lab_timing_size_text(char *out, size_t len)
+{
+    const lab_dims *d = &g_args->timing;
+    if (d->cols > 1)
+        snprintf(out, len, "%lldx%lld", d->rows, d->cols);
+    else
+        snprintf(out, len, "n=%lld", d->rows);
 }
 
 void lab_cuda_check(cudaError_t err, const char *text, const char *file, int line)
@@ -72,18 +103,19 @@ void lab_student_sync(const char *what)
 
 void lab_student_error(cudaError_t err, const char *what)
 {
-    const char *hint = "";
-    if (err == cudaErrorInvalidConfiguration)
-        hint = " Hint: a block may have at most 1024 threads, and grid and block sizes must be >= 1.";
-    else if (err == cudaErrorIllegalAddress || err == cudaErrorLaunchFailure)
-        hint = " Hint: a thread read or wrote outside its array; check the bounds checks and the index"
-               " arithmetic. compute-sanitizer names the line: make run EX=<stage> SANITIZE=1.";
-    else if (err == cudaErrorMisalignedAddress)
-        hint = " Hint: a float4 (16-byte) access needs an address that is a multiple of 16 bytes;"
-               " the rows of an n x n float matrix all start on one only when n % 4 == 0.";
-    else if (err == cudaErrorLaunchOutOfResources)
-        hint = " Hint: the block asks for more registers or shared memory than an SM has; use fewer threads per block.";
-    lab_die(LAB_EXIT_CUDA_ERROR, "your kernel failed in %s: %s (%s).%s", what,
+    /* a check's label is its size; the timed calls are at the timing size */
+    char size[64] = "", where[128] = "";
+    lab_dims d;
+    if (lab_call_dims(what, &d) == 0) {
+        snprintf(size, sizeof size, "%s", what);
+    } else if (g_args) {
+        lab_timing_size_text(size, sizeof size);
+        snprintf(where, sizeof where, " (%s)", size);
+    }
+    char hint[640] = "";
+    if (lab_launch_hint(cudaGetErrorName(err), size, hint + 1, sizeof hint - 1))
+        hint[0] = ' ';
+    lab_die(LAB_EXIT_CUDA_ERROR, "your kernel failed in %s%s: %s (%s).%s", what, where,
             cudaGetErrorName(err), cudaGetErrorString(err), hint);
 }
 
@@ -256,11 +288,8 @@ int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void
 {
     /* 1D families parse --n with one dimension (cols 1); 2D ones keep both */
     char size[64];
-    const lab_dims *d = &g_args->timing;
-    if (d->cols > 1)
-        snprintf(size, sizeof size, "%lldx%lld", d->rows, d->cols);
-    else
-        snprintf(size, sizeof size, "n=%lld", d->rows);
+    lab_timing_size_text(size, sizeof size);
+    lab_progress("profile %s", size);
     printf("\nprofiling one call at %s: only this call is inside the profiler's range\n", size);
     if (prepare)
         prepare(ctx, 0);
@@ -378,6 +407,7 @@ static void write_all(int fd, const char *text, size_t len)
 void lab_record_end(lab_record *r, int status, const char *message)
 {
     g_record = NULL; /* a failure from here on must not recurse */
+    lab_progress("done");
     while (r->j.depth > 0)
         lab_json_end(&r->j);
     const char *names[] = {"ok", "wrong", "usage", "no_gpu", "cuda_error", "no_memory"};
@@ -446,6 +476,16 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
     /* stdout may be a pipe to the grader: flush every line so that nothing
      * is lost if the kernel under test ends the process */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* the descriptors must be open before CUDA opens its own: a closed one
+     * could be taken by the driver's device files and written into */
+    const int fds[] = {a->record_fd, a->progress_fd};
+    const char *names[] = {"--record-fd", "--progress-fd"};
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0 && fcntl(fds[i], F_GETFD) < 0) {
+            fprintf(stderr, "error: %s %d: descriptor %d is not open (give it one, e.g. %d>file)\n",
+                    names[i], fds[i], fds[i], fds[i]);
+            exit(LAB_EXIT_USAGE);
+        }
     g_args = a;
     lab_gpu_open(g);
 }

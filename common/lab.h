@@ -58,6 +58,7 @@ typedef struct {
     int have_seed;
     const char *json_path;       /* --json FILE: write the record there         */
     int record_fd;               /* --record-fd FD: write the record to FD      */
+    int progress_fd;             /* --progress-fd FD: one line per phase to FD  */
     int check_only;              /* --check-only: correctness, no timing        */
     double budget_ms;            /* --budget-ms: timing budget per kernel       */
     int quiet;                   /* --quiet: only the summary lines             */
@@ -168,6 +169,18 @@ long long lab_guard_first_bad(const float *zone, size_t count);
  * for a student to act on. */
 void lab_explain_failures(FILE *out, const lab_compare *c, long long rows,
                           long long cols);
+
+/* ------------------------------------------------------------------ hints */
+
+/* The size in a call's label: "n=17" (rows = cols = 17) or "17x33". Returns 0,
+ * or -1 when the label holds no size. */
+int lab_call_dims(const char *label, lab_dims *out);
+
+/* A hint for a kernel that failed with the CUDA error named error_name
+ * ("cudaErrorInvalidValue") in the call labelled size ("n=1", "17x33"): the
+ * causes that error has at that size, and what to check. Returns 1 with
+ * the hint in out, 0 (out empty) when there is nothing specific to say. */
+int lab_launch_hint(const char *error_name, const char *size, char *out, size_t len);
 
 /* ------------------------------------------------------------ JSON writer */
 

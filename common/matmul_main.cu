@@ -335,6 +335,7 @@ int main(int argc, char **argv)
         int m = i < a.nsizes ? (int)a.sizes[i].rows : n; /* the timing size last */
         char label[32];
         snprintf(label, sizeof label, "n=%d", m);
+        lab_progress("check %s", label);
         problem p;
         problem_new(&p, m, 1, a.seed);
         matmul(p.A[0].data, p.B[0].data, p.C[0].data, m);
@@ -354,6 +355,7 @@ int main(int argc, char **argv)
         return LAB_EXIT_WRONG;
     }
     printf("all results match.\n");
+    lab_progress("checks passed");
     if (a.check_only) {
         lab_record_end(&rec, LAB_EXIT_OK, "checked, not timed (--check-only)");
         return LAB_EXIT_OK;
@@ -381,6 +383,7 @@ int main(int argc, char **argv)
     lab_json_array(&rec.j, "timed_output_check");
     char label[32];
     snprintf(label, sizeof label, "n=%d", n);
+    lab_progress("check %s (the last timed call)", label);
     int last_ok = check_output(&p, rows[0].last_set, h, label, &a, &rec);
     lab_json_end(&rec.j);
     if (!last_ok) {

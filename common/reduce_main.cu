@@ -255,6 +255,7 @@ static int check_size(int n, uint64_t seed, const lab_args *a, lab_record *rec)
 {
     char label[32];
     snprintf(label, sizeof label, "n=%d", n);
+    lab_progress("check %s", label);
     outcome o[2];
     char *notes = NULL;
     size_t notes_len = 0;
@@ -376,6 +377,7 @@ int main(int argc, char **argv)
         return LAB_EXIT_WRONG;
     }
     printf("all results match.\n");
+    lab_progress("checks passed");
     if (a.check_only) {
         lab_record_end(&rec, LAB_EXIT_OK, "checked, not timed (--check-only)");
         return LAB_EXIT_OK;
@@ -409,6 +411,7 @@ int main(int argc, char **argv)
     lab_json_array(&rec.j, "timed_output_check");
     char label[32];
     snprintf(label, sizeof label, "n=%d", n);
+    lab_progress("check %s (the last timed call)", label);
     char *notes = NULL;
     size_t notes_len = 0;
     FILE *log = open_memstream(&notes, &notes_len);

@@ -109,6 +109,9 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     }
     lab_timing_policy p = *policy;
     double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
+    char size[64];
+    lab_timing_size_text(size, sizeof size);
+    lab_progress("timing %s %s", size, t->label);
 
     /* warm-up: first-launch costs (module loading, clocks ramping) */
     CUDA_CHECK(cudaEventRecord(start));
@@ -121,6 +124,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     CUDA_CHECK(cudaEventElapsedTime(&warm, start, stop));
     if (warm > 100.0f)
         p.min_reps = 3; /* a slow kernel: three calls already take a while */
+    lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
 
     int n = 0;
     while (!lab_timing_done(ms, n, &p)) {
@@ -202,11 +206,15 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     ms[0] = 0;
     double round_trip = is_student ? lab_judge_round_trip_ms() : 0.0;
     unsigned long long bad = 0;
+    char size[64];
+    lab_timing_size_text(size, sizeof size);
+    lab_progress("timing %s %s", size, t->label);
 
     /* warm-up: first-launch costs (module loading, clocks ramping) */
     double warm = batch(fn, prepare, ctx, nsets, is_student, bad_dev, &bad) / nsets;
     if (warm > 100.0)
         p.min_reps = 3; /* a slow kernel: three batches already take a while */
+    lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
         double batch_ms = batch(fn, prepare, ctx, nsets, is_student, bad_dev, &bad);

@@ -320,6 +320,7 @@ int main(int argc, char **argv)
         int r = (int)checked[i].rows, c = (int)checked[i].cols;
         char label[32];
         snprintf(label, sizeof label, "%dx%d", r, c);
+        lab_progress("check %s", label);
         problem p;
         problem_new(&p, r, c, 1, a.seed);
         transpose(p.in[0].data, p.out[0].data, r, c);
@@ -343,6 +344,7 @@ int main(int argc, char **argv)
         return LAB_EXIT_WRONG;
     }
     printf("all results match.\n");
+    lab_progress("checks passed");
     if (a.check_only) {
         lab_record_end(&rec, LAB_EXIT_OK, "checked, not timed (--check-only)");
         return LAB_EXIT_OK;
@@ -375,6 +377,7 @@ int main(int argc, char **argv)
     lab_json_array(&rec.j, "timed_output_check");
     char label[32];
     snprintf(label, sizeof label, "%dx%d", rows, cols);
+    lab_progress("check %s (the last timed call)", label);
     int last_ok = check_output(&p, t[STUDENT].last_set, h, label, &a, &rec);
     lab_json_end(&rec.j);
     if (!last_ok) {

@@ -50,7 +50,8 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
             static command_line line;
             run_args(&line, &t[i], rb, sr, o->conf, o->seed + (unsigned long long)run);
             run_result r;
-            run_program(line.argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
+            run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
+                                 sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
             char why[REASON_LEN];
             jvalue *rec = record_validate(&r, t[i].stage, why, sizeof why);
             if (rec && r.status != 0)

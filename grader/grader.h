@@ -4,6 +4,7 @@
  *   jsonread.c  a strict reader for the drivers' records (untrusted input)
  *   rubric.c    grader/rubric.tsv and stages.tsv
  *   run.c       one program in its own process group, with a time limit
+ *   progress.c  how far a run got, from the driver's progress lines
  *   policy.c    which symbols the student's object may use
  *   score.c     a record and the rubric make points, reasons and advice
  *   sanitize.c  what compute-sanitizer found
@@ -157,10 +158,14 @@ typedef struct {
     char *tail;          /* the last bytes of stdout + stderr             */
     size_t tail_len;
     unsigned long long output_bytes; /* all of stdout + stderr            */
+    char *progress;      /* the last bytes of the progress lines          */
+    size_t progress_len;
+    int progress_cut;    /* earlier progress bytes were dropped           */
 } run_result;
 
 #define RECORD_LIMIT (1u << 20) /* no honest record comes near 1 MiB */
 #define OUTPUT_TAIL (16u << 10) /* the output kept for the report     */
+#define PROGRESS_KEEP 4096u     /* the progress lines kept: a run has ~25 */
 
 /* Run argv[0] (a path, or a program on PATH) in its own process group:
  * stdin from /dev/null, stdout and stderr into one pipe of which the last
@@ -169,7 +174,27 @@ typedef struct {
  * program ends. Never blocks on the program's output. */
 void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
                  run_result *r);
+/* The same, with a third pipe that the program sees as descriptor
+ * progress_fd (>= 3, not record_fd) for its progress lines (--progress-fd):
+ * the last PROGRESS_KEEP bytes are kept in progress. */
+void run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
+                          size_t keep, run_result *r);
 void run_result_free(run_result *r);
+/* How far a run got, from its progress lines (progress.c). */
+#define PROGRESS_LINE 160
+typedef struct {
+    int lines;             /* complete progress lines received             */
+    int checks_passed;     /* "checks passed" (or a timing line) was seen  */
+    int checking;          /* the last phase is a check                    */
+    int timing;            /* the last phase is timing a kernel            */
+    int done;              /* "done": the run ended and wrote its record   */
+    char last[PROGRESS_LINE]; /* the last line, cleaned                    */
+    char size[64];         /* the size of the last phase: "n=4096"         */
+    double first_call_ms;  /* the kernel's first timed call (-1: unknown)  */
+} run_progress;
+/* Read the progress lines a run sent; cut: the text begins inside a line. */
+void progress_read(const char *text, size_t len, int cut, run_progress *p);
+
 /* Kill the group of the program being run now, if any (for SIGINT). */
 void run_kill_current(void);
 /* "segmentation fault (SIGSEGV)" */
@@ -226,7 +251,8 @@ typedef struct {
     int flagged;           /* timed faster than the hardware allows        */
     int no_gpu;            /* the program found no usable GPU              */
     int thresholds_default;/* fell back to the default thresholds          */
-    char reason[REASON_LEN];      /* why correctness was lost ("" if not)  */
+    char reason[REASON_LEN];      /* why points were lost: correctness, or
+                                     the speed of a run that did not finish */
     char note[REASON_LEN];        /* anything else worth saying            */
     char advice[MAX_ADVICE][REASON_LEN];
     int nadvice;

@@ -28,6 +28,13 @@ void confinement_setup(confinement *c, const char *lab, int unconfined);
  * the folder's text. */
 int confinement_wrap(const confinement *c, const char *binary, char **argv, int max, char *buf, size_t len);
 
+/* The descriptors a graded run writes its record and its progress lines to
+ * (--record-fd, --progress-fd). */
+#define RUN_RECORD_FD 3
+#define RUN_RECORD_FD_TEXT "3"
+#define RUN_PROGRESS_FD 4
+#define RUN_PROGRESS_FD_TEXT "4"
+
 /* One stage to grade (or to calibrate with). */
 typedef struct {
     char stage[NAME_LEN];

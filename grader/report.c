@@ -57,7 +57,8 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
         if (r->speed_scored && r->have_pct)
             snprintf(pct, sizeof pct, "%.1f%%", r->pct);
         if (!r->speed_scored && r->ntiers)
-            snprintf(tiers, sizeof tiers, "(scored once every check passes)");
+            snprintf(tiers, sizeof tiers, "%s",
+                     r->correct ? "(not timed: no speed points)" : "(scored once every check passes)");
         for (int k = 0; r->speed_scored && k < r->ntiers; k++) {
             char one[96];
             tier_text(&r->tiers[k], one, sizeof one);

@@ -6,8 +6,10 @@
  * stderr go into one pipe that is read all the time (so the program never
  * blocks on a full pipe) into a ring that keeps only the last bytes: 100 MB
  * of output costs the grader 16 KiB. The record arrives on a second pipe,
- * capped at RECORD_LIMIT. poll() waits on both pipes with a short timeout
- * so that the time limit is checked even when the program is silent.
+ * capped at RECORD_LIMIT; the driver's progress lines on a third, of which
+ * the last PROGRESS_KEEP bytes are kept. poll() waits on the pipes with a
+ * short timeout so that the time limit is checked even when the program is
+ * silent.
  */
 #include "grader.h"
 
@@ -49,7 +51,8 @@ const char *signal_text(int sig)
 }
 
 /* The child side: plumbing, then exec. Only async-signal-safe calls. */
-static void child(char *const argv[], int out_w, int rec_w, int record_fd)
+static void child(char *const argv[], int out_w, int rec_w, int record_fd, int prog_w,
+                  int progress_fd)
 {
     setpgid(0, 0);
     /* undo what the grader set for itself: ignored SIGPIPE survives exec */
@@ -63,18 +66,22 @@ static void child(char *const argv[], int out_w, int rec_w, int record_fd)
         dup2(null, 0);
         close(null);
     }
-    /* move the record pipe out of the way of 1 and 2 first, then place it */
-    if (rec_w >= 0 && rec_w <= 2) {
-        rec_w = fcntl(rec_w, F_DUPFD_CLOEXEC, 10);
-    }
+    /* move the record and progress pipes above every place they go (1, 2,
+     * record_fd, progress_fd: one could sit where the other goes), then
+     * place them; dup2 clears close-on-exec on the copy */
+    int above = (record_fd > progress_fd ? record_fd : progress_fd) + 1;
+    if (above < 3)
+        above = 3;
+    if (rec_w >= 0)
+        rec_w = fcntl(rec_w, F_DUPFD_CLOEXEC, above);
+    if (prog_w >= 0)
+        prog_w = fcntl(prog_w, F_DUPFD_CLOEXEC, above);
     dup2(out_w, 1);
     dup2(out_w, 2);
-    if (rec_w >= 0) {
-        if (rec_w == record_fd)
-            fcntl(rec_w, F_SETFD, 0); /* dup2 onto itself keeps close-on-exec */
-        else
-            dup2(rec_w, record_fd);
-    }
+    if (rec_w >= 0)
+        dup2(rec_w, record_fd);
+    if (prog_w >= 0)
+        dup2(prog_w, progress_fd);
     /* every other descriptor of the grader is close-on-exec */
     execvp(argv[0], argv);
     /* the grader reads this as the program's output */
@@ -187,11 +194,20 @@ static int drain_record(int fd, run_result *r, size_t *cap)
 
 void run_program(char *const argv[], int record_fd, double limit_s, size_t keep, run_result *r)
 {
+    run_program_progress(argv, record_fd, -1, limit_s, keep, r);
+}
+
+void run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
+                          size_t keep, run_result *r)
+{
     memset(r, 0, sizeof *r);
     ring rg = {malloc(keep ? keep : 1), keep, 0, 0};
-    int out[2] = {-1, -1}, rec[2] = {-1, -1};
+    ring pg = {malloc(PROGRESS_KEEP), PROGRESS_KEEP, 0, 0};
+    int out[2] = {-1, -1}, rec[2] = {-1, -1}, prog[2] = {-1, -1};
     size_t rec_cap = 0;
-    if (!rg.buf || pipe2(out, O_CLOEXEC) || (record_fd >= 3 && pipe2(rec, O_CLOEXEC))) {
+    unsigned long long progress_bytes = 0;
+    if (!rg.buf || !pg.buf || pipe2(out, O_CLOEXEC) || (record_fd >= 3 && pipe2(rec, O_CLOEXEC)) ||
+        (progress_fd >= 3 && progress_fd != record_fd && pipe2(prog, O_CLOEXEC))) {
         static const char msg[] = "cannot create pipes\n";
         ring_add(&rg, msg, sizeof msg - 1);
         goto done;
@@ -204,7 +220,7 @@ void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
         goto done;
     }
     if (pid == 0)
-        child(argv, out[1], rec[1], record_fd);
+        child(argv, out[1], rec[1], record_fd, prog[1], progress_fd);
     setpgid(pid, pid); /* also here, so a kill right away finds the group */
     current_group = pid;
     r->started = 1;
@@ -214,19 +230,27 @@ void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
         close(rec[1]);
         rec[1] = -1;
     }
+    if (prog[1] >= 0) {
+        close(prog[1]);
+        prog[1] = -1;
+    }
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     if (rec[0] >= 0)
         fcntl(rec[0], F_SETFL, O_NONBLOCK);
+    if (prog[0] >= 0)
+        fcntl(prog[0], F_SETFL, O_NONBLOCK);
 
-    int out_open = 1, rec_open = rec[0] >= 0, reaped = 0, status = 0;
+    int out_open = 1, rec_open = rec[0] >= 0, prog_open = prog[0] >= 0, reaped = 0, status = 0;
     double ended_at = 0;
     for (;;) {
-        struct pollfd pf[2];
+        struct pollfd pf[3];
         int npf = 0;
         if (out_open)
             pf[npf++] = (struct pollfd){out[0], POLLIN, 0};
         if (rec_open)
             pf[npf++] = (struct pollfd){rec[0], POLLIN, 0};
+        if (prog_open)
+            pf[npf++] = (struct pollfd){prog[0], POLLIN, 0};
         if (npf)
             poll(pf, (nfds_t)npf, 50);
         else if (!reaped)
@@ -235,6 +259,8 @@ void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
             out_open = drain_output(out[0], &rg, &r->output_bytes);
         if (rec_open)
             rec_open = drain_record(rec[0], r, &rec_cap);
+        if (prog_open)
+            prog_open = drain_output(prog[0], &pg, &progress_bytes);
 
         if (!reaped) {
             /* has it ended? Look without reaping, so the group id stays ours
@@ -256,7 +282,7 @@ void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
                 r->seconds = ended_at - t0;
             }
         }
-        if (reaped && !out_open && !rec_open)
+        if (reaped && !out_open && !rec_open && !prog_open)
             break;
         /* a process that left the group could hold the pipes open: stop
          * reading a second after the program ended */
@@ -278,14 +304,22 @@ done:
             close(out[i]);
         if (rec[i] >= 0)
             close(rec[i]);
+        if (prog[i] >= 0)
+            close(prog[i]);
     }
     r->tail = ring_take(&rg, &r->tail_len);
     free(rg.buf);
+    if (pg.buf) {
+        r->progress = ring_take(&pg, &r->progress_len);
+        r->progress_cut = progress_bytes > pg.len;
+    }
+    free(pg.buf);
 }
 
 void run_result_free(run_result *r)
 {
     free(r->record);
     free(r->tail);
-    r->record = r->tail = NULL;
+    free(r->progress);
+    r->record = r->tail = r->progress = NULL;
 }

@@ -7,8 +7,15 @@
  * correctness points, and each speed tier of the rubric earns its points
  * when the record field it names meets the threshold for this GPU. Speed is
  * scored only for a correct kernel whose time is physically possible.
+ *
+ * A run that did not finish (a timeout, a crash, a CUDA error) is told by its
+ * progress lines how far it got: when every check had passed and it stopped
+ * while timing, the correctness points are awarded and the speed points are
+ * 0. The lines come from the student's process and could be forged, like the
+ * record; so this rule never gives more than the correctness points.
  */
 #include "grader.h"
+#include "lab.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -225,6 +232,75 @@ static void explain_wrong(stage_result *s, const jvalue *rec, int status, const 
     }
 }
 
+/* ===================================================== unfinished runs */
+
+/* "while timing n=4096", "while checking n=1025": the phase the progress
+ * lines reached, or "" when they name none. */
+static void phase_text(const run_progress *p, char *out, size_t len)
+{
+    out[0] = 0;
+    if (p->timing)
+        snprintf(out, len, " while timing %s", p->size);
+    else if (p->checking)
+        snprintf(out, len, " while checking %s", p->last + strlen("check "));
+}
+
+/* Every check passed, and the run stopped while timing: correctness holds. */
+static int stopped_in_timing(const run_progress *p)
+{
+    return p->checks_passed && (p->timing || !strcmp(p->last, "checks passed"));
+}
+
+/* Correctness points for a run whose checks all passed, none for speed. */
+static void award_correctness(stage_result *s)
+{
+    s->correct = 1;
+    s->correct_points = s->correct_max;
+    s->points = s->correct_points;
+}
+
+/* A run killed at the time limit or by a signal that said how far it got. */
+static void score_unfinished(stage_result *s, const run_result *run, const run_progress *p,
+                             const char *command)
+{
+    char phase[PROGRESS_LINE + 32], ended[REASON_LEN];
+    phase_text(p, phase, sizeof phase);
+    if (run->timed_out)
+        snprintf(ended, sizeof ended, "timed out%s after %.0f s", phase, run->seconds);
+    else
+        snprintf(ended, sizeof ended, "crashed%s: %s", phase, signal_text(run->signal));
+    if (!phase[0])
+        appendf(ended, sizeof ended, " (its last progress line: '%s')", p->last);
+
+    if (!stopped_in_timing(p)) {
+        if (run->timed_out && p->checking)
+            appendf(ended, sizeof ended, " (a hang, or a kernel far too slow at that size)");
+        score_fail(s, ended, NULL);
+        if (run->timed_out)
+            score_add_advice(s, "Run `%s` and see where it stops: a kernel or a loop that never ends, "
+                                "or one far too slow for the time limit.", command);
+        else
+            score_add_advice(s, "Run `%s`: the crash is in host code (your launcher), e.g. a host "
+                                "pointer dereferenced or an array overrun.", command);
+        return;
+    }
+    int yours = strstr(p->last, "your kernel") != NULL;
+    snprintf(s->reason, sizeof s->reason, "every check passed; %s%s (the last phase reached: '%s'); "
+             "correctness points awarded, speed points 0", ended,
+             run->timed_out && yours ? ": your kernel is correct but too slow to time" : "", p->last);
+    award_correctness(s);
+    if (run->timed_out && yours && p->first_call_ms > 0)
+        score_add_advice(s, "Your kernel needs %.0f ms per call at %s, and timing makes several calls: "
+                            "make it faster (`%s` shows the timing table).", p->first_call_ms, p->size,
+                         command);
+    else if (run->timed_out)
+        score_add_advice(s, "Your kernel is correct, but the run did not finish timing within %.0f s: "
+                            "make it faster (`%s` shows how long a call takes).", run->seconds, command);
+    else
+        score_add_advice(s, "Your kernel is correct, but the run crashed during timing, where calls "
+                            "rotate over three input sets: run `%s`.", command);
+}
+
 /* ================================================================ speed */
 
 static void format_value(char *out, size_t outlen, double v, const char *unit)
@@ -315,6 +391,12 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     }
     char why[REASON_LEN];
     jvalue *rec = record_validate(run, s->stage, why, sizeof why);
+    run_progress progress;
+    progress_read(run->progress, run->progress_len, run->progress_cut, &progress);
+    if (!rec && (run->timed_out || run->signal) && progress.lines) {
+        score_unfinished(s, run, &progress, command);
+        return;
+    }
     if (!rec) {
         char advice[REASON_LEN];
         s->no_gpu = strstr(why, "no usable GPU") != NULL;
@@ -340,6 +422,22 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     s->have_speedup = json_number_at(rec, "timing.speedup_vs_baseline", &s->speedup) == 0;
     s->have_pct = json_number_at(rec, "timing.pct_of_reference", &s->pct) == 0;
 
+    if (run->status == LAB_EXIT_CUDA_ERROR && json_bool_at(rec, "correct") == 1 && progress.timing) {
+        /* the checks passed, and the kernel failed only while being timed */
+        const char *message = json_string_at(rec, "message");
+        int n = message ? (int)strlen(message) : 0;
+        while (n > 0 && message[n - 1] == '.')
+            n--; /* the sentence goes on */
+        snprintf(s->reason, sizeof s->reason, "every check passed; the run stopped while timing %s: "
+                 "%.*s; correctness points awarded, speed points 0", progress.size,
+                 n > 0 ? (n > 700 ? 700 : n) : 11, n > 0 ? message : "a CUDA error");
+        score_add_advice(s, "Run `%s`: your kernel passed every check, then failed on a timed call "
+                            "(calls rotate over three input sets); add SANITIZE=1 to see the line.",
+                         command);
+        award_correctness(s);
+        json_free(rec);
+        return;
+    }
     if (run->status != 0) {
         explain_wrong(s, rec, run->status, command);
         s->correct = 0;

@@ -89,7 +89,9 @@ int run_args(command_line *c, const target *t, const rubric *rb, const stage_rub
     c->argv[a++] = "--seed";
     c->argv[a++] = c->seed;
     c->argv[a++] = "--record-fd";
-    c->argv[a++] = "3";
+    c->argv[a++] = RUN_RECORD_FD_TEXT;
+    c->argv[a++] = "--progress-fd";
+    c->argv[a++] = RUN_PROGRESS_FD_TEXT;
     snprintf(c->words, sizeof c->words, "%s %s", rb->args, sr ? sr->args : "");
     char *save = NULL;
     for (char *w = strtok_r(c->words, " ", &save); w && a < MAX - 1; w = strtok_r(NULL, " ", &save))
@@ -125,7 +127,8 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     static command_line line;
     run_args(&line, t, rb, sr, o->conf, o->seed);
     run_result r;
-    run_program(line.argv, 3, sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
+    run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
+                         sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
     score_run(s, &r, sr, command);
     int ran_to_end = !r.timed_out && !r.signal && r.started;
     run_result_free(&r);
@@ -150,7 +153,10 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
 /* One progress line after a stage. */
 void progress_done(const stage_result *s)
 {
-    if (s->correct) {
+    if (s->correct && s->reason[0]) {
+        /* correct, but the run did not finish: say why there is no speed */
+        printf("%.200s%s: %d/%d\n", s->reason, strlen(s->reason) > 200 ? "..." : "", s->points, s->max);
+    } else if (s->correct) {
         char speed[64] = "";
         if (s->have_speedup)
             snprintf(speed, sizeof speed, ", %.2fx the baseline", s->speedup);

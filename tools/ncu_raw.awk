@@ -3,6 +3,9 @@
 #
 #   ncu --import R.ncu-rep --csv --page raw --print-units base | awk -f tools/ncu_raw.awk
 #   awk -v list=1 -f tools/ncu_raw.awk </dev/null    the metrics to ask ncu for
+#   awk -v list=base -f tools/ncu_raw.awk </dev/null the same without the
+#                                                    optional ones (an ncu that
+#                                                    lacks them refuses all)
 #
 # The raw page is CSV: a row of column names ("ID", "Process ID", ...,
 # "Kernel Name", ..., "Block Size", "Grid Size", "Device", "CC", then one
@@ -20,12 +23,17 @@
 
 BEGIN {
     # our name, ncu's metric name; "count" metrics are summed over launches,
-    # "rate" metrics averaged by time, "launch" ones taken from the longest
+    # "rate" metrics averaged by time, "launch" ones taken from the longest;
+    # "optional" ones are left out when this ncu does not know them
     n_metrics = 0
     metric("gld_sectors",     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",          "count")
     metric("gld_requests",    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",         "count")
     metric("gst_sectors",     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",          "count")
     metric("gst_requests",    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",         "count")
+    # the bytes the threads asked for: per request, the access width (a warp
+    # of 4-byte loads asks for 128, of float4 loads 512)
+    metric("gld_bytes",       "sm__sass_data_bytes_mem_global_op_ld.sum",                "count", 1)
+    metric("gst_bytes",       "sm__sass_data_bytes_mem_global_op_st.sum",                "count", 1)
     metric("shld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",    "count")
     metric("shld_inst",       "smsp__sass_inst_executed_op_shared_ld.sum",               "count")
     metric("shld_conflicts",  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "count")
@@ -45,7 +53,8 @@ BEGIN {
     if (list) {
         text = ""
         for (i = 1; i <= n_metrics; i++)
-            text = text (i > 1 ? "," : "") ncu_name[i]
+            if (list != "base" || !optional[i])
+                text = text (text != "" ? "," : "") ncu_name[i]
         print text
         exit
     }
@@ -54,11 +63,12 @@ BEGIN {
     best = 0
 }
 
-function metric(key, name, kind) {
+function metric(key, name, kind, is_optional) {
     n_metrics++
     our_key[n_metrics] = key
     ncu_name[n_metrics] = name
     how[n_metrics] = kind
+    optional[n_metrics] = is_optional
 }
 
 # Split one CSV line into f[1..n]; returns n. Quotes group, "" is a quote.
@@ -212,6 +222,12 @@ END {
     ratio("gst_spr", "gst_sectors", "gst_requests")
     ratio("shld_wpi", "shld_wavefronts", "shld_inst")
     ratio("shst_wpi", "shst_wavefronts", "shst_inst")
+    ratio("gld_bpr", "gld_bytes", "gld_requests")
+    ratio("gst_bpr", "gst_bytes", "gst_requests")
+    # conflicts per instruction: with wavefronts per instruction, what part of
+    # the wavefronts conflicts cost and what part the access width needs
+    ratio("shld_cpi", "shld_conflicts", "shld_inst")
+    ratio("shst_cpi", "shst_conflicts", "shst_inst")
     count_of("shld_conflicts")
     count_of("shst_conflicts")
     for (m = 1; m <= n_metrics; m++) {
@@ -233,4 +249,5 @@ END {
     count_of("gst_sectors"); count_of("gst_requests")
     count_of("shld_wavefronts"); count_of("shld_inst")
     count_of("shst_wavefronts"); count_of("shst_inst")
+    count_of("gld_bytes"); count_of("gst_bytes")
 }

@@ -75,6 +75,7 @@ if [ ! -x "$ncu" ]; then
     exit 0
 fi
 metrics=$(awk -v list=1 -f "$here/ncu_raw.awk" </dev/null)
+base_metrics=$(awk -v list=base -f "$here/ncu_raw.awk" </dev/null)
 ncu_version=$("$ncu" --version 2>/dev/null | awk '/Version/ { print $2; exit }')
 
 # json_value KEY FILE: the first value of KEY in a record (the drivers write
@@ -96,12 +97,20 @@ tsv_value() {
 # measured.
 measure() {
     local bin=$1 base=$out/$2 status
+    local asked=$metrics
     rm -f "$base.log" "$base.json" "$base.ncu-rep" "$base.csv" "$base.tsv"
     # clocks locked to base (ncu's default, said here so the output's note
     # holds whatever a config file says)
-    "$ncu" --profile-from-start off --clock-control base --metrics "$metrics" \
-        --export "$base" --force-overwrite \
-        "$bin" --profile --json "$base.json" ${driver_args[@]+"${driver_args[@]}"} >"$base.log" 2>&1
+    while :; do
+        "$ncu" --profile-from-start off --clock-control base --metrics "$asked" \
+            --export "$base" --force-overwrite \
+            "$bin" --profile --json "$base.json" ${driver_args[@]+"${driver_args[@]}"} >"$base.log" 2>&1
+        # an ncu that does not know an optional metric refuses them all: ask
+        # again without them (the access width then comes from the stage)
+        [ "$asked" != "$base_metrics" ] && [ ! -s "$base.ncu-rep" ] &&
+            grep -qi "failed to find metric\|metric.*not \(found\|supported\|available\)" "$base.log" || break
+        asked=$base_metrics
+    done
     grep -q ERR_NVGPUCTRPERM "$base.log" && return 10
     status=$(json_value exit_status "$base.json")
     if [ -z "$status" ]; then
@@ -199,7 +208,7 @@ if [ "$mode" = expected ]; then
             [ -f "$expected" ] && awk -F'\t' -v s="$stage" -v g="$gpu" \
                 '!/^#/ && NF >= 4 && !($1 == s && $2 == g)' "$expected"
             awk -F'\t' -v s="$stage" -v g="$gpu" \
-                '$1 !~ /_(sectors|requests|wavefronts|inst)$/ { print s "\t" g "\t" $1 "\t" $2 }' \
+                '$1 !~ /_(sectors|requests|wavefronts|inst|bytes)$/ { print s "\t" g "\t" $1 "\t" $2 }' \
                 "$out/$yours.tsv"
             printf '%s\t%s\tdate\t%s\n' "$stage" "$gpu" "$(date +%Y-%m-%d)"
         } | LC_ALL=C sort -s -t "$(printf '\t')" -k1,1 -k2,2

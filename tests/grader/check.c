@@ -291,6 +291,38 @@ static int get(const char *file, const char *path)
     return rc;
 }
 
+/* progress_read on text, not cut. */
+static run_progress progress_of(const char *text, int cut)
+{
+    run_progress p;
+    progress_read(text, strlen(text), cut, &p);
+    return p;
+}
+
+static void test_progress(void)
+{
+    run_progress p = progress_of("", 0);
+    expect(p.lines == 0 && !p.checks_passed && !p.checking && !p.timing, "progress: nothing sent");
+    p = progress_of("check n=1\ncheck n=1025\n", 0);
+    expect(p.lines == 2 && p.checking && !p.checks_passed && !strcmp(p.size, "n=1025"),
+           "progress: the last check names its size");
+    p = progress_of("check n=17\nchecks passed\ntiming 8192x4096 your kernel, first call 5234.5 ms\n", 0);
+    expect(p.timing && p.checks_passed && !strcmp(p.size, "8192x4096") && p.first_call_ms == 5234.5,
+           "progress: timing, its size and the first call's time");
+    p = progress_of("checks passed\ntiming n=4096 your kernel\ndone\n", 0);
+    expect(p.done && p.timing && !strcmp(p.last, "timing n=4096 your kernel"),
+           "progress: done keeps the phase it ended in");
+    p = progress_of("check n=17\nchecks passed\ntiming n=4096 your kernel\ncheck n=4096 (the last timed call)\n", 0);
+    expect(p.checking && p.checks_passed && !p.timing, "progress: the last timed call's check is a check");
+    p = progress_of("check n=17\ntiming n=40", 0);
+    expect(p.lines == 1 && p.checking && !p.checks_passed, "progress: a line cut short by a kill is no phase");
+    p = progress_of("ing n=4096 your kernel\ncheck n=17\n", 1);
+    expect(p.lines == 1 && !p.checks_passed, "progress: kept bytes that begin inside a line skip it");
+    p = progress_of("check n=17\ntiming n=1 \033[2J\377\n", 0);
+    expect(p.timing && !strchr(p.last, '\033') && !strchr(p.last, '\377'),
+           "progress: control characters and bad UTF-8 cleaned");
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "get"))
@@ -305,5 +337,6 @@ int main(int argc, char **argv)
     test_text();
     test_sanitizer();
     test_record();
+    test_progress();
     return failures != 0;
 }

@@ -1,11 +1,12 @@
 /*
  * fake_driver.c: a stand-in for a stage's program, for testing the grader
  * without a GPU. It takes the options the grader passes (--record-fd FD,
- * --seed, ...) and behaves as its own file name says: tests/grader/run.sh
- * links one binary under many names (good, crash, hang, flood, forge, ...).
- * Records are written with the harness's JSON writer, as a driver would.
+ * --progress-fd FD, --seed, ...) and behaves as its own file name says:
+ * tests/grader/run.sh links one binary under many names (good, crash, hang,
+ * flood, forge, slow_timing, ...). Records are written with the harness's
+ * JSON writer, and progress lines one write each, as a driver does.
  *
- *   build/tests/grader/bin/good --record-fd 3 3>record.json
+ *   build/tests/grader/bin/good --record-fd 3 --progress-fd 4 3>record.json 4>&2
  */
 #include <signal.h>
 #include <stdio.h>
@@ -15,8 +16,24 @@
 
 #include "lab.h"
 
-static int record_fd = -1;
+static int record_fd = -1, progress_fd = -1;
 static const char *stage;
+
+/* One progress line, one write, as lab_progress does. */
+static void progress(const char *line)
+{
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "%s\n", line);
+    if (progress_fd >= 0 && write(progress_fd, buf, (size_t)n) < 0)
+        return;
+}
+
+/* Wait for the grader's time limit. */
+static void hang(void)
+{
+    for (;;)
+        pause();
+}
 
 /* Send text on the record descriptor, as the harness does at the end. */
 static void send_record(const char *text, size_t len)
@@ -114,15 +131,20 @@ static const record_spec GOOD = {"ok", 0, "Test GPU 9000", 1, 1, 1, 1, 1, 1, 1, 
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i + 1 < argc; i++)
+    for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--record-fd"))
             record_fd = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "--progress-fd"))
+            progress_fd = atoi(argv[i + 1]);
+    }
     const char *slash = strrchr(argv[0], '/');
     stage = slash ? slash + 1 : argv[0];
     const char *mode = stage;
     record_spec s = GOOD;
     printf("fake driver '%s', seed and options as a driver would print them\n", mode);
     fflush(stdout);
+    /* the modes that stop early say how far they got (hang, crash and abort
+     * send no progress at all, as a program without --progress-fd) */
 
     if (!strcmp(mode, "good") || !strncmp(mode, "policy_", 7) || !strncmp(mode, "sanitize_", 9) ||
         !strcmp(mode, "unrubricked")) {
@@ -164,8 +186,43 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "abort")) {
         abort();
     } else if (!strcmp(mode, "hang")) {
-        for (;;)
-            pause();
+        hang();
+    } else if (!strcmp(mode, "slow_timing")) {
+        progress("check n=17");
+        /* correct, and far too slow to time: killed at the limit while timing */
+        progress("checks passed");
+        progress("timing n=4096 cuBLAS SGEMM");
+        progress("timing n=4096 cuBLAS SGEMM, first call 9.5 ms");
+        progress("timing n=4096 your kernel");
+        progress("timing n=4096 your kernel, first call 5234 ms");
+        hang();
+    } else if (!strcmp(mode, "hang_checking")) {
+        progress("check n=17");
+        progress("check n=1025");
+        hang();
+    } else if (!strcmp(mode, "crash_checking")) {
+        progress("check n=17");
+        raise(SIGSEGV);
+    } else if (!strcmp(mode, "crash_timing")) {
+        progress("check n=17");
+        progress("checks passed");
+        progress("timing n=4096 your kernel");
+        raise(SIGSEGV);
+    } else if (!strcmp(mode, "progress_flood")) {
+        /* more progress than the grader keeps: only the last lines count */
+        for (int i = 0; i < 5000; i++)
+            progress("check n=17");
+        progress("checks passed");
+        progress("timing n=4096 your kernel");
+        raise(SIGSEGV);
+    } else if (!strcmp(mode, "cuda_error_timing")) {
+        progress("check n=17");
+        /* every check passed, then a timed call failed: a record, status 4 */
+        progress("checks passed");
+        progress("timing n=4096 your kernel");
+        s = (record_spec){"cuda_error", 4, "Test GPU 9000", 1, 1, 1, 1, 0, 1, 1, 0, 0,
+                          "your kernel failed in a timed call (n=4096): cudaErrorIllegalAddress (an "
+                          "illegal memory access was encountered)."};
     } else if (!strcmp(mode, "escape")) {
         /* what a forger does first: a file beside the reports (the grader
          * runs in the lab's root); then an honest record */
@@ -229,6 +286,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "fake driver: unknown mode '%s'\n", mode);
         return 2;
     }
+    progress("done");
     write_record(&s);
     return s.exit_status;
 }

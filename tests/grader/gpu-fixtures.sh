@@ -7,7 +7,8 @@
 #   2. the skeletons (exercises/ as handed out) score no speed points and
 #      neither crash nor hang
 #   3. each kernel in tests/grader/kernels/, graded as 03_tiled, loses the
-#      points it should, for the reason it should
+#      points it should, for the reason it should (a grid of n / 16 blocks
+#      gets the hint that names n=1 and the rounded-up grid)
 #   4. the attacks of tests/grader/attacks/ score 0 when the judge grades
 #      them (--judge), and the solutions score full marks with the judge
 #   5. with compute-sanitizer: the missing barrier is found with its line, and
@@ -124,6 +125,7 @@ result_caching||zero|the output of the last timed call is wrong|
 clobbered_input||zero|changed its input arrays|
 out_of_bounds||zero|wrote outside its output array|
 missing_barrier|--sanitize|no-correctness||yes
+zero_grid||zero|the launch at n=1 was refused before your kernel ran|
 EOF
 
 echo "== attacks (tests/grader/attacks/), graded as 03_tiled by the judge (--judge)"

@@ -80,7 +80,13 @@ cuda_error|cuda_error||0/10|cudaErrorIllegalAddress
 no_memory|no_memory||0/10|ran out of GPU memory
 crash|crash||0/10|crashed: segmentation fault (SIGSEGV)
 abort|abort||0/10|crashed: abort (SIGABRT)
-hang|hang||0/10|timed out after 3 s
+hang|hang||0/10|timed out after 3 s (a hang? an infinite loop?)
+slow_timing|slow_timing||6/10|every check passed; timed out while timing n=4096 after 3 s: your kernel is correct but too slow to time
+hang_checking|hang_checking||0/10|timed out while checking n=1025 after 3 s (a hang, or a kernel far too slow at that size)
+crash_checking|crash_checking||0/10|crashed while checking n=17: segmentation fault (SIGSEGV)
+crash_timing|crash_timing||6/10|every check passed; crashed while timing n=4096: segmentation fault (SIGSEGV)
+progress_flood|progress_flood||6/10|every check passed; crashed while timing n=4096
+cuda_error_timing|cuda_error_timing||6/10|every check passed; the run stopped while timing n=4096: your kernel failed in a timed call
 hang_child|hang_child||10/10|
 escape|escape||10/10|
 flood|flood||10/10|
@@ -146,7 +152,7 @@ build/grader/grade --lab . --rubric "$rubric" --seed 42 --out "$out/reports" "${
 status=$?
 elapsed=$(($(date +%s) - start))
 check "grader: survives every program in one run (exit 0)" "$([ $status = 0 ]; echo $?)" "$(tail -n 30 "$out/grade.log")"
-check "grader: the whole run is quick (${elapsed} s; two programs cost their 3 s limit)" "$([ "$elapsed" -lt 30 ]; echo $?)"
+check "grader: the whole run is quick (${elapsed} s; four programs cost their 3 s limit)" "$([ "$elapsed" -lt 30 ]; echo $?)"
 
 get() { "$out/check" get "$out/reports/grade.json" "$1" 2>/dev/null; }
 i=0
@@ -184,6 +190,15 @@ s=$(idx slow)
 check "grader: a missed tier comes with the rubric's advice and the numbers" \
     "$(get "stages.$s.advice.0" | grep -qF 'Go faster. (timing.pct_of_reference: you have 5%, pass needs >= 40%)'; echo $?)" \
     "$(get "stages.$s.advice.0")"
+s=$(idx slow_timing)
+check "grader: correct but too slow to time: the advice gives the time per call, the table no speed" \
+    "$(get "stages.$s.advice.0" | grep -qF 'Your kernel needs 5234 ms per call at n=4096' &&
+       [ "$(get "stages.$s.correct")" = true ] && [ "$(get "stages.$s.tiers.0.points")" = 0 ] &&
+       grep -q '^slow_timing .* 6/10  (not timed: no speed points)$' "$out/grade.log"; echo $?)" \
+    "$(get "stages.$s.advice.0"; grep '^slow_timing' "$out/grade.log")"
+s=$(idx hang_checking)
+check "grader: a hang while checking shows the output's tail and no correctness" \
+    "$([ "$(get "stages.$s.correct")" = false ] && get "stages.$s.output_tail" | grep -q "fake driver 'hang_checking'"; echo $?)"
 s=$(idx implausible)
 check "grader: an impossible time is flagged, not scored" "$([ "$(get "stages.$s.flagged")" = true ]; echo $?)"
 s=$(idx flood)

@@ -7,7 +7,9 @@
 # PATH) and a stand-in program (fake-driver), through every way it can end:
 # counters shown, ncu missing, counters restricted (ERR_NVGPUCTRPERM), the
 # program failing its checks, no GPU, nothing profiled, stored reference
-# values. Ends with "N passed, N failed".
+# values, an ncu without the optional metrics. The verdicts are checked on
+# stored counter tables modelled on real runs (stage 04 on an H100, 06, 03):
+# a verdict must never contradict its own table. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/profile
@@ -34,6 +36,9 @@ trap 'rm -rf "$tmp"' EXIT
 summary() { awk -f tools/ncu_raw.awk "$fixtures/$1.csv"; }
 # has SUMMARY KEY VALUE: the summary says KEY is VALUE
 has() { awk -F'\t' -v k="$2" -v v="$3" '$1 == k && $2 == v { found = 1 } END { exit !found }' <<<"$1"; }
+# flat TEXT: the text on one line, runs of spaces and newlines made one space
+# (the report wraps its sentences)
+flat() { tr -s ' \n' '  ' <<<"$1"; }
 # lacks SUMMARY KEY: the summary has no line for KEY
 lacks() { ! awk -F'\t' -v k="$2" '$1 == k { found = 1 } END { exit !found }' <<<"$1"; }
 
@@ -52,6 +57,10 @@ done
 check "every metric the table needs is asked for" "$([ -z "$missing" ]; ok)" "missing:$missing"
 check "the metric list is one comma-separated line, no spaces" \
     "$([ "$(wc -l <<<"$list")" = 1 ] && ! grep -q ' ' <<<"$list"; ok)" "$list"
+base=$(awk -v list=base -f tools/ncu_raw.awk </dev/null)
+check "the bytes per request are asked for, and left out of the base list" \
+    "$(grep -q 'sm__sass_data_bytes_mem_global_op_ld.sum' <<<"$list" &&
+       ! grep -q 'sm__sass_data_bytes' <<<"$base" && grep -q 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' <<<"$base"; ok)" "$base"
 
 echo "== parsing the raw page"
 s=$(summary matmul_naive)
@@ -97,6 +106,14 @@ check "prefixed units scaled back (Ksector, Krequest, usecond, Kbyte/block)" \
     "$(has "$s" gld_spr 4.00 && has "$s" gst_spr 32.00 && has "$s" time_us 12.5 && has "$s" smem 4224; ok)" "$s"
 check "n/a leaves the metric out" "$(lacks "$s" dram; ok)" "$s"
 
+s=$(summary matmul_coarse_h100)
+check "float4 loads and stores: 16 sectors and 512 bytes per request" \
+    "$(has "$s" gld_spr 16.00 && has "$s" gld_bpr 512.00 && has "$s" gst_bpr 512.00 && has "$s" gld_bytes 536870912; ok)" "$s"
+check "conflicts per shared instruction beside the wavefronts: 3.12 on stores, 0.00 on loads" \
+    "$(has "$s" shst_wpi 4.12 && has "$s" shst_cpi 3.12 && has "$s" shld_wpi 3.00 && has "$s" shld_cpi 0.00; ok)" "$s"
+s=$(summary matmul_coarse_nobytes)
+check "no bytes columns: no bytes per request" "$(lacks "$s" gld_bpr && lacks "$s" gst_bpr && has "$s" gld_spr 16.00; ok)" "$s"
+
 s=$(summary no_launches)
 check "header and units only: 0 launches" "$([ "$s" = "launches	0" ]; ok)" "$s"
 s=$(printf '==PROF== nothing\nsome output\n' | awk -f tools/ncu_raw.awk)
@@ -116,15 +133,15 @@ apps=$tmp/apps
 out=$(tools/profile.sh 01_naive "$apps/matmul_rows_mapped" "$apps/matmul_naive" 2>&1); st=$?
 check "table: exit 0, header with size, GPU and ncu version" \
     "$([ $st = 0 ] && grep -q "one call at n=2048 on NVIDIA H200 (Nsight Compute 2099.1.0.0)" <<<"$out"; ok)" "$out"
-check "table: stores 32.0 beside the reference's 4.0, ideal 4" \
-    "$(grep -Eq '^  global stores: sectors per request +32\.0 +4\.0  4$' <<<"$out"; ok)" "$out"
+check "table: stores 32.0 beside the reference's 4.0, ideal 4 for 4-byte stores" \
+    "$(grep -Eq '^  global stores: sectors per request +32\.0 +4\.0  4 for 4-byte stores$' <<<"$out"; ok)" "$out"
 check "table: every row in plain words" \
     "$(for r in "global loads: sectors per request" "shared loads: wavefronts per instruction" \
         "shared loads: bank conflicts" "shared stores: bank conflicts" "achieved occupancy" \
         "DRAM throughput (% of peak)" "registers per thread" "shared memory per block" \
         "threads per block" "blocks in the grid"; do grep -qF "  $r" <<<"$out" || exit 1; done; ok)" "$out"
 check "table: the verdict names the uncoalesced writes" \
-    "$(grep -q "32.0 sectors per request (ideal 4): the writes are not coalesced" <<<"$out"; ok)" "$out"
+    "$(grep -q "32.0 sectors per request (ideal 4 for 4-byte stores): the writes are not coalesced" <<<"$(flat "$out")"; ok)" "$out"
 check "table: says the clocks were locked to base and which times are graded" \
     "$(grep -q "clocks locked to base" <<<"$out" && grep -q "boost clocks and are the ones graded" <<<"$out"; ok)" "$out"
 check "table: names the report file" \
@@ -135,13 +152,13 @@ check "table: no shared memory shows as 'none'" \
 out=$(tools/profile.sh --brief 01_naive "$apps/matmul_rows_mapped" "$apps/matmul_naive" 2>&1); st=$?
 check "brief: 2 to 4 lines, exit 0" \
     "$(n=$(wc -l <<<"$out"); [ $st = 0 ] && [ "$n" -ge 2 ] && [ "$n" -le 4 ]; ok)" "$out"
-check "brief: global stores: 32.0 sectors per request (ideal 4): the writes are not coalesced" \
-    "$(grep -qx "global stores: 32.0 sectors per request (ideal 4): the writes are not coalesced" <<<"$out"; ok)" "$out"
+check "brief: global stores: 32.0 sectors per request (ideal 4 for 4-byte stores): the writes are not coalesced" \
+    "$(grep -qx "global stores: 32.0 sectors per request (ideal 4 for 4-byte stores): the writes are not coalesced" <<<"$out"; ok)" "$out"
 check "brief: says it is a hint, not scored" "$(grep -q "not scored" <<<"$out"; ok)" "$out"
 
 out=$(tools/profile.sh --brief 05_bank_conflicts "$apps/transpose_tile32" "$apps/transpose_padded" 2>&1)
 check "brief: the [32][32] tile's 32-way bank conflicts" \
-    "$(grep -q "shared loads: 32.0 wavefronts per instruction (ideal 1): about 32-way bank conflicts" <<<"$out"; ok)" "$out"
+    "$(grep -qx "32-way bank conflicts on shared loads (32.0 wavefronts per instruction, ideal 1): pad the tile to \[32\]\[33\], this stage's lesson" <<<"$out"; ok)" "$out"
 out=$(tools/profile.sh --brief 05_bank_conflicts "$apps/transpose_padded" "$apps/transpose_padded" 2>&1)
 check "brief: a kernel like the reference gets one line of what is right" \
     "$(grep -q "^global accesses coalesced, no shared-memory bank conflicts, occupancy 87% (reference 87%)$" <<<"$out" &&
@@ -152,9 +169,63 @@ check "brief: a kernel equal to its reference is not blamed for broadcasts or DR
 out=$(tools/profile.sh 04_transpose "$apps/transpose_naive" 2>&1); st=$?
 check "no reference anywhere: says so, still judges against the ideal" \
     "$([ $st = 0 ] && grep -q "reference: none: no solution here" <<<"$out" &&
-       grep -q "the writes are not coalesced" <<<"$out"; ok)" "$out"
+       grep -q "the writes are not coalesced" <<<"$(flat "$out")"; ok)" "$out"
 out=$(tools/profile.sh 01_naive "$apps/matmul_naive" -- --n 512 2>&1)
 check "driver arguments after -- reach the program" "$(grep -q "one call at n=512 on" <<<"$out"; ok)" "$out"
+
+echo "== verdicts that agree with their table (counters as the issue quotes them)"
+# stage 04's solution on an H100, against itself (make profile EX=04 SOLUTION=1)
+out=$(tools/profile.sh 04_transpose "$apps/transpose_tile32_h100" "$apps/transpose_tile32_h100" 2>&1)
+f=$(flat "$out")
+check "04 on an H100: 32.5 wavefronts per shared load are named 32-way conflicts, shared with the reference" \
+    "$(grep -qF "32-way bank conflicts on shared loads (32.5 wavefronts per instruction, ideal 1), as in the reference: stage 05 removes them." <<<"$f"; ok)" "$out"
+check "04 on an H100: no line claims there are no shared-memory bank conflicts" \
+    "$(! grep -q "no shared-memory bank conflicts" <<<"$out" && grep -q "no bank conflicts on shared stores" <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh --brief 04_transpose "$apps/transpose_tile32_h100" "$apps/transpose_tile32_h100" 2>&1)
+check "04 on an H100, brief: the conflicts first, then what is right" \
+    "$([ "$(sed -n 1p <<<"$out")" = "32-way bank conflicts on shared loads (32.5 wavefronts per instruction, ideal 1), as in the reference: stage 05 removes them" ] &&
+       [ "$(sed -n 2p <<<"$out")" = "global accesses coalesced, no bank conflicts on shared stores, occupancy 94% (reference 94%)" ]; ok)" "$out"
+out=$(PROFILE_EXPECTED=profile/expected.tsv tools/profile.sh --brief 04_transpose "$apps/transpose_tile32_h100" 2>&1)
+check "04 against the lab's stored H200 values: the same conflicts, as in the reference" \
+    "$(grep -q "^32-way bank conflicts on shared loads (32.5 wavefronts per instruction, ideal 1), as in the reference" <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh --brief 04_transpose "$apps/transpose_tile32_h100" 2>&1)
+check "04 with no reference: the conflicts are blamed, and stage 05 named" \
+    "$(grep -qx "32-way bank conflicts on shared loads (32.5 wavefronts per instruction, ideal 1): stage 05 removes them" <<<"$out"; ok)" "$out"
+
+# stage 06's solution: float4 global accesses, 4.12 wavefronts per shared store
+out=$(tools/profile.sh 06_coarsening "$apps/matmul_coarse_h100" "$apps/matmul_coarse_h100" 2>&1)
+f=$(flat "$out")
+check "06: the ideal of float4 loads is 16 sectors per request, from ncu's bytes per request" \
+    "$(grep -Eq '^  global loads: sectors per request +16\.0 +16\.0  16 for 16-byte loads or fewer$' <<<"$out" &&
+       grep -qF "16-byte loads and 16-byte stores, from ncu's bytes per request" <<<"$f" &&
+       ! grep -q "not coalesced" <<<"$out"; ok)" "$out"
+check "06: 4.12 wavefronts per shared store are 4-way conflicts, shared with the reference" \
+    "$(grep -qF "4-way bank conflicts on shared stores (4.1 wavefronts per instruction, ideal 1), as in the reference" <<<"$f"; ok)" "$out"
+check "06: 3.0 wavefronts per shared load with 1,686 conflicts are the float4 width, not conflicts" \
+    "$(grep -qF "shared loads: 3.0 wavefronts per instruction, none from bank conflicts." <<<"$f" &&
+       grep -qF "no bank conflicts on shared loads" <<<"$f" && ! grep -q "no shared-memory bank conflicts" <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh 06_coarsening "$apps/matmul_coarse_nobytes" 2>&1)
+check "06 without bytes per request: the width comes from the stage, and the report says so" \
+    "$(grep -Eq '^  global loads: sectors per request +16\.0 +-  16 for 16-byte loads or fewer$' <<<"$out" &&
+       grep -qF "from stage 06's solution (ncu gave no bytes per request)" <<<"$(flat "$out")"; ok)" "$out"
+out=$(tools/profile.sh --brief 06_coarsening "$apps/matmul_coarse_strided" 2>&1)
+check "06 with strided 4-byte loads: 16 sectors per request are not excused by the stage's float4" \
+    "$(grep -qx "global loads: 16.0 sectors per request (ideal 4 for 4-byte loads): the reads are not coalesced" <<<"$out"; ok)" "$out"
+out=$(FAKE_NCU_MODE=old tools/profile.sh 06_coarsening "$apps/matmul_coarse_nobytes" 2>&1); st=$?
+check "an ncu without the bytes metrics: asked again without them, the width from the stage" \
+    "$([ $st = 0 ] && grep -qF "ncu gave no bytes per request" <<<"$(flat "$out")"; ok)" "$out"
+
+# stage 03's solution: 1.9 million store conflicts counted, 1.11 wavefronts
+out=$(tools/profile.sh 03_tiled "$apps/matmul_tiled_h200" "$apps/matmul_tiled_h200" 2>&1)
+f=$(flat "$out")
+check "03: 1.11 wavefronts per shared store are conflict-free in effect, and the counted conflicts explained" \
+    "$(grep -qF "shared stores: 1.11 wavefronts per instruction: conflict-free in effect." <<<"$f" &&
+       grep -qF "the 1,892,252 conflicts ncu counts cost 0.11 wavefronts per instruction" <<<"$f" &&
+       ! grep -q -- "-way bank conflicts" <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh --brief 03_tiled "$apps/matmul_tiled_h200" "$apps/matmul_tiled_h200" 2>&1)
+check "03, brief: one line of what is right, no explanation of counters it does not show" \
+    "$([ "$(wc -l <<<"$out")" = 2 ] &&
+       grep -qx "global accesses coalesced, no shared-memory bank conflicts, occupancy 98% (reference 98%)" <<<"$out"; ok)" "$out"
 
 echo "== ncu missing, counters restricted, nothing to profile"
 out=$(NCU=/nonexistent/ncu tools/profile.sh 01_naive "$apps/matmul_naive" 2>&1); st=$?
@@ -213,7 +284,7 @@ check "every line is a comment or has four fields" \
 out=$(tools/profile.sh 01_naive "$apps/matmul_rows_mapped" 2>&1)
 check "no solution: the stored values are the reference" \
     "$(grep -q "reference: the solution, stored in" <<<"$out" &&
-       grep -Eq '^  global stores: sectors per request +32\.0 +4\.0  4$' <<<"$out"; ok)" "$out"
+       grep -Eq '^  global stores: sectors per request +32\.0 +4\.0  4 for 4-byte stores$' <<<"$out"; ok)" "$out"
 out=$(FAKE_GPU="NVIDIA A100" tools/profile.sh 01_naive "$apps/matmul_rows_mapped" 2>&1)
 check "another GPU: the first stored GPU's values, with a warning" \
     "$(grep -q "on NVIDIA H100: occupancy and DRAM differ between GPUs" <<<"$out"; ok)" "$out"

@@ -10,6 +10,7 @@ int main(void)
         {"json", test_json}, {"rng", test_rng},
         {"transpose", test_transpose},
         {"reduce", test_reduce},
+        {"hints", test_hints},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         int before = unit_failed, checks = unit_passed + unit_failed;

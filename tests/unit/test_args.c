@@ -54,6 +54,13 @@ void test_args(void)
     CHECK(parse(0, &a, err, missing) == -1 && strstr(err, "--n needs a value"));
     const char *stdout_fd[] = {"--record-fd", "1", NULL};
     CHECK(parse(0, &a, err, stdout_fd) == -1);
+    CHECK(parse(0, &a, err, none) == 0 && a.progress_fd == -1);
+    const char *progress[] = {"--record-fd", "3", "--progress-fd", "4", NULL};
+    CHECK(parse(0, &a, err, progress) == 0 && a.record_fd == 3 && a.progress_fd == 4);
+    const char *progress_stderr[] = {"--progress-fd", "2", NULL};
+    CHECK(parse(0, &a, err, progress_stderr) == -1 && strstr(err, "--progress-fd '2' must be a descriptor"));
+    const char *same_fd[] = {"--record-fd", "3", "--progress-fd", "3", NULL};
+    CHECK(parse(0, &a, err, same_fd) == -1 && strstr(err, "must be different descriptors"));
     const char *neg_seed[] = {"--seed", "-5", NULL};
     CHECK(parse(0, &a, err, neg_seed) == -1);
     const char *neg_budget[] = {"--budget-ms", "-1", NULL};

@@ -28,5 +28,6 @@ void test_json(void);
 void test_rng(void);
 void test_transpose(void);
 void test_reduce(void);
+void test_hints(void);
 
 #endif
