@@ -81,7 +81,7 @@ gr() {
         PATH="$tmp/bin:$PATH" SLURM_CONF="$tmp/slurm.conf" "$@"
 }
 # where: "job" when the command ran as the stand-in srun's job, else "here"
-where='echo "${SLURM_JOB_ID:+job}${SLURM_JOB_ID:-here}"'
+where='if [ -n "${SLURM_JOB_ID:-}" ]; then echo job; else echo here; fi'
 
 : >"$FAKE_SRUN_LOG"
 out=$(gr LAB_LOCAL=1 "$mini/tools/gpu-run.sh" sh -c "$where" 2>&1)
@@ -104,14 +104,14 @@ check "the defaults: one task, gres gpu:1, 30 minutes, output unbuffered, no par
 
 cat >"$mini/lab-slurm.env" <<'EOF'
 # what an instructor ships
-LAB_SRUN_PARTITION=gpu-short
+LAB_SRUN_PARTITION=gpu-short   # a comment after the value
 LAB_SRUN_ACCOUNT="cs4xx"
 LAB_SRUN_GRES=gpu:h100:1
 LAB_SRUN_TIME=00:10:00
 LAB_SRUN_ARGS=--qos=class --constraint=h100
 EOF
 gr "$mini/tools/gpu-run.sh" true 2>/dev/null
-check "lab-slurm.env: partition, account (quotes taken off), gres, time and more options" \
+check "lab-slurm.env: partition (comment after it), account (quotes taken off), gres, time and more options" \
     "$(for o in --partition=gpu-short --account=cs4xx --gres=gpu:h100:1 --time=00:10:00 --qos=class --constraint=h100; do
            grep -qx -- "$o" "$FAKE_SRUN_LOG" || exit 1; done; ok)" "$(cat "$FAKE_SRUN_LOG")"
 gr LAB_SRUN_PARTITION=mine LAB_SRUN_TIME=5 "$mini/tools/gpu-run.sh" true 2>/dev/null
@@ -154,10 +154,10 @@ check "a job that leaves no word (a file system the node does not share): status
     "$([ $st = 125 ] && grep -q "file system the GPU nodes share" <<<"$out"; ok)" "exit $st; $out"
 
 rm -f "$mini/built.txt"
-out=$(gr "$mini/tools/gpu-run.sh" --build built.txt sh -c 'cat built.txt' 2>&1); st=$?
+out=$(gr "$mini/tools/gpu-run.sh" --build built.txt sh -c 'cat "$0"' "$mini/built.txt" 2>&1); st=$?
 check "--build: the targets are made here before the job runs" "$([ $st = 0 ] && grep -qx built <<<"$out"; ok)" "exit $st; $out"
 rm -f "$mini/built.txt"
-out=$(gr LAB_LOCAL=1 "$mini/tools/gpu-run.sh" --build built.txt sh -c 'test ! -e built.txt' 2>&1); st=$?
+out=$(gr LAB_LOCAL=1 "$mini/tools/gpu-run.sh" --build built.txt sh -c 'test ! -e "$0"' "$mini/built.txt" 2>&1); st=$?
 check "--build here: nothing is made (the command builds what it needs)" "$([ $st = 0 ]; ok)" "exit $st; $out"
 out=$(gr MAKEFLAGS="-j2 --jobserver-auth=3,4 -- CUDA_ARCH=90" "$mini/tools/gpu-run.sh" sh -c 'echo "$MAKEFLAGS|$LAB_LOCAL"' 2>/dev/null)
 check "on the node: the calling make's jobserver is gone, its variables stay, and LAB_LOCAL=1 (no srun again)" \
@@ -191,16 +191,18 @@ check "the test cluster starts ($((SECONDS - t0)) s)" "$([ $st = 0 ]; ok)" "$(ca
 if [ $st = 0 ]; then
     eval "$line"
     # nvidia-smi lists a GPU inside a job only: this node is the login node,
-    # the job's the GPU node
-    cat >"$tmp/bin/nvidia-smi" <<'EOF'
+    # the job's the GPU node. srun is Slurm's own.
+    mkdir -p "$tmp/bin2"
+    cat >"$tmp/bin2/nvidia-smi" <<'EOF'
 #!/bin/sh
 [ -n "${SLURM_JOB_ID:-}" ] || { echo "No devices were found"; exit 6; }
 echo "GPU 0: Stand-in GPU (UUID: GPU-0)"
 EOF
+    chmod +x "$tmp/bin2/nvidia-smi"
     first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
     # lmake ARGS...: make in the release, as a student on the login node
     lmake() {
-        env -u LAB_LOCAL -u LAB_SRUN_PARTITION -u LAB_SRUN_ARGS PATH="$tmp/bin:$PATH" LAB_SRUN_PARTITION=lab \
+        env -u LAB_LOCAL -u LAB_SRUN_PARTITION -u LAB_SRUN_ARGS PATH="$tmp/bin2:$PATH" LAB_SRUN_PARTITION=lab \
             make --no-print-directory -C "$rel" "$@"
     }
     out=$(lmake run EX="$first" ARGS=--help 2>&1); st=$?
@@ -215,7 +217,7 @@ EOF
     # make grade: the login node builds, the GPU node grades. A job that
     # srun refuses shows the first half: the stage was built here.
     rm -f "$rel/build/$first/exercise" "$rel/build/$first/exercise.o"
-    out=$(LAB_SRUN_PARTITION=nosuch env PATH="$tmp/bin:$PATH" make --no-print-directory -C "$rel" grade EX="$first" 2>&1); st=$?
+    out=$(LAB_SRUN_PARTITION=nosuch env PATH="$tmp/bin2:$PATH" make --no-print-directory -C "$rel" grade EX="$first" 2>&1); st=$?
     check "make grade, partition that does not exist: built here first, srun's reason, one line of ours, make's Error 125" \
         "$([ $st = 2 ] && [ -f "$rel/build/$first/exercise.o" ] && grep -q "^srun: error: .*[Pp]artition" <<<"$out" &&
            grep -q "^gpu-run: srun did not run" <<<"$out" && grep -q 'Error 125$' <<<"$out"; ok)" "exit $st; $out"
@@ -237,11 +239,15 @@ EOF
            [ -x "$rel/build/$first/exercise" ]; ok)" "$(cat "$rel/build/flags.txt" "$rel/build/grade-build.log" 2>/dev/null)"
 
     # a job that has to wait: both GPUs taken for a few seconds
-    sbatch --parsable --partition=lab --gres=gpu:2 --time=1 --output=/dev/null --wrap "sleep 6" >"$tmp/blocker" 2>&1
+    blocker=$(sbatch --parsable --partition=lab --gres=gpu:2 --time=1 --output=/dev/null --wrap "sleep 6" 2>&1)
+    for _ in $(seq 50); do
+        [ "$(squeue -h -j "$blocker" -o %T 2>/dev/null)" = RUNNING ] && break
+        sleep 0.1
+    done
     out=$(LAB_SRUN_NOTICE=1 lmake run EX="$first" ARGS=--help 2>&1); st=$?
     check "a job that waits in the queue: lines saying so while it waits, then the output, exit 0" \
         "$([ $st = 0 ] && grep -q "waiting for a GPU node: [0-9]* s so far (job [0-9]*, reason: Resources)" <<<"$out" &&
-           grep -q "^usage: build/$first/exercise" <<<"$out"; ok)" "exit $st; $(cat "$tmp/blocker"); $out"
+           grep -q "^usage: build/$first/exercise" <<<"$out"; ok)" "exit $st; blocker: $blocker; $out"
 
     SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
     cluster_up=""
