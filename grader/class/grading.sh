@@ -1,0 +1,106 @@
+# grader/class/grading.sh: class grading (grader/class.sh), grading one
+# student: make grade in a copy of the class's lab with the student's
+# kernel.cu files, and the row made from its grade.json. Sourced by
+# grader/class.sh; uses its out and make_cmd.
+
+# ============================================================== grading
+# grade.json into "key<TAB>value" lines: score, max, seed, and
+# "stage<TAB>NAME<TAB>POINTS<TAB>REASON" per stage. The grader writes one key
+# per line; a stage's own keys are indented like its "stage" key.
+read_grade_json() {
+    awk '
+        function value(line) {
+            sub(/^[^:]*: /, "", line); sub(/,$/, "", line)
+            if (line ~ /^".*"$/) {
+                line = substr(line, 2, length(line) - 2)
+                gsub(/\\n|\\t/, " ", line); gsub(/\\"/, "\"", line); gsub(/\\\\/, "\\", line)
+            }
+            return line
+        }
+        function indent(line) { match(line, /^ */); return RLENGTH }
+        function flush() { if (stage != "") printf "stage\t%s\t%s\t%s\n", stage, points, reason; stage = "" }
+        /^  "score": /     { print "score\t" value($0) }
+        /^  "max_score": / { print "max\t" value($0) }
+        /^  "seed": /      { print "seed\t" value($0) }
+        /^ *"stage": /     { flush(); stage = value($0); depth = indent($0); points = ""; reason = ""; next }
+        stage != "" && indent($0) == depth && /^ *"points": / { points = value($0) }
+        stage != "" && indent($0) == depth && /^ *"reason": / { reason = value($0) }
+        END { flush() }' "$1"
+}
+
+# grade_one NAME: grade one student whose kernels are in OUT/students/NAME/
+# kernels, in a fresh copy of OUT/lab; write the row.
+grade_one() {
+    local name=$1 dir=$out/students/$1 work=$out/work/$1 log st status notes="" points="" t0=$SECONDS
+    local stages missing="" s grade_status line make_args
+    stages=$(conf_get stages)
+    make_args=(SEED="$(conf_get seed)" EX="$stages")
+    [ "$(conf_get sanitize)" = 1 ] && make_args+=(SANITIZE=1)
+    rm -rf "$work" "$dir/grade.json" "$dir/results.json" "$dir/points.tsv"
+    log=$dir/grade.log
+    if ! cp -a "$out/lab" "$work" 2>"$log"; then
+        write_row "$name" "grader error" "cannot copy the lab to $work: $(head -n 1 "$log")"
+        return
+    fi
+    for s in $stages; do
+        if [ -f "$dir/kernels/$s/kernel.cu" ]; then
+            cp "$dir/kernels/$s/kernel.cu" "$work/exercises/$s/kernel.cu"
+        else
+            missing="$missing $s"
+        fi
+    done
+    {
+        echo "class grading of $name with seed $(conf_get seed), stages: $stages"
+        echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-(not set)}"
+        echo "submitted: $(cd "$dir/kernels" && echo *)"
+        echo
+    } >"$log"
+    # no git repository above the copy: the grader's note about local changes
+    # would be about OUT, not about the lab
+    (cd "$work" && GIT_CEILING_DIRECTORIES=$out/work $make_cmd --no-print-directory grade "${make_args[@]}") \
+        >>"$log" 2>&1 </dev/null
+    st=$?
+    # make's own status is 2 whatever the grader's was; make names it
+    grade_status=$st
+    line=$(grep -o '\*\*\* \[[^]]*grade\] Error [0-9]*' "$log" | tail -n 1)
+    [ -n "$line" ] && grade_status=${line##* }
+    [ -f "$work/grade.json" ] && cp "$work/grade.json" "$dir/grade.json"
+    [ -f "$work/results.json" ] && cp "$work/results.json" "$dir/results.json"
+    if [ -f "$dir/grade.json" ]; then
+        read_grade_json "$dir/grade.json" >"$dir/points.tsv"
+        points=$dir/points.tsv
+    fi
+    # the grader's own one-line complaint, without make's line
+    local said
+    said=$(grep -E '^grade: ' "$log" | tail -n 1 | sed 's/^grade: //')
+    case $grade_status in
+        0)
+            status=graded
+            [ -n "$missing" ] && notes="not submitted (graded as the skeleton):$missing"
+            if [ -n "$points" ]; then
+                local reasons
+                reasons=$(awk -F'\t' '$1 == "stage" && $4 != "" { printf "%s%s: %s", sep, $2, $4; sep = " | " }' "$points")
+                [ -n "$reasons" ] && notes="${notes:+$notes | }$reasons"
+            else
+                status="grader error"
+                notes="make grade wrote no grade.json (see grade.log)"
+            fi
+            ;;
+        3) status="no GPU" notes=${said:-"make grade found no GPU"} ;;
+        4) status="no build tools" notes=${said:-"make grade found no nvcc, make or nm"} ;;
+        *)
+            status="grader error"
+            if grep -q "No rule to make target 'grade'" "$log"; then
+                notes="this lab has no make grade (no grader/)"
+            else
+                notes="make grade ended with status $grade_status: ${said:-$(grep -v '^make: \*\*\*' "$log" | grep . | tail -n 1)}"
+            fi
+            ;;
+    esac
+    write_row "$name" "$status" "$notes" "$points"
+    [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$work"
+    local score=""
+    [ -n "$points" ] && [ "$status" = graded ] &&
+        score=", $(awk -F'\t' '$1 == "score" { s = $2 } $1 == "max" { m = $2 } END { print s "/" m }' "$points") points"
+    say "[$(done_count)/$(students | wc -l)] $name: $status$score ($((SECONDS - t0)) s)"
+}
