@@ -5,28 +5,8 @@
 
 # ============================================================== grading
 # grade.json into "key<TAB>value" lines: score, max, seed, and
-# "stage<TAB>NAME<TAB>POINTS<TAB>REASON" per stage. The grader writes one key
-# per line; a stage's own keys are indented like its "stage" key.
-read_grade_json() {
-    awk '
-        function value(line) {
-            sub(/^[^:]*: /, "", line); sub(/,$/, "", line)
-            if (line ~ /^".*"$/) {
-                line = substr(line, 2, length(line) - 2)
-                gsub(/\\n|\\t/, " ", line); gsub(/\\"/, "\"", line); gsub(/\\\\/, "\\", line)
-            }
-            return line
-        }
-        function indent(line) { match(line, /^ */); return RLENGTH }
-        function flush() { if (stage != "") printf "stage\t%s\t%s\t%s\n", stage, points, reason; stage = "" }
-        /^  "score": /     { print "score\t" value($0) }
-        /^  "max_score": / { print "max\t" value($0) }
-        /^  "seed": /      { print "seed\t" value($0) }
-        /^ *"stage": /     { flush(); stage = value($0); depth = indent($0); points = ""; reason = ""; next }
-        stage != "" && indent($0) == depth && /^ *"points": / { points = value($0) }
-        stage != "" && indent($0) == depth && /^ *"reason": / { reason = value($0) }
-        END { flush() }' "$1"
-}
+# "stage<TAB>NAME<TAB>POINTS<TAB>PHRASE" per stage (grade-json.awk).
+read_grade_json() { awk -f "$here/class/grade-json.awk" "$1"; }
 
 # grade_one NAME: grade one student whose kernels are in OUT/students/NAME/
 # kernels, in a fresh copy of OUT/lab; write the row.
@@ -76,11 +56,14 @@ grade_one() {
     case $grade_status in
         0)
             status=graded
-            [ -n "$missing" ] && notes="not submitted (graded as the skeleton):$missing"
+            # the stages not submitted once, then a phrase for each other
+            # stage that lost points
+            [ -n "$missing" ] && notes="not submitted:$missing"
             if [ -n "$points" ]; then
-                local reasons
-                reasons=$(awk -F'\t' '$1 == "stage" && $4 != "" { printf "%s%s: %s", sep, $2, $4; sep = " | " }' "$points")
-                [ -n "$reasons" ] && notes="${notes:+$notes | }$reasons"
+                local phrases
+                phrases=$(awk -F'\t' -v missing="$missing " '$1 == "stage" && $4 != "" && index(missing, " " $2 " ") == 0 {
+                    printf "%s%s: %s", sep, $2, $4; sep = " | " }' "$points")
+                [ -n "$phrases" ] && notes="${notes:+$notes | }$phrases"
             else
                 status="grader error"
                 notes="make grade wrote no grade.json (see grade.log)"

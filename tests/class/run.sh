@@ -260,8 +260,9 @@ check "bob (tarball, top folder, NN/): skeletons score 0, with the grader's reas
 check "carol (not a tarball): refused, and the row says why" \
     "$([ "$(status_of "$o1" carol)" = refused ] && grep -q "not a readable tar archive" <<<"$(notes_of "$o1" carol)"; ok)" \
     "$(row "$o1" carol)"
+dave_notes=$(notes_of "$o1" dave)
 check "dave: the compiler's complaint (quotes and commas kept), and the stage not submitted" \
-    "$(n=$(notes_of "$o1" dave); grep -qF 'did not compile: exercises/' <<<"$n" &&
+    "$(n=$(notes_of "$o1" dave); grep -qF "$s1: did not compile: " <<<"$n" &&
        grep -qF '"a "quoted" word, and a comma"' <<<"$n" && grep -q "not submitted.*$s2" <<<"$n"; ok)" "$(row "$o1" dave)"
 if [ $have_zip = 1 ]; then
     check "eve (zip): graded" "$(row "$o1" eve | grep -q "^eve,10,0,10,20,graded"; ok)" "$(row "$o1" eve)"
@@ -364,6 +365,28 @@ CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 grader/class.sh --submissions "$sub2" --ou
 check "the re-run grades the rest and the gradebook is whole" \
     "$([ "$(cut -d' ' -f1 "$log4")" = bob ] && [ "$(grep -c ',graded,' "$o4/gradebook.csv")" = 2 ]; ok)" \
     "$(cat "$log4" "$tmp/o4.out")"
+
+# notes: a short phrase per stage that lost points; the stages not
+# submitted named once
+sub7=$tmp/sub7 o7=$tmp/out7
+mkdir -p "$sub7/frank/$s1" "$sub7/frank/$s2" "$sub7/grace/$s1"
+{ cat "solutions/$s1/kernel.cu"; echo '// fake: slow'; } >"$sub7/frank/$s1/kernel.cu"
+cp "exercises/$s2/kernel.cu" "$sub7/frank/$s2/kernel.cu"
+cp "exercises/$s1/kernel.cu" "$sub7/grace/$s1/kernel.cu"
+out=$(CLASS_MAKE=$fake grader/class.sh --submissions "$sub7" --out "$o7" --stages "$class_stages" 2>&1)
+frank=$(notes_of "$o7" frank) grace=$(notes_of "$o7" grace)
+check "notes: one phrase per stage that lost points (a correct but slow kernel: the tiers it missed)" \
+    "$([ "$frank" = "$s1: correct, too slow for the pass, stretch tiers | $s2: wrong result (TODO(lab) left)" ]; ok)" \
+    "$out; $frank"
+check "notes: a stage not submitted is named once, not again with the skeleton's reason" \
+    "$([ "$grace" = "not submitted: $s2 | $s1: wrong result (TODO(lab) left)" ]; ok)" "$grace"
+long=$(for n in "$frank" "$grace" "$(notes_of "$o1" bob)" "$dave_notes"; do
+    awk -v RS=' [|] ' '{ sub(/^[^ ]*: /, ""); sub(/\n$/, ""); if (length($0) > 60) print }' <<<"$n"
+done)
+check "notes: no phrase longer than 60 characters; the details stay in grade.log and grade.json" \
+    "$([ -z "$long" ] && grep -q "TODO(lab) parts" "$o7/students/grace/grade.log" &&
+       grep -q '"reason": "wrong result: the kernel still has its TODO(lab) parts"' "$o7/students/grace/grade.json"; ok)" \
+    "$long"
 
 # ================================================== the real make grade
 echo "== make class with the real make grade"
