@@ -45,8 +45,10 @@
 #
 # Other settings: KEEP_WORK=1 keeps each student's copy of the lab in
 # OUT/work/; CLASS_MAKE is the make that runs `make grade` (tests put a
-# stand-in there). What the workers and the Slurm jobs run: --one NAME (one
-# student), --worker GPU (a local worker), --collect (the gradebook).
+# stand-in there). CLASS_BUILDERS (default: one per CPU; 0: none) builds
+# students ahead while the GPUs grade, at most CLASS_AHEAD (default 8) ahead.
+# What the workers and the Slurm jobs run: --one NAME (one student), --worker
+# GPU (a local worker), --builder (a local builder), --collect (the gradebook).
 #
 # This file reads the options and runs the steps; each job is a file of
 # grader/class/: intake.sh (the lab, the submissions, the kernels),
@@ -97,6 +99,7 @@ while [ $# -gt 0 ]; do
         --retry) retry=1; shift ;;
         --status) mode=status; shift ;;
         --collect) mode=collect; shift ;;
+        --builder) mode=builder; shift ;;
         -h | --help) sed -n '2,/^set -uo/p' "$script" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) usage "unknown argument '$1'" ;;
     esac
@@ -155,6 +158,10 @@ case $mode in
         ;;
     worker)
         worker "$worker_gpu" "$claims_dir"
+        exit 0
+        ;;
+    builder)
+        builder "$claims_dir"
         exit 0
         ;;
 esac

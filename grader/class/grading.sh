@@ -11,23 +11,41 @@ read_grade_json() { awk -f "$here/class/grade-json.awk" "$1"; }
 # grade_one NAME: grade one student whose kernels are in OUT/students/NAME/
 # kernels, in a fresh copy of OUT/lab; write the row.
 grade_one() {
+    prepare_one "$1" && grade_prepared "$1"
+}
+
+# prepare_one NAME [ahead]: a fresh copy of OUT/lab in OUT/work/NAME with the
+# student's kernel.cu files put in; with "ahead", their stages built there
+# too (on the CPU, while the GPUs grade others: make grade then only links
+# them). Fails, with the student's row written, when the lab cannot be copied.
+prepare_one() {
+    local name=$1 dir=$out/students/$1 work=$out/work/$1 s stages targets=()
+    stages=$(conf_get stages)
+    rm -rf "$work" "$dir/grade.json" "$dir/results.json" "$dir/points.tsv"
+    if ! cp -a "$out/lab" "$work" 2>"$dir/grade.log"; then
+        write_row "$name" "grader error" "cannot copy the lab to $work: $(head -n 1 "$dir/grade.log")"
+        return 1
+    fi
+    for s in $stages; do
+        [ -f "$dir/kernels/$s/kernel.cu" ] && cp "$dir/kernels/$s/kernel.cu" "$work/exercises/$s/kernel.cu"
+        targets+=("build/$s/exercise")
+    done
+    # a stage that does not build is left to make grade, which reports it
+    [ "${2:-}" = ahead ] &&
+        (cd "$work" && $make_cmd -s -k --no-print-directory "${targets[@]}") >"$work/build-ahead.log" 2>&1 </dev/null
+    return 0
+}
+
+# grade_prepared NAME: make grade in the student's prepared copy; the row.
+grade_prepared() {
     local name=$1 dir=$out/students/$1 work=$out/work/$1 log st status notes="" points="" t0=$SECONDS
     local stages missing="" s grade_status line make_args
     stages=$(conf_get stages)
     make_args=(SEED="$(conf_get seed)" EX="$stages")
     [ "$(conf_get sanitize)" = 1 ] && make_args+=(SANITIZE=1)
-    rm -rf "$work" "$dir/grade.json" "$dir/results.json" "$dir/points.tsv"
     log=$dir/grade.log
-    if ! cp -a "$out/lab" "$work" 2>"$log"; then
-        write_row "$name" "grader error" "cannot copy the lab to $work: $(head -n 1 "$log")"
-        return
-    fi
     for s in $stages; do
-        if [ -f "$dir/kernels/$s/kernel.cu" ]; then
-            cp "$dir/kernels/$s/kernel.cu" "$work/exercises/$s/kernel.cu"
-        else
-            missing="$missing $s"
-        fi
+        [ -f "$dir/kernels/$s/kernel.cu" ] || missing="$missing $s"
     done
     {
         echo "class grading of $name with seed $(conf_get seed), stages: $stages"

@@ -1,25 +1,61 @@
 # grader/class/schedule.sh: class grading (grader/class.sh), who grades whom:
-# the local back end (one worker per GPU, each taking the next student no
-# other worker has claimed) and the Slurm back end (a job array, one task
+# the local back end (builders preparing students ahead on the CPUs, one
+# worker per GPU taking the next student that is ready) and the Slurm back end (a job array, one task
 # per student, and a job that writes the gradebook). Sourced by
 # grader/class.sh; uses its out, script, todo_file and wait_jobs.
 
 # ============================================================ back ends
-# One worker of the local back end: grades the students of the to-do list
-# that no other worker has claimed, on its GPU.
+# The local back end's claims (OUT/work/claims.PID): grade/NAME, made by the
+# one worker that grades NAME; with builders also build/NAME, made by the one
+# builder that builds NAME ahead, and ready/NAME once it has.
+
+# One worker of the local back end, on its GPU: grades the first student of
+# the to-do list that no other worker has claimed (with builders: the first
+# whose copy is built), until every student is claimed.
 worker() {
-    local gpu=$1 claims=$2 name
+    local gpu=$1 claims=$2 name left
     [ "$gpu" = none ] || export CUDA_VISIBLE_DEVICES=$gpu
+    while :; do
+        left=0
+        while IFS= read -r name; do
+            [ -d "$claims/grade/$name" ] && continue
+            left=1
+            [ ! -d "$claims/ready" ] || [ -e "$claims/ready/$name" ] || continue
+            mkdir "$claims/grade/$name" 2>/dev/null || continue
+            say "grading $name$([ "$gpu" = none ] || echo " on GPU $gpu")"
+            if [ -d "$claims/ready" ]; then grade_prepared "$name"; else grade_one "$name"; fi
+            # from the top again: earlier students first
+            continue 2
+        done <"$todo_file"
+        [ $left = 1 ] || return 0
+        sleep 0.2
+    done
+}
+
+# One builder of the local back end, on the CPU: prepares and builds the
+# next student no other builder has claimed, keeping at most CLASS_AHEAD
+# (default 8) built students waiting for a GPU.
+builder() {
+    local claims=$1 name waiting
     while IFS= read -r name; do
-        mkdir "$claims/$name" 2>/dev/null || continue
-        say "grading $name$([ "$gpu" = none ] || echo " on GPU $gpu")"
-        grade_one "$name"
+        mkdir "$claims/build/$name" 2>/dev/null || continue
+        while :; do
+            waiting=$(($(ls "$claims/ready" | wc -l) - $(ls "$claims/grade" | wc -l)))
+            [ "$waiting" -ge "${CLASS_AHEAD:-8}" ] || break
+            sleep 0.2
+        done
+        if prepare_one "$name" ahead; then
+            : >"$claims/ready/$name"
+        else
+            # its row says why; no worker takes it
+            mkdir -p "$claims/grade/$name"
+            say "[$(done_count)/$(students | wc -l)] $name: $(row_status "$out/students/$name/row.csv")"
+        fi
     done <"$todo_file"
 }
 
 run_local() {
-    local todo=$1 gpus claims pid pids=()
-    local listed
+    local todo=$1 gpus claims pid pids=() builders=0 listed
     listed=$(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9]*\):.*/\1/p' | tr '\n' ' ')
     gpus=${GPUS:-$listed}
     gpus=${gpus//,/ }
@@ -32,11 +68,23 @@ run_local() {
         make -C "$out/lab" -s -j"$(nproc)" all >"$out/logs/lab-build.log" 2>&1 ||
             say "class: the lab's own build failed (see $out/logs/lab-build.log); each student's copy builds from scratch"
     fi
+    # Students are built ahead on the CPUs while the GPUs grade (where
+    # there is a GPU to keep busy, or a stand-in make): CLASS_BUILDERS
+    # builders, default one per CPU; 0 builds in the workers.
+    if [ -n "$listed" ] || [ -n "${CLASS_MAKE:-}" ]; then
+        builders=${CLASS_BUILDERS:-$(nproc)}
+    fi
+    case $builders in '' | *[!0-9]*) die "CLASS_BUILDERS is a number, not '$builders'" ;; esac
     claims=$out/work/claims.$$
-    mkdir -p "$claims"
-    # each worker in a session of its own, so that stopping the class stops
-    # all of a worker's processes (make, the grader, the student's program)
+    mkdir -p "$claims/grade"
+    [ "$builders" = 0 ] || mkdir -p "$claims/build" "$claims/ready"
+    # each worker and builder in a session of its own, so that stopping the
+    # class stops all of their processes (make, the grader, the student's program)
     trap 'for pid in "${pids[@]}"; do kill -TERM -- -"$pid" 2>/dev/null; done; wait; rm -rf "$claims"; echo "class: stopped; run the same command again to grade the rest"; exit 130' INT TERM
+    for ((pid = 0; pid < builders; pid++)); do
+        setsid "$script" --builder --out "$out" --todo "$todo" --claims "$claims" &
+        pids+=($!)
+    done
     for gpu in $gpus; do
         setsid "$script" --worker "$gpu" --out "$out" --todo "$todo" --claims "$claims" &
         pids+=($!)

@@ -341,6 +341,26 @@ check "GPUS=\"0 1\": two workers, CUDA_VISIBLE_DEVICES 0 and 1, each student gra
     "$(grep -q 'gpu=0' "$log3" && grep -q 'gpu=1' "$log3" && [ -z "$(cut -d' ' -f1 "$log3" | sort | uniq -d)" ] &&
        [ "$(wc -l <"$log3")" = "$(grep -c ',graded,' "$o3/gradebook.csv")" ]; ok)" "$(cat "$log3"; echo "$out")"
 
+# the pipeline: builders prepare and build students on the CPUs while the
+# GPU (one here) grades earlier ones; make grade then only links
+o8=$tmp/out8 log8=$tmp/fake8.log blog8=$tmp/build8.log
+out=$(GPUS=0 CLASS_BUILDERS=2 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log8 FAKE_BUILD_LOG=$blog8 FAKE_GRADE_SLEEP=0.3 \
+    FAKE_BUILD_SLEEP=0.3 grader/class.sh --submissions "$subs" --out "$o8" --stages "$class_stages" 2>&1); st=$?
+graded=$(cut -d' ' -f1 "$log8" | sort | tr '\n' ' ')
+check "built ahead: each student's stages built once by a builder, before its make grade; the same gradebook" \
+    "$([ $st = 0 ] && [ "$graded" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')" ] &&
+       [ "$(grep -c ' built-ahead$' "$log8")" = "$(wc -l <"$log8")" ] &&
+       [ "$(awk '$2 == "build" { print $1 }' "$blog8" | sort | tr '\n' ' ')" = "$graded" ] &&
+       [ "$(tail -n +2 "$o8/gradebook.csv" | cut -d, -f1-6)" = "$(tail -n +2 "$o3/gradebook.csv" | cut -d, -f1-6)" ]; ok)" \
+    "exit $st; $out; $(cat "$log8" "$blog8")"
+overlap=$(awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
+    $2 == "grade" { m++; gn[m] = $1; gs[m] = $3; ge[m] = $4 }
+    END { for (i = 1; i <= n; i++) for (j = 1; j <= m; j++)
+              if (bn[i] != gn[j] && bs[i] < ge[j] && gs[j] < be[i]) { print bn[i] " while grading " gn[j]; exit } }' "$blog8")
+check "built ahead: a student is built while the GPU grades another ($overlap)" "$([ -n "$overlap" ]; ok)" "$(cat "$blog8")"
+out=$(CLASS_BUILDERS=many CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out9" --stages "$class_stages" 2>&1); st=$?
+check "CLASS_BUILDERS that is not a number: exit 1 and why" "$([ $st = 1 ] && grep -q "CLASS_BUILDERS is a number" <<<"$out"; ok)" "exit $st; $out"
+
 # a class stopped midway: nothing is lost, nothing keeps running, a re-run finishes
 o4=$tmp/out4 log4=$tmp/fake4.log
 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 FAKE_GRADE_SLEEP=1 \
