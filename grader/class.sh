@@ -75,7 +75,11 @@ for part in intake gradebook grading schedule; do
 done
 
 # ================================================================= options
-submissions="" out="" backend=local stages_arg="" seed_arg="" sanitize="" wait_jobs=0 retry=0
+# make grade's switches a class can turn on, as OPTION:VARIABLE: --OPTION
+# grades every student with VARIABLE=1, and class.conf keeps it. One more
+# switch of the grader is one more word here (and in the Makefile's class).
+grade_switches="sanitize:SANITIZE"
+submissions="" out="" backend=local stages_arg="" seed_arg="" switches_on="" wait_jobs=0 retry=0
 mode=run one="" worker_gpu="" todo_file="" claims_dir=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -94,14 +98,18 @@ while [ $# -gt 0 ]; do
             esac
             shift 2
             ;;
-        --sanitize) sanitize=1; shift ;;
         --wait) wait_jobs=1; shift ;;
         --retry) retry=1; shift ;;
         --status) mode=status; shift ;;
         --collect) mode=collect; shift ;;
         --builder) mode=builder; shift ;;
         -h | --help) sed -n '2,/^set -uo/p' "$script" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *) usage "unknown argument '$1'" ;;
+        *)
+            # --sanitize and the other switches of grade_switches
+            [ "${1#--}" != "$1" ] && [ -n "$(switch_variable "${1#--}")" ] || usage "unknown argument '$1'"
+            switches_on="$switches_on ${1#--}"
+            shift
+            ;;
     esac
 done
 if [ -z "$out" ]; then

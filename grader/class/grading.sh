@@ -42,7 +42,9 @@ grade_prepared() {
     local stages missing="" s grade_status line make_args
     stages=$(conf_get stages)
     make_args=(SEED="$(conf_get seed)" EX="$stages")
-    [ "$(conf_get sanitize)" = 1 ] && make_args+=(SANITIZE=1)
+    for s in $grade_switches; do
+        [ "$(conf_get "${s%%:*}")" = 1 ] && make_args+=("${s#*:}=1")
+    done
     log=$dir/grade.log
     for s in $stages; do
         [ -f "$dir/kernels/$s/kernel.cu" ] || missing="$missing $s"

@@ -1,7 +1,8 @@
 # grader/class/intake.sh: class grading (grader/class.sh), the intake: the
 # class's lab and settings, the list of submissions, and each student's
 # kernel.cu files taken out of their folder or archive. Sourced by
-# grader/class.sh; uses its out, submissions, stages_arg, seed_arg, sanitize.
+# grader/class.sh; uses its out, submissions, stages_arg, seed_arg,
+# grade_switches and switches_on.
 
 # Size limits of a submission: an archive, all it unpacks to, one kernel.cu.
 MAX_ARCHIVE_BYTES=$((20 << 20))
@@ -67,6 +68,12 @@ resolve_stages() {
     echo $result
 }
 
+# The make variable of one of grade_switches: sanitize -> SANITIZE.
+switch_variable() {
+    local s
+    for s in $grade_switches; do [ "${s%%:*}" = "$1" ] && echo "${s#*:}"; done
+}
+
 # First run: the lab snapshot and class.conf. Later runs: check that the
 # options agree with the stored ones, then use those.
 setup_class() {
@@ -84,22 +91,27 @@ setup_class() {
     else
         say "the lab every student is graded with: $out/lab (made by the first run of this class)"
     fi
-    local stages seed
+    local stages seed switch
     stages=$(resolve_stages "$stages_arg")
     if [ -f "$out/class.conf" ]; then
         [ -z "$stages_arg" ] || [ "$stages" = "$(conf_get stages)" ] ||
             die "$out was graded with stages '$(conf_get stages)', not '$stages': use another --out"
         [ -z "$seed_arg" ] || [ "$seed_arg" = "$(conf_get seed)" ] ||
             die "$out was graded with seed $(conf_get seed), not $seed_arg: use another --out"
-        [ -z "$sanitize" ] || [ "$(conf_get sanitize)" = 1 ] ||
-            die "$out was graded without SANITIZE=1: use another --out"
+        for switch in $switches_on; do
+            [ "$(conf_get "$switch")" = 1 ] ||
+                die "$out was graded without $(switch_variable "$switch")=1: use another --out"
+        done
     else
         # one seed for the whole class: everyone gets the same inputs
         seed=${seed_arg:-$(($(od -An -N4 -tu4 /dev/urandom) % 1000000007))}
         {
             echo "seed=$seed"
             echo "stages=$stages"
-            echo "sanitize=${sanitize:-0}"
+            for switch in $grade_switches; do
+                switch=${switch%%:*}
+                case " $switches_on " in *" $switch "*) echo "$switch=1" ;; *) echo "$switch=0" ;; esac
+            done
             echo "created=$(date -u '+%Y-%m-%d %H:%M UTC')"
         } >"$out/class.conf.tmp" && mv "$out/class.conf.tmp" "$out/class.conf" || die "cannot write $out/class.conf"
     fi

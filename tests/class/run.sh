@@ -333,6 +333,16 @@ check "--retry grades them again" \
     "$([ "$(cut -d' ' -f1 "$log2" | sort | tr '\n' ' ')" = "alice bob " ] && [ "$(status_of "$o2" alice)" = graded ]; ok)" \
     "$(cat "$tmp/o2.out")"
 
+# make grade's switches (SANITIZE=1): every student's make grade gets it,
+# the class keeps it, and a class graded without it refuses it later
+printf '#!/bin/sh\necho "make $*"\n' >"$tmp/echo-make" && chmod +x "$tmp/echo-make"
+CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-san" EX="$s1" SANITIZE=1 >/dev/null 2>&1
+out=$(grader/class.sh --submissions "$sub2" --out "$o2" --sanitize 2>&1); st=$?
+check "SANITIZE=1: each student's make grade gets it, class.conf keeps it; refused on a class graded without it" \
+    "$(grep -q "^make .* grade .*SANITIZE=1" "$tmp/out-san/students/alice/grade.log" &&
+       grep -qx "sanitize=1" "$tmp/out-san/class.conf" && [ $st = 1 ] && grep -q "without SANITIZE=1" <<<"$out"; ok)" \
+    "$(cat "$tmp/out-san/students/alice/grade.log"); exit $st; $out"
+
 # two workers: each takes its own GPU and its own students
 o3=$tmp/out3 log3=$tmp/fake3.log
 out=$(GPUS="0 1" CLASS_MAKE=$fake FAKE_GRADE_LOG=$log3 FAKE_GRADE_SLEEP=0.5 \
