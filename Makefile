@@ -20,6 +20,10 @@
 #
 # NVCC, NVCCFLAGS, CC, CFLAGS and CUDA_ARCH can be set on the command line,
 # e.g. make CUDA_ARCH=90 or make CUDA_ARCH="80 90".
+#
+# On a Slurm login node without a GPU, run, sweep, grade and profile build
+# here and run on a GPU node through srun (tools/gpu-run.sh: its settings,
+# LAB_SRUN_* or lab-slurm.env; LAB_LOCAL=1 runs here).
 
 NVCC ?= nvcc
 CC := $(if $(filter default,$(origin CC)),gcc,$(CC))

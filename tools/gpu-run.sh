@@ -123,8 +123,11 @@ case $notice_every in '' | *[!0-9]* | 0) fail "LAB_SRUN_NOTICE is a number of se
 opts=(--job-name="lab-${1##*/}-$$" --ntasks=1 --gres="$gres" --time="$time_limit" --unbuffered)
 [ -n "$partition" ] && opts+=(--partition="$partition")
 [ -n "$account" ] && opts+=(--account="$account")
-# shellcheck disable=SC2206 # LAB_SRUN_ARGS is a list of options
+# LAB_SRUN_ARGS is a list of options, split on blanks (never globbed)
+set -f
+# shellcheck disable=SC2206
 [ -n "${LAB_SRUN_ARGS:-}" ] && opts+=(${LAB_SRUN_ARGS})
+set +f
 
 say "no GPU here: ${build_targets:+building here, }running on a GPU node through srun${partition:+ (partition $partition)}; LAB_LOCAL=1 runs here"
 
