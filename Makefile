@@ -20,14 +20,23 @@
 #
 # NVCC, NVCCFLAGS, CC, CFLAGS and CUDA_ARCH can be set on the command line,
 # e.g. make CUDA_ARCH=90 or make CUDA_ARCH="80 90".
+#
+# On a Slurm login node without a GPU, run, sweep, grade and profile build
+# here and run on a GPU node through srun (tools/gpu-run.sh: its settings,
+# LAB_SRUN_* or lab-slurm.env; LAB_LOCAL=1 runs here).
 
 NVCC ?= nvcc
 CC := $(if $(filter default,$(origin CC)),gcc,$(CC))
 
 # A GPU here? Then build for it alone; otherwise for every architecture from
 # Turing (7.5) to Hopper (9.0), which is what CI checks.
+# On a GPU node that runs a login node's make grade through srun
+# (tools/gpu-run.sh), LAB_CUDA_ARCH keeps the login node's choice, so that
+# nothing is built again.
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-ifeq ($(filter-out 0,$(HAVE_GPU)),)
+ifneq ($(LAB_CUDA_ARCH),)
+CUDA_ARCH := $(LAB_CUDA_ARCH)
+else ifeq ($(filter-out 0,$(HAVE_GPU)),)
 CUDA_ARCH := 75 80 86 89 90
 else
 CUDA_ARCH := native
@@ -190,21 +199,26 @@ endif
 endif
 endif
 
+# What needs the GPU runs through tools/gpu-run.sh: here where there is a
+# GPU, else on a GPU node through srun (built here first; LAB_LOCAL=1: here).
+GPU_RUN := tools/gpu-run.sh
+run sweep grade profile: export LAB_CUDA_ARCH := $(CUDA_ARCH)
+
 ifeq ($(filter-out 0,$(SANITIZE)),)
 run: stage-known $(if $(STAGE),$(RUN_DEPS))
-	$(RUN_BIN) $(RUN_ARGS)
+	$(GPU_RUN) $(RUN_BIN) $(RUN_ARGS)
 else
 # compute-sanitizer at small sizes: memcheck for out-of-bounds accesses, then
-# racecheck for missing barriers. Slow, so no timing.
+# racecheck for missing barriers. Slow, so no timing. (Through srun: two jobs.)
 run: stage-known $(if $(STAGE),$(RUN_BIN))
 	@$(if $(SANITIZER),,echo "compute-sanitizer is not installed (it comes with the full CUDA Toolkit): cannot SANITIZE"; exit 3)
-	$(SANITIZER) --tool memcheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
-	$(SANITIZER) --tool racecheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
+	$(GPU_RUN) $(SANITIZER) --tool memcheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
+	$(GPU_RUN) $(SANITIZER) --tool racecheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
 endif
 
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
 sweep: stage-known $(SWEEP_BINS)
-	@tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
+	@$(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
 
 # ---------------------------------------------------------------- grading
 # The grader is plain C; it builds the stages itself (make -k -j, so one
@@ -230,9 +244,13 @@ GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.
 GRADE_HINTS := $(if $(GRADE_SRC),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(filter 1,$(HINTS))),1)))
+# From a login node (tools/gpu-run.sh) the stages are built here first,
+# and the grader, on the GPU node, only links them again.
+GRADE_STAGES := $(if $(EX),$(foreach e,$(EX),$(firstword $(filter $(e)%,$(STAGES)))),$(STAGES))
+GRADE_PREBUILD := $(if $(GRADE_SRC),,$(foreach s,$(GRADE_STAGES),build/$(s)/exercise \
+                  $(if $(filter-out 0,$(JUDGE)),build/$(s)/exercise-judge build/$(s)/exercise-runner)))
 grade: build/grader/grade build/confine/confine
-	@NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)
-	@$(if $(GRADE_HINTS),tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)
+	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
 calibrate: build/grader/grade build/confine/confine
 	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
 	@NVCC="$(NVCC)" build/grader/grade --calibrate $(EX)
@@ -245,7 +263,7 @@ calibrate: build/grader/grade build/confine/confine
 # for this GPU in profile/expected.tsv. NCU=/path/to/ncu picks an ncu.
 PROFILE_REF := $(if $(filter exercise,$(VARIANT)),$(if $(wildcard solutions/$(STAGE)/kernel.cu),$(RUN_DIR)/solution))
 profile: stage-known $(if $(STAGE),$(RUN_BIN) $(PROFILE_REF))
-	@$(if $(NCU),NCU='$(NCU)') tools/profile.sh $(STAGE) $(RUN_BIN) $(PROFILE_REF) -- $(RUN_ARGS)
+	@$(if $(NCU),NCU='$(NCU)') $(GPU_RUN) tools/profile.sh $(STAGE) $(RUN_BIN) $(PROFILE_REF) -- $(RUN_ARGS)
 
 EXPECTED_STAGES := $(foreach s,$(or $(STAGE),$(STAGES)),$(if $(wildcard solutions/$(s)/kernel.cu),$(s)))
 profile-expected: $(foreach s,$(EXPECTED_STAGES),build/$(s)/solution)

@@ -146,6 +146,11 @@ if [ -x tests/class/run.sh ]; then
 else
     skip "class: make release and make class are tested in the instructors' copy (not part of a student release)"
 fi
+if [ -x tests/slurm/gpu-run.sh ]; then
+    suite "make grade, run and profile from a login node, through srun (tests/slurm/gpu-run.sh)" srun tests/slurm/gpu-run.sh
+else
+    skip "srun: running through Slurm is tested in the instructors' copy (not part of a student release)"
+fi
 if command -v pandoc >/dev/null; then
     out=$(make --no-print-directory docs-check 2>&1)
     check "docs: make docs-check (every link, anchor and figure of the built pages)" $? "$out"

@@ -53,7 +53,7 @@ check "make release DEST=dir: exit 0 and a line saying what it made" \
 found=$(cd "$rel" && find . \( -name .git -o -path ./solutions -o -path ./build -o -path ./results \
     -o -name grade.json -o -name results.json \) -print)
 check "the release has no solutions/, .git, build/, results/ or grade reports" "$([ -z "$found" ]; ok)" "$found"
-found=$(cd "$rel" && ls -d INSTRUCTORS.md tools/release.sh grader/class.sh tests/class tests/slurm tests/grader .ci 2>/dev/null)
+found=$(cd "$rel" && ls -d INSTRUCTORS.md tools/release.sh grader/class.sh grader/class tests/class tests/slurm tests/grader .ci 2>/dev/null)
 check "the release leaves out the instructors' guide and tools, their tests, the grader's tests and the CI" "$([ -z "$found" ]; ok)" "$found"
 # the lab's files as make release lists them: git's, or (a copy whose git
 # tracks nothing) every file but build outputs
@@ -65,7 +65,7 @@ lab_files() {
             -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
     fi
 }
-want=$( (lab_files | grep -vE '^(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/)';
+want=$( (lab_files | grep -vE '^(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/)';
     echo common/transpose_unpadded.o) | while IFS= read -r f; do [ -e "$f" ] || [ "$f" = common/transpose_unpadded.o ] && echo "$f"; done | sort)
 have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
 check "the release holds exactly the tracked files, less those, and stage 05's baseline as an object" \
@@ -243,8 +243,9 @@ check "bob (tarball, top folder, NN/): skeletons score 0, with the grader's reas
 check "carol (not a tarball): refused, and the row says why" \
     "$([ "$(status_of "$o1" carol)" = refused ] && grep -q "not a readable tar archive" <<<"$(notes_of "$o1" carol)"; ok)" \
     "$(row "$o1" carol)"
+dave_notes=$(notes_of "$o1" dave)
 check "dave: the compiler's complaint (quotes and commas kept), and the stage not submitted" \
-    "$(n=$(notes_of "$o1" dave); grep -qF 'did not compile: exercises/' <<<"$n" &&
+    "$(n=$(notes_of "$o1" dave); grep -qF "$s1: did not compile: " <<<"$n" &&
        grep -qF '"a "quoted" word, and a comma"' <<<"$n" && grep -q "not submitted.*$s2" <<<"$n"; ok)" "$(row "$o1" dave)"
 if [ $have_zip = 1 ]; then
     check "eve (zip): graded" "$(row "$o1" eve | grep -q "^eve,10,0,10,20,graded"; ok)" "$(row "$o1" eve)"
@@ -315,6 +316,16 @@ check "--retry grades them again" \
     "$([ "$(cut -d' ' -f1 "$log2" | sort | tr '\n' ' ')" = "alice bob " ] && [ "$(status_of "$o2" alice)" = graded ]; ok)" \
     "$(cat "$tmp/o2.out")"
 
+# make grade's switches (SANITIZE=1): every student's make grade gets it,
+# the class keeps it, and a class graded without it refuses it later
+printf '#!/bin/sh\necho "make $*"\n' >"$tmp/echo-make" && chmod +x "$tmp/echo-make"
+CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-san" EX="$s1" SANITIZE=1 >/dev/null 2>&1
+out=$(grader/class.sh --submissions "$sub2" --out "$o2" --sanitize 2>&1); st=$?
+check "SANITIZE=1: each student's make grade gets it, class.conf keeps it; refused on a class graded without it" \
+    "$(grep -q "^make .* grade .*SANITIZE=1" "$tmp/out-san/students/alice/grade.log" &&
+       grep -qx "sanitize=1" "$tmp/out-san/class.conf" && [ $st = 1 ] && grep -q "without SANITIZE=1" <<<"$out"; ok)" \
+    "$(cat "$tmp/out-san/students/alice/grade.log"); exit $st; $out"
+
 # two workers: each takes its own GPU and its own students
 o3=$tmp/out3 log3=$tmp/fake3.log
 out=$(GPUS="0 1" CLASS_MAKE=$fake FAKE_GRADE_LOG=$log3 FAKE_GRADE_SLEEP=0.5 \
@@ -322,6 +333,26 @@ out=$(GPUS="0 1" CLASS_MAKE=$fake FAKE_GRADE_LOG=$log3 FAKE_GRADE_SLEEP=0.5 \
 check "GPUS=\"0 1\": two workers, CUDA_VISIBLE_DEVICES 0 and 1, each student graded once" \
     "$(grep -q 'gpu=0' "$log3" && grep -q 'gpu=1' "$log3" && [ -z "$(cut -d' ' -f1 "$log3" | sort | uniq -d)" ] &&
        [ "$(wc -l <"$log3")" = "$(grep -c ',graded,' "$o3/gradebook.csv")" ]; ok)" "$(cat "$log3"; echo "$out")"
+
+# the pipeline: builders prepare and build students on the CPUs while the
+# GPU (one here) grades earlier ones; make grade then only links
+o8=$tmp/out8 log8=$tmp/fake8.log blog8=$tmp/build8.log
+out=$(GPUS=0 CLASS_BUILDERS=2 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log8 FAKE_BUILD_LOG=$blog8 FAKE_GRADE_SLEEP=0.3 \
+    FAKE_BUILD_SLEEP=0.3 grader/class.sh --submissions "$subs" --out "$o8" --stages "$class_stages" 2>&1); st=$?
+graded=$(cut -d' ' -f1 "$log8" | sort | tr '\n' ' ')
+check "built ahead: each student's stages built once by a builder, before its make grade; the same gradebook" \
+    "$([ $st = 0 ] && [ "$graded" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')" ] &&
+       [ "$(grep -c ' built-ahead$' "$log8")" = "$(wc -l <"$log8")" ] &&
+       [ "$(awk '$2 == "build" { print $1 }' "$blog8" | sort | tr '\n' ' ')" = "$graded" ] &&
+       [ "$(tail -n +2 "$o8/gradebook.csv" | cut -d, -f1-6)" = "$(tail -n +2 "$o3/gradebook.csv" | cut -d, -f1-6)" ]; ok)" \
+    "exit $st; $out; $(cat "$log8" "$blog8")"
+overlap=$(awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
+    $2 == "grade" { m++; gn[m] = $1; gs[m] = $3; ge[m] = $4 }
+    END { for (i = 1; i <= n; i++) for (j = 1; j <= m; j++)
+              if (bn[i] != gn[j] && bs[i] < ge[j] && gs[j] < be[i]) { print bn[i] " while grading " gn[j]; exit } }' "$blog8")
+check "built ahead: a student is built while the GPU grades another ($overlap)" "$([ -n "$overlap" ]; ok)" "$(cat "$blog8")"
+out=$(CLASS_BUILDERS=many CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out9" --stages "$class_stages" 2>&1); st=$?
+check "CLASS_BUILDERS that is not a number: exit 1 and why" "$([ $st = 1 ] && grep -q "CLASS_BUILDERS is a number" <<<"$out"; ok)" "exit $st; $out"
 
 # a class stopped midway: nothing is lost, nothing keeps running, a re-run finishes
 o4=$tmp/out4 log4=$tmp/fake4.log
@@ -347,6 +378,28 @@ CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 grader/class.sh --submissions "$sub2" --ou
 check "the re-run grades the rest and the gradebook is whole" \
     "$([ "$(cut -d' ' -f1 "$log4")" = bob ] && [ "$(grep -c ',graded,' "$o4/gradebook.csv")" = 2 ]; ok)" \
     "$(cat "$log4" "$tmp/o4.out")"
+
+# notes: a short phrase per stage that lost points; the stages not
+# submitted named once
+sub7=$tmp/sub7 o7=$tmp/out7
+mkdir -p "$sub7/frank/$s1" "$sub7/frank/$s2" "$sub7/grace/$s1"
+{ cat "solutions/$s1/kernel.cu"; echo '// fake: slow'; } >"$sub7/frank/$s1/kernel.cu"
+cp "exercises/$s2/kernel.cu" "$sub7/frank/$s2/kernel.cu"
+cp "exercises/$s1/kernel.cu" "$sub7/grace/$s1/kernel.cu"
+out=$(CLASS_MAKE=$fake grader/class.sh --submissions "$sub7" --out "$o7" --stages "$class_stages" 2>&1)
+frank=$(notes_of "$o7" frank) grace=$(notes_of "$o7" grace)
+check "notes: one phrase per stage that lost points (a correct but slow kernel: the tiers it missed)" \
+    "$([ "$frank" = "$s1: correct, too slow for the pass, stretch tiers | $s2: wrong result (TODO(lab) left)" ]; ok)" \
+    "$out; $frank"
+check "notes: a stage not submitted is named once, not again with the skeleton's reason" \
+    "$([ "$grace" = "not submitted: $s2 | $s1: wrong result (TODO(lab) left)" ]; ok)" "$grace"
+long=$(for n in "$frank" "$grace" "$(notes_of "$o1" bob)" "$dave_notes"; do
+    awk -v RS=' [|] ' '{ sub(/^[^ ]*: /, ""); sub(/\n$/, ""); if (length($0) > 60) print }' <<<"$n"
+done)
+check "notes: no phrase longer than 60 characters; the details stay in grade.log and grade.json" \
+    "$([ -z "$long" ] && grep -q "TODO(lab) parts" "$o7/students/grace/grade.log" &&
+       grep -q '"reason": "wrong result: the kernel still has its TODO(lab) parts"' "$o7/students/grace/grade.json"; ok)" \
+    "$long"
 
 # ================================================== the real make grade
 echo "== make class with the real make grade"

@@ -1,0 +1,109 @@
+# grader/class/grading.sh: class grading (grader/class.sh), grading one
+# student: make grade in a copy of the class's lab with the student's
+# kernel.cu files, and the row made from its grade.json. Sourced by
+# grader/class.sh; uses its out and make_cmd.
+
+# ============================================================== grading
+# grade.json into "key<TAB>value" lines: score, max, seed, and
+# "stage<TAB>NAME<TAB>POINTS<TAB>PHRASE" per stage (grade-json.awk).
+read_grade_json() { awk -f "$here/class/grade-json.awk" "$1"; }
+
+# grade_one NAME: grade one student whose kernels are in OUT/students/NAME/
+# kernels, in a fresh copy of OUT/lab; write the row.
+grade_one() {
+    prepare_one "$1" && grade_prepared "$1"
+}
+
+# prepare_one NAME [ahead]: a fresh copy of OUT/lab in OUT/work/NAME with the
+# student's kernel.cu files put in; with "ahead", their stages built there
+# too (on the CPU, while the GPUs grade others: make grade then only links
+# them). Fails, with the student's row written, when the lab cannot be copied.
+prepare_one() {
+    local name=$1 dir=$out/students/$1 work=$out/work/$1 s stages targets=()
+    stages=$(conf_get stages)
+    rm -rf "$work" "$dir/grade.json" "$dir/results.json" "$dir/points.tsv"
+    if ! cp -a "$out/lab" "$work" 2>"$dir/grade.log"; then
+        write_row "$name" "grader error" "cannot copy the lab to $work: $(head -n 1 "$dir/grade.log")"
+        return 1
+    fi
+    for s in $stages; do
+        [ -f "$dir/kernels/$s/kernel.cu" ] && cp "$dir/kernels/$s/kernel.cu" "$work/exercises/$s/kernel.cu"
+        targets+=("build/$s/exercise")
+    done
+    # a stage that does not build is left to make grade, which reports it
+    [ "${2:-}" = ahead ] &&
+        (cd "$work" && $make_cmd -s -k --no-print-directory "${targets[@]}") >"$work/build-ahead.log" 2>&1 </dev/null
+    return 0
+}
+
+# grade_prepared NAME: make grade in the student's prepared copy; the row.
+grade_prepared() {
+    local name=$1 dir=$out/students/$1 work=$out/work/$1 log st status notes="" points="" t0=$SECONDS
+    local stages missing="" s grade_status line make_args
+    stages=$(conf_get stages)
+    make_args=(SEED="$(conf_get seed)" EX="$stages")
+    for s in $grade_switches; do
+        [ "$(conf_get "${s%%:*}")" = 1 ] && make_args+=("${s#*:}=1")
+    done
+    log=$dir/grade.log
+    for s in $stages; do
+        [ -f "$dir/kernels/$s/kernel.cu" ] || missing="$missing $s"
+    done
+    {
+        echo "class grading of $name with seed $(conf_get seed), stages: $stages"
+        echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-(not set)}"
+        echo "submitted: $(cd "$dir/kernels" && echo *)"
+        echo
+    } >"$log"
+    # no git repository above the copy: the grader's note about local changes
+    # would be about OUT, not about the lab
+    (cd "$work" && GIT_CEILING_DIRECTORIES=$out/work $make_cmd --no-print-directory grade "${make_args[@]}") \
+        >>"$log" 2>&1 </dev/null
+    st=$?
+    # make's own status is 2 whatever the grader's was; make names it
+    grade_status=$st
+    line=$(grep -o '\*\*\* \[[^]]*grade\] Error [0-9]*' "$log" | tail -n 1)
+    [ -n "$line" ] && grade_status=${line##* }
+    [ -f "$work/grade.json" ] && cp "$work/grade.json" "$dir/grade.json"
+    [ -f "$work/results.json" ] && cp "$work/results.json" "$dir/results.json"
+    if [ -f "$dir/grade.json" ]; then
+        read_grade_json "$dir/grade.json" >"$dir/points.tsv"
+        points=$dir/points.tsv
+    fi
+    # the grader's own one-line complaint, without make's line
+    local said
+    said=$(grep -E '^grade: ' "$log" | tail -n 1 | sed 's/^grade: //')
+    case $grade_status in
+        0)
+            status=graded
+            # the stages not submitted once, then a phrase for each other
+            # stage that lost points
+            [ -n "$missing" ] && notes="not submitted:$missing"
+            if [ -n "$points" ]; then
+                local phrases
+                phrases=$(awk -F'\t' -v missing="$missing " '$1 == "stage" && $4 != "" && index(missing, " " $2 " ") == 0 {
+                    printf "%s%s: %s", sep, $2, $4; sep = " | " }' "$points")
+                [ -n "$phrases" ] && notes="${notes:+$notes | }$phrases"
+            else
+                status="grader error"
+                notes="make grade wrote no grade.json (see grade.log)"
+            fi
+            ;;
+        3) status="no GPU" notes=${said:-"make grade found no GPU"} ;;
+        4) status="no build tools" notes=${said:-"make grade found no nvcc, make or nm"} ;;
+        *)
+            status="grader error"
+            if grep -q "No rule to make target 'grade'" "$log"; then
+                notes="this lab has no make grade (no grader/)"
+            else
+                notes="make grade ended with status $grade_status: ${said:-$(grep -v '^make: \*\*\*' "$log" | grep . | tail -n 1)}"
+            fi
+            ;;
+    esac
+    write_row "$name" "$status" "$notes" "$points"
+    [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$work"
+    local score=""
+    [ -n "$points" ] && [ "$status" = graded ] &&
+        score=", $(awk -F'\t' '$1 == "score" { s = $2 } $1 == "max" { m = $2 } END { print s "/" m }' "$points") points"
+    say "[$(done_count)/$(students | wc -l)] $name: $status$score ($((SECONDS - t0)) s)"
+}
