@@ -2,7 +2,7 @@
 # grader/class.sh: grade a whole class (make class). Instructors only.
 #
 #   grader/class.sh --submissions DIR [--out DIR] [--backend local|slurm]
-#                   [--stages "03 04"] [--seed S] [--sanitize] [--wait] [--retry]
+#                   [--stages "03 04"] [--seed S] [--sanitize] [--unconfined] [--wait] [--retry]
 #   grader/class.sh --status --out DIR
 #
 # DIR holds one entry per student: a folder (alice/) or an archive
@@ -78,7 +78,7 @@ done
 # make grade's switches a class can turn on, as OPTION:VARIABLE: --OPTION
 # grades every student with VARIABLE=1, and class.conf keeps it. One more
 # switch of the grader is one more word here (and in the Makefile's class).
-grade_switches="sanitize:SANITIZE"
+grade_switches="sanitize:SANITIZE unconfined:UNCONFINED"
 submissions="" out="" backend=local stages_arg="" seed_arg="" switches_on="" wait_jobs=0 retry=0
 mode=run one="" worker_gpu="" todo_file="" claims_dir=""
 while [ $# -gt 0 ]; do
@@ -138,7 +138,7 @@ needs_grading() {
     local row=$out/students/$1/row.csv
     [ -f "$row" ] || return 0
     [ $retry = 1 ] || return 1
-    case $(row_status "$row") in "no GPU" | "no build tools" | "grader error") return 0 ;; esac
+    case $(row_status "$row") in "no GPU" | "no build tools" | "grader error" | "not confined") return 0 ;; esac
     return 1
 }
 
@@ -184,6 +184,7 @@ if command -v flock >/dev/null; then
     flock -n 9 || die "another make class is running on $out"
 fi
 setup_class
+check_confinement
 list_submissions
 m=$(students | wc -l)
 [ "$m" -gt 0 ] || die "$submissions holds no submissions (one folder or archive per student)"

@@ -41,7 +41,7 @@ grade_prepared() {
     local name=$1 dir=$out/students/$1 work=$out/work/$1 log st status notes="" points="" t0=$SECONDS
     local stages missing="" s grade_status line make_args
     stages=$(conf_get stages)
-    make_args=(SEED="$(conf_get seed)" EX="$stages")
+    make_args=(SEED="$(conf_get seed)" EX="$stages" REQUIRE_CONFINEMENT=1)
     for s in $grade_switches; do
         [ "$(conf_get "${s%%:*}")" = 1 ] && make_args+=("${s#*:}=1")
     done
@@ -90,6 +90,7 @@ grade_prepared() {
             fi
             ;;
         3) status="no GPU" notes=${said:-"make grade found no GPU"} ;;
+        5) status="not confined" notes=${said:-"make grade could not confine the runs"} ;;
         4) status="no build tools" notes=${said:-"make grade found no nvcc, make or nm"} ;;
         *)
             status="grader error"
@@ -100,6 +101,7 @@ grade_prepared() {
             fi
             ;;
     esac
+    [ "$(conf_get unconfined)" = 1 ] && notes="not confined (UNCONFINED=1)${notes:+ | $notes}"
     write_row "$name" "$status" "$notes" "$points"
     [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$work"
     local score=""

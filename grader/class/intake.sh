@@ -242,3 +242,34 @@ intake() {
     return 0
 }
 conf_get_sub() { sed -n 's/^submissions=//p' "$out/submissions.conf"; }
+
+# ========================================================== confinement
+# A class is graded confined (grader/README.md, "The threat model"): every
+# student's make grade asks for it, and here, before anyone is graded, the
+# class stops (exit 5) where the machine cannot confine, unless the
+# instructor said --unconfined (UNCONFINED=1), which every row then notes.
+# The probe is confine itself, built from the class's lab with the C
+# compiler (CLASS_CONFINE names another program to probe: tests).
+check_confinement() {
+    if [ "$(conf_get unconfined)" = 1 ]; then
+        say "the runs are NOT confined (UNCONFINED=1): every row of the gradebook says so"
+        return 0
+    fi
+    [ "$(conf_get sanitize)" = 1 ] &&
+        { printf 'class: SANITIZE=1 runs compute-sanitizer, which cannot run confined: add UNCONFINED=1 to grade with it\n' >&2; exit 5; }
+    local probe=${CLASS_CONFINE:-$out/bin/confine} said
+    if [ -z "${CLASS_CONFINE:-}" ]; then
+        ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -I"$out/lab/confine" "$out"/lab/confine/*.c -o "$probe" \
+            >"$out/logs/confine-build.log" 2>&1 || probe=""
+    fi
+    said=$([ -n "$probe" ] && "$probe" --probe 2>&1)
+    case $said in
+        "confined: "*) say "the runs are confined: ${said#confined: }" ;;
+        *)
+            printf 'class: cannot confine the students'"'"' runs here (%s); grade the class where user namespaces and Landlock work, or say UNCONFINED=1 (every row then says so)\n' \
+                "${said:-confine could not be built: $(tail -n 1 "$out/logs/confine-build.log" 2>/dev/null)}" >&2
+            exit 5
+            ;;
+    esac
+}
+

@@ -319,12 +319,35 @@ check "--retry grades them again" \
 # make grade's switches (SANITIZE=1): every student's make grade gets it,
 # the class keeps it, and a class graded without it refuses it later
 printf '#!/bin/sh\necho "make $*"\n' >"$tmp/echo-make" && chmod +x "$tmp/echo-make"
-CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-san" EX="$s1" SANITIZE=1 >/dev/null 2>&1
+# (the sanitizer cannot run confined: SANITIZE=1 comes with UNCONFINED=1)
+CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-san" EX="$s1" SANITIZE=1 \
+    UNCONFINED=1 >/dev/null 2>&1
 out=$(grader/class.sh --submissions "$sub2" --out "$o2" --sanitize 2>&1); st=$?
 check "SANITIZE=1: each student's make grade gets it, class.conf keeps it; refused on a class graded without it" \
     "$(grep -q "^make .* grade .*SANITIZE=1" "$tmp/out-san/students/alice/grade.log" &&
        grep -qx "sanitize=1" "$tmp/out-san/class.conf" && [ $st = 1 ] && grep -q "without SANITIZE=1" <<<"$out"; ok)" \
     "$(cat "$tmp/out-san/students/alice/grade.log"); exit $st; $out"
+
+# confinement: every student's make grade asks for it; the class stops
+# (exit 5) where the machine cannot confine, unless UNCONFINED=1, which
+# every row notes; SANITIZE=1 alone is refused the same way
+check "confinement: each student's make grade asks for it (REQUIRE_CONFINEMENT=1)" \
+    "$(grep -q "^make .* grade .*REQUIRE_CONFINEMENT=1" "$tmp/out-san/students/alice/grade.log"; ok)" \
+    "$(cat "$tmp/out-san/students/alice/grade.log")"
+printf '#!/bin/sh\necho "not confined: no user namespaces here (a test)"\nexit 126\n' >"$tmp/no-confine" &&
+    chmod +x "$tmp/no-confine"
+out=$(CLASS_CONFINE=$tmp/no-confine CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out-nc" 2>&1); st=$?
+check "confinement impossible: the class stops before grading anyone (exit 5), saying why and how to go on" \
+    "$([ $st = 5 ] && grep -q "cannot confine the students' runs here (not confined: no user namespaces" <<<"$out" &&
+       grep -q "UNCONFINED=1" <<<"$out" && [ ! -e "$tmp/out-nc/gradebook.csv" ]; ok)" "exit $st: $out"
+out=$(CLASS_CONFINE=$tmp/no-confine CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out-uc" \
+    --unconfined 2>&1); st=$?
+check "UNCONFINED=1: graded anyway, and every row of the gradebook says the runs were not confined" \
+    "$([ $st = 0 ] && [ "$(grep -c 'not confined (UNCONFINED=1)' "$tmp/out-uc/gradebook.csv")" = 2 ] &&
+       grep -qx "unconfined=1" "$tmp/out-uc/class.conf"; ok)" "exit $st: $out; $(cat "$tmp/out-uc/gradebook.csv" 2>/dev/null)"
+out=$(CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out-so" --sanitize 2>&1); st=$?
+check "SANITIZE=1 without UNCONFINED=1: refused before grading (exit 5): the sanitizer cannot run confined" \
+    "$([ $st = 5 ] && grep -q "add UNCONFINED=1" <<<"$out"; ok)" "exit $st: $out"
 
 # two workers: each takes its own GPU and its own students
 o3=$tmp/out3 log3=$tmp/fake3.log
