@@ -15,15 +15,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
-passed=0 failed=0 skipped=0
-pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
-fail() {
-    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
-    [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 15 | sed 's/^/      /'
-    return 0
-}
-skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
-check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+. tests/lib.sh
 finish() {
     echo
     if [ $skipped -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"

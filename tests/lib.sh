@@ -1,0 +1,17 @@
+# tests/lib.sh: what every test script of the lab shares, sourced from the
+# lab's root: counting and printing results as "ok    name", "FAIL  name"
+# (with details indented beneath, the last FAIL_LINES lines, default 15) and
+# "skip  name", which tests/run.sh counts again.
+#   pass NAME | fail NAME [DETAILS] | skip NAME
+#   check NAME STATUS [DETAILS]: pass when STATUS is 0, else fail
+#   ok: the status of the last command, as text (for check's STATUS)
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
+fail() {
+    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n "${FAIL_LINES:-15}" | sed 's/^/      /'
+    return 0
+}
+skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+ok() { echo $?; }
