@@ -8,6 +8,7 @@
  *
  *   - nothing can be written, created, removed, renamed or truncated, except
  *     in the private /dev/shm (confine_mounts) and on the devices below;
+ *   - the process may write beneath its own /proc/self/task (thread names);
  *   - reading is allowed beneath the system's folders (libraries, the CUDA
  *     Toolkit, /etc, /proc, /sys) and the paths named with --read (the
  *     lab's build folder): not the user's home, not /tmp, not the class's
@@ -163,6 +164,12 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     }
     if (dev)
         closedir(dev);
+    /* the process's own threads: the CUDA driver names the threads it starts
+     * by writing /proc/self/task/<tid>/comm, and fails to initialize when it
+     * cannot. /proc/self is this process's own folder (the rule follows its
+     * inode), and stays so across the exec of the program */
+    if (!rc)
+        rc = allow(ruleset, "/proc/self/task", READ | FS_WRITE_FILE, fs, why, len);
     /* the private tmpfs of confine_mounts */
     if (!rc)
         rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why, len);

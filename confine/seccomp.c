@@ -10,7 +10,8 @@
  *     cannot read: ENOSYS makes libc fall back to clone);
  *   - other programs: execve but the one confine makes, execveat;
  *   - the network: socket, so no connection of any kind, UNIX ones included;
- *   - other processes: ptrace, process_vm_readv/writev, pidfd_open/getfd,
+ *   - other processes: ptrace, process_vm_readv/writev, pidfd_open/getfd/
+ *     send_signal,
  *     kcmp (the PID namespace already hides them);
  *   - escapes and kernel surface: mount, umount2, pivot_root, chroot,
  *     unshare, setns, open_by_handle_at, bpf, perf_event_open, userfaultfd,
@@ -57,6 +58,9 @@ static const int DENIED[] = {
 #endif
 #ifdef __NR_pidfd_getfd
     __NR_pidfd_getfd,
+#endif
+#ifdef __NR_pidfd_send_signal
+    __NR_pidfd_send_signal,
 #endif
     __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_unshare, __NR_setns,
     __NR_open_by_handle_at, __NR_name_to_handle_at, __NR_bpf, __NR_perf_event_open, __NR_userfaultfd,

@@ -210,6 +210,21 @@ int main(int argc, char **argv)
         errno = rc;
         return result(rc == 0 && v == 42, "started a thread");
     }
+    if (!strcmp(a, "thread-name")) { /* the CUDA driver names its threads */
+        pthread_t t;
+        int v = 0, rc = pthread_create(&t, NULL, thread_body, &v);
+        if (rc == 0) {
+            rc = pthread_setname_np(t, "confined"); /* another thread's: /proc/self/task/<tid>/comm */
+            pthread_join(t, NULL);
+        }
+        errno = rc;
+        return result(rc == 0, "named a thread");
+    }
+    if (!strcmp(a, "write-proc")) { /* outside its own task folder: refused */
+        snprintf(path, sizeof path, "/proc/%s/oom_score_adj", arg);
+        int fd = open(path, O_WRONLY);
+        return result(fd >= 0 && write(fd, "1000", 4) == 4, "wrote another process's /proc entry");
+    }
     if (!strcmp(a, "stdout")) {
         return result(printf("hello from the confined program\n") > 0 && fflush(stdout) == 0, "wrote stdout");
     }

@@ -90,6 +90,7 @@ socket-unix|$sock|a connection to a UNIX socket on the machine
 ptrace|$grader_pid|the grader traced (ptrace)
 proc-environ|$grader_pid|the grader's environment read (/proc/PID/environ)
 renice|$grader_pid|the grader reniced
+write-proc|$grader_pid|the grader's /proc entry written
 unshare||a new user namespace (to gain privilege)
 io-uring||io_uring (file access around the system-call filter)"
 if command -v python3 >/dev/null; then
@@ -133,6 +134,9 @@ check "confine: /dev/shm is private to the run (usable inside, nothing left outs
 echo "== confinement: what a kernel launcher needs still works"
 o=$(run_confined thread "" 2>&1); st=$?
 check "confine: threads can be started (the CUDA runtime starts some)" "$([ $st = 0 ]; echo $?)" "$o"
+o=$(run_confined thread-name "" 2>&1); st=$?
+check "confine: a thread can be named (/proc/self/task/TID/comm: the CUDA driver fails without it)" \
+    "$([ $st = 0 ]; echo $?)" "$o"
 o=$(run_confined stdout "" 2>&1); st=$?
 check "confine: stdout reaches the grader" "$([ $st = 0 ] && grep -q 'hello from the confined' <<<"$o"; echo $?)" "$o"
 o=$( { $confine --read "$lab/build" -- /bin/sh -c 'echo record >&3' ; } 3>&1 2>&1 )
