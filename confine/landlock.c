@@ -139,7 +139,8 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     const uint64_t READ = FS_READ_FILE | FS_READ_DIR;
     const uint64_t DEVICE = FS_READ_FILE | FS_WRITE_FILE | FS_IOCTL_DEV;
     static const char *const system_dirs[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin",
-                                              "/sbin", "/etc", "/opt", "/proc", "/sys"};
+                                              "/sbin", "/etc", "/opt", "/proc", "/sys",
+                                              "/run/nvidia-persistenced"};
     static const char *const plain_devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                                 "/dev/urandom"};
     int rc = 0;
