@@ -176,6 +176,8 @@ RUN_BIN := $(RUN_DIR)/$(VARIANT)$(if $(filter-out 0,$(JUDGE)),-judge)
 RUN_DEPS := $(RUN_BIN) $(if $(filter-out 0,$(JUDGE)),$(RUN_DIR)/$(VARIANT)-runner build/judge/echo-runner)
 RUN_ARGS := $(if $(N),--n $(N)) $(if $(SEED),--seed $(SEED)) $(if $(SIZES),--sizes $(SIZES)) $(ARGS)
 SANITIZER := $(shell command -v compute-sanitizer 2>/dev/null)
+# with the judge, the kernels run in its runner, a child the sanitizer follows
+SANITIZE_FOLLOW := $(if $(filter-out 0,$(JUDGE)),--target-processes all)
 
 # A knob value that is not in the table gets its own build rule on demand.
 ifneq ($(KNOB_VALUE),)
@@ -210,10 +212,10 @@ run: stage-known $(if $(STAGE),$(RUN_DEPS))
 else
 # compute-sanitizer at small sizes: memcheck for out-of-bounds accesses, then
 # racecheck for missing barriers. Slow, so no timing. (Through srun: two jobs.)
-run: stage-known $(if $(STAGE),$(RUN_BIN))
+run: stage-known $(if $(STAGE),$(RUN_DEPS))
 	@$(if $(SANITIZER),,echo "compute-sanitizer is not installed (it comes with the full CUDA Toolkit): cannot SANITIZE"; exit 3)
-	$(GPU_RUN) $(SANITIZER) --tool memcheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
-	$(GPU_RUN) $(SANITIZER) --tool racecheck --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
+	$(GPU_RUN) $(SANITIZER) --tool memcheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
+	$(GPU_RUN) $(SANITIZER) --tool racecheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
 endif
 
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))

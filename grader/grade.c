@@ -139,10 +139,7 @@ int main(int argc, char **argv)
     if (!conf.on && !o.unconfined)
         printf("note: the runs are not confined here (%s): fine for grading your own work; official "
                "grades come from a machine that confines them (grader/README.md)\n", why_not);
-    if (o.judge && o.sanitize)
-        printf("note: with the judge (JUDGE=1), SANITIZE=1 is not run yet: the sanitizer would have to "
-               "follow the runner\n");
-    if (conf.on && o.sanitize && !o.judge)
+    if (conf.on && o.sanitize)
         printf("note: compute-sanitizer's runs (SANITIZE=1) are not confined: it starts processes of its own\n");
     if (!o.have_seed) {
         /* a fresh seed each grading run, printed, so that a grade can be repeated */

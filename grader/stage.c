@@ -40,7 +40,17 @@ static int sanitize_one(const char *tool, const target *t, const rubric *rb, uns
     argv[a++] = "99";
     argv[a++] = "--print-limit";
     argv[a++] = "20";
+    if (t->runner[0]) {
+        /* the judge runs the kernels in its runner, a child process, which
+         * the sanitizer must follow (and which it cannot reach confined) */
+        argv[a++] = "--target-processes";
+        argv[a++] = "all";
+    }
     argv[a++] = (char *)t->binary;
+    if (t->runner[0]) {
+        argv[a++] = "--runner";
+        argv[a++] = (char *)t->runner;
+    }
     argv[a++] = "--quiet";
     argv[a++] = "--seed";
     argv[a++] = seed_text;
@@ -132,7 +142,7 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     score_run(s, &r, sr, command);
     int ran_to_end = !r.timed_out && !r.signal && r.started;
     run_result_free(&r);
-    if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu && !t->runner[0]) {
+    if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {
             char finding[REASON_LEN];
