@@ -234,11 +234,12 @@ build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/lab.h
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c -lm -o $@
 
 # build/confine/confine: the wall around student code in graded runs
-# (confine/confine.h). Plain C and Linux.
+# (confine/confine.h). Plain C and Linux; position-independent, so that the
+# address its one allowed execve names is random (confine/seccomp.c).
 CONFINE_SRCS := $(wildcard confine/*.c)
 build/confine/confine: $(CONFINE_SRCS) confine/confine.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CONFINE_SRCS) -o $@
+	$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
 
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
               $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(filter-out 0,$(JUDGE)),--judge) \

@@ -119,8 +119,10 @@ int confine_seccomp(const void *exec_path, char *why, size_t len)
 #endif
     /* T+4: execveat (exec of a descriptor, a memfd among them): never.
      * T+5: execve: once, by confine itself, whose path string is at
-     * exec_at; a program cannot know that address (confine's memory is
-     * laid out at random and gone after the exec), so no other passes */
+     * exec_at; a program cannot know that address (confine is built
+     * position-independent, so its memory is laid out at random, and it is
+     * gone after the exec), so no other passes. Were it guessed, Landlock
+     * still lets only the program itself be executed again */
     f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 9, 0);
     f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 0, 4);
     f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
