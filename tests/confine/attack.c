@@ -66,6 +66,14 @@ static void *thread_body(void *arg)
     return NULL;
 }
 
+/* A thread that lives until *arg is 1 (so that it can be named meanwhile). */
+static void *waiting_body(void *arg)
+{
+    while (!__atomic_load_n((int *)arg, __ATOMIC_ACQUIRE))
+        sched_yield();
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -212,9 +220,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(a, "thread-name")) { /* the CUDA driver names its threads */
         pthread_t t;
-        int v = 0, rc = pthread_create(&t, NULL, thread_body, &v);
+        int done = 0, rc = pthread_create(&t, NULL, waiting_body, &done);
         if (rc == 0) {
             rc = pthread_setname_np(t, "confined"); /* another thread's: /proc/self/task/<tid>/comm */
+            __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
             pthread_join(t, NULL);
         }
         errno = rc;
