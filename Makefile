@@ -266,7 +266,7 @@ calibrate: build/grader/grade build/confine/confine
 # make profile-expected [EX=03] (instructors) stores the solutions' values
 # for this GPU in profile/expected.tsv. NCU=/path/to/ncu picks an ncu.
 PROFILE_REF := $(if $(filter exercise,$(VARIANT)),$(if $(wildcard solutions/$(STAGE)/kernel.cu),$(RUN_DIR)/solution))
-profile: stage-known $(if $(STAGE),$(RUN_BIN) $(PROFILE_REF))
+profile: stage-known $(if $(STAGE),$(RUN_DEPS) $(PROFILE_REF))
 	@$(if $(NCU),NCU='$(NCU)') $(GPU_RUN) tools/profile.sh $(STAGE) $(RUN_BIN) $(PROFILE_REF) -- $(RUN_ARGS)
 
 EXPECTED_STAGES := $(foreach s,$(or $(STAGE),$(STAGES)),$(if $(wildcard solutions/$(s)/kernel.cu),$(s)))
