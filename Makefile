@@ -301,9 +301,9 @@ bench: $(foreach s,$(STAGES),build/$(s)/$(BENCH_VARIANT))
 # instructors' tools (tools/release.sh says what it leaves out and why);
 # GIT=1 makes it a fresh repository with one commit.
 # make class SUBMISSIONS=dir [BACKEND=local|slurm] [OUT=dir] [EX=..] [SEED=..]
-# [SANITIZE=1] [WAIT=1] [RETRY=1]: grade every student's kernel.cu files in a
-# copy of the lab of their own; gradebook.csv and one folder per student in
-# OUT (default class-grades). See INSTRUCTORS.md.
+# [SANITIZE=1] [WAIT=1] [RETRY=1] [PER_TASK=N]: grade every student's kernel.cu
+# files in a copy of the lab of their own; gradebook.csv and one folder per
+# student in OUT (default class-grades). See INSTRUCTORS.md.
 CLASS_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),class-grades)
 .PHONY: release class
 release:
@@ -324,7 +324,8 @@ class:
 	@grader/class.sh --submissions '$(SUBMISSIONS)' --out '$(CLASS_OUT)' --backend '$(or $(BACKEND),local)' \
 	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
 	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) \
-	    $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry)
+	    $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
+	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grader/class.sh: grade a whole class (make class). Instructors only.
 #
-#   grader/class.sh --submissions DIR [--out DIR] [--backend local|slurm]
+#   grader/class.sh --submissions DIR [--out DIR] [--backend local|slurm] [--per-task N]
 #                   [--stages "03 04"] [--seed S] [--sanitize] [--unconfined] [--wait] [--retry]
 #   grader/class.sh --status --out DIR
 #
@@ -34,12 +34,14 @@
 #   local   the GPUs of this machine, one student at a time per GPU
 #           (CUDA_VISIBLE_DEVICES set per worker). GPUS="0 2" picks GPUs;
 #           default: every GPU nvidia-smi lists (none listed: one worker).
-#   slurm   one sbatch job array, one task per student, one GPU each, at most
-#           SLURM_THROTTLE (default 4) at a time, then a job that depends on
-#           it (afterany) and writes the gradebook. OUT and the lab must be on
-#           a file system the compute nodes share. Settings from the
-#           environment: SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME (one
-#           student's limit, default 01:00:00), SLURM_THROTTLE, SLURM_GRES
+#   slurm   one sbatch job array, one task per student (--per-task N: N
+#           students one after another per task, on its GPU), one GPU each,
+#           at most SLURM_THROTTLE (default 4) at a time, then a job that
+#           depends on it (afterany) and writes the gradebook. OUT and the
+#           lab must be on a file system the compute nodes share. Settings
+#           from the environment: SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME
+#           (one student's limit, default 01:00:00; a task gets N times
+#           it), SLURM_THROTTLE, SLURM_GRES
 #           (default gpu:1), SLURM_CPUS (per task, default 4), SLURM_EXTRA
 #           (more sbatch options, split on spaces). --wait follows the jobs.
 #
@@ -47,8 +49,9 @@
 # OUT/work/; CLASS_MAKE is the make that runs `make grade` (tests put a
 # stand-in there). CLASS_BUILDERS (default: one per CPU; 0: none) builds
 # students ahead while the GPUs grade, at most CLASS_AHEAD (default 8) ahead.
-# What the workers and the Slurm jobs run: --one NAME (one student), --worker
-# GPU (a local worker), --builder (a local builder), --collect (the gradebook).
+# What the workers and the Slurm jobs run: --task I --todo FILE (task I of
+# the job array: its --per-task students of the to-do list), --worker GPU (a
+# local worker), --builder (a local builder), --collect (the gradebook).
 #
 # This file reads the options and runs the steps; each job is a file of
 # grader/class/: intake.sh (the lab, the submissions, the kernels),
@@ -80,10 +83,10 @@ done
 # switch of the grader is one more word here (and in the Makefile's class).
 grade_switches="sanitize:SANITIZE unconfined:UNCONFINED"
 submissions="" out="" backend=local stages_arg="" seed_arg="" switches_on="" wait_jobs=0 retry=0
-mode=run one="" worker_gpu="" todo_file="" claims_dir=""
+mode=run task_index="" worker_gpu="" todo_file="" claims_dir="" per_task=1 per_task_given=0
 while [ $# -gt 0 ]; do
     case $1 in
-        --submissions | --out | --backend | --stages | --seed | --one | --worker | --todo | --claims)
+        --submissions | --out | --backend | --stages | --seed | --task | --worker | --todo | --claims | --per-task)
             [ $# -ge 2 ] && [ -n "$2" ] || usage "$1 needs a value"
             case $1 in
                 --submissions) submissions=$2 ;;
@@ -91,7 +94,8 @@ while [ $# -gt 0 ]; do
                 --backend) backend=$2 ;;
                 --stages) stages_arg=$2 ;;
                 --seed) seed_arg=$2 ;;
-                --one) mode=one one=$2 ;;
+                --task) mode=task task_index=$2 ;;
+                --per-task) per_task=$2 per_task_given=1 ;;
                 --worker) mode=worker worker_gpu=$2 ;;
                 --todo) todo_file=$2 ;;
                 --claims) claims_dir=$2 ;;
@@ -118,6 +122,18 @@ if [ -z "$out" ]; then
 fi
 case $backend in local | slurm) ;; *) usage "--backend is local or slurm, not '$backend'" ;; esac
 case $seed_arg in '' | *[!0-9]*) [ -z "$seed_arg" ] || usage "--seed takes a whole number" ;; esac
+# students per Slurm array task: a whole number from 1 up; the local back
+# end has no tasks to fill (its GPUs take the next student as they finish)
+case $per_task in
+    0* | '' | *[!0-9]*) usage "--per-task (PER_TASK) is how many students one Slurm array task grades: a whole number, 1 or more, not '$per_task'" ;;
+esac
+[ $mode != run ] || [ "$backend" = slurm ] || [ $per_task_given = 0 ] ||
+    usage "--per-task (PER_TASK) is for the Slurm back end (BACKEND=slurm); the local back end gives each GPU the next student as it finishes"
+task_time=${SLURM_TIME:-01:00:00}
+if [ $mode = run ] && [ "$backend" = slurm ] && [ "$per_task" -gt 1 ]; then
+    task_time=$(slurm_time_times "$task_time" "$per_task") ||
+        usage "SLURM_TIME is one student's time limit in a form Slurm takes (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S), not '${SLURM_TIME:-}'"
+fi
 
 # make grade runs in copies of the lab: nothing of a make that called us
 # (jobserver, command-line variables) and no git repository around OUT.
@@ -160,8 +176,8 @@ case $mode in
         collect
         exit 0
         ;;
-    one)
-        grade_one "$one"
+    task)
+        array_task "$task_index"
         exit 0
         ;;
     worker)

@@ -1,7 +1,8 @@
 # grader/class/grading.sh: class grading (grader/class.sh), grading one
 # student: make grade in a copy of the class's lab with the student's
 # kernel.cu files, and the row made from its grade.json. Sourced by
-# grader/class.sh; uses its out and make_cmd.
+# grader/class.sh; uses its out and make_cmd, and a Slurm array task's
+# task_lab where it has one.
 
 # ============================================================== grading
 # grade.json into "key<TAB>value" lines: score, max, seed, and
@@ -14,7 +15,8 @@ grade_one() {
     prepare_one "$1" && grade_prepared "$1"
 }
 
-# prepare_one NAME [ahead]: a fresh copy of OUT/lab in OUT/work/NAME with the
+# prepare_one NAME [ahead]: a fresh copy of OUT/lab (or of the array task's
+# lab, built once for its students) in OUT/work/NAME with the
 # student's kernel.cu files put in; with "ahead", their stages built there
 # too (on the CPU, while the GPUs grade others: make grade then only links
 # them). Fails, with the student's row written, when the lab cannot be copied.
@@ -22,7 +24,7 @@ prepare_one() {
     local name=$1 dir=$out/students/$1 work=$out/work/$1 s stages targets=()
     stages=$(conf_get stages)
     rm -rf "$work" "$dir/grade.json" "$dir/results.json" "$dir/points.tsv"
-    if ! cp -a "$out/lab" "$work" 2>"$dir/grade.log"; then
+    if ! cp -a "${task_lab:-$out/lab}" "$work" 2>"$dir/grade.log"; then
         write_row "$name" "grader error" "cannot copy the lab to $work: $(head -n 1 "$dir/grade.log")"
         return 1
     fi

@@ -1,8 +1,9 @@
 # grader/class/schedule.sh: class grading (grader/class.sh), who grades whom:
 # the local back end (builders preparing students ahead on the CPUs, one
-# worker per GPU taking the next student that is ready) and the Slurm back end (a job array, one task
-# per student, and a job that writes the gradebook). Sourced by
-# grader/class.sh; uses its out, script, todo_file and wait_jobs.
+# worker per GPU taking the next student that is ready) and the Slurm back
+# end (a job array, one task per PER_TASK students, and a job that writes
+# the gradebook). Sourced by grader/class.sh; uses its out, script,
+# todo_file, wait_jobs, per_task and task_time.
 
 # ============================================================ back ends
 # The local back end's claims (OUT/work/claims.PID): grade/NAME, made by the
@@ -95,7 +96,7 @@ run_local() {
 }
 
 run_slurm() {
-    local todo=$1 n array collector opts=() stamp
+    local todo=$1 n tasks array collector opts=() stamp
     command -v sbatch >/dev/null || die "sbatch is not here: run make class BACKEND=slurm on a Slurm login node"
     n=$(wc -l <"$todo")
     stamp=$(date +%Y%m%d-%H%M%S)
@@ -105,14 +106,15 @@ run_slurm() {
     [ -n "${SLURM_ACCOUNT:-}" ] && opts+=(--account="$SLURM_ACCOUNT")
     # shellcheck disable=SC2206 # SLURM_EXTRA is a list of options
     [ -n "${SLURM_EXTRA:-}" ] && opts+=($SLURM_EXTRA)
+    tasks=$(((n + per_task - 1) / per_task))
     array=$(sbatch --parsable --job-name=lab-grade "${opts[@]}" \
-        --array="0-$((n - 1))%${SLURM_THROTTLE:-4}" --gres="${SLURM_GRES:-gpu:1}" \
-        --ntasks=1 --cpus-per-task="${SLURM_CPUS:-4}" --time="${SLURM_TIME:-01:00:00}" \
+        --array="0-$((tasks - 1))%${SLURM_THROTTLE:-4}" --gres="${SLURM_GRES:-gpu:1}" \
+        --ntasks=1 --cpus-per-task="${SLURM_CPUS:-4}" --time="$task_time" \
         --output="$out/logs/grade-%A_%a.log" <<EOF
 #!/bin/bash
-# one student of the class: line SLURM_ARRAY_TASK_ID + 1 of the to-do list
-name=\$(sed -n "\$((SLURM_ARRAY_TASK_ID + 1))p" '$todo')
-exec '$out/bin/class.sh' --one "\$name" --out '$out'
+# $per_task student(s) of the class, one after another: task K grades lines
+# K*$per_task+1 to K*$per_task+$per_task of the to-do list
+exec '$out/bin/class.sh' --task "\$SLURM_ARRAY_TASK_ID" --per-task $per_task --todo '$todo' --out '$out'
 EOF
     ) || die "sbatch refused the array job (see its message above)"
     array=${array%%;*}
@@ -124,7 +126,7 @@ exec '$out/bin/class.sh' --collect --out '$out'
 EOF
     ) || die "sbatch refused the gradebook job (the array $array is queued: scancel $array)"
     collector=${collector%%;*}
-    say "submitted job array $array ($n student$([ "$n" = 1 ] || echo s), at most ${SLURM_THROTTLE:-4} at a time) and job $collector, which writes $out/gradebook.csv when the array has ended"
+    say "submitted job array $array ($n student$([ "$n" = 1 ] || echo s), $tasks task$([ "$tasks" = 1 ] || echo s) of at most $per_task, at most ${SLURM_THROTTLE:-4} at a time) and job $collector, which writes $out/gradebook.csv when the array has ended"
     say "follow: squeue -j $array,$collector; logs in $out/logs/; progress: $script --status --out $out"
     [ $wait_jobs = 1 ] || return 0
     # until squeue knows neither job; a failed squeue (a busy controller)
@@ -144,13 +146,85 @@ EOF
     cat "$out/logs/gradebook-$collector.log" 2>/dev/null
 }
 
-# N of M done, and who is being graded now (Slurm: the running tasks).
+# N of M done, and who is being graded now (Slurm: in each running task,
+# the first of its students without a row since the to-do list was made).
 status_line() {
     local array=${1:-} todo=${2:-} running=""
     if [ -n "$array" ]; then
         running=$(squeue -h -j "$array" -t R -o %K 2>/dev/null | while read -r i; do
-            sed -n "$((i + 1))p" "$todo"
+            task_students "$i" "$todo" | while read -r name; do
+                [ "$out/students/$name/row.csv" -nt "$todo" ] || { echo "$name"; break; }
+            done
         done | tr '\n' ' ')
     fi
     echo "$(done_count) of $(students | wc -l) done${running:+; grading now: ${running% }}"
+}
+
+# ======================================================= Slurm array tasks
+# task_students I TODO: the students of array task I, lines I*N+1 to I*N+N
+# of the to-do list (N = per_task).
+task_students() {
+    sed -n "$(($1 * per_task + 1)),$((($1 + 1) * per_task))p" "$2"
+}
+
+# One task of the Slurm job array, on its GPU: grades its students one after
+# another, each in a fresh copy of the lab, each row written when that
+# student is done. A student whose row is newer than the to-do list was
+# graded by this task before Slurm started it again (a requeue), and is
+# skipped. With more than one student, the lab is built once for this
+# node's GPU and each student's copy rebuilds only their kernels.
+array_task() {
+    local index=$1 names name task_lab=""
+    case $index in '' | *[!0-9]*) die "--task takes the array task's index, not '$index'" ;; esac
+    [ -f "$todo_file" ] || die "--task needs --todo FILE, the to-do list of the array"
+    names=$(task_students "$index" "$todo_file" | tr '\n' ' ')
+    [ -n "$names" ] || die "array task $index has no students: $todo_file lists $(wc -l <"$todo_file")"
+    say "array task $index on $(hostname): ${names% }"
+    if [ "$per_task" -gt 1 ] && [ -z "${CLASS_MAKE:-}" ] && command -v nvcc >/dev/null &&
+        nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        task_lab=$out/work/lab.${SLURM_JOB_ID:-$$}
+        rm -rf "$task_lab"
+        if cp -a "$out/lab" "$task_lab" && make -C "$task_lab" -s -j"$(nproc)" all >"$task_lab.log" 2>&1; then
+            say "built the lab once in $task_lab for this task's students"
+        else
+            say "class: the lab's build for this task failed (see $task_lab.log); each student's copy builds from scratch"
+            rm -rf "$task_lab"
+            task_lab=""
+        fi
+    fi
+    for name in $names; do
+        if [ "$out/students/$name/row.csv" -nt "$todo_file" ]; then
+            say "$name: graded already by this task before it was started again"
+            continue
+        fi
+        say "grading $name"
+        grade_one "$name"
+    done
+    [ -z "$task_lab" ] || rm -rf "$task_lab" "$task_lab.log"
+}
+
+# slurm_time_times TIME N: Slurm's time limit TIME (M, M:S, H:M:S, D-H,
+# D-H:M or D-H:M:S, or UNLIMITED) N times over, as D-HH:MM:SS; fails on
+# any other form.
+slurm_time_times() {
+    local t=$1 n=$2 d=0 h=0 m=0 s=0 total
+    case $t in
+        UNLIMITED | INFINITE | unlimited | infinite) echo "$t"; return 0 ;;
+    esac
+    if [[ $t =~ ^([0-9]+)-([0-9]+)(:([0-9]+))?(:([0-9]+))?$ ]]; then
+        d=${BASH_REMATCH[1]} h=${BASH_REMATCH[2]} m=${BASH_REMATCH[4]:-0} s=${BASH_REMATCH[6]:-0}
+    elif [[ $t =~ ^([0-9]+)(:([0-9]+))?(:([0-9]+))?$ ]]; then
+        if [ -n "${BASH_REMATCH[5]}" ]; then
+            h=${BASH_REMATCH[1]} m=${BASH_REMATCH[3]} s=${BASH_REMATCH[5]}
+        else
+            m=${BASH_REMATCH[1]} s=${BASH_REMATCH[3]:-0}
+        fi
+    else
+        return 1
+    fi
+    # 10#: "08" is a number of minutes, not a bad octal one
+    total=$(((((10#$d * 24 + 10#$h) * 60 + 10#$m) * 60 + 10#$s) * n))
+    # 0 is Slurm's "no limit", which N times over stays
+    [ "$total" -gt 0 ] || { echo 0; return 0; }
+    printf '%d-%02d:%02d:%02d\n' $((total / 86400)) $((total % 86400 / 3600)) $((total % 3600 / 60)) $((total % 60))
 }

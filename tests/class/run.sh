@@ -8,11 +8,13 @@
 # of fixture submissions (folders, tarballs, a zip, a broken tarball, unsafe
 # archives, no kernel at all) graded by a stand-in for make grade
 # (tests/class/fake-make), so that the gradebook's points can be checked
-# without a GPU; resuming, retrying, two workers, and a class stopped
-# midway. Then the real make grade: without a GPU every row says "no GPU".
-# Last, the Slurm back end on a single-node test cluster
-# (tests/slurm/cluster.sh; needs root and Slurm, skipped with a reason
-# otherwise; installs Slurm with apt-get only when LAB_TEST_INSTALL=1).
+# without a GPU; resuming, retrying, two workers, a class stopped midway,
+# and one Slurm array task of several students run by hand (killed midway,
+# started again). Then the real make grade: without a GPU every row says "no
+# GPU". Last, the Slurm back end on a single-node test cluster, one student
+# per task and PER_TASK=2 (tests/slurm/cluster.sh; needs root and Slurm,
+# skipped with a reason otherwise; installs Slurm with apt-get only when
+# LAB_TEST_INSTALL=1).
 #
 # Prints "ok", "FAIL" and "skip" lines; ends with "N passed, N failed[, N
 # skipped]". Run from anywhere; make check runs it after building the lab.
@@ -211,6 +213,22 @@ out=$(make --no-print-directory class 2>&1); st=$?
 check "make class without SUBMISSIONS: exit 2 and what to give" "$([ $st = 2 ] && grep -q "SUBMISSIONS=dir" <<<"$out"; ok)" "$out"
 out=$(grader/class.sh --submissions "$subs" --backend cloud 2>&1); st=$?
 check "an unknown back end: exit 2" "$([ $st = 2 ] && grep -q "local or slurm" <<<"$out"; ok)" "$out"
+out=$(make --no-print-directory class SUBMISSIONS="$subs" OUT="$tmp/out-pt" BACKEND=slurm PER_TASK=0 2>&1
+    grader/class.sh --submissions "$subs" --out "$tmp/out-pt" --backend slurm --per-task x 2>&1; echo "exit $?")
+check "PER_TASK=0 and --per-task x: refused (exit 2) with what it takes, before anything is written" \
+    "$(grep -q "a whole number, 1 or more, not '0'" <<<"$out" && grep -q "a whole number, 1 or more, not 'x'" <<<"$out" &&
+       grep -q '^exit 2$' <<<"$out" && [ ! -e "$tmp/out-pt" ]; ok)" "$out"
+out=$(grader/class.sh --submissions "$subs" --out "$tmp/out-pt" --per-task 2 2>&1); st=$?
+check "--per-task on the local back end: exit 2, it is for Slurm" \
+    "$([ $st = 2 ] && grep -q "for the Slurm back end" <<<"$out" && [ ! -e "$tmp/out-pt" ]; ok)" "exit $st; $out"
+out=$(SLURM_TIME=soon grader/class.sh --submissions "$subs" --out "$tmp/out-pt" --backend slurm --per-task 2 2>&1); st=$?
+check "--per-task 2 with a SLURM_TIME Slurm would not take: exit 2 and the forms it takes" \
+    "$([ $st = 2 ] && grep -q "not 'soon'" <<<"$out" && [ ! -e "$tmp/out-pt" ]; ok)" "exit $st; $out"
+# a task of N students gets N times one student's SLURM_TIME, in each form Slurm takes
+out=$(. grader/class/schedule.sh; for t in 5 7:30 1:30:00 1-12 2-3:04 08:09:10 UNLIMITED 0 1:2:3:4 1h; do
+    echo "$t $(slurm_time_times "$t" 3 || echo refused)"; done)
+check "SLURM_TIME times the students of a task: minutes, M:S, H:M:S, D-H, D-H:M, a leading 0; no limit (0, UNLIMITED) kept; 1:2:3:4 and 1h refused" \
+    "$([ "$(tr '\n' ' ' <<<"$out")" = "5 0-00:15:00 7:30 0-00:22:30 1:30:00 0-04:30:00 1-12 4-12:00:00 2-3:04 6-09:12:00 08:09:10 1-00:27:30 UNLIMITED UNLIMITED 0 0 1:2:3:4 refused 1h refused " ]; ok)" "$out"
 
 o1=$tmp/out1
 log1=$tmp/fake1.log
@@ -393,6 +411,32 @@ check "the re-run grades the rest and the gradebook is whole" \
     "$([ "$(cut -d' ' -f1 "$log4")" = bob ] && [ "$(grep -c ',graded,' "$o4/gradebook.csv")" = 2 ]; ok)" \
     "$(cat "$log4" "$tmp/o4.out")"
 
+# one Slurm array task of two students (run here by hand, as the job
+# script runs it): killed while grading the second, it has written the
+# first's row only; started again (a requeue), it skips the first
+o11=$tmp/out11 log11=$tmp/fake11.log
+CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$o11" --stages "$class_stages" >/dev/null 2>&1
+rm -f "$o11"/students/*/row.csv
+printf 'alice\nbob\n' >"$o11/logs/todo-task.txt"
+touch -d '1 minute ago' "$o11/logs/todo-task.txt"
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log11 FAKE_GRADE_SLEEP=1 setsid grader/class.sh --task 0 --per-task 2 \
+    --todo "$o11/logs/todo-task.txt" --out "$o11" >"$tmp/task.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q '^grading bob' "$tmp/task.out" && break; sleep 0.1; done
+kill -KILL -- -"$pid"
+wait "$pid" 2>/dev/null
+check "an array task killed while grading its second student: the first's row written, the second's not" \
+    "$([ -f "$o11/students/alice/row.csv" ] && [ ! -f "$o11/students/bob/row.csv" ] &&
+       grep -q '^array task 0 on .*: alice bob$' "$tmp/task.out"; ok)" "$(cat "$tmp/task.out")"
+: >"$log11"
+out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log11 grader/class.sh --task 0 --per-task 2 --todo "$o11/logs/todo-task.txt" \
+    --out "$o11" 2>&1)
+check "the same task started again grades the second only, saying the first was graded already" \
+    "$([ "$(cut -d' ' -f1 "$log11")" = bob ] && grep -q '^alice: graded already' <<<"$out" &&
+       [ -f "$o11/students/bob/row.csv" ]; ok)" "$out; $(cat "$log11")"
+out=$(grader/class.sh --task 1 --per-task 2 --todo "$o11/logs/todo-task.txt" --out "$o11" 2>&1); st=$?
+check "a task beyond the to-do list: exit 1, saying so" "$([ $st = 1 ] && grep -q "array task 1 has no students" <<<"$out"; ok)" "exit $st; $out"
+
 # notes: a short phrase per stage that lost points; the stages not
 # submitted named once
 sub7=$tmp/sub7 o7=$tmp/out7
@@ -479,6 +523,41 @@ else
                grep -q '^CUDA_VISIBLE_DEVICES=[0-9]' "$o6/students/alice/grade.log" &&
                grep -q '^CUDA_VISIBLE_DEVICES=[0-9]' "$o6/students/bob/grade.log"; ok)" \
             "$(ls "$o6/logs"; head -n 3 "$o6"/students/*/grade.log)"
+
+        # PER_TASK=2: 5 students in 3 tasks, each grading its students one
+        # after another (the stand-in grader: it logs who it graded)
+        sub4=$tmp/sub4 o10=$tmp/out10 log10=$tmp/fake10.log
+        mkdir -p "$sub4"
+        for n in p1 p2 p3 p4 p5; do cp -r "$subs/alice" "$sub4/$n"; done
+        t0=$SECONDS
+        out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log10 SLURM_PARTITION=lab SLURM_THROTTLE=2 SLURM_CPUS=1 SLURM_TIME=5 \
+            timeout 300 make --no-print-directory class BACKEND=slurm WAIT=1 PER_TASK=2 SUBMISSIONS="$sub4" OUT="$o10" \
+            EX="$class_stages" 2>&1); st=$?
+        array=$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' <<<"$out")
+        check "PER_TASK=2, 5 students: one array of 3 tasks, waited for, 5 rows graded ($((SECONDS - t0)) s)" \
+            "$([ $st = 0 ] && grep -q "(5 students, 3 tasks of at most 2," <<<"$out" && grep -q "5 of 5 done" <<<"$out" &&
+               [ "$(grep -c ',graded,' "$o10/gradebook.csv")" = 5 ] && [ "$(sort "$log10" | cut -d' ' -f1 | tr '\n' ' ')" = "p1 p2 p3 p4 p5 " ]; ok)" \
+            "exit $st; $out; $(cat "$log10" "$o10/gradebook.csv" 2>&1)"
+        named=$(for i in 0 1 2 3; do
+            f=$o10/logs/grade-${array}_$i.log
+            [ -f "$f" ] && echo "$i: $(sed -n 's/^array task [0-9]* on [^:]*: //p' "$f") | $(sed -n 's/^grading //p' "$f" | tr '\n' ' ')"
+        done)
+        check "each task's log names its students and grades them in turn: p1 p2, p3 p4, p5; no fourth task" \
+            "$([ "$named" = "$(printf '0: p1 p2 | p1 p2 \n1: p3 p4 | p3 p4 \n2: p5 | p5 ')" ]; ok)" \
+            "$named; $(cat "$o10"/logs/grade-*.log)"
+        # a re-run after deleting one student's folder grades that one alone
+        rm -rf "$o10/students/p3"
+        : >"$log10"
+        out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log10 SLURM_PARTITION=lab SLURM_THROTTLE=2 SLURM_CPUS=1 SLURM_TIME=5 \
+            timeout 300 make --no-print-directory class BACKEND=slurm WAIT=1 PER_TASK=2 SUBMISSIONS="$sub4" OUT="$o10" 2>&1); st=$?
+        check "the re-run grades p3 alone, in one task, and the gradebook has its 5 rows again" \
+            "$([ $st = 0 ] && grep -q "4 graded before, 0 refused now, 1 to grade" <<<"$out" &&
+               grep -q "(1 student, 1 task of at most 2," <<<"$out" && [ "$(cut -d' ' -f1 "$log10")" = p3 ] &&
+               [ "$(grep -c ',graded,' "$o10/gradebook.csv")" = 5 ]; ok)" "exit $st; $out; $(cat "$log10")"
+        array=$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' <<<"$out")
+        limit=$(scontrol show job "$array" 2>&1 | grep -o 'TimeLimit=[^ ]*' | sort -u)
+        check "a task of 2 students gets twice one student's SLURM_TIME (5 minutes): $limit" \
+            "$([ "$limit" = TimeLimit=00:10:00 ]; ok)" "$(scontrol show job "$array" 2>&1)"
     fi
     SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
     cluster_up=""
