@@ -10,7 +10,11 @@
 #               or a measured number that no record in measurements/ holds
 #               (tools/check-numbers.sh)
 #   docs-test   tests of the checker (tests/docs/) and of the plot pipeline
-#   plots       results/<stage>.json -> handouts/plots/<stage>.svg
+#   plots       results/<stage>.json -> handouts/plots/<stage>.svg, and one ladder per
+#               family of stages.tsv that has a record there: every stage's kernel beside
+#               the library references (tools/ladder-references.tsv), from the same
+#               records -> handouts/plots/ladder_<family>.svg. The committed plots come
+#               from the bench run in measurements/: make plots PLOTS_RESULTS=measurements/<run>
 #   docs-clean  remove what the targets above built under build/
 #
 # Tools, each optional with a one-line message when absent:
@@ -96,13 +100,17 @@ docs-test:
 
 plots_records := $(wildcard $(PLOTS_RESULTS)/*.json)
 plots_svg     := $(patsubst $(PLOTS_RESULTS)/%.json,$(PLOTS_DIR)/%.svg,$(plots_records))
+# "stage:family" for each stage of stages.tsv; a family gets a ladder when one of its stages has a record
+plots_stage_family := $(shell awk -F'\t' '$$1 ~ /^[0-9]/ { print $$1 ":" $$2 }' stages.tsv)
+plots_families := $(sort $(foreach sf,$(plots_stage_family),$(if $(wildcard $(PLOTS_RESULTS)/$(firstword $(subst :, ,$(sf))).json),$(lastword $(subst :, ,$(sf))))))
+plots_ladders  := $(patsubst %,$(PLOTS_DIR)/ladder_%.svg,$(plots_families))
 
 ifeq ($(call docs_have,$(GNUPLOT)),)
 plots:
 	@echo "plots: gnuplot is missing; install it (Debian/Ubuntu: apt-get install gnuplot-nox) to draw $(PLOTS_DIR)/"
 else
-plots: $(plots_svg)
-	@$(if $(plots_records),echo "plots: $(words $(plots_svg)) plot(s) in $(PLOTS_DIR)/",echo "plots: no records in $(PLOTS_RESULTS)/; run an exercise first (make run EX=NN)")
+plots: $(plots_svg) $(plots_ladders)
+	@$(if $(plots_records),echo "plots: $(words $(plots_svg)) plot(s) and $(words $(plots_ladders)) ladder(s) in $(PLOTS_DIR)/",echo "plots: no records in $(PLOTS_RESULTS)/; run an exercise first (make run EX=NN)")
 endif
 
 $(PLOTS_DATA)/%.dat: $(PLOTS_RESULTS)/%.json tools/records2dat.sh
@@ -112,6 +120,15 @@ $(PLOTS_DATA)/%.dat: $(PLOTS_RESULTS)/%.json tools/records2dat.sh
 $(PLOTS_DIR)/%.svg: $(PLOTS_DATA)/%.dat tools/stage-plot.gp
 	@mkdir -p $(@D)
 	$(GNUPLOT) -c tools/stage-plot.gp $< $@
+
+# a ladder reads every record of its family, so it depends on all the records
+$(PLOTS_DATA)/ladder_%.dat: $(plots_records) stages.tsv tools/ladder-references.tsv tools/records2ladder.sh tools/records2dat.sh
+	@mkdir -p $(@D)
+	tools/records2ladder.sh $* $(PLOTS_RESULTS) > $@.tmp && mv $@.tmp $@
+
+$(PLOTS_DIR)/ladder_%.svg: $(PLOTS_DATA)/ladder_%.dat tools/ladder-plot.gp
+	@mkdir -p $(@D)
+	$(GNUPLOT) -c tools/ladder-plot.gp $< $@
 
 docs-clean:
 	rm -rf $(DOCS_OUT) $(PLOTS_DATA) build/docs-test

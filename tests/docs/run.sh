@@ -10,8 +10,11 @@
 #     (tools/check-numbers.sh), and numbers planted wrong must be caught;
 #   - tools/records2dat.sh must turn tests/fixtures/records/*.json into
 #     tests/fixtures/records/expected/*.dat exactly;
-#   - `make -f docs.mk plots` must draw one SVG per fixture record (skipped,
-#     and said so, when gnuplot is missing).
+#   - tools/records2ladder.sh must turn them into
+#     tests/fixtures/records/expected/ladder_<family>.dat exactly, leave out a
+#     stage whose record is missing, and refuse bad input with its own status;
+#   - `make -f docs.mk plots` must draw one SVG per fixture record and one
+#     ladder per family (skipped, and said so, when gnuplot is missing).
 # A doc set with an html/ directory is also checked with --html html.
 # Ends with the line "N passed, N failed" and fails if any test failed.
 set -u
@@ -84,12 +87,48 @@ for record in tests/fixtures/records/*.json; do
     else fail "records2dat $record matches $expected" "$output"; fi
 done
 
+# the ladders: each family's bars from the fixture records, as expected
+for expected in tests/fixtures/records/expected/ladder_*.dat; do
+    family=$(basename "$expected" .dat); family=${family#ladder_}
+    if ! tools/records2ladder.sh "$family" tests/fixtures/records > "$out_dir/ladder_$family.dat" 2> "$out_dir/ladder_$family.err"; then
+        fail "records2ladder $family" "$(cat "$out_dir/ladder_$family.err")"
+    elif output=$(diff "$expected" "$out_dir/ladder_$family.dat"); then pass "records2ladder $family"
+    else fail "records2ladder $family matches $expected" "$output"; fi
+done
+# a stage without a record is left out, and the other bars do not change
+ld=$out_dir/ladder-records
+rm -rf "$ld" && mkdir -p "$ld"
+cp tests/fixtures/records/*.json "$ld"/ && rm "$ld/03_tiled.json"
+grep -v '^03_tiled' tests/fixtures/records/expected/ladder_matmul.dat > "$ld/expected"
+if output=$(tools/records2ladder.sh matmul "$ld" 2>&1 | diff "$ld/expected" -); then
+    pass "records2ladder leaves out a stage without a record"
+else fail "records2ladder leaves out a stage without a record" "$output"; fi
+# bad input: each refused with its own status and a message that names the problem
+cp tests/fixtures/records/03_tiled.json "$ld/01_naive.json"
+sed 's/NVIDIA H200/NVIDIA H100/; s/04_transpose/05_bank_conflicts/' tests/fixtures/records/04_transpose.json > "$ld/05_bank_conflicts.json"
+for case in "2:no stage of family 'sorting':sorting tests/fixtures/records" \
+            "3:no record of family 'reduce':reduce $out_dir" \
+            "4:holds the record of stage 03_tiled, not of 01_naive:matmul $ld" \
+            "4:a ladder compares the records of one GPU:transpose $ld"; do
+    want=${case%%:*} rest=${case#*:}
+    text=${rest%%:*} args=${rest#*:}
+    output=$(tools/records2ladder.sh $args 2>&1 >/dev/null); status=$?
+    if [ "$status" = "$want" ] && grep -qF -- "$text" <<<"$output"; then
+        pass "records2ladder $args: status $want"
+    else fail "records2ladder $args: status $status, expected $want and \"$text\"" "$output"; fi
+done
+
 if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
     rm -rf "$out_dir/plots" "$out_dir/data"
     if output=$($MAKE --no-print-directory -f docs.mk plots PLOTS_RESULTS=tests/fixtures/records \
                  PLOTS_DIR="$out_dir/plots" PLOTS_DATA="$out_dir/data" 2>&1); then
         for record in tests/fixtures/records/*.json; do
             svg=$out_dir/plots/$(basename "$record" .json).svg
+            if [ -s "$svg" ] && grep -q '<svg' "$svg"; then pass "plots draws $svg"
+            else fail "plots draws $svg" "$output"; fi
+        done
+        for family in matmul transpose reduce; do
+            svg=$out_dir/plots/ladder_$family.svg
             if [ -s "$svg" ] && grep -q '<svg' "$svg"; then pass "plots draws $svg"
             else fail "plots draws $svg" "$output"; fi
         done
