@@ -143,6 +143,9 @@ EOF
         last=$now
         sleep 2
     done
+    # the last word, however quickly the jobs ended
+    now=$(status_line "$array" "$todo")
+    [ "$now" = "$last" ] || say "$now"
     cat "$out/logs/gradebook-$collector.log" 2>/dev/null
 }
 
