@@ -30,6 +30,30 @@ target=$(pwd)/$out/escaped-from-a-runner
 rm -f "$target"
 results=$(LAB_FAKE_RUNNER_TARGET=$target "$out/check" "$(pwd)/$out/fake-runner" $confine 2>&1)
 echo "$results"
+# the judge never runs student code: no function of a stage's kernel.cu is
+# in its judge (the contract function there is the stand-in that asks the
+# runner), and every one is in its runner
+for judge in build/*/exercise-judge build/*/solution-judge; do
+    [ -x "$judge" ] || continue
+    obj=${judge%-judge}.o runner=${judge%-judge}-runner
+    [ -f "$obj" ] && [ -x "$runner" ] || continue
+    # kernel.cu's global functions (its static ones have names any object may reuse)
+    mine=$(nm --defined-only "$obj" 2>/dev/null | awk '$2 ~ /^[TW]$/ { print $3 }' | sort -u)
+    inside=$(nm --defined-only "$judge" 2>/dev/null | awk '{ print $3 }' | sort -u)
+    in_runner=$(nm --defined-only "$runner" 2>/dev/null | awk '{ print $3 }' | sort -u)
+    family=$(awk -F'\t' -v s="$(basename "$(dirname "$judge")")" '$1 == s { print $2 }' stages.tsv)
+    leaked=$(comm -12 <(echo "$mine") <(echo "$inside") | grep -v "^_Z${#family}${family}" | head -n 3)
+    missing=$(comm -23 <(echo "$mine") <(echo "$in_runner") | head -n 3)
+    if [ -n "$mine" ] && [ -z "$leaked" ] && [ -z "$missing" ]; then
+        results="$results
+ok    remote: $judge holds none of kernel.cu's functions; its runner holds them all"
+    else
+        results="$results
+FAIL  remote: $judge holds none of kernel.cu's functions; its runner holds them all
+      in the judge: ${leaked:-none}; not in the runner: ${missing:-none}"
+    fi
+done
+echo "$results" | grep -A1 -E '^(ok|FAIL)  +remote: build/' | grep -v '^--' || true
 passed=$(grep -c '^ok ' <<<"$results")
 failed=$(grep -c '^FAIL ' <<<"$results")
 echo
