@@ -365,6 +365,47 @@ check "grader: --src: a stage not submitted scores 0 and says so" \
 check "grader: --src builds in build/grade-src with this lab's harness" \
     "$([ "$(readlink build/grade-src/common)" = "$PWD/common" ] && [ -f "build/grade-src/exercises/$broken/kernel.cu" ]; echo $?)"
 
+echo "== grader: a student's kernel.cu reaching out of its run in a class (tests/grader/attacks/class_escape)"
+# The attack's constructor runs before the driver's main, so it is tried here
+# without a GPU: in a class's layout (OUT/work/NAME, the gradebook and the
+# other students two folders up), once unconfined, where it must reach the
+# gradebook (or the test proves nothing), then as make grade runs it.
+esc=$out/escape
+if [ $have_nvcc = 1 ] && [ -f build/common/matmul_main.o ] && build/confine/confine --probe >/dev/null 2>&1; then
+    rm -rf "$esc"; mkdir -p "$esc/class/work/mallory" "$esc/class/students/alice"
+    objs=$(ls build/common/{matmul_main,args,stats,compare,json,hints,gpu,timing}.o 2>/dev/null)
+    if $NVCC -std=c++17 -Icommon -c tests/grader/attacks/class_escape/kernel.cu -o "$esc/kernel.o" 2>"$esc/cc.log" &&
+       $CC -O2 -D_GNU_SOURCE -DLAB_STAGE_NAME='"01_naive"' -DLAB_VARIANT_NAME='"exercise"' -DLAB_KNOB_TEXT='""' \
+           -c common/build_info.c -o "$esc/info.o" 2>>"$esc/cc.log" &&
+       $NVCC "$esc/kernel.o" "$esc/info.o" $objs -o "$esc/class/work/mallory/exercise" -lcublas 2>>"$esc/cc.log"; then
+        reset_class() {
+            printf 'student,total\nalice,20\n' >"$esc/class/gradebook.csv"
+            printf 'alice,20\n' >"$esc/class/students/alice/row.csv"
+            rm -f "$esc/class/planted-by-a-student"
+        }
+        reset_class
+        (cd "$esc/class/work/mallory" && ./exercise >/dev/null 2>&1)
+        grep -q mallory "$esc/class/gradebook.csv" && [ -e "$esc/class/planted-by-a-student" ]
+        reached=$?
+        reset_class
+        before=$(cat "$esc/class/gradebook.csv" "$esc/class/students/alice/row.csv" | md5sum)
+        confine_bin=$(pwd)/build/confine/confine
+        (cd "$esc/class/work/mallory" && "$confine_bin" --read . -- ./exercise >/dev/null 2>&1)
+        after=$(cat "$esc/class/gradebook.csv" "$esc/class/students/alice/row.csv" | md5sum)
+        if [ $reached != 0 ]; then
+            skip "class escape: the attack does not reach the gradebook here even unconfined"
+        else
+            check "class escape: confined, the gradebook, another student's row and the class folder stay as they were" \
+                "$([ "$before" = "$after" ] && [ ! -e "$esc/class/planted-by-a-student" ]; echo $?)" \
+                "$(cat "$esc/class/gradebook.csv" "$esc/class/students/alice/row.csv"; ls "$esc/class")"
+        fi
+    else
+        fail "class escape: the attack builds with the lab's driver" "$(cat "$esc/cc.log")"
+    fi
+else
+    skip "class escape: needs nvcc, a built lab (build/common) and a machine that confines"
+fi
+
 echo "== grader: could not run"
 # a class run asks for confinement: where it is impossible, exit 5 and one line
 nolab=$out/no-confine-lab
