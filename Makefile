@@ -154,7 +154,7 @@ BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise $(if $(wildcard solutions/
 JUDGE_BINARIES := build/judge/echo-runner $(foreach b,$(BINARIES),$(b)-judge $(b)-runner)
 
 .DEFAULT_GOAL := all
-all: $(BINARIES) $(JUDGE_BINARIES)
+all: $(BINARIES) $(JUDGE_BINARIES) build/confine/cuda-probe
 	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU found here))$(if $(RELEASE), (a student release: exercises only))"
 
 build/common:
@@ -241,6 +241,12 @@ build/confine/confine: $(CONFINE_SRCS) confine/confine.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
 
+# build/confine/cuda-probe: the GPU at work inside the confinement, which the
+# grader checks once before it grades (grader/confinement.c)
+build/confine/cuda-probe: confine/cuda_probe.cu build/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
+
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
               $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(filter-out 0,$(JUDGE)),--judge) \
               $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),--require-confinement) \
@@ -253,9 +259,9 @@ GRADE_HINTS := $(if $(GRADE_SRC),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(f
 GRADE_STAGES := $(if $(EX),$(foreach e,$(EX),$(firstword $(filter $(e)%,$(STAGES)))),$(STAGES))
 GRADE_PREBUILD := $(if $(GRADE_SRC),,$(foreach s,$(GRADE_STAGES),build/$(s)/exercise \
                   $(if $(filter-out 0,$(JUDGE)),build/$(s)/exercise-judge build/$(s)/exercise-runner)))
-grade: build/grader/grade build/confine/confine
+grade: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
-calibrate: build/grader/grade build/confine/confine
+calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
 	@NVCC="$(NVCC)" build/grader/grade --calibrate $(EX)
 

@@ -3,7 +3,10 @@
  * (confine/confine.h), and the command line that puts them there.
  *
  * Decided once per grading run: build/confine/confine --probe sets every
- * layer up in a throw-away process and says whether it worked. Where it did
+ * layer up in a throw-away process and says whether it worked; then, where
+ * there is a GPU, build/confine/cuda-probe runs confined (a context, an
+ * allocation, a kernel), so that a GPU driver needing what the confinement
+ * forbids is found once, here, and not as every stage failing. Where it did
  * not (no user namespaces, no Landlock, a container that forbids them), make
  * grade says so in one line and grades unconfined: a student grading their
  * own work loses nothing. A class run asks for confinement
@@ -19,7 +22,25 @@
 #include <string.h>
 #include <unistd.h>
 
-void confinement_setup(confinement *c, const char *lab, int unconfined)
+/* Run the CUDA probe (confined when confine is not NULL): 1 when it says the
+ * GPU works; its line in line. */
+static int cuda_works(const char *probe, const char *confine, char *line, size_t len)
+{
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%s", probe);
+    char *argv_confined[] = {(char *)confine, "--read", dirname(folder), "--", (char *)probe, NULL};
+    char *argv_plain[] = {(char *)probe, NULL};
+    run_result r;
+    run_program(confine ? argv_confined : argv_plain, -1, 120, 4096, &r);
+    line[0] = 0;
+    if (r.tail)
+        text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
+    int ok = r.exited && r.status == 0;
+    run_result_free(&r);
+    return ok;
+}
+
+void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here)
 {
     memset(c, 0, sizeof *c);
     if (unconfined) {
@@ -40,6 +61,17 @@ void confinement_setup(confinement *c, const char *lab, int unconfined)
     c->on = r.exited && r.status == 0 && !strncmp(line, "confined: ", 10);
     snprintf(c->why, sizeof c->why, "%s", line[0] ? line : "not confined: the probe said nothing");
     run_result_free(&r);
+    /* the GPU must work inside it too: where a driver needs what the
+     * confinement forbids, every run would fail, so say so instead */
+    char probe[4096], confined_line[256], plain_line[256];
+    snprintf(probe, sizeof probe, "%s/build/confine/cuda-probe", lab);
+    if (c->on && gpu_here && access(probe, X_OK) == 0 &&
+        !cuda_works(probe, c->program, confined_line, sizeof confined_line) &&
+        cuda_works(probe, NULL, plain_line, sizeof plain_line)) {
+        c->on = 0;
+        snprintf(c->why, sizeof c->why, "not confined: the GPU works here, but not inside the confinement (%s)",
+                 confined_line[0] ? confined_line : "the probe said nothing");
+    }
     /* the CUDA Toolkit's libraries (cuBLAS) wherever it is installed: under
      * /usr and /opt confine allows them anyway; a cluster's /sw/cuda not */
     const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";

@@ -21,8 +21,9 @@ typedef struct {
     char toolkit[4096];  /* the CUDA Toolkit's root, readable by the runs   */
     char why[512];       /* the probe's one line: "confined: ..." or why not */
 } confinement;
-/* Probe (unless unconfined) and decide. */
-void confinement_setup(confinement *c, const char *lab, int unconfined);
+/* Probe (unless unconfined) and decide; gpu_here: check that the GPU works
+ * inside the confinement (build/confine/cuda-probe). */
+void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here);
 /* The words that go before a program's own argv when confined (0 when not):
  * confine --read <the program's folder> [--read <toolkit>] -- . buf holds
  * the folder's text. */

@@ -419,6 +419,21 @@ o=$(build/grader/grade --lab "$nolab" --require-confinement --unconfined --progr
 check "grader: --require-confinement --unconfined grades, and the reports say not confined" \
     "$([ $st = 0 ] && grep -q '"confined": false' "$out/unconfined/grade.json" &&
        grep -q 'NOT confined' "$out/unconfined/results.json"; echo $?)" "exit $st: $o"
+# the GPU must work inside the confinement: a lab whose GPU probe works only
+# unconfined (a stand-in that writes a file) is "not confined", with why
+if build/confine/confine --probe >/dev/null 2>&1; then
+    gpulab=$out/gpu-probe-lab
+    rm -rf "$gpulab"; mkdir -p "$gpulab/grader" "$gpulab/build/confine"
+    cp grader/rubric.tsv grader/allowed-symbols.txt "$gpulab/grader/"
+    cp build/confine/confine "$gpulab/build/confine/"
+    printf '#!/bin/sh\nif (echo x >"%s/probe-wrote") 2>/dev/null; then echo "the GPU works"; exit 0; fi\necho "the GPU does not work here: a test"; exit 1\n' \
+        "$gpulab" >"$gpulab/build/confine/cuda-probe"
+    chmod +x "$gpulab/build/confine/cuda-probe"
+    o=$(build/grader/grade --lab "$gpulab" --require-confinement --program "good=$out/bin/good" 2>&1); st=$?
+    check "grader: a GPU that works only unconfined: not confined (exit 5 for a class), saying why" \
+        "$([ $st = 5 ] && grep -q 'the GPU works here, but not inside the confinement' <<<"$o"; echo $?)" \
+        "exit $st: $o"
+fi
 o=$(build/grader/grade --require-confinement --sanitize --program "good=$out/bin/good" 2>&1); st=$?
 check "grader: a confined class run with --sanitize is refused (exit 2): the sanitizer cannot run confined" \
     "$([ $st = 2 ] || [ $st = 5 ]; echo $?)" "exit $st: $o"
