@@ -245,7 +245,7 @@ build/confine/confine: $(CONFINE_SRCS) confine/confine.h
 # grader checks once before it grades (grader/confinement.c)
 build/confine/cuda-probe: confine/cuda_probe.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
+	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@ $(LDLIBS)
 
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
               $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(filter-out 0,$(JUDGE)),--judge) \

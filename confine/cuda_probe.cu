@@ -1,13 +1,15 @@
 /*
  * cuda_probe.cu: does the GPU work inside the confinement? The grader runs
  * this once, confined, before it grades (grader/confinement.c): a context, a
- * small allocation, a kernel, its result. Where it fails confined but works
+ * small allocation, a kernel, its result, and cuBLAS (which the harness
+ * loads, a library of its own). Where it fails confined but works
  * unconfined, the confinement would break every student's run, and the
  * grader says so instead of grading (make class) or grades unconfined with
  * one line saying why (make grade).
  *
  * Prints one line; exit status 0 when everything worked, 1 when not.
  */
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 
@@ -38,6 +40,23 @@ int main(void)
         printf("the GPU does not work here: a kernel's result is wrong (%d)\n", host);
         return 1;
     }
-    printf("the GPU works: a context, an allocation, a kernel\n");
+    /* cuBLAS: a 1 x 1 product, 2 * 3 */
+    cublasHandle_t h;
+    float *m = NULL, two_three[3] = {2.0f, 3.0f, 0.0f}, one = 1.0f, zero = 0.0f;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+        printf("the GPU does not work here: cublasCreate failed\n");
+        return 1;
+    }
+    if ((err = cudaMalloc(&m, sizeof two_three)) != cudaSuccess ||
+        (err = cudaMemcpy(m, two_three, sizeof two_three, cudaMemcpyHostToDevice)) != cudaSuccess)
+        return failed("cudaMalloc for cuBLAS", err);
+    if (cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, m, 1, m + 1, 1, &zero, m + 2, 1) !=
+            CUBLAS_STATUS_SUCCESS ||
+        cudaMemcpy(two_three, m, sizeof two_three, cudaMemcpyDeviceToHost) != cudaSuccess || two_three[2] != 6.0f) {
+        printf("the GPU does not work here: cublasSgemm failed or gave %g for 2 x 3\n", two_three[2]);
+        return 1;
+    }
+    cublasDestroy(h);
+    printf("the GPU works: a context, an allocation, a kernel, cuBLAS\n");
     return 0;
 }

@@ -24,11 +24,14 @@
 
 /* Run the CUDA probe (confined when confine is not NULL): 1 when it says the
  * GPU works; its line in line. */
-static int cuda_works(const char *probe, const char *confine, char *line, size_t len)
+static int cuda_works(const char *probe, const char *confine, const char *toolkit, char *line, size_t len)
 {
     char folder[4096];
     snprintf(folder, sizeof folder, "%s", probe);
-    char *argv_confined[] = {(char *)confine, "--read", dirname(folder), "--", (char *)probe, NULL};
+    char *argv_confined[] = {(char *)confine, "--read", dirname(folder), "--read", (char *)toolkit, "--",
+                             (char *)probe, NULL};
+    if (!toolkit[0])
+        argv_confined[3] = "--", argv_confined[4] = (char *)probe, argv_confined[5] = NULL;
     char *argv_plain[] = {(char *)probe, NULL};
     run_result r;
     run_program(confine ? argv_confined : argv_plain, -1, 120, 4096, &r);
@@ -61,17 +64,6 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
     c->on = r.exited && r.status == 0 && !strncmp(line, "confined: ", 10);
     snprintf(c->why, sizeof c->why, "%s", line[0] ? line : "not confined: the probe said nothing");
     run_result_free(&r);
-    /* the GPU must work inside it too: where a driver needs what the
-     * confinement forbids, every run would fail, so say so instead */
-    char probe[4096], confined_line[256], plain_line[256];
-    snprintf(probe, sizeof probe, "%s/build/confine/cuda-probe", lab);
-    if (c->on && gpu_here && access(probe, X_OK) == 0 &&
-        !cuda_works(probe, c->program, confined_line, sizeof confined_line) &&
-        cuda_works(probe, NULL, plain_line, sizeof plain_line)) {
-        c->on = 0;
-        snprintf(c->why, sizeof c->why, "not confined: the GPU works here, but not inside the confinement (%s)",
-                 confined_line[0] ? confined_line : "the probe said nothing");
-    }
     /* the CUDA Toolkit's libraries (cuBLAS) wherever it is installed: under
      * /usr and /opt confine allows them anyway; a cluster's /sw/cuda not */
     const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
@@ -79,6 +71,17 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
     if (find_program(nvcc, found, sizeof found) == 0) {
         char *bin = dirname(found);
         snprintf(c->toolkit, sizeof c->toolkit, "%s", dirname(bin));
+    }
+    /* the GPU must work inside it too: where a driver needs what the
+     * confinement forbids, every run would fail, so say so instead */
+    char probe[4096], confined_line[256], plain_line[256];
+    snprintf(probe, sizeof probe, "%s/build/confine/cuda-probe", lab);
+    if (c->on && gpu_here && access(probe, X_OK) == 0 &&
+        !cuda_works(probe, c->program, c->toolkit, confined_line, sizeof confined_line) &&
+        cuda_works(probe, NULL, c->toolkit, plain_line, sizeof plain_line)) {
+        c->on = 0;
+        snprintf(c->why, sizeof c->why, "not confined: the GPU works here, but not inside the confinement (%s)",
+                 confined_line[0] ? confined_line : "the probe said nothing");
     }
 }
 
