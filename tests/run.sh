@@ -75,36 +75,6 @@ if [ $have_gpu = 0 ]; then
         "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no usable CUDA GPU" <<<"$out"; echo $?)" "$out"
 fi
 
-echo "== GPU suite"
-if [ $have_gpu = 0 ]; then
-    skip "GPU suite: no GPU here (nvidia-smi lists none); solutions, skeletons and fixtures were built but not run"
-else
-    logdir=build/check-logs
-    mkdir -p "$logdir"
-    [ -n "$solutions" ] || skip "GPU suite: the solutions: none here (a student release)"
-    for s in $stages; do
-        if [ -n "$solutions" ]; then
-            out=$("build/$s/solution" --check-only --json "$logdir/$s-solution.json" 2>&1); st=$?
-            echo "$out" >"$logdir/$s-solution.log"
-            check "$s: the solution passes every check" "$([ $st = 0 ]; echo $?)" "$out"
-            grep -q '"status": "ok"' "$logdir/$s-solution.json" 2>/dev/null
-            check "$s: the solution's record says ok" $?
-        fi
-        out=$(timeout 120 "build/$s/exercise" --check-only 2>&1); st=$?
-        echo "$out" >"$logdir/$s-exercise.log"
-        check "$s: the skeleton fails cleanly (exit 1, says what to do)" \
-            "$([ $st = 1 ] && grep -q "TODO(lab)" <<<"$out"; echo $?)" "$out"
-    done
-    [ -f tests/fixtures/expect.tsv ] || skip "GPU suite: the deliberately wrong kernels: none here (a student release)"
-    [ -f tests/fixtures/expect.tsv ] && while IFS=$'\t' read -r name status phrase; do
-        case $name in '#'* | '') continue ;; esac
-        out=$(timeout 120 "build/fixtures/$name" --check-only 2>&1); st=$?
-        echo "$out" >"$logdir/fixture-$name.log"
-        check "fixture $name is caught (exit $status, says '$phrase')" \
-            "$([ $st = "$status" ] && grep -qF "$phrase" <<<"$out"; echo $?)" "exit $st; $out"
-    done <tests/fixtures/expect.tsv
-fi
-
 # suite TITLE PREFIX COMMAND...: run a sub-suite that prints "ok    name" and
 # "FAIL  name" lines (details indented beneath), and count each line here.
 suite() {
@@ -122,6 +92,7 @@ suite() {
     grep -qE '^(ok|FAIL|skip) ' <<<"$out" || fail "$prefix: the suite ran" "$out"
 }
 
+suite "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" gpu tests/gpu-suite.sh
 suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
 mkdir -p build/tests
 printf '{\n  "stages": [\n    {\n      "stage": "%s",\n      "correct": true\n    },\n    {\n      "stage": "later",\n      "correct": false\n    }\n  ]\n}\n' \

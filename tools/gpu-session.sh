@@ -1,57 +1,97 @@
 #!/usr/bin/env bash
-# tools/gpu-session.sh OUTDIR: everything the lab needs a GPU for, in one
+# tools/gpu-session.sh OUTDIR [PHASE...]: what the lab needs a GPU for, in one
 # command, with every log under OUTDIR (for a session with a GPU for a short
-# time: run this once, read the logs after).
+# time: run it once, read the logs after). The phases, in this order:
 #
-#   1. the machine: nvidia-smi, the kernel, whether runs can be confined
-#   2. make all, then make check (its GPU suite, the grader on the GPU with
-#      the fault kernels, the attacks and the judge)
-#   3. the solutions graded RUNS times (default 5) with the drivers' event
-#      timing and RUNS times by the judge (JUDGE=1), confined, and the two
-#      compared (tools/compare-grades.sh: ratios and spreads per tier)
-#   4. make bench (records in results/)
+#   build    the machine (nvidia-smi, kernel, nvcc), make all and the tests'
+#            programs; whether runs can be confined (confine --probe) and
+#            whether the GPU works inside (cuda-probe, confined)
+#   suite    tests/gpu-suite.sh (solutions pass, skeletons fail cleanly, the
+#            wrong kernels are caught), the confinement's attacks
+#            (tests/confine/run.sh) and the judge's own tests
+#   grader   tests/grader/gpu-fixtures.sh: solutions, skeletons, fault
+#            kernels and attacks graded, by the judge too, and SANITIZE=1
+#   grades   the solutions graded RUNS times (default 3) with the drivers'
+#            event timing and RUNS times by the judge, the two compared
+#            (tools/compare-grades.sh: ratios and spreads per tier)
+#   profile  tests/profile/gpu-check.sh (needs ncu)
+#   bench    make bench (records in results/, copied to OUTDIR/results)
 #
-# RUNS=N sets the number of grading runs of each kind. Exit status: that of
-# make check (the rest is measurement, read from the logs).
+# No PHASE: all of them. Each phase has a time limit (PHASE_LIMIT seconds,
+# default 480). OUTDIR/session.log has one line per step and the result of
+# each. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades profile bench]" >&2; exit 2; }
+shift
+phases=${*:-build suite grader grades profile bench}
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$out" || exit 2
-runs=${RUNS:-5}
+out=$(cd "$out" && pwd)
+runs=${RUNS:-3}
+limit=${PHASE_LIMIT:-480}
+status=0
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$out/session.log"; }
+# tests NAME COMMAND...: a test script, its log, its last line and its FAILs
+tests() {
+    local name=$1 st
+    shift
+    timeout "$limit" "$@" >"$out/$name.log" 2>&1
+    st=$?
+    log "$name: $(tail -n 1 "$out/$name.log") (exit $st)"
+    grep -A 12 '^FAIL' "$out/$name.log" | head -n 80 >>"$out/session.log"
+    [ $st = 0 ] || status=1
+}
 
-log "machine"
-{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
-  uname -a; nvcc --version | tail -n 1; } >"$out/machine.txt" 2>&1
-log "$(head -n 1 "$out/machine.txt")"
+build() {
+    { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+      uname -a; nvcc --version | tail -n 1; id -un; } >"$out/machine.txt" 2>&1
+    log "$(head -n 1 "$out/machine.txt"); $(sed -n 3p "$out/machine.txt")"
+    local start=$SECONDS
+    make -j"$(nproc)" all build/confine/confine build/confine/cuda-probe build/grader/grade \
+        build/tests/unit $(ls tests/fixtures/*.cu | sed 's|^tests/fixtures/\(.*\)\.cu$|build/fixtures/\1|') \
+        >"$out/build.log" 2>&1 || { log "make all FAILED (build.log)"; status=1; }
+    log "built in $((SECONDS - start)) s: $(tail -n 1 "$out/build.log")"
+    build/confine/confine --probe >"$out/confine.txt" 2>&1
+    log "$(cat "$out/confine.txt")"
+    build/confine/confine --read build --read "$(dirname "$(dirname "$(command -v nvcc)")")" -- \
+        build/confine/cuda-probe >"$out/cuda-probe.txt" 2>&1
+    log "cuda-probe, confined: exit $? $(tr '\n' ' ' <"$out/cuda-probe.txt" | cut -c 1-300)"
+}
 
-log "make all"
-make -j"$(nproc)" all build/confine/confine build/grader/grade >"$out/build.log" 2>&1 || log "make all FAILED (build.log)"
-build/confine/confine --probe >"$out/confine.txt" 2>&1
-log "$(cat "$out/confine.txt")"
-
-log "make check"
-make check >"$out/check.log" 2>&1
-check_status=$?
-log "$(tail -n 1 "$out/check.log") (exit $check_status)"
-grep '^FAIL' "$out/check.log" >>"$out/session.log"
-
-for kind in events judge; do
-    for ((r = 1; r <= runs; r++)); do
-        dir=$out/grades/$kind-$r
-        mkdir -p "$dir"
-        start=$(date +%s.%N)
-        build/grader/grade --src solutions $([ $kind = judge ] && echo --judge) --out "$dir" >"$dir/grade.log" 2>&1
-        log "$kind run $r: $(grep -E '^total' "$dir/grade.log" | tr -s ' ') ($(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s)"
+grades() {
+    local kind r dir start
+    for kind in events judge; do
+        for ((r = 1; r <= runs; r++)); do
+            dir=$out/grades/$kind-$r
+            mkdir -p "$dir"
+            start=$SECONDS
+            timeout "$limit" build/grader/grade --src solutions $([ $kind = judge ] && echo --judge) \
+                --out "$dir" >"$dir/grade.log" 2>&1
+            log "$kind run $r: exit $? $(grep -E '^total' "$dir/grade.log" | tr -s ' ') ($((SECONDS - start)) s)"
+        done
     done
-done
-tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judge-* >"$out/judge-vs-events.md" 2>&1
-log "judge against events: $out/judge-vs-events.md"
-cat "$out/judge-vs-events.md" >>"$out/session.log"
+    tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judge-* >"$out/judge-vs-events.md" 2>&1
+    cat "$out/judge-vs-events.md" >>"$out/session.log"
+}
 
-log "make bench"
-make bench >"$out/bench.log" 2>&1
-cp -r results "$out/results" 2>/dev/null
-log "done"
-exit $check_status
+for phase in $phases; do
+    log "== $phase"
+    case $phase in
+        build) build ;;
+        suite)
+            tests gpu-suite tests/gpu-suite.sh
+            tests confine tests/confine/run.sh
+            tests judge tests/judge/run.sh ;;
+        grader) tests grader-gpu tests/grader/gpu-fixtures.sh ;;
+        grades) grades ;;
+        profile) tests profile tests/profile/gpu-check.sh ;;
+        bench)
+            timeout "$limit" make bench >"$out/bench.log" 2>&1
+            log "make bench: exit $?"
+            cp -r results "$out/results" 2>/dev/null ;;
+        *) log "unknown phase '$phase' (build suite grader grades profile bench)"; status=2 ;;
+    esac
+done
+log "done (exit $status)"
+exit $status

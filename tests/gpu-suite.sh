@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# tests/gpu-suite.sh: the drivers on a GPU (tests/run.sh calls it; it also
+# runs alone, e.g. in tools/gpu-session.sh). Every solution passes its checks
+# and says ok in its record; every skeleton fails cleanly (exit 1, naming
+# TODO(lab)); every deliberately wrong kernel of tests/fixtures/ is caught with
+# the exit status and phrase of tests/fixtures/expect.tsv. Without a GPU it
+# says so in one skip line. Logs in build/check-logs/. Ends with
+# "N passed, N failed[, N skipped]".
+set -u
+cd "$(dirname "$0")/.." || exit 2
+. tests/lib.sh
+
+stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+solutions=solutions
+[ -d solutions ] || solutions=""
+have_gpu=0
+nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
+if [ $have_gpu = 0 ]; then
+    skip "GPU suite: no GPU here (nvidia-smi lists none); solutions, skeletons and fixtures were built but not run"
+else
+    logdir=build/check-logs
+    mkdir -p "$logdir"
+    [ -n "$solutions" ] || skip "GPU suite: the solutions: none here (a student release)"
+    for s in $stages; do
+        if [ -n "$solutions" ]; then
+            out=$(timeout 120 "build/$s/solution" --check-only --json "$logdir/$s-solution.json" 2>&1); st=$?
+            echo "$out" >"$logdir/$s-solution.log"
+            check "$s: the solution passes every check" "$([ $st = 0 ]; echo $?)" "$out"
+            grep -q '"status": "ok"' "$logdir/$s-solution.json" 2>/dev/null
+            check "$s: the solution's record says ok" $?
+        fi
+        out=$(timeout 120 "build/$s/exercise" --check-only 2>&1); st=$?
+        echo "$out" >"$logdir/$s-exercise.log"
+        check "$s: the skeleton fails cleanly (exit 1, says what to do)" \
+            "$([ $st = 1 ] && grep -q "TODO(lab)" <<<"$out"; echo $?)" "$out"
+    done
+    [ -f tests/fixtures/expect.tsv ] || skip "GPU suite: the deliberately wrong kernels: none here (a student release)"
+    [ -f tests/fixtures/expect.tsv ] && while IFS=$'\t' read -r name status phrase; do
+        case $name in '#'* | '') continue ;; esac
+        out=$(timeout 120 "build/fixtures/$name" --check-only 2>&1); st=$?
+        echo "$out" >"$logdir/fixture-$name.log"
+        check "fixture $name is caught (exit $status, says '$phrase')" \
+            "$([ $st = "$status" ] && grep -qF "$phrase" <<<"$out"; echo $?)" "exit $st; $out"
+    done <tests/fixtures/expect.tsv
+fi
+
+
+echo
+if [ $skipped -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ $failed = 0 ]
