@@ -40,6 +40,9 @@ typedef struct {
     int nread;
     const char *exec[CONFINE_MAX_PATHS]; /* files it may execute: the program,   */
     int nexec;                           /* its ELF interpreter                 */
+    const char *write[CONFINE_MAX_PATHS]; /* --write: diagnosis only          */
+    int nwrite;
+    int log; /* --log: Landlock's denials to the kernel's log (ABI 7)   */
 } confine_paths;
 
 /* ----------------------------------------------------------- namespaces.c */

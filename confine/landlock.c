@@ -148,6 +148,8 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
         rc = allow(ruleset, system_dirs[i], READ, fs, why, len);
     for (int i = 0; i < paths->nread && !rc; i++)
         rc = allow(ruleset, paths->read[i], READ, fs, why, len);
+    for (int i = 0; i < paths->nwrite && !rc; i++)
+        rc = allow(ruleset, paths->write[i], fs & ~(uint64_t)FS_EXECUTE, fs, why, len);
     for (int i = 0; i < paths->nexec && !rc; i++)
         rc = allow(ruleset, paths->exec[i], FS_EXECUTE | FS_READ_FILE, fs, why, len);
     /* /dev: list it, use the plain devices and the GPU's */
@@ -180,7 +182,10 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
         close(ruleset);
         return -1;
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(SYS_landlock_restrict_self, ruleset, 0)) {
+    /* --log, from ABI 7 on: denials after the exec are logged (the kernel's
+     * audit log, dmesg where no audit daemon runs): what was refused */
+    unsigned log_new_exec = paths->log && abi >= 7 ? 1u << 1 : 0;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(SYS_landlock_restrict_self, ruleset, log_new_exec)) {
         snprintf(why, len, "cannot apply the Landlock rules: %s", strerror(errno));
         close(ruleset);
         return -1;
