@@ -107,16 +107,17 @@ typedef struct {
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student);
 
-/* Judge builds time batches (grader/README.md, "The judge"): before each
- * batch, refresh gives every input set fresh data from a seed nobody knew
+/* Judge builds time each call on its own (grader/README.md, "The judge"):
+ * before it, refresh gives its input set fresh data from a seed nobody knew
  * (and poisons its outputs); after it, check launches ONE kernel that checks
- * every set's output (samples picked then) and adds the wrong elements it
- * finds to *bad (device memory); the clock stops when it has run. One
- * launch per batch, of the same cost for every kernel timed, so that the
- * check weighs the same on all of them. The driver names its hooks before
- * each lab_time whose output they fit; other builds ignore them. */
+ * the outputs of sets first .. first + count - 1 (samples picked then) and
+ * adds the wrong elements it finds to *bad (device memory); the clock stops
+ * when it has run. One small launch, of the same cost for every kernel
+ * timed, so that the check weighs the same on all of them. The driver names
+ * its hooks before each lab_time whose output they fit; other builds ignore
+ * them. */
 typedef void (*lab_refresh_fn)(void *ctx, int set, uint64_t seed);
-typedef void (*lab_check_fn)(void *ctx, int nsets, unsigned long long *bad);
+typedef void (*lab_check_fn)(void *ctx, int first, int count, unsigned long long *bad);
 void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check);
 
 /* Milliseconds on a monotonic clock. */

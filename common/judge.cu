@@ -10,8 +10,8 @@
  * stub passes must lie inside a buffer made by lab_buffer_new, whose whole
  * allocation (guard zones included) the runner maps by CUDA IPC. The echo
  * runner (--echo PATH), the same loop without student code, measures what
- * a round trip costs, so that a batch timed through the runner and a batch
- * timed in this process compare fairly.
+ * a round trip costs, so that a call timed through the runner and a call
+ * timed in this process compare fairly (timing.cu).
  */
 #include "gpu.h"
 #include "judge.h"
@@ -32,7 +32,7 @@ static struct {
     lab_buffer *buffers[LAB_REMOTE_MAX_BUFFERS];
     int mapped[LAB_REMOTE_MAX_BUFFERS];
     lab_remote_request pending;
-    double round_trip_ms; /* < 0: not measured yet */
+    int echo_missing;     /* no echo runner: warned once */
 } J = {"", "", "", 20.0};
 
 /* Take the judge's own options out of argv: --runner, --echo, --confine,
@@ -75,7 +75,6 @@ void lab_judge_take_args(int *argc, char **argv)
             snprintf(J.echo, sizeof J.echo, "%s/../judge/echo-runner", self);
         }
     }
-    J.round_trip_ms = -1;
 }
 
 static void stop_all(void)
@@ -231,26 +230,26 @@ void lab_judge_flush(const char *what, int profile)
     q->count = 0;
 }
 
-/* What a round trip to a runner costs beyond the same work done here: the
- * median, over 21 tries, of (a no-op kernel through the echo runner) minus
- * (a no-op kernel launched and waited for here), each followed by the
- * judge's own synchronization. 0 where the echo runner is missing. */
-double lab_judge_round_trip_ms(void)
+/* A no-op kernel through the echo runner (started the first time), waited
+ * for: the round trip a timed call through the student's runner also makes,
+ * through a runner the student's code is not in (timing.cu subtracts it).
+ * 0 when done, -1 where there is no echo runner. */
+int lab_judge_echo_noop(void)
 {
-    if (J.round_trip_ms >= 0)
-        return J.round_trip_ms;
-    J.round_trip_ms = 0;
-    if (!J.echo[0] || access(J.echo, X_OK)) {
-        fprintf(stderr, "warning: no echo runner (%s): times through the runner include its round trip\n",
-                J.echo);
-        return 0;
+    if (!J.echo_started) {
+        if (J.echo_missing)
+            return -1;
+        if (!J.echo[0] || access(J.echo, X_OK)) {
+            fprintf(stderr, "warning: no echo runner (%s): times through the runner include its round trip\n",
+                    J.echo);
+            J.echo_missing = 1;
+            return -1;
+        }
+        if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, "the echo runner"))
+            lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
+        J.echo_started = 1;
+        hello(&J.echo_runner, "echo", 0);
     }
-    if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, "the echo runner"))
-        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
-    J.echo_started = 1;
-    hello(&J.echo_runner, "echo", 0);
-    enum { TRIES = 21 };
-    double remote[TRIES], local[TRIES];
     static lab_remote_request q;
     q.magic = LAB_REMOTE_MAGIC;
     q.op = LAB_OP_CALLS;
@@ -258,22 +257,6 @@ double lab_judge_round_trip_ms(void)
     q.calls[0].fn = LAB_FN_NOOP;
     for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
         q.calls[0].buffer[k] = -1;
-    for (int i = 0; i < TRIES; i++) {
-        CUDA_CHECK(cudaDeviceSynchronize());
-        double t0 = lab_now_ms();
-        ask_or_die(&J.echo_runner, &q, "measuring the round trip", 0);
-        lab_noop_here();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        double t1 = lab_now_ms();
-        lab_noop_here();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        double t2 = lab_now_ms();
-        remote[i] = t1 - t0;
-        local[i] = t2 - t1;
-    }
-    lab_stats rs, ls;
-    lab_stats_compute(remote, TRIES, &rs);
-    lab_stats_compute(local, TRIES, &ls);
-    J.round_trip_ms = rs.median > ls.median ? rs.median - ls.median : 0;
-    return J.round_trip_ms;
+    ask_or_die(&J.echo_runner, &q, "measuring the round trip", 0);
+    return 0;
 }

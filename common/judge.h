@@ -23,8 +23,9 @@ void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *
 /* Send the queued calls (profile: inside the profiler's range) and wait for
  * the runner to say it is done; a failure ends the run with a message. */
 void lab_judge_flush(const char *what, int profile);
-/* What a round trip to a runner costs (echo runner), in milliseconds. */
-double lab_judge_round_trip_ms(void);
+/* A no-op kernel through the echo runner, waited for: the round trip a
+ * timed call makes (timing.cu). 0, or -1 where there is no echo runner. */
+int lab_judge_echo_noop(void);
 /* A no-op kernel launched here (gpu.cu). */
 void lab_noop_here(void);
 

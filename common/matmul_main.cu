@@ -289,16 +289,16 @@ __global__ void check_samples(set_pointers sp, int n, uint64_t pick, unsigned lo
 
 /* The check that ends a timed batch: samples of every set, picked after
  * the batch. */
-static void check_sets(void *ctx, int nsets, unsigned long long *bad)
+static void check_sets(void *ctx, int first, int count, unsigned long long *bad)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     set_pointers sp;
-    for (int s = 0; s < nsets; s++) {
-        sp.A[s] = p->A[s].data;
-        sp.B[s] = p->B[s].data;
-        sp.C[s] = p->C[s].data;
+    for (int k = 0; k < count; k++) {
+        sp.A[k] = p->A[first + k].data;
+        sp.B[k] = p->B[first + k].data;
+        sp.C[k] = p->C[first + k].data;
     }
-    check_samples<<<dim3(CHECK_SAMPLES * 32 / 256, nsets), 256>>>(sp, p->n, lab_fresh_seed(), bad);
+    check_samples<<<dim3(CHECK_SAMPLES * 32 / 256, count), 256>>>(sp, p->n, lab_fresh_seed(), bad);
 }
 
 /* ================================================================== main */

@@ -69,24 +69,24 @@ __global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pic
         atomicAdd(bad, 1ULL);
 }
 
-static void check(void *ctx, int nsets, unsigned long long *bad, int copy)
+static void check(void *ctx, int first, int count, unsigned long long *bad, int copy)
 {
     timing_ctx *t = (timing_ctx *)ctx;
     problem *p = t->p;
     set_sums ss;
     memset(&ss, 0, sizeof ss);
-    for (int s = 0; s < nsets; s++) {
-        ss.out[s] = p->out[s].data;
-        ss.exact[s] = p->exact[s];
-        ss.bound[s] = reduce_bound(p->n, p->sum_abs[s]);
+    for (int k = 0; k < count; k++) {
+        ss.out[k] = p->out[first + k].data;
+        ss.exact[k] = p->exact[first + k];
+        ss.bound[k] = reduce_bound(p->n, p->sum_abs[first + k]);
     }
     ss.copy = t->copy;
-    ss.last_in = p->in[nsets - 1].data;
-    check_sums<<<1, 32>>>(ss, nsets, p->n, copy, lab_fresh_seed(), bad);
+    ss.last_in = p->in[first + count - 1].data;
+    check_sums<<<1, 32>>>(ss, count, p->n, copy, lab_fresh_seed(), bad);
 }
 
 /* The checks that end a timed batch: of the sums, and of memcpy's copy (the
  * last set's, which the others' copies precede), at the same cost. */
-void check_summed(void *ctx, int nsets, unsigned long long *bad) { check(ctx, nsets, bad, 0); }
-void check_copied(void *ctx, int nsets, unsigned long long *bad) { check(ctx, nsets, bad, 1); }
+void check_summed(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 0); }
+void check_copied(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 1); }
 

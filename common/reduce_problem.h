@@ -36,7 +36,7 @@ typedef struct {
 /* The judge's batch hooks (gpu.h, lab_batch_hooks): fresh non-negative
  * data with its exact sum; the check of the sums, and of memcpy's copy. */
 void refresh_set(void *ctx, int s, uint64_t seed);
-void check_summed(void *ctx, int nsets, unsigned long long *bad);
-void check_copied(void *ctx, int nsets, unsigned long long *bad);
+void check_summed(void *ctx, int first, int count, unsigned long long *bad);
+void check_copied(void *ctx, int first, int count, unsigned long long *bad);
 
 #endif /* LAB_REDUCE_PROBLEM_H */

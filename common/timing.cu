@@ -7,15 +7,18 @@
  *    call, the L2 cache flushed before it, calls rotating over the input
  *    sets, repeated until the median is known to about 1%;
  *  - the judges (-DLAB_JUDGE; student code in a runner process, whose
- *    events this process cannot see): this process's clock around batches
- *    of one call per input set. Before a batch, every set gets fresh inputs
- *    from a seed nobody knew (the driver's refresh hook) and poisoned
- *    outputs, and L2 is flushed; the clock starts; the calls run (through
- *    the runner for the student, here for the baselines); the driver's
- *    check hook then checks every output of the batch on the GPU, and the
- *    clock stops when that check is done. A batch through the runner is
- *    charged its calls and not the round trip, measured with the echo
- *    runner (judge.cu). grader/README.md, "The judge", says why.
+ *    events this process cannot see): this process's clock around each
+ *    call, the L2 flushed before it as the events have it. Before a call,
+ *    its input set gets fresh data from a seed nobody knew (the driver's
+ *    refresh hook) and poisoned outputs; the clock starts; the call runs
+ *    (through the runner for the student, here for the baselines); the
+ *    driver's check hook samples its output on the GPU, and the clock stops
+ *    when that check is done. What the clock adds to any call (launches,
+ *    the round trip to a runner, the check, the synchronization) is
+ *    measured with a no-op in the call's place (through the echo runner,
+ *    which holds no student code, judge.cu) and subtracted, for the
+ *    student and the baselines alike. grader/README.md, "The judge", says
+ *    why.
  */
 #include "gpu.h"
 #ifdef LAB_JUDGE
@@ -166,73 +169,89 @@ void lab_noop_here(void)
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* One batch: fresh inputs, poisoned outputs, a clean L2; then the timed
- * part. Returns the batch's milliseconds; *bad gets the wrong elements the
- * check found. */
-static double batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int nsets, int is_student,
-                    unsigned long long *bad_dev, unsigned long long *bad)
+/* One timed call, as the drivers' events time it (a clean L2 before it),
+ * but on this process's clock: before it, fresh inputs for its set and
+ * poisoned outputs, and the L2 flushed; then the clock starts, the call
+ * runs (through the runner, for the student's code: its answer comes when
+ * the runner's device is synchronized), the check kernel samples the
+ * call's output, and the clock stops when that check is done. So work the
+ * runner leaves running after its answer is on the clock too. `empty`
+ * (is not NULL): time the same steps around a no-op kernel instead, through
+ * the echo runner for the student's side: what the clock adds to a call
+ * (launch, round trip, check, synchronization), to subtract. */
+static double timed_call(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int set, int is_student,
+                         unsigned long long *bad_dev, int empty)
 {
-    for (int s = 0; s < nsets; s++) {
-        if (g_refresh)
-            g_refresh(ctx, s, lab_fresh_seed());
-        if (prepare)
-            prepare(ctx, s);
-    }
-    CUDA_CHECK(cudaMemset(bad_dev, 0, sizeof *bad_dev));
+    if (g_refresh && !empty)
+        g_refresh(ctx, set, lab_fresh_seed());
+    if (prepare && !empty)
+        prepare(ctx, set);
     flush_cache();
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = lab_now_ms();
-    for (int s = 0; s < nsets; s++)
-        fn(ctx, s);
-    if (is_student)
-        lab_judge_flush("a timed batch", 0);
+    if (!empty) {
+        fn(ctx, set);
+        if (is_student)
+            lab_judge_flush("a timed call", 0);
+    } else if (!is_student || lab_judge_echo_noop()) {
+        lab_noop_here();
+    }
     if (g_check)
-        g_check(ctx, nsets, bad_dev);
+        g_check(ctx, set, 1, bad_dev);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
-    double t1 = lab_now_ms();
-    CUDA_CHECK(cudaMemcpy(bad, bad_dev, sizeof *bad, cudaMemcpyDeviceToHost));
-    return t1 - t0;
+    return lab_now_ms() - t0;
 }
 
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student)
 {
-    static unsigned long long *bad_dev;
-    if (!bad_dev)
+    static unsigned long long *bad_dev, *scratch_dev;
+    if (!bad_dev) {
         CUDA_CHECK(cudaMalloc(&bad_dev, sizeof *bad_dev));
+        CUDA_CHECK(cudaMalloc(&scratch_dev, sizeof *scratch_dev));
+    }
+    CUDA_CHECK(cudaMemset(bad_dev, 0, sizeof *bad_dev));
     lab_timing_policy p = *policy;
     double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
     ms[0] = 0;
-    double round_trip = is_student ? lab_judge_round_trip_ms() : 0.0;
     unsigned long long bad = 0;
     char size[64];
     lab_timing_size_text(size, sizeof size);
     lab_progress("timing %s %s", size, t->label);
 
+    /* what the clock adds to a call: the median of 15 empty calls (the
+     * check samples set 0's output, poisoned or not: into a scratch count) */
+    enum { EMPTY_TRIES = 15 };
+    double empty[EMPTY_TRIES];
+    for (int i = 0; i < EMPTY_TRIES; i++)
+        empty[i] = timed_call(fn, prepare, ctx, 0, is_student, scratch_dev, 1);
+    lab_stats es;
+    lab_stats_compute(empty, EMPTY_TRIES, &es);
+    const double overhead = es.median;
+
     /* warm-up: first-launch costs (module loading, clocks ramping) */
-    double warm = batch(fn, prepare, ctx, nsets, is_student, bad_dev, &bad) / nsets;
+    double warm = timed_call(fn, prepare, ctx, 0, is_student, bad_dev, 0) - overhead;
     if (warm > 100.0)
-        p.min_reps = 3; /* a slow kernel: three batches already take a while */
+        p.min_reps = 3; /* a slow kernel: three calls already take a while */
     lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
-        double batch_ms = batch(fn, prepare, ctx, nsets, is_student, bad_dev, &bad);
-        batch_ms -= round_trip;
-        ms[n++] = (batch_ms > 0 ? batch_ms : 0) / nsets;
+        int set = n % nsets;
+        double call_ms = timed_call(fn, prepare, ctx, set, is_student, bad_dev, 0) - overhead;
+        ms[n++] = call_ms > 0 ? call_ms : 0;
+        t->last_set = set;
+        CUDA_CHECK(cudaMemcpy(&bad, bad_dev, sizeof bad, cudaMemcpyDeviceToHost));
     }
     if (bad) {
         if (is_student)
-            lab_die(LAB_EXIT_WRONG, "%llu elements of a timed batch's outputs were wrong when your code said "
+            lab_die(LAB_EXIT_WRONG, "%llu elements of a timed call's outputs were wrong when your code said "
                                     "it was done: does it depend on state left by an earlier call, or return "
                                     "before its work is finished?", bad);
-        printf("  warning: %s gave %llu wrong elements in a timed batch: the check itself may be wrong on\n"
+        printf("  warning: %s gave %llu wrong elements in a timed call: the check itself may be wrong on\n"
                "  this system; please report it\n", t->label, bad);
     }
     lab_stats_compute(ms, n > 0 ? n : 1, &t->st);
-    /* the set whose output is checked in full: one the runner could not
-     * guess, of the last batch */
-    t->last_set = (int)(lab_fresh_seed() % (uint64_t)nsets);
     free(ms);
 }
 

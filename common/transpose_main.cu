@@ -267,21 +267,21 @@ __global__ void check_samples(set_pointers sp, int rows, int cols, int copy, uin
         atomicAdd(bad, 1ULL);
 }
 
-static void check(void *ctx, int nsets, unsigned long long *bad, int copy)
+static void check(void *ctx, int first, int count, unsigned long long *bad, int copy)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     set_pointers sp;
-    for (int s = 0; s < nsets; s++) {
-        sp.in[s] = p->in[s].data;
-        sp.out[s] = p->out[s].data;
+    for (int k = 0; k < count; k++) {
+        sp.in[k] = p->in[first + k].data;
+        sp.out[k] = p->out[first + k].data;
     }
-    check_samples<<<dim3(CHECK_SAMPLES / 256, nsets), 256>>>(sp, p->rows, p->cols, copy, lab_fresh_seed(), bad);
+    check_samples<<<dim3(CHECK_SAMPLES / 256, count), 256>>>(sp, p->rows, p->cols, copy, lab_fresh_seed(), bad);
 }
 
 /* The checks that end a timed batch, samples picked after the batch: of a
  * transpose, and of a copy (memcpy, the copy kernel), at the same cost. */
-static void check_transposed(void *ctx, int nsets, unsigned long long *bad) { check(ctx, nsets, bad, 0); }
-static void check_copied(void *ctx, int nsets, unsigned long long *bad) { check(ctx, nsets, bad, 1); }
+static void check_transposed(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 0); }
+static void check_copied(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 1); }
 
 /* ================================================================== main */
 

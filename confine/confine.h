@@ -47,6 +47,11 @@ typedef struct {
 
 /* ----------------------------------------------------------- namespaces.c */
 
+/* Started as root: become the user nobody, with no supplementary groups,
+ * before anything else (the lab's build folder must be readable by all).
+ * -1 with the reason in why. */
+int confine_leave_root(char *why, size_t len);
+
 /* Enter new user, PID, mount, network and IPC namespaces, mapping the
  * caller's uid and gid to themselves (the program keeps its own files' DAC
  * view; the walls are the rest). After this the caller must fork: the

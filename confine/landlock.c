@@ -168,11 +168,11 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     if (dev)
         closedir(dev);
     /* the process's own threads: the CUDA driver names the threads it starts
-     * by writing /proc/self/task/<tid>/comm, and fails to initialize when it
-     * cannot. /proc/self is this process's own folder (the rule follows its
+     * by writing /proc/self/task/<tid>/comm (fopen "w": O_TRUNC, so the
+     * truncate right too), and fails to initialize when it cannot. /proc/self is this process's own folder (the rule follows its
      * inode), and stays so across the exec of the program */
     if (!rc)
-        rc = allow(ruleset, "/proc/self/task", READ | FS_WRITE_FILE, fs, why, len);
+        rc = allow(ruleset, "/proc/self/task", READ | FS_WRITE_FILE | FS_TRUNCATE, fs, why, len);
     /* the private tmpfs of confine_mounts */
     if (!rc)
         rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why, len);

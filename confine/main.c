@@ -117,8 +117,8 @@ static int drop_capabilities(char *why, size_t len)
             return -1;
         }
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    /* SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP, SECBIT_KEEP_CAPS_LOCKED, each locked */
-    if (prctl(PR_SET_SECUREBITS, 0x01 | 0x02 | 0x04 | 0x08 | 0x20, 0, 0, 0)) {
+    /* SECBIT_NOROOT and its lock, and the locks of SECBIT_NO_SETUID_FIXUP (off) and SECBIT_KEEP_CAPS */
+    if (prctl(PR_SET_SECUREBITS, 0x01 | 0x02 | 0x08 | 0x20, 0, 0, 0)) {
         snprintf(why, len, "cannot lock the securebits: %s", strerror(errno));
         return -1;
     }
@@ -275,7 +275,7 @@ int main(int argc, char **argv)
         }
     }
     char why[512] = "";
-    if (confine_unshare(why, sizeof why)) {
+    if (confine_leave_root(why, sizeof why) || confine_unshare(why, sizeof why)) {
         if (probe)
             printf("not confined: %s\n", why);
         else

@@ -6,15 +6,22 @@
  * look the same from inside. Within it, new PID, mount, network and IPC
  * namespaces: no other process can be seen or signalled, the only network is
  * a loopback that is down, and System V IPC objects are private.
+ *
+ * Started as root, confine first becomes the user nobody (no groups): root's
+ * files and root's privileges over the machine (its /proc/sys, say) stay out
+ * of reach even where a layer above would let a path through.
  */
 #include "confine.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +36,23 @@ static int write_file(const char *path, const char *text)
     close(fd);
     errno = saved;
     return w == (ssize_t)len ? 0 : -1;
+}
+
+int confine_leave_root(char *why, size_t len)
+{
+    if (geteuid() != 0 && getuid() != 0)
+        return 0;
+    const struct passwd *pw = getpwnam("nobody");
+    uid_t uid = pw ? pw->pw_uid : 65534;
+    gid_t gid = pw ? pw->pw_gid : 65534;
+    if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+        snprintf(why, len, "cannot leave root for the user nobody (%u): %s", (unsigned)uid, strerror(errno));
+        return -1;
+    }
+    /* a changed uid makes the process undumpable, and its /proc entries
+     * root's: the program could not name its own threads */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    return 0;
 }
 
 int confine_unshare(char *why, size_t len)

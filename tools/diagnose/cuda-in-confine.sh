@@ -22,13 +22,12 @@ try() {
     echo "(exit ${PIPESTATUS[0]})"
 }
 try "$probe"
-try "${confine[@]}" -- "$probe"
-try "${confine[@]}" --without seccomp -- "$probe"
-try "${confine[@]}" --without landlock -- "$probe"
-try "${confine[@]}" --without caps -- "$probe"
-try "${confine[@]}" --without landlock --without seccomp --without caps -- "$probe"
-try "${confine[@]}" --write /proc -- "$probe"
-try "${confine[@]}" --write /dev -- "$probe"
-try env LD_PRELOAD="$PWD/build/failed-calls.so" "${confine[@]}" --log -- "$probe"
+shim=(env LD_PRELOAD="$PWD/build/failed-calls.so")
+try "${shim[@]}" "${confine[@]}" --log -- "$probe"
+try "${shim[@]}" "${confine[@]}" --without seccomp -- "$probe"
+try "${shim[@]}" "${confine[@]}" --without landlock -- "$probe"
+try "${shim[@]}" "${confine[@]}" --without caps -- "$probe"
+try "${shim[@]}" "${confine[@]}" --without landlock --without seccomp -- "$probe"
+try "${shim[@]}" "${confine[@]}" --without landlock --without seccomp --without caps -- "$probe"
 echo "== the kernel's log: Landlock and seccomp"
 dmesg 2>&1 | tail -n +$((before + 1)) | grep -i -E 'landlock|audit|seccomp|denied' | tail -n 60

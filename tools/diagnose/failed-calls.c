@@ -161,3 +161,57 @@ ssize_t write(int fd, const void *buf, size_t len)
     }
     return r;
 }
+
+/* new processes and programs: refused in the confinement */
+#include <spawn.h>
+#include <sys/resource.h>
+pid_t fork(void)
+{
+    NEXT(fork);
+    pid_t r = next();
+    if (r < 0) report("fork", "", 0, errno);
+    return r;
+}
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
+                char *const argv[], char *const envp[])
+{
+    NEXT(posix_spawn);
+    int r = next(pid, path, fa, at, argv, envp);
+    if (r) report("posix_spawn", path, 0, r);
+    return r;
+}
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+    NEXT(execve);
+    int r = next(path, argv, envp);
+    report("execve", path, 0, errno);
+    return r;
+}
+int execv(const char *path, char *const argv[])
+{
+    NEXT(execv);
+    int r = next(path, argv);
+    report("execv", path, 0, errno);
+    return r;
+}
+int mknod(const char *path, mode_t mode, dev_t dev)
+{
+    NEXT(mknod);
+    int r = next(path, mode, dev);
+    if (r < 0) report("mknod", path, mode, errno);
+    return r;
+}
+int chmod(const char *path, mode_t mode)
+{
+    NEXT(chmod);
+    int r = next(path, mode);
+    if (r < 0) report("chmod", path, mode, errno);
+    return r;
+}
+int setrlimit(__rlimit_resource_t res, const struct rlimit *rl)
+{
+    NEXT(setrlimit);
+    int r = next(res, rl);
+    if (r < 0) report("setrlimit", "", res, errno);
+    return r;
+}
