@@ -146,6 +146,8 @@ void lab_judge_register(lab_buffer *b)
     lab_die(LAB_EXIT_NO_MEMORY, "more than %d buffers at once", LAB_REMOTE_MAX_BUFFERS);
 }
 
+static double g_said_ms = -1; /* what the runner said its calls took */
+
 static void ask_or_die(lab_runner *r, lab_remote_request *q, const char *what, int is_student)
 {
     lab_remote_answer a;
@@ -153,7 +155,10 @@ static void ask_or_die(lab_runner *r, lab_remote_request *q, const char *what, i
     int rc = lab_runner_ask(r, q, J.limit_s, &a);
     if (rc != LAB_REMOTE_OK)
         runner_failed(r, rc, &a, what, is_student);
+    g_said_ms = !strncmp(a.text, "ok ", 3) ? atof(a.text + 3) : -1;
 }
+
+double lab_judge_runner_said_ms(void) { return g_said_ms; }
 
 void lab_judge_forget(lab_buffer *b)
 {

@@ -26,6 +26,9 @@ void lab_judge_flush(const char *what, int profile);
 /* A no-op kernel through the echo runner, waited for: the round trip a
  * timed call makes (timing.cu). 0, or -1 where there is no echo runner. */
 int lab_judge_echo_noop(void);
+/* The student's runner's own event time of its last calls, as it said: for
+ * LAB_JUDGE_TRACE=1 only (timing.cu), never for a grade. -1: none. */
+double lab_judge_runner_said_ms(void);
 /* A no-op kernel launched here (gpu.cu). */
 void lab_noop_here(void);
 

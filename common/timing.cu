@@ -179,9 +179,16 @@ void lab_noop_here(void)
  * (is not NULL): time the same steps around a no-op kernel instead, through
  * the echo runner for the student's side: what the clock adds to a call
  * (launch, round trip, check, synchronization), to subtract. */
+static double g_events_ms; /* LAB_JUDGE_TRACE: the call's event time (here, or as the runner said) */
+
 static double timed_call(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int set, int is_student,
                          unsigned long long *bad_dev, int empty)
 {
+    static cudaEvent_t e0, e1;
+    if (!e0) {
+        CUDA_CHECK(cudaEventCreate(&e0));
+        CUDA_CHECK(cudaEventCreate(&e1));
+    }
     if (g_refresh && !empty)
         g_refresh(ctx, set, lab_fresh_seed());
     if (prepare && !empty)
@@ -190,9 +197,13 @@ static double timed_call(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int 
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = lab_now_ms();
     if (!empty) {
+        if (!is_student)
+            CUDA_CHECK(cudaEventRecord(e0));
         fn(ctx, set);
         if (is_student)
             lab_judge_flush("a timed call", 0);
+        else
+            CUDA_CHECK(cudaEventRecord(e1));
     } else if (!is_student || lab_judge_echo_noop()) {
         lab_noop_here();
     }
@@ -200,7 +211,12 @@ static double timed_call(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int 
         g_check(ctx, set, 1, bad_dev);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
-    return lab_now_ms() - t0;
+    double t1 = lab_now_ms();
+    float e = -1;
+    if (!empty && !is_student)
+        CUDA_CHECK(cudaEventElapsedTime(&e, e0, e1));
+    g_events_ms = empty ? -1 : is_student ? lab_judge_runner_said_ms() : e;
+    return t1 - t0;
 }
 
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
@@ -235,10 +251,14 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     if (warm > 100.0)
         p.min_reps = 3; /* a slow kernel: three calls already take a while */
     lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
+    const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
+    double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
         int set = n % nsets;
         double call_ms = timed_call(fn, prepare, ctx, set, is_student, bad_dev, 0) - overhead;
+        if (events)
+            events[n] = g_events_ms;
         ms[n++] = call_ms > 0 ? call_ms : 0;
         t->last_set = set;
         CUDA_CHECK(cudaMemcpy(&bad, bad_dev, sizeof bad, cudaMemcpyDeviceToHost));
@@ -252,6 +272,14 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
                "  this system; please report it\n", t->label, bad);
     }
     lab_stats_compute(ms, n > 0 ? n : 1, &t->st);
+    if (events && n > 0) {
+        lab_stats ev;
+        lab_stats_compute(events, n, &ev);
+        fprintf(stderr, "judge trace: %s: %d calls; this clock %.4f ms (what it adds: %.4f ms, subtracted); "
+                        "events %.4f ms (%s)\n",
+                t->label, n, t->st.median, overhead, ev.median, is_student ? "the runner's, as it said" : "here");
+    }
+    free(events);
     free(ms);
 }
 

@@ -9,7 +9,8 @@
  *     the CUDA runtime starts, are allowed), clone3 (whose flags a filter
  *     cannot read: ENOSYS makes libc fall back to clone);
  *   - other programs: execve but the one confine makes, execveat;
- *   - the network: socket, so no connection of any kind, UNIX ones included;
+ *   - the network: no socket but a UNIX stream socket (the CUDA driver
+ *     opens one), and no connect at all, so no connection of any kind;
  *   - other processes: ptrace, process_vm_readv/writev, pidfd_open/getfd/
  *     send_signal,
  *     kcmp (the PID namespace already hides them);
@@ -33,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #if defined(__x86_64__)
@@ -101,13 +103,30 @@ int confine_seccomp(const void *exec_path, char *why, size_t len)
     f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_BIT, 0, 1);
     f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
+    /* sockets: the CUDA driver opens a UNIX stream socket to look for the MPS
+     * daemon, and fails to initialize if it cannot open one, but takes a
+     * refused connection as "no daemon". So: UNIX stream sockets may be
+     * opened (of no use outside: a private network namespace for abstract
+     * names, Landlock for files), every connect is refused with ENOENT, and
+     * every other kind of socket with EACCES */
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_connect, 0, 1);
+    f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(ENOENT));
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 8);
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0);
+    f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EACCES));
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+    f[n++] = STMT(BPF_ALU | BPF_AND | BPF_K, 0xf); /* the type, without SOCK_CLOEXEC and SOCK_NONBLOCK */
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 1, 0);
+    f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EACCES));
+    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     /* after the list come 15 instructions, T+0 .. T+14; the last two
      * are "allow" (T+13) and "refuse with EPERM" (T+14) */
     for (int i = 0; i < ndenied; i++)
         f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)DENIED[i], (unsigned char)(ndenied - i + 13), 0);
-    /* T+0: socket, refused with EACCES */
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 1);
-    f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EACCES));
+    /* T+0, T+1: nothing (sockets are handled above) */
+    f[n++] = JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0);
+    f[n++] = JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0);
     /* T+2: clone3, whose flags a filter cannot read: ENOSYS, and libc falls
      * back to clone */
 #ifdef __NR_clone3

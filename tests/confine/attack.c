@@ -165,6 +165,23 @@ int main(int argc, char **argv)
         return result(s >= 0 && connect(s, (struct sockaddr *)&addr, sizeof addr) == 0,
                       "connected to a UNIX socket");
     }
+    if (!strcmp(a, "socket-unix-dgram")) { /* a datagram needs no connect */
+        int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+        struct sockaddr_un addr = {AF_UNIX, {0}};
+        snprintf(addr.sun_path, sizeof addr.sun_path, "%s", arg);
+        return result(s >= 0 && sendto(s, "x", 1, 0, (struct sockaddr *)&addr, sizeof addr) == 1,
+                      "sent a datagram to a UNIX socket");
+    }
+    if (!strcmp(a, "mps-probe")) { /* the CUDA driver looks for the MPS daemon so */
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un addr = {AF_UNIX, {0}};
+        snprintf(addr.sun_path, sizeof addr.sun_path, "%s", arg);
+        int c = s >= 0 ? connect(s, (struct sockaddr *)&addr, sizeof addr) : 0;
+        int ok = s >= 0 && c < 0 && errno == ENOENT;
+        printf("%s a UNIX stream socket: %s\n", ok ? "opened" : "could not open",
+               s < 0 ? strerror(errno) : c < 0 ? strerror(errno) : "connected");
+        return ok ? 0 : 1;
+    }
     if (!strcmp(a, "kill")) { /* the judge, the grader, another student's run */
         return result(kill(atoi(arg), SIGKILL) == 0, "signalled another process");
     }

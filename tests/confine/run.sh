@@ -71,6 +71,7 @@ run_confined() { $confine --read "$lab/build" -- "$attack" "$@"; }
 # what it did is undone; then the class is snapshotted, and each runs
 # confined, where it must be refused.
 sock=$out/listener.sock
+dsock=$out/datagram.sock
 attempts="write-file|$class/alice|a file created in the class folder
 raw-write-file|$class/alice|a file created with a raw syscall instruction
 append-file|$class/gradebook.csv|the gradebook changed
@@ -87,6 +88,7 @@ exec||another program exec'd (/bin/sh)
 exec-memfd||a program written into memory and exec'd
 socket-inet||a TCP socket
 socket-unix|$sock|a connection to a UNIX socket on the machine
+socket-unix-dgram|$dsock|a datagram to a UNIX socket on the machine
 ptrace|$grader_pid|the grader traced (ptrace)
 proc-environ|$grader_pid|the grader's environment read (/proc/PID/environ)
 renice|$grader_pid|the grader reniced
@@ -96,7 +98,9 @@ io-uring||io_uring (file access around the system-call filter)"
 if command -v python3 >/dev/null; then
     python3 -c "import socket,time; s=socket.socket(socket.AF_UNIX); s.bind('$sock'); s.listen(64); time.sleep(120)" >/dev/null 2>&1 &
     listener=$!
-    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -S "$sock" ] && break; sleep 0.2; done
+    python3 -c "import socket,time; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind('$dsock'); time.sleep(120)" >/dev/null 2>&1 &
+    dlistener=$!
+    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -S "$sock" ] && [ -S "$dsock" ] && break; sleep 0.2; done
 fi
 declare -A works
 cp "$class/gradebook.csv" "$out/gradebook.saved"
@@ -116,7 +120,7 @@ while IFS='|' read -r name arg what; do
     o=$(run_confined "$name" "$arg" 2>&1); st=$?
     check "confine: $what: refused" "$([ $st != 0 ] && ! grep -q ESCAPED <<<"$o"; echo $?)" "exit $st: $o"
 done <<<"$attempts"
-[ -n "$listener" ] && kill "$listener" 2>/dev/null
+[ -n "$listener" ] && kill "$listener" "$dlistener" 2>/dev/null
 # killing is the last attempt on the grader's process: unconfined it works
 o=$(run_confined kill "$grader_pid" 2>&1); st=$?
 check "confine: the grader signalled (kill): refused" \
@@ -136,6 +140,9 @@ o=$(run_confined thread "" 2>&1); st=$?
 check "confine: threads can be started (the CUDA runtime starts some)" "$([ $st = 0 ]; echo $?)" "$o"
 o=$(run_confined thread-name "" 2>&1); st=$?
 check "confine: a thread can be named (/proc/self/task/TID/comm: the CUDA driver fails without it)" \
+    "$([ $st = 0 ]; echo $?)" "$o"
+o=$(run_confined mps-probe "$sock" 2>&1); st=$?
+check "confine: a UNIX stream socket opens, and its connection is refused as if nobody listened (the CUDA driver's look for MPS)" \
     "$([ $st = 0 ]; echo $?)" "$o"
 o=$(run_confined stdout "" 2>&1); st=$?
 check "confine: stdout reaches the grader" "$([ $st = 0 ] && grep -q 'hello from the confined' <<<"$o"; echo $?)" "$o"
