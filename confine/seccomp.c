@@ -9,8 +9,9 @@
  *     the CUDA runtime starts, are allowed), clone3 (whose flags a filter
  *     cannot read: ENOSYS makes libc fall back to clone);
  *   - other programs: execve but the one confine makes, execveat;
- *   - the network: no socket but a UNIX stream socket (the CUDA driver
- *     opens one), and no connect at all, so no connection of any kind;
+ *   - the network: no socket but a UNIX one (the CUDA driver opens one),
+ *     no connect at all and no datagram to an address, so no connection
+ *     of any kind;
  *   - other processes: ptrace, process_vm_readv/writev, pidfd_open/getfd/
  *     send_signal,
  *     kcmp (the PID namespace already hides them);
@@ -103,21 +104,28 @@ int confine_seccomp(const void *exec_path, char *why, size_t len)
     f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_BIT, 0, 1);
     f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
-    /* sockets: the CUDA driver opens a UNIX stream socket to look for the MPS
+    /* sockets: the CUDA driver opens a UNIX socket to look for the MPS
      * daemon, and fails to initialize if it cannot open one, but takes a
-     * refused connection as "no daemon". So: UNIX stream sockets may be
-     * opened (of no use outside: a private network namespace for abstract
-     * names, Landlock for files), every connect is refused with ENOENT, and
+     * refused connection as "no daemon". So: UNIX sockets may be opened (of
+     * no use outside: a private network namespace for abstract names,
+     * Landlock for files), every connect is refused with ENOENT, a datagram
+     * to an address (sendto with one, sendmsg, sendmmsg) with EACCES, and
      * every other kind of socket with EACCES */
     f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_connect, 0, 1);
     f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(ENOENT));
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 8);
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendmsg, 1, 0);
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendmmsg, 0, 1);
+    f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EACCES));
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendto, 0, 6);
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4]));
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3);
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4]) + 4);
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+    f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EACCES));
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4);
     f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0);
-    f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EACCES));
-    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
-    f[n++] = STMT(BPF_ALU | BPF_AND | BPF_K, 0xf); /* the type, without SOCK_CLOEXEC and SOCK_NONBLOCK */
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 1, 0);
     f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EACCES));
     f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     /* after the list come 15 instructions, T+0 .. T+14; the last two
