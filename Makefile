@@ -329,7 +329,7 @@ class:
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)
 	@grader/class.sh --submissions '$(SUBMISSIONS)' --out '$(CLASS_OUT)' --backend '$(or $(BACKEND),local)' \
 	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
-	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) \
+	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(filter-out 0,$(JUDGE)),--judge) \
 	    $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
 	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
 

@@ -42,10 +42,19 @@ typedef struct {
     int nexec;                           /* its ELF interpreter                 */
     const char *write[CONFINE_MAX_PATHS]; /* --write: diagnosis only          */
     int nwrite;
+    /* each path opened (O_PATH) by confine_open_paths, before the user
+     * changes: -1 where it could not be */
+    int read_fd[CONFINE_MAX_PATHS], exec_fd[CONFINE_MAX_PATHS], write_fd[CONFINE_MAX_PATHS];
     int log; /* --log: Landlock's denials to the kernel's log (ABI 7)   */
 } confine_paths;
 
 /* ----------------------------------------------------------- namespaces.c */
+
+/* Open every path of paths (O_PATH), while the caller may still reach them
+ * all: a lab under a folder only root may enter stays usable after the
+ * change to nobody. The program's (exec_fd[0]) stays open across the exec:
+ * it is what is executed (execveat), so that a script still finds itself. */
+void confine_open_paths(confine_paths *paths);
 
 /* Started as root: become the user nobody, with no supplementary groups,
  * before anything else (the lab's build folder must be readable by all).
@@ -77,8 +86,8 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len);
 
 /* ------------------------------------------------------------- seccomp.c */
 
-/* Install the system-call filter (sets no_new_privs). The one execve it
- * lets through is the one whose path argument is the pointer exec_path:
+/* Install the system-call filter (sets no_new_privs). The one exec it
+ * lets through is the execveat whose path argument is the pointer exec_path:
  * the caller's own exec of the program. -1 with why. */
 int confine_seccomp(const void *exec_path, char *why, size_t len);
 

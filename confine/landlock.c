@@ -82,14 +82,16 @@ static const uint64_t DIR_ONLY = FS_READ_DIR | FS_REMOVE_DIR | FS_REMOVE_FILE | 
 
 /* Allow `rights` (within `handled`) beneath path; a missing path is no error.
  * On a file, the rights that only directories have are dropped. */
-static int allow(int ruleset, const char *path, uint64_t rights, uint64_t handled, char *why, size_t len)
+static int allow_fd(int ruleset, int given, const char *path, uint64_t rights, uint64_t handled, char *why,
+                    size_t len)
 {
-    int fd = open(path, O_PATH | O_CLOEXEC);
+    int fd = given >= 0 ? given : open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
+        return given < 0 && (errno == ENOENT || errno == ENOTDIR || errno == EACCES) ? 0 : -1;
     struct stat st;
     if (fstat(fd, &st)) {
-        close(fd);
+        if (given < 0)
+            close(fd);
         return 0;
     }
     if (!S_ISDIR(st.st_mode))
@@ -97,12 +99,27 @@ static int allow(int ruleset, const char *path, uint64_t rights, uint64_t handle
     struct path_beneath rule = {rights & handled, fd};
     int rc = rule.allowed_access ? (int)syscall(SYS_landlock_add_rule, ruleset, RULE_PATH_BENEATH, &rule, 0) : 0;
     int saved = errno;
-    close(fd);
+    if (given < 0)
+        close(fd);
     if (rc) {
         snprintf(why, len, "Landlock refused a rule for %s: %s", path, strerror(saved));
         return -1;
     }
     return 0;
+}
+
+static int allow(int ruleset, const char *path, uint64_t rights, uint64_t handled, char *why, size_t len)
+{
+    return allow_fd(ruleset, -1, path, rights, handled, why, len);
+}
+
+/* a path of --read, --exec or --write: its descriptor when confine opened
+ * one (the path is then not looked up again), else the path */
+static int allow_given(int ruleset, int fd, const char *path, uint64_t rights, uint64_t handled, char *why,
+                       size_t len)
+{
+    return fd >= 0 ? allow_fd(ruleset, fd, path, rights, handled, why, len)
+                   : allow(ruleset, path, rights, handled, why, len);
 }
 
 int confine_landlock(const confine_paths *paths, char *why, size_t len)
@@ -147,11 +164,11 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0] && !rc; i++)
         rc = allow(ruleset, system_dirs[i], READ, fs, why, len);
     for (int i = 0; i < paths->nread && !rc; i++)
-        rc = allow(ruleset, paths->read[i], READ, fs, why, len);
+        rc = allow_given(ruleset, paths->read_fd[i], paths->read[i], READ, fs, why, len);
     for (int i = 0; i < paths->nwrite && !rc; i++)
-        rc = allow(ruleset, paths->write[i], fs & ~(uint64_t)FS_EXECUTE, fs, why, len);
+        rc = allow_given(ruleset, paths->write_fd[i], paths->write[i], fs & ~(uint64_t)FS_EXECUTE, fs, why, len);
     for (int i = 0; i < paths->nexec && !rc; i++)
-        rc = allow(ruleset, paths->exec[i], FS_EXECUTE | FS_READ_FILE, fs, why, len);
+        rc = allow_given(ruleset, paths->exec_fd[i], paths->exec[i], FS_EXECUTE | FS_READ_FILE, fs, why, len);
     /* /dev: list it, use the plain devices and the GPU's */
     if (!rc)
         rc = allow(ruleset, "/dev", FS_READ_DIR, fs, why, len);

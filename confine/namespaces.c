@@ -38,6 +38,16 @@ static int write_file(const char *path, const char *text)
     return w == (ssize_t)len ? 0 : -1;
 }
 
+void confine_open_paths(confine_paths *paths)
+{
+    for (int i = 0; i < paths->nread; i++)
+        paths->read_fd[i] = open(paths->read[i], O_PATH | O_CLOEXEC);
+    for (int i = 0; i < paths->nwrite; i++)
+        paths->write_fd[i] = open(paths->write[i], O_PATH | O_CLOEXEC);
+    for (int i = 0; i < paths->nexec; i++)
+        paths->exec_fd[i] = open(paths->exec[i], O_PATH | (i ? O_CLOEXEC : 0));
+}
+
 int confine_leave_root(char *why, size_t len)
 {
     if (geteuid() != 0 && getuid() != 0)

@@ -8,7 +8,7 @@
  *   - new processes: fork, vfork, clone without CLONE_THREAD (threads, which
  *     the CUDA runtime starts, are allowed), clone3 (whose flags a filter
  *     cannot read: ENOSYS makes libc fall back to clone);
- *   - other programs: execve but the one confine makes, execveat;
+ *   - other programs: execve, and execveat but the one confine makes;
  *   - the network: no socket but a UNIX one (the CUDA driver opens one),
  *     no connect at all and no datagram to an address, so no connection
  *     of any kind;
@@ -144,17 +144,18 @@ int confine_seccomp(const void *exec_path, char *why, size_t len)
     f[n++] = JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0);
     f[n++] = JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0);
 #endif
-    /* T+4: execveat (exec of a descriptor, a memfd among them): never.
-     * T+5: execve: once, by confine itself, whose path string is at
-     * exec_at; a program cannot know that address (confine is built
-     * position-independent, so its memory is laid out at random, and it is
-     * gone after the exec), so no other passes. Were it guessed, Landlock
-     * still lets only the program itself be executed again */
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 9, 0);
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 0, 4);
-    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+    /* T+4: execve: never.
+     * T+5: execveat: once, by confine itself (of the program's descriptor),
+     * whose path string is at exec_at; a program cannot know that address
+     * (confine is built position-independent, so its memory is laid out at
+     * random, and it is gone after the exec), so no other passes, a memfd
+     * neither. Were it guessed, Landlock still lets only the program itself
+     * be executed again */
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 9, 0);
+    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 0, 4);
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
     f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(exec_at & 0xffffffffu), 0, 6);
-    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4);
+    f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]) + 4);
     f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(exec_at >> 32), 3, 4);
     /* T+10: clone: threads (CLONE_THREAD in the low word of the first
      * argument, the flags on both architectures) yes, processes no */

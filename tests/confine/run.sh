@@ -144,13 +144,37 @@ check "confine: a thread can be named (/proc/self/task/TID/comm: the CUDA driver
 o=$(run_confined mps-probe "$sock" 2>&1); st=$?
 check "confine: a UNIX stream socket opens, and its connection is refused as if nobody listened (the CUDA driver's look for MPS)" \
     "$([ $st = 0 ]; echo $?)" "$o"
+if [ "$(id -u)" = 0 ]; then
+    o=$($confine -- "$(command -v id)" -u 2>&1); st=$?
+    check "confine: started as root, the program runs as nobody, not root" \
+        "$([ $st = 0 ] && [ "$o" = "$(id -u nobody 2>/dev/null || echo 65534)" ]; echo $?)" "exit $st: $o"
+    mkdir -p "$out/root-only/build" && chmod 700 "$out/root-only" && cp "$attack" "$out/root-only/build/"
+    o=$($confine --read "$out/root-only/build" -- "$out/root-only/build/attack" stdout "" 2>&1); st=$?
+    check "confine: as root, a lab in a folder only root may enter still runs (opened before the change to nobody)" \
+        "$([ $st = 0 ] && grep -q 'hello from the confined' <<<"$o"; echo $?)" "exit $st: $o"
+else
+    skip "confine: started as root, the program runs as nobody: this test runs as $(id -un), not root"
+fi
 o=$(run_confined stdout "" 2>&1); st=$?
 check "confine: stdout reaches the grader" "$([ $st = 0 ] && grep -q 'hello from the confined' <<<"$o"; echo $?)" "$o"
 o=$( { $confine --read "$lab/build" -- /bin/sh -c 'echo record >&3' ; } 3>&1 2>&1 )
 check "confine: a descriptor the grader hands over (the record's) stays open" \
     "$(grep -qx record <<<"$o"; echo $?)" "$o"
-o=$(run_confined read-file "$lab/build/attack" 2>&1); st=$?
-check "confine: the folder named with --read can be read" "$([ $st = 0 ]; echo $?)" "$o"
+# (as root the program runs as nobody, which reads by path only what every
+# user may reach: not inside a folder only root may enter)
+reachable_by_all() {
+    local p=$1
+    [ "$(stat -c %A "$p" | cut -c 8)" = r ] || return 1
+    while p=$(dirname "$p"); [ "$p" != / ]; do
+        [ "$(stat -c %A "$p" | cut -c 10)" != - ] || return 1
+    done
+}
+if [ "$(id -u)" = 0 ] && ! reachable_by_all "$lab/build/attack"; then
+    skip "confine: the folder named with --read can be read: as root the program is nobody, and $lab is inside a folder only root may enter"
+else
+    o=$(run_confined read-file "$lab/build/attack" 2>&1); st=$?
+    check "confine: the folder named with --read can be read" "$([ $st = 0 ]; echo $?)" "$o"
+fi
 run_confined exit 42 >/dev/null 2>&1; st=$?
 check "confine: the program's exit status comes through (42)" "$([ $st = 42 ]; echo $?)" "exit $st"
 run_confined abort "" >/dev/null 2>&1; st=$?
