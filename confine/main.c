@@ -287,6 +287,10 @@ int main(int argc, char **argv)
     char why[512] = "";
     g_left_root = geteuid() == 0;
     confine_open_paths(&paths);
+    if (!probe && paths.exec_fd[0] < 0 && (paths.exec_fd[0] = open(path, O_PATH)) < 0) {
+        fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
+        return CONFINE_EXEC_FAILED;
+    }
     if (confine_leave_root(why, sizeof why) || confine_unshare(why, sizeof why)) {
         if (probe)
             printf("not confined: %s\n", why);

@@ -14,6 +14,10 @@
 #   grades   the solutions graded RUNS times (default 3) with the drivers'
 #            event timing and RUNS times by the judge, the two compared
 #            (tools/compare-grades.sh: ratios and spreads per tier)
+#   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
+#            the short calls (04, 05, 07), and the drivers' own tables
+#   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
+#            confinement refuses what the GPU driver needs
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
 #
@@ -22,9 +26,9 @@
 # each. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace diagnose profile bench]" >&2; exit 2; }
 shift
-phases=${*:-build suite grader grades profile bench}
+phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
@@ -85,12 +89,22 @@ for phase in $phases; do
             tests judge tests/judge/run.sh ;;
         grader) tests grader-gpu tests/grader/gpu-fixtures.sh ;;
         grades) grades ;;
+        trace)
+            for s in $(awk -F'\t' '!/^#/ && NF >= 5 && ($2 == "transpose" || $2 == "reduce") { print $1 }' stages.tsv); do
+                echo "== $s"
+                LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" 2>&1
+                timeout 120 "build/$s/solution" 2>&1
+            done >"$out/trace.log" 2>&1
+            log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
+        diagnose)
+            timeout "$limit" tools/diagnose/cuda-in-confine.sh >"$out/diagnose.log" 2>&1
+            log "diagnose: $(grep -c '^the GPU works' "$out/diagnose.log") of the runs worked (diagnose.log)" ;;
         profile) tests profile tests/profile/gpu-check.sh ;;
         bench)
             timeout "$limit" make bench >"$out/bench.log" 2>&1
             log "make bench: exit $?"
             cp -r results "$out/results" 2>/dev/null ;;
-        *) log "unknown phase '$phase' (build suite grader grades profile bench)"; status=2 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace diagnose profile bench)"; status=2 ;;
     esac
 done
 log "done (exit $status)"

@@ -8,7 +8,9 @@
 #      neither crash nor hang
 #   3. each kernel in tests/grader/kernels/, graded as 03_tiled, loses the
 #      points it should, for the reason it should (a grid of n / 16 blocks
-#      gets the hint that names n=1 and the rounded-up grid)
+#      gets the hint that names n=1 and the rounded-up grid; one block of one
+#      warp, stopped at a 20 s limit while timing, keeps its correctness
+#      points with a reason naming the size it was timing)
 #   4. the attacks of tests/grader/attacks/ score 0 when the judge grades
 #      them (--judge), and the solutions score full marks with the judge
 #   5. with compute-sanitizer: the missing barrier is found with its line, and
@@ -85,8 +87,11 @@ echo "== kernels with one deliberate fault each, graded as 03_tiled"
 stage=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
 have_sanitizer=0
 command -v compute-sanitizer >/dev/null 2>&1 && have_sanitizer=1
+# a rubric whose time limit stops the slow kernel while it is being timed
+sed 's/^setting[[:space:]]*limit_s[[:space:]].*/setting\tlimit_s\t20/' grader/rubric.tsv >"$out/rubric-20s.tsv"
 # kernel   grade options   expected points   phrase in the reason   sanitizer must name kernel.cu
 while IFS='|' read -r name opts expect phrase line; do
+    opts=${opts//@out/$out}
     case $name in '#'* | '') continue ;; esac
     if [ "$opts" = --sanitize ] && [ $have_sanitizer = 0 ]; then
         skip "$name: compute-sanitizer is not installed"
@@ -106,6 +111,8 @@ while IFS='|' read -r name opts expect phrase line; do
     case $expect in
         zero) [ "$(get "$r" stages.0.points)" = 0 ] || ok=0 ;;
         no-correctness) [ "$(get "$r" stages.0.correct_points)" = 0 ] || ok=0 ;;
+        correctness-only) [ "$(get "$r" stages.0.points)" = "$(get "$r" stages.0.correct_points)" ] &&
+                          [ "$(get "$r" stages.0.correct_points)" -gt 0 ] || ok=0 ;;
     esac
     [ -z "$phrase" ] || grep -qF -- "$phrase" <<<"$reason" || ok=0
     [ "$line" != yes ] || get "$r" stages.0.sanitizer | grep -q 'kernel\.cu:[0-9]' || ok=0
@@ -119,6 +126,7 @@ clobbered_input||zero|changed its input arrays|
 out_of_bounds||zero|wrote outside its output array|
 missing_barrier|--sanitize|no-correctness||yes
 zero_grid||zero|the launch at n=1 was refused before your kernel ran|
+slow_one_block|--rubric @out/rubric-20s.tsv|correctness-only|every check passed; timed out while timing n=4096|
 EOF
 
 echo "== attacks (tests/grader/attacks/), graded as 03_tiled by the judge (--judge)"
