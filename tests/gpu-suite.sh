@@ -43,12 +43,4 @@ else
             "$([ $st = "$status" ] && grep -qF "$phrase" <<<"$out"; echo $?)" "exit $st; $out"
     done <tests/fixtures/expect.tsv
 fi
-
-
-echo
-if [ $skipped -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped"
-else
-    echo "$passed passed, $failed failed"
-fi
-[ $failed = 0 ]
+totals

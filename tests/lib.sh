@@ -5,6 +5,7 @@
 #   pass NAME | fail NAME [DETAILS] | skip NAME
 #   check NAME STATUS [DETAILS]: pass when STATUS is 0, else fail
 #   ok: the status of the last command, as text (for check's STATUS)
+#   totals: the closing "N passed, N failed[, N skipped]" line; 0 when none failed
 passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
 fail() {
@@ -15,3 +16,14 @@ fail() {
 skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
 check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
 ok() { echo $?; }
+# totals: the line every suite ends with, "N passed, N failed[, N skipped]",
+# after a blank one; its status is 0 when nothing failed
+totals() {
+    echo
+    if [ $skipped -gt 0 ]; then
+        echo "$passed passed, $failed failed, $skipped skipped"
+    else
+        echo "$passed passed, $failed failed"
+    fi
+    [ $failed = 0 ]
+}

@@ -568,10 +568,4 @@ else
     cluster_up=""
 fi
 
-echo
-if [ $skipped -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped"
-else
-    echo "$passed passed, $failed failed"
-fi
-[ $failed = 0 ]
+totals

@@ -17,10 +17,7 @@ cd "$(dirname "$0")/../.." || exit 2
 
 . tests/lib.sh
 finish() {
-    echo
-    if [ $skipped -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
-    else echo "$passed passed, $failed failed"; fi
-    [ $failed = 0 ]
+    totals
     exit
 }
 

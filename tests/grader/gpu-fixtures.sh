@@ -25,13 +25,7 @@ cd "$(dirname "$0")/../.." || exit 2
 FAIL_LINES=20
 . tests/lib.sh
 summary() {
-    echo
-    if [ $skipped -gt 0 ]; then
-        echo "$passed passed, $failed failed, $skipped skipped"
-    else
-        echo "$passed passed, $failed failed"
-    fi
-    [ $failed = 0 ]
+    totals
     exit
 }
 

@@ -96,10 +96,4 @@ TABLE
     done
 fi
 
-echo
-if [ $skipped -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped"
-else
-    echo "$passed passed, $failed failed"
-fi
-[ $failed = 0 ]
+totals

@@ -244,10 +244,4 @@ EOF
     cluster_up=""
 fi
 
-echo
-if [ $skipped -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped"
-else
-    echo "$passed passed, $failed failed"
-fi
-[ $failed = 0 ]
+totals
