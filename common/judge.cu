@@ -33,6 +33,7 @@ static struct {
     int mapped[LAB_REMOTE_MAX_BUFFERS];
     lab_remote_request pending;
     int echo_missing;     /* no echo runner: warned once */
+    int echo_mapped[LAB_REMOTE_MAX_BUFFERS]; /* the echo runner maps them too */
 } J = {"", "", "", 20.0};
 
 /* Take the judge's own options out of argv: --runner, --echo, --confine,
@@ -160,19 +161,33 @@ static void ask_or_die(lab_runner *r, lab_remote_request *q, const char *what, i
 
 double lab_judge_runner_said_ms(void) { return g_said_ms; }
 
+/* Map buffer i into runner r (or, unmap: let go of it there). */
+static void map_in(lab_runner *r, int i, int unmap, int is_student)
+{
+    lab_remote_request q;
+    memset(&q, 0, offsetof(lab_remote_request, calls));
+    q.op = unmap ? LAB_OP_UNMAP : LAB_OP_MAP;
+    q.id = i;
+    if (!unmap) {
+        lab_buffer *b = J.buffers[i];
+        q.bytes = (b->count + 2 * (size_t)LAB_GUARD_FLOATS) * sizeof(float);
+        cudaIpcMemHandle_t h;
+        CUDA_CHECK(cudaIpcGetMemHandle(&h, b->base));
+        memcpy(q.handle, &h, sizeof h);
+    }
+    ask_or_die(r, &q, unmap ? "letting go of a buffer" : "opening a buffer", is_student);
+}
+
 void lab_judge_forget(lab_buffer *b)
 {
     for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
         if (J.buffers[i] == b) {
-            if (J.mapped[i] && J.started) {
-                lab_remote_request q;
-                memset(&q, 0, offsetof(lab_remote_request, calls));
-                q.op = LAB_OP_UNMAP;
-                q.id = i;
-                ask_or_die(&J.student, &q, "letting go of a buffer", 1);
-            }
+            if (J.mapped[i] && J.started)
+                map_in(&J.student, i, 1, 1);
+            if (J.echo_mapped[i] && J.echo_started)
+                map_in(&J.echo_runner, i, 1, 0);
             J.buffers[i] = NULL;
-            J.mapped[i] = 0;
+            J.mapped[i] = J.echo_mapped[i] = 0;
         }
 }
 
@@ -189,16 +204,15 @@ static int share(const void *p, int64_t *offset)
         if ((const char *)p < base || (const char *)p >= base + total)
             continue;
         if (!J.mapped[i]) {
-            lab_remote_request q;
-            memset(&q, 0, offsetof(lab_remote_request, calls));
-            q.op = LAB_OP_MAP;
-            q.id = i;
-            q.bytes = total;
-            cudaIpcMemHandle_t h;
-            CUDA_CHECK(cudaIpcGetMemHandle(&h, b->base));
-            memcpy(q.handle, &h, sizeof h);
-            ask_or_die(&J.student, &q, "opening a buffer", 1);
+            map_in(&J.student, i, 0, 1);
             J.mapped[i] = 1;
+            /* the echo runner, with which the round trip is measured, maps
+             * what the student's runner maps, so that the two contexts the
+             * GPU switches to hold the same memory */
+            if (J.echo_started) {
+                map_in(&J.echo_runner, i, 0, 0);
+                J.echo_mapped[i] = 1;
+            }
         }
         *offset = (const char *)p - base;
         return i;
@@ -235,6 +249,21 @@ void lab_judge_flush(const char *what, int profile)
     q->count = 0;
 }
 
+/* A no-op kernel through the student's runner, waited for: LAB_JUDGE_TRACE
+ * only (a runner could slow it down on purpose; it never counts). */
+void lab_judge_student_noop(void)
+{
+    start_student();
+    static lab_remote_request q;
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_CALLS;
+    q.count = 1;
+    q.calls[0].fn = LAB_FN_NOOP;
+    for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
+        q.calls[0].buffer[k] = -1;
+    ask_or_die(&J.student, &q, "a no-op for the trace", 1);
+}
+
 /* A no-op kernel through the echo runner (started the first time), waited
  * for: the round trip a timed call through the student's runner also makes,
  * through a runner the student's code is not in (timing.cu subtracts it).
@@ -254,6 +283,11 @@ int lab_judge_echo_noop(void)
             lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
         J.echo_started = 1;
         hello(&J.echo_runner, "echo", 0);
+        for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
+            if (J.buffers[i] && J.mapped[i]) {
+                map_in(&J.echo_runner, i, 0, 0);
+                J.echo_mapped[i] = 1;
+            }
     }
     static lab_remote_request q;
     q.magic = LAB_REMOTE_MAGIC;

@@ -29,6 +29,8 @@ int lab_judge_echo_noop(void);
 /* The student's runner's own event time of its last calls, as it said: for
  * LAB_JUDGE_TRACE=1 only (timing.cu), never for a grade. -1: none. */
 double lab_judge_runner_said_ms(void);
+/* A no-op through the student's runner: LAB_JUDGE_TRACE=1 only. */
+void lab_judge_student_noop(void);
 /* A no-op kernel launched here (gpu.cu). */
 void lab_noop_here(void);
 

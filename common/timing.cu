@@ -176,9 +176,10 @@ void lab_noop_here(void)
  * the runner's device is synchronized), the check kernel samples the
  * call's output, and the clock stops when that check is done. So work the
  * runner leaves running after its answer is on the clock too. `empty`
- * (is not NULL): time the same steps around a no-op kernel instead, through
- * the echo runner for the student's side: what the clock adds to a call
- * (launch, round trip, check, synchronization), to subtract. */
+ * (not 0): time the same steps around a no-op kernel instead, through the
+ * echo runner for the student's side: what the clock adds to a call
+ * (launch, round trip, check, synchronization), to subtract (2: through
+ * the student's runner, for LAB_JUDGE_TRACE=1 alone). */
 static double g_events_ms; /* LAB_JUDGE_TRACE: the call's event time (here, or as the runner said) */
 
 static double timed_call(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int set, int is_student,
@@ -204,6 +205,8 @@ static double timed_call(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int 
             lab_judge_flush("a timed call", 0);
         else
             CUDA_CHECK(cudaEventRecord(e1));
+    } else if (empty == 2) {
+        lab_judge_student_noop(); /* LAB_JUDGE_TRACE only */
     } else if (!is_student || lab_judge_echo_noop()) {
         lab_noop_here();
     }
@@ -252,6 +255,13 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         p.min_reps = 3; /* a slow kernel: three calls already take a while */
     lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
     const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
+    double own_noop = -1; /* trace: the same no-op through the student's runner */
+    if (trace && is_student) {
+        for (int i = 0; i < EMPTY_TRIES; i++)
+            empty[i] = timed_call(fn, prepare, ctx, 0, is_student, scratch_dev, 2);
+        lab_stats_compute(empty, EMPTY_TRIES, &es);
+        own_noop = es.median;
+    }
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
@@ -276,8 +286,11 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         lab_stats ev;
         lab_stats_compute(events, n, &ev);
         fprintf(stderr, "judge trace: %s: %d calls; this clock %.4f ms (what it adds: %.4f ms, subtracted); "
-                        "events %.4f ms (%s)\n",
+                        "events %.4f ms (%s)",
                 t->label, n, t->st.median, overhead, ev.median, is_student ? "the runner's, as it said" : "here");
+        if (own_noop >= 0)
+            fprintf(stderr, "; a no-op through this runner: %.4f ms", own_noop);
+        fputc('\n', stderr);
     }
     free(events);
     free(ms);

@@ -18,6 +18,11 @@
 #            the short calls (04, 05, 07), and the drivers' own tables
 #   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
 #            confinement refuses what the GPU driver needs
+#   calibrate make calibrate: this GPU's thresholds written into
+#            grader/rubric.tsv (copied to OUTDIR), with every tier's margins
+#   class    make class of STUDENTS (default 8) copies of the solutions on
+#            this machine's GPUs, confined: students per minute per GPU
+#            (the class's own progress lines in class.log)
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
 #
@@ -26,7 +31,7 @@
 # each. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace diagnose profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace diagnose calibrate class profile bench]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -99,12 +104,33 @@ for phase in $phases; do
         diagnose)
             timeout "$limit" tools/diagnose/cuda-in-confine.sh >"$out/diagnose.log" 2>&1
             log "diagnose: $(grep -c '^the GPU works' "$out/diagnose.log") of the runs worked (diagnose.log)" ;;
+        calibrate)
+            timeout "$limit" make --no-print-directory calibrate >"$out/calibrate.log" 2>&1
+            log "make calibrate: exit $? ($(grep -c WARNING "$out/calibrate.log") warnings; calibrate.log)"
+            cp grader/rubric.tsv "$out/rubric.tsv" ;;
+        class)
+            subs=$out/class-submissions
+            rm -rf "$subs" "$out/class"
+            for ((k = 1; k <= ${STUDENTS:-8}; k++)); do
+                for d in solutions/*/; do
+                    mkdir -p "$subs/student$k/$(basename "$d")"
+                    cp "$d/kernel.cu" "$subs/student$k/$(basename "$d")/"
+                done
+            done
+            start=$SECONDS
+            timeout "$limit" make --no-print-directory class SUBMISSIONS="$subs" OUT="$out/class" >"$out/class.log" 2>&1
+            st=$?
+            took=$((SECONDS - start))
+            gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+            log "make class of ${STUDENTS:-8} students on $gpus GPU(s): exit $st in $took s," \
+                "$(awk -v n="${STUDENTS:-8}" -v t="$took" -v g="$gpus" 'BEGIN { if (t > 0 && g > 0) printf "%.2f", n * 60 / t / g }') students per minute per GPU;" \
+                "$(grep -c ',graded,' "$out/class/gradebook.csv" 2>/dev/null) rows graded" ;;
         profile) tests profile tests/profile/gpu-check.sh ;;
         bench)
             timeout "$limit" make bench >"$out/bench.log" 2>&1
             log "make bench: exit $?"
             cp -r results "$out/results" 2>/dev/null ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace diagnose profile bench)"; status=2 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace diagnose calibrate class profile bench)"; status=2 ;;
     esac
 done
 log "done (exit $status)"

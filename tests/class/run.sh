@@ -11,7 +11,8 @@
 # without a GPU; resuming, retrying, two workers, a class stopped midway,
 # and one Slurm array task of several students run by hand (killed midway,
 # started again). Then the real make grade: without a GPU every row says "no
-# GPU". Last, the Slurm back end on a single-node test cluster, one student
+# GPU"; on one, a solution scores, and a class with two attackers graded by
+# the judge gives them 0 and keeps its folder the grader's. Last, the Slurm back end on a single-node test cluster, one student
 # per task and PER_TASK=2 (tests/slurm/cluster.sh; needs root and Slurm,
 # skipped with a reason otherwise; installs Slurm with apt-get only when
 # LAB_TEST_INSTALL=1).
@@ -37,99 +38,8 @@ stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 
-# ============================================================ make release
-echo "== make release"
-rel=$tmp/release
-out=$(make --no-print-directory release DEST="$rel" 2>&1)
-check "make release DEST=dir: exit 0 and a line saying what it made" \
-    "$(grep -q "^release: [0-9]* files" <<<"$out"; ok)" "$out"
-found=$(cd "$rel" && find . \( -name .git -o -path ./solutions -o -path ./build -o -path ./results \
-    -o -name grade.json -o -name results.json \) -print)
-check "the release has no solutions/, .git, build/, results/ or grade reports" "$([ -z "$found" ]; ok)" "$found"
-found=$(cd "$rel" && ls -d INSTRUCTORS.md tools/release.sh grader/class.sh grader/class tests/class tests/slurm tests/grader .ci 2>/dev/null)
-check "the release leaves out the instructors' guide and tools, their tests, the grader's tests and the CI" "$([ -z "$found" ]; ok)" "$found"
-# the lab's files as make release lists them: git's, or (a copy whose git
-# tracks nothing) every file but build outputs
-lab_files() {
-    if [ -n "$(git ls-files 2>/dev/null | head -n 1)" ]; then
-        git ls-files
-    else
-        find . \( -path ./.git -o -path ./build -o -path ./results -o -path ./class-grades \) -prune \
-            -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
-    fi
-}
-want=$( (lab_files | grep -vE '^(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/)';
-    echo common/transpose_unpadded.o) | while IFS= read -r f; do [ -e "$f" ] || [ "$f" = common/transpose_unpadded.o ] && echo "$f"; done | sort)
-have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
-check "the release holds exactly the tracked files, less those, and stage 05's baseline as an object" \
-    "$([ "$want" = "$have" ]; ok)" "$(diff <(echo "$want") <(echo "$have"))"
-
-# Near-solutions: no file outside handouts/ and slides/ shares more than 3
-# consecutive lines, or any answer line, with a solution (the fixtures and
-# stage 05's baseline source are left out for that).
-found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
-check "no file of the release comes close to a solution (tests/class/answer-overlap.sh)" "$([ $st = 0 ]; ok)" "$found"
-sed -n '/^__global__/,/^}/p' solutions/04_transpose/kernel.cu | head -n 14 | tail -n 6 >"$rel/tests/planted.cu"
-found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
-rm -f "$rel/tests/planted.cu"
-check "the overlap check finds 6 lines of a solution planted in a test file" \
-    "$([ $st = 1 ] && grep -q '^tests/planted.cu: [0-9]* consecutive lines' <<<"$found"; ok)" "$found"
-grep -F '[TILE + 1]' solutions/05_bank_conflicts/kernel.cu | head -n 1 >"$rel/common/planted.h"
-found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
-rm -f "$rel/common/planted.h"
-check "the overlap check finds a single answer line planted in common/" \
-    "$([ $st = 1 ] && grep -q '^common/planted.h:1: an answer line' <<<"$found"; ok)" "$found"
-found=$(grep -nE 'solutions/|SOLUTION=|diff -r|INSTRUCTORS|calibrate|make (release|class|profile-expected)|<!--' "$rel/README.md")
-check "the release's README names no solutions or instructors' targets, and says where to start" \
-    "$([ -z "$found" ] && grep -q '^## Start here' "$rel/README.md"; ok)" "$found"
-out=$(make --no-print-directory release DEST="$rel" 2>&1); st=$?
-check "make release refuses a folder that is not empty" "$([ $st != 0 ] && grep -q "not empty" <<<"$out"; ok)" "$out"
-out=$(make --no-print-directory release DEST="$tmp/release-git" GIT=1 2>&1)
-commits=$(git -C "$tmp/release-git" rev-list --all 2>/dev/null | wc -l)
-blobs=$(for f in solutions/*/kernel.cu; do
-    git -C "$tmp/release-git" cat-file -e "$(git hash-object "$f")" 2>/dev/null && echo "$f"
-done)
-check "GIT=1: a fresh repository with one commit and no solution in it" \
-    "$([ "$commits" = 1 ] && [ -z "$blobs" ] && [ -z "$(git -C "$tmp/release-git" status --porcelain)" ]; ok)" \
-    "$out; commits: $commits; solutions found: $blobs"
-
-# Build the release with the lab's objects (dates kept, so make rebuilds
-# only what differs), after removing the solutions' outputs; one exercise
-# is compiled again from its source.
-arch=$(grep -o 'code=sm_[0-9]*' build/flags.txt 2>/dev/null | sed 's/code=sm_//' | sort -u | tr '\n' ' ')
-grep -q -- '-arch=native' build/flags.txt 2>/dev/null && arch=native
-if [ -d build ]; then
-    cp -a build "$rel/build"
-    find "$rel/build" -name 'solution*' -exec rm -rf {} +
-fi
-first=$(head -n 1 <<<"$stages")
-touch "$rel/exercises/$first/kernel.cu"
-out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} 2>&1); st=$?
-check "the release builds (make): every exercise, no solution, says it is a student release" \
-    "$([ $st = 0 ] && grep -q "student release" <<<"$out" && grep -q "exercises/$first/kernel.cu" <<<"$out" &&
-       [ -z "$(find "$rel/build" -name 'solution*')" ] &&
-       [ "$(ls "$rel"/build/*/exercise | wc -l)" = "$(wc -l <<<"$stages")" ]; ok)" "$out"
-out=$(make --no-print-directory -C "$rel" run EX="$first" SOLUTION=1 2>&1); st=$?
-check "make run SOLUTION=1 in the release says plainly that it is a student release" \
-    "$([ $st != 0 ] && grep -q "this is a student release" <<<"$out"; ok)" "$out"
-out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1; make --no-print-directory -C "$rel" class SUBMISSIONS=x 2>&1;
-    make --no-print-directory -C "$rel" calibrate 2>&1)
-check "make release, make class and make calibrate in the release say why they cannot run there" \
-    "$([ "$(grep -c "instructors' copy" <<<"$out")" = 2 ] && grep -q "this student release has none" <<<"$out" &&
-       [ "$(grep -c 'Error 2$' <<<"$out")" = 3 ]; ok)" "$out"
-out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
-check "make check passes in the release and says what it skips" \
-    "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
-       grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
-if [ $have_gpu = 0 ]; then
-    out=$(make --no-print-directory -C "$rel" grade 2>&1); st=$?
-    check "make grade in the release: no GPU here, so one line saying so and the grader's status 3" \
-        "$([ $st != 0 ] && grep -q "no NVIDIA GPU" <<<"$out" && grep -q 'Error 3$' <<<"$out"; ok)" "$out"
-else
-    out=$(make --no-print-directory -C "$rel" grade EX="$first" 2>&1); st=$?
-    check "make grade EX=$first in the release grades the skeleton (exit 0, grade.json)" \
-        "$([ $st = 0 ] && [ -f "$rel/grade.json" ]; ok)" "$out"
-fi
+# make release, and make check and make grade in it
+. tests/class/release.sh
 
 # ======================================================== the submissions
 # alice: a folder, exercises/NN/kernel.cu: the solutions of two stages, and a
@@ -476,96 +386,30 @@ else
     check "on the GPU: alice's solution scores, bob's skeleton does not" \
         "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = graded ] && [ "$(field "$(row "$o5" alice)" 2)" -gt 0 ] &&
            [ "$(field "$(row "$o5" bob)" 2)" = 0 ]; ok)" "$out; $(cat "$o5/gradebook.csv")"
-fi
-
-# ==================================================== slurm back end
-echo "== make class, Slurm back end (a single-node test cluster)"
-slurm_reason=""
-if [ "$(id -u)" != 0 ]; then
-    slurm_reason="not root: the test cluster's daemons run as root"
-elif [ "${LAB_TEST_INSTALL:-0}" != 1 ] && ! tests/slurm/cluster.sh installed >"$tmp/install.log" 2>&1; then
-    slurm_reason="$(tail -n 1 "$tmp/install.log"); LAB_TEST_INSTALL=1 lets make check install them"
-elif ! SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh install >"$tmp/install.log" 2>&1; then
-    slurm_reason="Slurm is not installed and could not be: $(tail -n 1 "$tmp/install.log")"
-fi
-if [ -n "$slurm_reason" ]; then
-    skip "class on Slurm: $slurm_reason"
-else
-    t0=$SECONDS
-    line=$(SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh start 2>"$tmp/cluster.log"); st=$?
-    cluster_up=1
-    check "the test cluster starts ($((SECONDS - t0)) s)" "$([ $st = 0 ]; ok)" "$(cat "$tmp/cluster.log")"
-    if [ $st = 0 ]; then
-        eval "$line"
-        sub3=$tmp/sub3
-        mkdir -p "$sub3" && cp -r "$subs/alice" "$subs/bob.tar.gz" "$subs/carol.tar.gz" "$sub3/"
-        # the real grader where there is no GPU (every row: no GPU); the
-        # stand-in on a GPU machine, whose GPUs the cluster's fake ones are not
-        grade_make=""
-        [ $have_gpu = 0 ] || grade_make=$fake
-        o6=$tmp/out6
-        t0=$SECONDS
-        out=$(CLASS_MAKE=$grade_make SLURM_PARTITION=lab SLURM_THROTTLE=2 SLURM_CPUS=1 SLURM_TIME=5 \
-            timeout 300 make --no-print-directory class BACKEND=slurm WAIT=1 SUBMISSIONS="$sub3" OUT="$o6" \
-            EX="$class_stages" 2>&1); st=$?
-        echo "$out" >"$tmp/slurm.out"
-        array=$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' <<<"$out")
-        check "make class BACKEND=slurm WAIT=1: an array job and a gradebook job, waited for ($((SECONDS - t0)) s)" \
-            "$([ $st = 0 ] && [ -n "$array" ] && grep -q "of 3 done" <<<"$out"; ok)" "exit $st; $out"
-        if [ -z "$grade_make" ]; then
-            want_alice="no GPU" want_bob="no GPU"
-        else
-            want_alice=graded want_bob=graded
-        fi
-        check "the gradebook (written by the dependent job): 3 rows, alice and bob '$want_alice', carol refused" \
-            "$([ "$(tail -n +2 "$o6/gradebook.csv" | wc -l)" = 3 ] && [ "$(status_of "$o6" alice)" = "$want_alice" ] &&
-               [ "$(status_of "$o6" bob)" = "$want_bob" ] && [ "$(status_of "$o6" carol)" = refused ] &&
-               grep -q "^gradebook: $o6/gradebook.csv" "$o6"/logs/gradebook-*.log; ok)" \
-            "$(cat "$o6/gradebook.csv" "$o6"/logs/gradebook-*.log 2>&1)"
-        check "one task per student to grade, each with its own log and a GPU of its own" \
-            "$([ -f "$o6/logs/grade-${array}_0.log" ] && [ -f "$o6/logs/grade-${array}_1.log" ] &&
-               [ ! -e "$o6/logs/grade-${array}_2.log" ] &&
-               grep -q '^CUDA_VISIBLE_DEVICES=[0-9]' "$o6/students/alice/grade.log" &&
-               grep -q '^CUDA_VISIBLE_DEVICES=[0-9]' "$o6/students/bob/grade.log"; ok)" \
-            "$(ls "$o6/logs"; head -n 3 "$o6"/students/*/grade.log)"
-
-        # PER_TASK=2: 5 students in 3 tasks, each grading its students one
-        # after another (the stand-in grader: it logs who it graded)
-        sub4=$tmp/sub4 o10=$tmp/out10 log10=$tmp/fake10.log
-        mkdir -p "$sub4"
-        for n in p1 p2 p3 p4 p5; do cp -r "$subs/alice" "$sub4/$n"; done
-        t0=$SECONDS
-        out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log10 SLURM_PARTITION=lab SLURM_THROTTLE=2 SLURM_CPUS=1 SLURM_TIME=5 \
-            timeout 300 make --no-print-directory class BACKEND=slurm WAIT=1 PER_TASK=2 SUBMISSIONS="$sub4" OUT="$o10" \
-            EX="$class_stages" 2>&1); st=$?
-        array=$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' <<<"$out")
-        check "PER_TASK=2, 5 students: one array of 3 tasks, waited for, 5 rows graded ($((SECONDS - t0)) s)" \
-            "$([ $st = 0 ] && grep -q "(5 students, 3 tasks of at most 2," <<<"$out" && grep -q "5 of 5 done" <<<"$out" &&
-               [ "$(grep -c ',graded,' "$o10/gradebook.csv")" = 5 ] && [ "$(sort "$log10" | cut -d' ' -f1 | tr '\n' ' ')" = "p1 p2 p3 p4 p5 " ]; ok)" \
-            "exit $st; $out; $(cat "$log10" "$o10/gradebook.csv" 2>&1)"
-        named=$(for i in 0 1 2 3; do
-            f=$o10/logs/grade-${array}_$i.log
-            [ -f "$f" ] && echo "$i: $(sed -n 's/^array task [0-9]* on [^:]*: //p' "$f") | $(sed -n 's/^grading //p' "$f" | tr '\n' ' ')"
-        done)
-        check "each task's log names its students and grades them in turn: p1 p2, p3 p4, p5; no fourth task" \
-            "$([ "$named" = "$(printf '0: p1 p2 | p1 p2 \n1: p3 p4 | p3 p4 \n2: p5 | p5 ')" ]; ok)" \
-            "$named; $(cat "$o10"/logs/grade-*.log)"
-        # a re-run after deleting one student's folder grades that one alone
-        rm -rf "$o10/students/p3"
-        : >"$log10"
-        out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log10 SLURM_PARTITION=lab SLURM_THROTTLE=2 SLURM_CPUS=1 SLURM_TIME=5 \
-            timeout 300 make --no-print-directory class BACKEND=slurm WAIT=1 PER_TASK=2 SUBMISSIONS="$sub4" OUT="$o10" 2>&1); st=$?
-        check "the re-run grades p3 alone, in one task, and the gradebook has its 5 rows again" \
-            "$([ $st = 0 ] && grep -q "4 graded before, 0 refused now, 1 to grade" <<<"$out" &&
-               grep -q "(1 student, 1 task of at most 2," <<<"$out" && [ "$(cut -d' ' -f1 "$log10")" = p3 ] &&
-               [ "$(grep -c ',graded,' "$o10/gradebook.csv")" = 5 ]; ok)" "exit $st; $out; $(cat "$log10")"
-        array=$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' <<<"$out")
-        limit=$(scontrol show job "$array" 2>&1 | grep -o 'TimeLimit=[^ ]*' | sort -u)
-        check "a task of 2 students gets twice one student's SLURM_TIME (5 minutes): $limit" \
-            "$([ "$limit" = TimeLimit=00:10:00 ]; ok)" "$(scontrol show job "$array" 2>&1)"
+    # attackers in a real class, graded by the judge: mallory's constructor
+    # reaches for the gradebook, alice's row and the class folder
+    # (tests/grader/attacks/class_escape), eve forges her record
+    # (forged_record); both score 0, and the class folder holds only what
+    # the grader wrote
+    s3=$(grep -m 1 -E '^03_' <<<"$stages")
+    if ! build/confine/confine --probe >/dev/null 2>&1; then
+        skip "on the GPU, a class with attackers: this machine cannot confine ($(build/confine/confine --probe))"
+    else
+        sub9=$tmp/sub9 o9=$tmp/out9
+        mkdir -p "$sub9/alice/$s3" "$sub9/mallory/$s3" "$sub9/eve/$s3"
+        cp "solutions/$s3/kernel.cu" "$sub9/alice/$s3/"
+        cp tests/grader/attacks/class_escape/kernel.cu "$sub9/mallory/$s3/"
+        cp tests/grader/attacks/forged_record/kernel.cu "$sub9/eve/$s3/"
+        out=$(grader/class.sh --submissions "$sub9" --out "$o9" --stages "$s3" --judge 2>&1); st=$?
+        check "on the GPU, judged: alice's solution scores, the attackers score 0, nothing else lands in the class folder" \
+            "$([ $st = 0 ] && [ "$(field "$(row "$o9" alice)" 2)" -gt 0 ] &&
+               [ "$(field "$(row "$o9" mallory)" 2)" = 0 ] && [ "$(field "$(row "$o9" eve)" 2)" = 0 ] &&
+               [ ! -e "$o9/planted-by-a-student" ] && [ "$(grep -c . "$o9/gradebook.csv")" = 4 ] &&
+               grep -q '^alice,' "$o9/students/alice/row.csv"; ok)" "$out; $(cat "$o9/gradebook.csv")"
     fi
-    SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
-    cluster_up=""
 fi
+
+# the Slurm back end on a test cluster
+. tests/class/slurm.sh
 
 totals

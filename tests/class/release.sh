@@ -1,0 +1,96 @@
+# tests/class/release.sh: make release, and make check and make grade in the
+# release: sourced by tests/class/run.sh (its variables: lab, tmp, stages,
+# have_gpu; its helpers from tests/lib.sh), whose counts it adds to.
+# ============================================================ make release
+echo "== make release"
+rel=$tmp/release
+out=$(make --no-print-directory release DEST="$rel" 2>&1)
+check "make release DEST=dir: exit 0 and a line saying what it made" \
+    "$(grep -q "^release: [0-9]* files" <<<"$out"; ok)" "$out"
+found=$(cd "$rel" && find . \( -name .git -o -path ./solutions -o -path ./build -o -path ./results \
+    -o -name grade.json -o -name results.json \) -print)
+check "the release has no solutions/, .git, build/, results/ or grade reports" "$([ -z "$found" ]; ok)" "$found"
+found=$(cd "$rel" && ls -d INSTRUCTORS.md tools/release.sh grader/class.sh grader/class tests/class tests/slurm tests/grader .ci 2>/dev/null)
+check "the release leaves out the instructors' guide and tools, their tests, the grader's tests and the CI" "$([ -z "$found" ]; ok)" "$found"
+# the lab's files as make release lists them: git's, or (a copy whose git
+# tracks nothing) every file but build outputs
+lab_files() {
+    if [ -n "$(git ls-files 2>/dev/null | head -n 1)" ]; then
+        git ls-files
+    else
+        find . \( -path ./.git -o -path ./build -o -path ./results -o -path ./class-grades \) -prune \
+            -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
+    fi
+}
+want=$( (lab_files | grep -vE '^(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/)';
+    echo common/transpose_unpadded.o) | while IFS= read -r f; do [ -e "$f" ] || [ "$f" = common/transpose_unpadded.o ] && echo "$f"; done | sort)
+have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
+check "the release holds exactly the tracked files, less those, and stage 05's baseline as an object" \
+    "$([ "$want" = "$have" ]; ok)" "$(diff <(echo "$want") <(echo "$have"))"
+
+# Near-solutions: no file outside handouts/ and slides/ shares more than 3
+# consecutive lines, or any answer line, with a solution (the fixtures and
+# stage 05's baseline source are left out for that).
+found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
+check "no file of the release comes close to a solution (tests/class/answer-overlap.sh)" "$([ $st = 0 ]; ok)" "$found"
+sed -n '/^__global__/,/^}/p' solutions/04_transpose/kernel.cu | head -n 14 | tail -n 6 >"$rel/tests/planted.cu"
+found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
+rm -f "$rel/tests/planted.cu"
+check "the overlap check finds 6 lines of a solution planted in a test file" \
+    "$([ $st = 1 ] && grep -q '^tests/planted.cu: [0-9]* consecutive lines' <<<"$found"; ok)" "$found"
+grep -F '[TILE + 1]' solutions/05_bank_conflicts/kernel.cu | head -n 1 >"$rel/common/planted.h"
+found=$(tests/class/answer-overlap.sh . "$rel" 2>&1); st=$?
+rm -f "$rel/common/planted.h"
+check "the overlap check finds a single answer line planted in common/" \
+    "$([ $st = 1 ] && grep -q '^common/planted.h:1: an answer line' <<<"$found"; ok)" "$found"
+found=$(grep -nE 'solutions/|SOLUTION=|diff -r|INSTRUCTORS|calibrate|make (release|class|profile-expected)|<!--' "$rel/README.md")
+check "the release's README names no solutions or instructors' targets, and says where to start" \
+    "$([ -z "$found" ] && grep -q '^## Start here' "$rel/README.md"; ok)" "$found"
+out=$(make --no-print-directory release DEST="$rel" 2>&1); st=$?
+check "make release refuses a folder that is not empty" "$([ $st != 0 ] && grep -q "not empty" <<<"$out"; ok)" "$out"
+out=$(make --no-print-directory release DEST="$tmp/release-git" GIT=1 2>&1)
+commits=$(git -C "$tmp/release-git" rev-list --all 2>/dev/null | wc -l)
+blobs=$(for f in solutions/*/kernel.cu; do
+    git -C "$tmp/release-git" cat-file -e "$(git hash-object "$f")" 2>/dev/null && echo "$f"
+done)
+check "GIT=1: a fresh repository with one commit and no solution in it" \
+    "$([ "$commits" = 1 ] && [ -z "$blobs" ] && [ -z "$(git -C "$tmp/release-git" status --porcelain)" ]; ok)" \
+    "$out; commits: $commits; solutions found: $blobs"
+
+# Build the release with the lab's objects (dates kept, so make rebuilds
+# only what differs), after removing the solutions' outputs; one exercise
+# is compiled again from its source.
+arch=$(grep -o 'code=sm_[0-9]*' build/flags.txt 2>/dev/null | sed 's/code=sm_//' | sort -u | tr '\n' ' ')
+grep -q -- '-arch=native' build/flags.txt 2>/dev/null && arch=native
+if [ -d build ]; then
+    cp -a build "$rel/build"
+    find "$rel/build" -name 'solution*' -exec rm -rf {} +
+fi
+first=$(head -n 1 <<<"$stages")
+touch "$rel/exercises/$first/kernel.cu"
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} 2>&1); st=$?
+check "the release builds (make): every exercise, no solution, says it is a student release" \
+    "$([ $st = 0 ] && grep -q "student release" <<<"$out" && grep -q "exercises/$first/kernel.cu" <<<"$out" &&
+       [ -z "$(find "$rel/build" -name 'solution*')" ] &&
+       [ "$(ls "$rel"/build/*/exercise | wc -l)" = "$(wc -l <<<"$stages")" ]; ok)" "$out"
+out=$(make --no-print-directory -C "$rel" run EX="$first" SOLUTION=1 2>&1); st=$?
+check "make run SOLUTION=1 in the release says plainly that it is a student release" \
+    "$([ $st != 0 ] && grep -q "this is a student release" <<<"$out"; ok)" "$out"
+out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1; make --no-print-directory -C "$rel" class SUBMISSIONS=x 2>&1;
+    make --no-print-directory -C "$rel" calibrate 2>&1)
+check "make release, make class and make calibrate in the release say why they cannot run there" \
+    "$([ "$(grep -c "instructors' copy" <<<"$out")" = 2 ] && grep -q "this student release has none" <<<"$out" &&
+       [ "$(grep -c 'Error 2$' <<<"$out")" = 3 ]; ok)" "$out"
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
+check "make check passes in the release and says what it skips" \
+    "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
+       grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
+if [ $have_gpu = 0 ]; then
+    out=$(make --no-print-directory -C "$rel" grade 2>&1); st=$?
+    check "make grade in the release: no GPU here, so one line saying so and the grader's status 3" \
+        "$([ $st != 0 ] && grep -q "no NVIDIA GPU" <<<"$out" && grep -q 'Error 3$' <<<"$out"; ok)" "$out"
+else
+    out=$(make --no-print-directory -C "$rel" grade EX="$first" 2>&1); st=$?
+    check "make grade EX=$first in the release grades the skeleton (exit 0, grade.json)" \
+        "$([ $st = 0 ] && [ -f "$rel/grade.json" ]; ok)" "$out"
+fi
