@@ -15,7 +15,8 @@
 #            event timing and RUNS times by the judge, the two compared
 #            (tools/compare-grades.sh: ratios and spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
-#            the short calls (04, 05, 07), and the drivers' own tables
+#            the short calls (04, 05, 07), at the default timing size and a
+#            larger one, and the drivers' own tables
 #   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
 #            confinement refuses what the GPU driver needs
 #   calibrate make calibrate: this GPU's thresholds written into
@@ -95,10 +96,19 @@ for phase in $phases; do
         grader) tests grader-gpu tests/grader/gpu-fixtures.sh ;;
         grades) grades ;;
         trace)
-            for s in $(awk -F'\t' '!/^#/ && NF >= 5 && ($2 == "transpose" || $2 == "reduce") { print $1 }' stages.tsv); do
-                echo "== $s"
-                LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" 2>&1
-                timeout 120 "build/$s/solution" 2>&1
+            # at the default timing size, and at a larger one (16384x16384,
+            # 2^28 floats: calls 4 times longer, the round trip's bias 4
+            # times smaller in a ratio)
+            awk -F'\t' '!/^#/ && NF >= 5 && ($2 == "transpose" || $2 == "reduce") { print $1, $2 }' stages.tsv |
+            while read -r s family; do
+                big=16384
+                [ "$family" = reduce ] && big=268435456
+                for size in "" "--n $big"; do
+                    echo "== $s ${size:-(default size)}"
+                    # shellcheck disable=SC2086  # size is empty or two words
+                    LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
+                    timeout 120 "build/$s/solution" $size 2>&1
+                done
             done >"$out/trace.log" 2>&1
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         diagnose)
