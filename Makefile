@@ -263,7 +263,7 @@ grade: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
 calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
-	@NVCC="$(NVCC)" build/grader/grade --calibrate $(EX)
+	@NVCC="$(NVCC)" build/grader/grade --calibrate $(if $(filter-out 0,$(JUDGE)),--judge) $(EX)
 
 # ---------------------------------------------------------------- profile
 # make profile EX=03: one call of the kernel under Nsight Compute (after its
