@@ -16,7 +16,9 @@
 #            (tools/compare-grades.sh: ratios and spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
 #            the short calls (04, 05, 07), at the default timing size and a
-#            larger one, and the drivers' own tables
+#            larger one, and the drivers' own tables; and the round trip
+#            to a second process measured by the host against one the GPU
+#            orders (tools/diagnose/ipc-sync.cu)
 #   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
 #            confinement refuses what the GPU driver needs
 #   calibrate make calibrate: this GPU's thresholds written into
@@ -110,6 +112,10 @@ for phase in $phases; do
                     timeout 120 "build/$s/solution" $size 2>&1
                 done
             done >"$out/trace.log" 2>&1
+            # the host's round trip against one the GPU orders (stream
+            # memory operations on a shared flag): tools/diagnose/ipc-sync.cu
+            { echo "== ipc-sync"
+              nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu -lcuda && timeout 120 build/ipc-sync; } >>"$out/trace.log" 2>&1
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         diagnose)
             timeout "$limit" tools/diagnose/cuda-in-confine.sh >"$out/diagnose.log" 2>&1
