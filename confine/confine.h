@@ -56,24 +56,29 @@ typedef struct {
  * it is what is executed (execveat), so that a script still finds itself. */
 void confine_open_paths(confine_paths *paths);
 
-/* Started as root: become the user nobody, with no supplementary groups,
- * before anything else (the lab's build folder must be readable by all).
- * -1 with the reason in why. */
+/* The user nobody's ids, looked up while the password file can be read. */
+void confine_find_nobody(void);
+
+/* Become the user nobody, with no supplementary groups (root only). -1 with
+ * the reason in why. */
 int confine_leave_root(char *why, size_t len);
 
 /* Enter new user, PID, mount, network and IPC namespaces, mapping the
  * caller's uid and gid to themselves (the program keeps its own files' DAC
- * view; the walls are the rest). After this the caller must fork: the
- * child is process 1 of the new PID namespace. -1 with the reason in why. */
-int confine_unshare(char *why, size_t len);
+ * view; the walls are the rest). *as_root (root): PID, mount, network and
+ * IPC namespaces without a user one, the program to become nobody later;
+ * where even root may not, nobody now, and *as_root becomes 0. After this
+ * the caller must fork: the child is process 1 of the new PID namespace.
+ * -1 with the reason in why. */
+int confine_unshare(int *as_root, char *why, size_t len);
 
 /* In the child (process 1): make every mount private, mount a private
- * tmpfs on /dev/shm, and a /proc of the new PID namespace (other
- * processes vanish from it). *fresh_proc says whether /proc could be
+ * tmpfs on /dev/shm (the user nobody's, as_root), and a /proc of the new
+ * PID namespace (other processes vanish from it). *fresh_proc says whether /proc could be
  * remounted (it cannot where the outer /proc has masked parts, as in some
  * containers; then Landlock and the PID namespace still hide what matters).
  * -1 with the reason in why. */
-int confine_mounts(int *fresh_proc, char *why, size_t len);
+int confine_mounts(int as_root, int *fresh_proc, char *why, size_t len);
 
 /* ------------------------------------------------------------ landlock.c */
 

@@ -48,7 +48,8 @@ static const char *USAGE = "usage: confine [--read PATH]... [--exec PATH]... -- 
 
 /* --without LAYER: diagnosis only, never used by the grader */
 static int g_without_landlock, g_without_seccomp, g_without_caps;
-static int g_left_root; /* started as root: now the user nobody */
+static int g_root; /* root, with no user namespace: process 2 becomes nobody */
+static int g_left_root; /* started as root: the program runs as nobody */
 /* the empty path of confine's own execveat: the system-call filter lets
  * through the one execveat whose path is this very array (seccomp.c) */
 static char g_exec_self[1];
@@ -110,9 +111,10 @@ static void interpreter_of(const char *program, char *out, size_t len)
 
 /* --------------------------------------------------------------- privilege */
 
-/* Drop every capability (those of the new user namespace) for good: the
- * bounding set, the ambient set, and the effective, permitted and
- * inheritable sets; securebits locked so that exec gives none back. */
+/* Drop every capability (those of the new user namespace, or root's) for
+ * good: the bounding set, the ambient set, and the effective, permitted and
+ * inheritable sets; securebits locked so that exec gives none back. Root
+ * becomes the user nobody here. */
 static int drop_capabilities(char *why, size_t len)
 {
     for (int cap = 0; cap <= 63; cap++)
@@ -126,6 +128,9 @@ static int drop_capabilities(char *why, size_t len)
         snprintf(why, len, "cannot lock the securebits: %s", strerror(errno));
         return -1;
     }
+    /* root: the user nobody, which clears the capabilities too */
+    if (g_root && confine_leave_root(why, len))
+        return -1;
     struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct d[2];
     memset(d, 0, sizeof d);
@@ -178,9 +183,10 @@ static void program(const confine_paths *paths, char *const argv[], const char *
         (!g_without_seccomp && confine_seccomp(g_exec_self, why, sizeof why)))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if (probe) {
-        printf("confined: user, PID, mount, network and IPC namespaces%s; Landlock ABI %d; "
-               "system-call filter; no capabilities\n",
-               fresh_proc ? ", a /proc of its own" : " (the outer /proc)", confine_landlock_abi());
+        printf("confined: %sPID, mount, network and IPC namespaces%s; Landlock ABI %d; "
+               "system-call filter; no capabilities%s\n",
+               g_root ? "" : "user, ", fresh_proc ? ", a /proc of its own" : " (the outer /proc)",
+               confine_landlock_abi(), g_left_root ? "; as the user nobody" : "");
         fflush(stdout);
         _exit(0);
     }
@@ -202,7 +208,7 @@ static void init(const confine_paths *paths, char *const argv[], const char *pat
     char why[512] = "";
     int fresh_proc = 0;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (confine_mounts(&fresh_proc, why, sizeof why))
+    if (confine_mounts(g_root, &fresh_proc, why, sizeof why))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     pid_t pid = fork();
     if (pid < 0)
@@ -285,13 +291,14 @@ int main(int argc, char **argv)
         }
     }
     char why[512] = "";
-    g_left_root = geteuid() == 0;
+    g_root = g_left_root = geteuid() == 0;
+    confine_find_nobody();
     confine_open_paths(&paths);
     if (!probe && paths.exec_fd[0] < 0 && (paths.exec_fd[0] = open(path, O_PATH)) < 0) {
         fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
         return CONFINE_EXEC_FAILED;
     }
-    if (confine_leave_root(why, sizeof why) || confine_unshare(why, sizeof why)) {
+    if (confine_unshare(&g_root, why, sizeof why)) {
         if (probe)
             printf("not confined: %s\n", why);
         else

@@ -7,9 +7,11 @@
  * namespaces: no other process can be seen or signalled, the only network is
  * a loopback that is down, and System V IPC objects are private.
  *
- * Started as root, confine first becomes the user nobody (no groups): root's
- * files and root's privileges over the machine (its /proc/sys, say) stay out
- * of reach even where a layer above would let a path through.
+ * Started as root, confine needs no user namespace for the others, and the
+ * program becomes the user nobody (no groups, no capabilities) before the
+ * system-call filter: root's files and root's privileges over the machine
+ * (its /proc/sys, say) stay out of reach even where a layer would let a
+ * path through.
  */
 #include "confine.h"
 
@@ -48,13 +50,22 @@ void confine_open_paths(confine_paths *paths)
         paths->exec_fd[i] = open(paths->exec[i], O_PATH | (i ? O_CLOEXEC : 0));
 }
 
+static uid_t nobody_uid = 65534;
+static gid_t nobody_gid = 65534;
+
+void confine_find_nobody(void)
+{
+    const struct passwd *pw = getpwnam("nobody");
+    if (pw) {
+        nobody_uid = pw->pw_uid;
+        nobody_gid = pw->pw_gid;
+    }
+}
+
 int confine_leave_root(char *why, size_t len)
 {
-    if (geteuid() != 0 && getuid() != 0)
-        return 0;
-    const struct passwd *pw = getpwnam("nobody");
-    uid_t uid = pw ? pw->pw_uid : 65534;
-    gid_t gid = pw ? pw->pw_gid : 65534;
+    uid_t uid = nobody_uid;
+    gid_t gid = nobody_gid;
     if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
         snprintf(why, len, "cannot leave root for the user nobody (%u): %s", (unsigned)uid, strerror(errno));
         return -1;
@@ -65,8 +76,19 @@ int confine_leave_root(char *why, size_t len)
     return 0;
 }
 
-int confine_unshare(char *why, size_t len)
+int confine_unshare(int *as_root, char *why, size_t len)
 {
+    /* root needs no user namespace for the others (and some systems refuse
+     * user namespaces to all but root): the program becomes nobody later
+     * (confine_leave_root, in process 2); where even root may not, nobody
+     * tries with a user namespace of its own */
+    if (*as_root) {
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) == 0)
+            return 0;
+        if (confine_leave_root(why, len))
+            return -1;
+        *as_root = 0;
+    }
     uid_t uid = getuid();
     gid_t gid = getgid();
     if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)) {
@@ -102,7 +124,7 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int confine_mounts(int *fresh_proc, char *why, size_t len)
+int confine_mounts(int as_root, int *fresh_proc, char *why, size_t len)
 {
     *fresh_proc = 0;
     /* nothing mounted here may leak back into the machine's namespace */
@@ -114,8 +136,11 @@ int confine_mounts(int *fresh_proc, char *why, size_t len)
      * want): nothing another run left there can be read, and nothing written
      * there outlives this run. /tmp is not needed: Landlock keeps it out of
      * reach (and the lab itself may live under /tmp) */
-    if (is_dir("/dev/shm") &&
-        mount("confine", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64m,mode=700")) {
+    char options[96] = "size=64m,mode=700";
+    if (as_root) /* the program will be nobody: its /dev/shm is nobody's */
+        snprintf(options, sizeof options, "size=64m,mode=700,uid=%u,gid=%u", (unsigned)nobody_uid,
+                 (unsigned)nobody_gid);
+    if (is_dir("/dev/shm") && mount("confine", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options)) {
         snprintf(why, len, "cannot mount a private /dev/shm: %s", strerror(errno));
         return -1;
     }
