@@ -195,8 +195,8 @@ static void program(const confine_paths *paths, char *const argv[], const char *
     syscall(SYS_execveat, paths->exec_fd[0], g_exec_self, argv, environ, AT_EMPTY_PATH);
     int err = errno;
     fprintf(stderr, "confine: cannot start %s: %s%s\n", path, strerror(err),
-            err == EACCES && g_left_root ? " (started as root, confine runs it as the user nobody: the lab's "
-                                           "folders must be readable by all, chmod -R a+rX)"
+            err == EACCES && g_left_root ? " (started as root, confine runs it as the user nobody: the program "
+                                           "must be executable by all, chmod -R a+rX build)"
                                          : "");
     _exit(CONFINE_EXEC_FAILED);
 }
