@@ -12,7 +12,9 @@
 #      warp, stopped at a 20 s limit while timing, keeps its correctness
 #      points with a reason naming the size it was timing)
 #   4. the attacks of tests/grader/attacks/ score 0 when the judge grades
-#      them (--judge), and the solutions score full marks with the judge
+#      them (--judge), and in the harness's own process all but the forged
+#      record (the hole the judge closes); the solutions score full marks
+#      with the judge
 #   5. with compute-sanitizer: the missing barrier is found with its line, and
 #      the solutions stay clean under SANITIZE=1 (memcheck cannot see the
 #      out-of-bounds write: it lands in the harness's guard zone, inside the
@@ -137,6 +139,14 @@ for dir in tests/grader/attacks/*/; do
     check "attack $name: graded by the judge, it scores 0 ($(get "$out/attack-report-$name" stages.0.reason))" \
         "$([ $st = 0 ] && [ "$(get "$out/attack-report-$name" stages.0.points)" = 0 ]; echo $?)" \
         "$(tail -n 25 "$out/attack-$name.log")"
+    # in the harness's own process too, but the forged record: the hole the
+    # judge closes (grader/README.md)
+    [ "$name" = forged_record ] && continue
+    build/grader/grade --src "$sub" --out "$out/attack-inproc-$name" "$stage" >"$out/attack-inproc-$name.log" 2>&1
+    st=$?
+    check "attack $name: graded in the harness's process, it scores 0 ($(get "$out/attack-inproc-$name" stages.0.reason))" \
+        "$([ $st = 0 ] && [ "$(get "$out/attack-inproc-$name" stages.0.points)" = 0 ]; echo $?)" \
+        "$(tail -n 25 "$out/attack-inproc-$name.log")"
 done
 echo "== the solutions, graded by the judge (--judge), score full marks"
 rm -rf "$out/judged"
