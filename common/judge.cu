@@ -268,7 +268,9 @@ void lab_judge_student_noop(void)
  * for: the round trip a timed call through the student's runner also makes,
  * through a runner the student's code is not in (timing.cu subtracts it).
  * 0 when done, -1 where there is no echo runner. */
-int lab_judge_echo_noop(void)
+/* Start the echo runner (the first time), mapping what the student's runner
+ * maps. -1 where there is none (warned once). */
+static int start_echo(void)
 {
     if (!J.echo_started) {
         if (J.echo_missing)
@@ -289,6 +291,13 @@ int lab_judge_echo_noop(void)
                 J.echo_mapped[i] = 1;
             }
     }
+    return 0;
+}
+
+int lab_judge_echo_noop(void)
+{
+    if (start_echo())
+        return -1;
     static lab_remote_request q;
     q.magic = LAB_REMOTE_MAGIC;
     q.op = LAB_OP_CALLS;
@@ -298,4 +307,68 @@ int lab_judge_echo_noop(void)
         q.calls[0].buffer[k] = -1;
     ask_or_die(&J.echo_runner, &q, "measuring the round trip", 0);
     return 0;
+}
+
+/* ------------------------------------------------ the judge's GPU clock */
+
+int lab_judge_gated(int echo, unsigned gate, const void *flags)
+{
+    start_student();
+    if (echo && start_echo())
+        return -1;
+    int64_t offset = 0;
+    int id = share(flags, &offset); /* mapped in both runners */
+    if (echo && !J.echo_mapped[id]) {
+        map_in(&J.echo_runner, id, 0, 0);
+        J.echo_mapped[id] = 1;
+    }
+    static lab_remote_request noop;
+    lab_remote_request *q = &J.pending;
+    if (echo) {
+        q = &noop;
+        q->count = 1;
+        q->calls[0].fn = LAB_FN_NOOP;
+        for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
+            q->calls[0].buffer[k] = -1;
+    }
+    q->op = LAB_OP_GATED;
+    q->id = id;
+    q->bytes = (uint64_t)gate | ((uint64_t)offset << 32);
+    ask_or_die(echo ? &J.echo_runner : &J.student, q, echo ? "measuring the round trip" : "a timed call", !echo);
+    if (!echo)
+        q->count = 0;
+    return 0;
+}
+
+int lab_judge_gated_wait(int echo, cudaEvent_t done)
+{
+    lab_runner *r = echo ? &J.echo_runner : &J.student;
+    double deadline = lab_now_ms() + J.limit_s * 1000.0;
+    for (;;) {
+        cudaError_t e = cudaEventQuery(done);
+        if (e == cudaSuccess)
+            return 0;
+        if (e != cudaErrorNotReady)
+            CUDA_CHECK(e);
+        if (!lab_runner_alive(r) || lab_now_ms() > deadline)
+            return -1;
+        usleep(20);
+    }
+}
+
+void lab_judge_gated_finish(int echo, int failed)
+{
+    lab_runner *r = echo ? &J.echo_runner : &J.student;
+    lab_remote_answer a;
+    memset(&a, 0, sizeof a);
+    if (failed && lab_runner_alive(r)) { /* still running: out of time */
+        r->timed_out = 1;
+        lab_runner_stop(r);
+        runner_failed(r, LAB_REMOTE_TIMEOUT, &a, "a timed call", !echo);
+    }
+    static lab_remote_request q;
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_FINISH;
+    q.count = 0;
+    ask_or_die(r, &q, "a timed call", !echo);
 }

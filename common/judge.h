@@ -29,6 +29,17 @@ int lab_judge_echo_noop(void);
 /* The student's runner's own event time of its last calls, as it said: for
  * LAB_JUDGE_TRACE=1 only (timing.cu), never for a grade. -1: none. */
 double lab_judge_runner_said_ms(void);
+/* The judge's GPU clock (LAB_JUDGE_CLOCK=gpu, timing.cu): queue the pending
+ * calls (or, echo, a no-op through the echo runner) behind the flags at
+ * `flags` (go, done) with this gate, the runner answering at once; -1 where
+ * there is no echo runner. Then wait, polling, for the event `done` that
+ * follows the judge's own wait for the runner's flag: 0, or -1 when the
+ * runner died or ran out of time (the caller must release its stream
+ * first). Then finish: the runner synchronizes and answers; a failure ends
+ * the run with the runner's fate. */
+int lab_judge_gated(int echo, unsigned gate, const void *flags);
+int lab_judge_gated_wait(int echo, cudaEvent_t done);
+void lab_judge_gated_finish(int echo, int failed);
 /* A no-op through the student's runner: LAB_JUDGE_TRACE=1 only. */
 void lab_judge_student_noop(void);
 /* A no-op kernel launched here (gpu.cu). */

@@ -74,6 +74,9 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
 
 int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *what)
 {
+    /* a runner that is gone must be a death the judge reports, not a
+     * SIGPIPE that kills the judge when it writes the next request */
+    signal(SIGPIPE, SIG_IGN);
     memset(r, 0, sizeof *r);
     r->pid = -1;
     snprintf(r->what, sizeof r->what, "%s", what);
@@ -134,6 +137,17 @@ static void reap(lab_runner *r)
     r->reaped = 1;
 }
 
+int lab_runner_alive(lab_runner *r)
+{
+    if (r->pid <= 0 || r->reaped)
+        return 0;
+    if (waitpid(r->pid, &r->status, WNOHANG) == r->pid) {
+        r->reaped = 1;
+        return 0;
+    }
+    return 1;
+}
+
 static void kill_runner(lab_runner *r)
 {
     if (r->pid > 0 && !r->reaped)
@@ -147,7 +161,8 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
     if (r->pid <= 0 || r->reaped)
         return LAB_REMOTE_DIED;
     size_t len = offsetof(lab_remote_request, calls) +
-                 (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE ? (size_t)q->count : 0) * sizeof(lab_remote_call);
+                 (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE || q->op == LAB_OP_GATED ? (size_t)q->count : 0) *
+                     sizeof(lab_remote_call);
     if (write_all(r->to, q, len)) {
         kill_runner(r);
         return LAB_REMOTE_DIED;
@@ -228,7 +243,7 @@ int lab_remote_read_request(int fd, lab_remote_request *q)
         return -1;
     if (q->magic != LAB_REMOTE_MAGIC)
         return -1;
-    if (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE) {
+    if (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE || q->op == LAB_OP_GATED) {
         if (q->count < 0 || q->count > LAB_REMOTE_MAX_CALLS)
             return -1;
         if (read_all(fd, q->calls, (size_t)q->count * sizeof(lab_remote_call), 0))

@@ -37,7 +37,15 @@ enum lab_remote_op {
     LAB_OP_UNMAP,     /* close buffer id                                */
     LAB_OP_CALLS,     /* count calls, then synchronize                  */
     LAB_OP_PROFILE,   /* one call between cudaProfilerStart and Stop    */
-    LAB_OP_QUIT
+    LAB_OP_QUIT,
+    /* the judge's clock on the GPU (LAB_JUDGE_CLOCK=gpu, timing.cu):
+     * GATED queues, on the GPU, "wait until the flag go >= gate, count
+     * calls, set the flag done = gate" and answers at once; id is the
+     * buffer of the two flags (go, done: 32-bit words), bytes holds the
+     * gate (low 32 bits) and the flags' offset in the buffer (high 32).
+     * FINISH then synchronizes and answers with the calls' status. */
+    LAB_OP_GATED,
+    LAB_OP_FINISH
 };
 
 /* Function numbers of a call: the contract function, or a no-op kernel
@@ -101,6 +109,9 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
 /* Why a runner is gone, in words ("exited with status 0", "was killed by
  * segmentation fault (SIGSEGV)"), after LAB_REMOTE_DIED or TIMEOUT. */
 void lab_runner_fate(lab_runner *r, char *out, size_t len);
+
+/* Whether it still runs (0: it has ended, and is reaped). */
+int lab_runner_alive(lab_runner *r);
 
 /* Ask it to quit, give it a moment, then kill and reap it. */
 void lab_runner_stop(lab_runner *r);

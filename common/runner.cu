@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "remote.h"
+#include "stream_ops.h"
 
 /* The family's call: the contract function on ptr and value (remote.h). */
 extern "C" int lab_family_call(const lab_remote_call *c, void *const *ptr);
@@ -27,17 +28,16 @@ __global__ void lab_noop_kernel(void) {}
 
 static void *mapped[LAB_REMOTE_MAX_BUFFERS];
 
-/* One request's calls, then a synchronization that covers every stream:
- * the answer comes when all the work is done, or with the first error. */
 static float g_calls_ms; /* the runner's own event time of the last CALLS */
+static cudaEvent_t g_start, g_stop;
 
-static cudaError_t run_calls(const lab_remote_request *q)
+/* One request's calls, launched, between the runner's two events. */
+static cudaError_t launch_calls(const lab_remote_request *q)
 {
-    static cudaEvent_t start, stop;
-    if (!start && (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess))
+    if (!g_start && (cudaEventCreate(&g_start) != cudaSuccess || cudaEventCreate(&g_stop) != cudaSuccess))
         return cudaErrorInitializationError;
     g_calls_ms = -1;
-    cudaEventRecord(start);
+    cudaEventRecord(g_start);
     for (int i = 0; i < q->count; i++) {
         const lab_remote_call *c = &q->calls[i];
         void *ptr[LAB_REMOTE_MAX_ARGS] = {0};
@@ -57,11 +57,45 @@ static cudaError_t run_calls(const lab_remote_request *q)
         if (err != cudaSuccess)
             return err;
     }
-    cudaEventRecord(stop);
+    return cudaEventRecord(g_stop);
+}
+
+/* A synchronization that covers every stream: the answer comes when all
+ * the work is done, or with the first error. */
+static cudaError_t finish_calls(void)
+{
     cudaError_t err = cudaDeviceSynchronize();
-    if (err == cudaSuccess)
-        cudaEventElapsedTime(&g_calls_ms, start, stop);
+    if (err == cudaSuccess && g_start)
+        cudaEventElapsedTime(&g_calls_ms, g_start, g_stop);
     return err;
+}
+
+/* One request's calls, then the synchronization. */
+static cudaError_t run_calls(const lab_remote_request *q)
+{
+    cudaError_t err = launch_calls(q);
+    return err == cudaSuccess ? finish_calls() : err;
+}
+
+/* GATED (remote.h): on the GPU, wait for go >= gate, the calls, done = gate;
+ * nothing waited for here. */
+static cudaError_t gate_calls(const lab_remote_request *q)
+{
+    lab_stream_value_fn wait_value, write_value;
+    if (lab_stream_ops(&wait_value, &write_value))
+        return cudaErrorNotSupported;
+    if (q->id < 0 || q->id >= LAB_REMOTE_MAX_BUFFERS || !mapped[q->id])
+        return cudaErrorInvalidValue;
+    unsigned gate = (unsigned)(q->bytes & 0xffffffffu);
+    CUdeviceptr go = (CUdeviceptr)((char *)mapped[q->id] + (q->bytes >> 32));
+    if (wait_value(0, go, gate, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
+        return cudaErrorNotSupported;
+    cudaError_t err = launch_calls(q);
+    if (err != cudaSuccess)
+        return err;
+    return write_value(0, go + sizeof(unsigned), gate, CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS
+               ? cudaSuccess
+               : cudaErrorNotSupported;
 }
 
 int main(void)
@@ -105,6 +139,12 @@ int main(void)
                 err = run_calls(&q);
             cudaProfilerStop();
             break;
+        case LAB_OP_GATED:
+            err = gate_calls(&q);
+            break;
+        case LAB_OP_FINISH:
+            err = finish_calls();
+            break;
         case LAB_OP_QUIT:
             return 0;
         default:
@@ -116,9 +156,12 @@ int main(void)
         char text[64];
         snprintf(text, sizeof text, "ok %.6f", g_calls_ms);
         lab_remote_answer_with(out, q.op, err,
-                               err == cudaSuccess && q.op == LAB_OP_CALLS ? text : cudaGetErrorName(err));
+                               err == cudaSuccess && (q.op == LAB_OP_CALLS || q.op == LAB_OP_FINISH)
+                                   ? text
+                                   : cudaGetErrorName(err));
         /* a sticky error: this context can do nothing more */
-        if (err != cudaSuccess && q.op == LAB_OP_CALLS && cudaDeviceSynchronize() != cudaSuccess)
+        if (err != cudaSuccess && (q.op == LAB_OP_CALLS || q.op == LAB_OP_FINISH) &&
+            cudaDeviceSynchronize() != cudaSuccess)
             return 1;
     }
     return 0;

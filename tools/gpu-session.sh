@@ -12,8 +12,10 @@
 #   grader   tests/grader/gpu-fixtures.sh: solutions, skeletons, fault
 #            kernels and attacks graded, by the judge too, and SANITIZE=1
 #   grades   the solutions graded RUNS times (default 3) with the drivers'
-#            event timing and RUNS times by the judge, the two compared
-#            (tools/compare-grades.sh: ratios and spreads per tier)
+#            event timing, RUNS times by the judge on the host's clock and
+#            RUNS times on the GPU's (LAB_JUDGE_CLOCK=gpu), each judge
+#            compared with the events (tools/compare-grades.sh: ratios and
+#            spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
 #            the short calls (04, 05, 07), at the default timing size and a
 #            larger one, and the drivers' own tables; and the round trip
@@ -73,18 +75,22 @@ build() {
 
 grades() {
     local kind r dir start
-    for kind in events judge; do
+    # events, the judge on the host's clock, the judge on the GPU's clock
+    for kind in events judge gpuclock; do
         for ((r = 1; r <= runs; r++)); do
             dir=$out/grades/$kind-$r
             mkdir -p "$dir"
             start=$SECONDS
-            timeout "$limit" build/grader/grade --src solutions $([ $kind = judge ] && echo --judge) \
+            LAB_JUDGE_CLOCK=$([ $kind = gpuclock ] && echo gpu || echo host) \
+                timeout "$limit" build/grader/grade --src solutions $([ $kind != events ] && echo --judge) \
                 --out "$dir" >"$dir/grade.log" 2>&1
             log "$kind run $r: exit $? $(grep -E '^total' "$dir/grade.log" | tr -s ' ') ($((SECONDS - start)) s)"
         done
     done
     tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judge-* >"$out/judge-vs-events.md" 2>&1
-    cat "$out/judge-vs-events.md" >>"$out/session.log"
+    tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/gpuclock-* >"$out/gpuclock-vs-events.md" 2>&1
+    { cat "$out/judge-vs-events.md"; echo "the judge on the GPU's clock:"; cat "$out/gpuclock-vs-events.md"; } \
+        >>"$out/session.log"
 }
 
 for phase in $phases; do
@@ -109,6 +115,8 @@ for phase in $phases; do
                     echo "== $s ${size:-(default size)}"
                     # shellcheck disable=SC2086  # size is empty or two words
                     LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
+                    echo "-- the judge on the GPU's clock"
+                    LAB_JUDGE_CLOCK=gpu LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
                     timeout 120 "build/$s/solution" $size 2>&1
                 done
             done >"$out/trace.log" 2>&1

@@ -68,8 +68,28 @@ int main(int argc, char **argv)
     int rc = converse(fake, "good", NULL, 10, &r, &a);
     snprintf(detail, sizeof detail, "result %d", rc);
     expect(rc == LAB_REMOTE_OK, "remote: a runner that answers: HELLO names its family, CALLS is done", detail);
+    /* GATED carries its calls as CALLS does (the GPU clock): the next
+     * request still reads whole, and FINISH is answered */
+    lab_remote_request g;
+    memset(&g, 0, sizeof g);
+    g.magic = LAB_REMOTE_MAGIC;
+    g.op = LAB_OP_GATED;
+    g.count = 3;
+    g.id = 0;
+    g.bytes = 7u | (64ull << 32);
+    int rg = lab_runner_ask(&r, &g, 10, &a);
+    g.op = LAB_OP_FINISH;
+    g.count = 0;
+    int rf = lab_runner_ask(&r, &g, 10, &a);
+    g.op = LAB_OP_CALLS;
+    g.count = 1;
+    int rc2 = lab_runner_ask(&r, &g, 10, &a);
+    snprintf(detail, sizeof detail, "gated %d, finish %d, calls %d", rg, rf, rc2);
+    expect(rg == LAB_REMOTE_OK && rf == LAB_REMOTE_OK && rc2 == LAB_REMOTE_OK && lab_runner_alive(&r),
+           "remote: a gated request carries its calls, then FINISH and CALLS are answered", detail);
     lab_runner_stop(&r);
     expect(r.pid == -1, "remote: stopping a runner reaps it", "");
+    expect(!lab_runner_alive(&r), "remote: a stopped runner is not alive", "");
 
     double t0 = now();
     rc = converse(fake, "hang", NULL, 0.5, &r, &a);
@@ -85,6 +105,20 @@ int main(int argc, char **argv)
     snprintf(detail, sizeof detail, "result %d: %s", rc, fate);
     expect(rc == LAB_REMOTE_DIED && strstr(fate, "exit status 0"),
            "remote: a runner that exits with status 0 mid-call is a death, not a success", detail);
+    lab_runner_stop(&r);
+
+    rc = converse(fake, "leave", NULL, 10, &r, &a);
+    usleep(200000); /* it is gone before the next request */
+    lab_remote_request next;
+    memset(&next, 0, sizeof next);
+    next.magic = LAB_REMOTE_MAGIC;
+    next.op = LAB_OP_CALLS;
+    int rn = lab_runner_ask(&r, &next, 10, &a);
+    lab_runner_fate(&r, fate, sizeof fate);
+    snprintf(detail, sizeof detail, "result %d, then %d: %s", rc, rn, fate);
+    expect(rc == LAB_REMOTE_OK && rn == LAB_REMOTE_DIED && strstr(fate, "exit status 0"),
+           "remote: a runner gone between two requests is a death with its fate (the judge survives the write)",
+           detail);
     lab_runner_stop(&r);
 
     rc = converse(fake, "crash", NULL, 10, &r, &a);

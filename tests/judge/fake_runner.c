@@ -6,6 +6,8 @@
  *   good     answers every request (HELLO with "matmul"), as a runner does
  *   hang     answers HELLO, then never answers CALLS
  *   die      answers HELLO, then exits with status 0 on CALLS
+ *   leave    answers HELLO and CALLS, then exits with status 0 (gone
+ *            between two requests)
  *   crash    answers HELLO, then dies of SIGSEGV on CALLS
  *   garble   answers HELLO, then answers CALLS with a wrong magic number
  *   error    answers CALLS with error 700 (an illegal address)
@@ -40,6 +42,10 @@ int main(void)
                 pause();
         if (!strcmp(mode, "die"))
             _exit(0);
+        if (!strcmp(mode, "leave")) {
+            lab_remote_answer_with(out, q.op, 0, "done");
+            _exit(0);
+        }
         if (!strcmp(mode, "crash"))
             raise(SIGSEGV);
         if (!strcmp(mode, "garble")) {

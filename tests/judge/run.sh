@@ -29,6 +29,13 @@ fi
 target=$(pwd)/$out/escaped-from-a-runner
 rm -f "$target"
 results=$(LAB_FAKE_RUNNER_TARGET=$target "$out/check" "$(pwd)/$out/fake-runner" $confine 2>&1)
+st=$?
+# the check program itself must end, not be killed (a judge that dies of
+# SIGPIPE writing to a dead runner, say)
+if [ $st -gt 1 ]; then
+    results="$results
+FAIL  remote: the judge's side of the conversation ends normally (it ended with status $st)"
+fi
 echo "$results"
 # the judge never runs student code: no function of a stage's kernel.cu is
 # in its judge (the contract function there is the stand-in that asks the
