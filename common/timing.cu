@@ -18,7 +18,9 @@
  *    measured with a no-op in the call's place (through the echo runner,
  *    which holds no student code, judge.cu) and subtracted, for the
  *    student and the baselines alike. grader/README.md, "The judge", says
- *    why.
+ *    why. LAB_JUDGE_CLOCK=gpu: the same steps on a clock of two events in
+ *    this process's stream, the runner's call ordered between them on the
+ *    GPU (an experiment: gpu_clock below).
  */
 #include "gpu.h"
 #ifdef LAB_JUDGE
