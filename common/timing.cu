@@ -251,16 +251,19 @@ static int gpu_clock(void)
     return on;
 }
 
+static double g_flush_ms; /* the GPU clock: the last call's L2 flush, by events */
+
 static double timed_call_gpu(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int set, int is_student,
                              unsigned long long *bad_dev, int empty)
 {
-    static cudaEvent_t e0, e1;
+    static cudaEvent_t e0, e1, f0;
     static cudaStream_t rescue;
     static lab_buffer flags; /* go, done: the first two 32-bit words */
     static unsigned gate;
     if (!e0) {
         CUDA_CHECK(cudaEventCreate(&e0));
         CUDA_CHECK(cudaEventCreate(&e1));
+        CUDA_CHECK(cudaEventCreate(&f0));
         CUDA_CHECK(cudaStreamCreateWithFlags(&rescue, cudaStreamNonBlocking));
         lab_buffer_new(&flags, 4);
         CUDA_CHECK(cudaMemset(flags.data, 0, 4 * sizeof(float)));
@@ -283,6 +286,9 @@ static double timed_call_gpu(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, 
         if (prepare)
             prepare(ctx, set);
     }
+    /* the flush is timed too: a runner that worked while it ran (one that
+     * did not wait for go) makes it slower than with a no-op (lab_time) */
+    CUDA_CHECK(cudaEventRecord(f0));
     flush_cache();
     CUDA_CHECK(cudaEventRecord(e0));
     if (remote) {
@@ -309,8 +315,10 @@ static double timed_call_gpu(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, 
         lab_judge_gated_finish(empty != 0, failed);
     }
     CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
+    float ms = 0, flush_ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    CUDA_CHECK(cudaEventElapsedTime(&flush_ms, f0, e0));
+    g_flush_ms = flush_ms;
     g_events_ms = empty ? -1 : is_student ? lab_judge_runner_said_ms() : -1;
     return ms;
 }
@@ -338,8 +346,11 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     double empty[EMPTY_TRIES];
     double (*timed)(lab_call_fn, lab_prepare_fn, void *, int, int, unsigned long long *, int) =
         gpu_clock() ? timed_call_gpu : timed_call;
-    for (int i = 0; i < EMPTY_TRIES; i++)
+    double empty_flush[EMPTY_TRIES];
+    for (int i = 0; i < EMPTY_TRIES; i++) {
         empty[i] = timed(fn, prepare, ctx, 0, is_student, scratch_dev, 1);
+        empty_flush[i] = g_flush_ms;
+    }
     lab_stats es;
     lab_stats_compute(empty, EMPTY_TRIES, &es);
     const double overhead = es.median;
@@ -358,12 +369,15 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         own_noop = es.median;
     }
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
+    double *flushes = gpu_clock() ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
         int set = n % nsets;
         double call_ms = timed(fn, prepare, ctx, set, is_student, bad_dev, 0) - overhead;
         if (events)
             events[n] = g_events_ms;
+        if (flushes)
+            flushes[n] = g_flush_ms;
         ms[n++] = call_ms > 0 ? call_ms : 0;
         t->last_set = set;
         CUDA_CHECK(cudaMemcpy(&bad, bad_dev, sizeof bad, cudaMemcpyDeviceToHost));
@@ -387,6 +401,22 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
             fprintf(stderr, "; a no-op through this runner: %.4f ms", own_noop);
         fputc('\n', stderr);
     }
+    if (flushes && n > 0) {
+        /* the GPU clock: flushes slower beside the calls than beside a
+         * no-op mean GPU work of the runner outside its calls. A warning
+         * for now: the margin is not yet measured on a GPU */
+        lab_stats with_calls, with_noop;
+        lab_stats_compute(flushes, n, &with_calls);
+        lab_stats_compute(empty_flush, EMPTY_TRIES, &with_noop);
+        if (is_student && with_calls.median > 1.5 * with_noop.median + 0.01)
+            fprintf(stderr, "warning: %s: the judge's L2 flush took %.4f ms beside your calls, %.4f ms beside a "
+                            "no-op: does your code run GPU work outside its calls?\n",
+                    t->label, with_calls.median, with_noop.median);
+        if (trace)
+            fprintf(stderr, "judge trace: %s: the flush %.4f ms beside the calls, %.4f ms beside a no-op\n",
+                    t->label, with_calls.median, with_noop.median);
+    }
+    free(flushes);
     free(events);
     free(ms);
 }
