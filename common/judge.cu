@@ -249,19 +249,25 @@ void lab_judge_flush(const char *what, int profile)
     q->count = 0;
 }
 
+/* A request of one call: the no-op kernel. */
+static lab_remote_request *noop_request(uint32_t op)
+{
+    static lab_remote_request q;
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = op;
+    q.count = 1;
+    q.calls[0].fn = LAB_FN_NOOP;
+    for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
+        q.calls[0].buffer[k] = -1;
+    return &q;
+}
+
 /* A no-op kernel through the student's runner, waited for: LAB_JUDGE_TRACE
  * only (a runner could slow it down on purpose; it never counts). */
 void lab_judge_student_noop(void)
 {
     start_student();
-    static lab_remote_request q;
-    q.magic = LAB_REMOTE_MAGIC;
-    q.op = LAB_OP_CALLS;
-    q.count = 1;
-    q.calls[0].fn = LAB_FN_NOOP;
-    for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
-        q.calls[0].buffer[k] = -1;
-    ask_or_die(&J.student, &q, "a no-op for the trace", 1);
+    ask_or_die(&J.student, noop_request(LAB_OP_CALLS), "a no-op for the trace", 1);
 }
 
 /* A no-op kernel through the echo runner (started the first time), waited
@@ -298,14 +304,7 @@ int lab_judge_echo_noop(void)
 {
     if (start_echo())
         return -1;
-    static lab_remote_request q;
-    q.magic = LAB_REMOTE_MAGIC;
-    q.op = LAB_OP_CALLS;
-    q.count = 1;
-    q.calls[0].fn = LAB_FN_NOOP;
-    for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
-        q.calls[0].buffer[k] = -1;
-    ask_or_die(&J.echo_runner, &q, "measuring the round trip", 0);
+    ask_or_die(&J.echo_runner, noop_request(LAB_OP_CALLS), "measuring the round trip", 0);
     return 0;
 }
 
@@ -322,15 +321,7 @@ int lab_judge_gated(int echo, unsigned gate, const void *flags)
         map_in(&J.echo_runner, id, 0, 0);
         J.echo_mapped[id] = 1;
     }
-    static lab_remote_request noop;
-    lab_remote_request *q = &J.pending;
-    if (echo) {
-        q = &noop;
-        q->count = 1;
-        q->calls[0].fn = LAB_FN_NOOP;
-        for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
-            q->calls[0].buffer[k] = -1;
-    }
+    lab_remote_request *q = echo ? noop_request(LAB_OP_GATED) : &J.pending;
     q->op = LAB_OP_GATED;
     q->id = id;
     q->bytes = (uint64_t)gate | ((uint64_t)offset << 32);

@@ -19,27 +19,10 @@ export PROFILE_EXPECTED=$PROFILE_DIR/expected.tsv
 mkdir -p "$PROFILE_DIR" || exit 2
 rm -f "$PROFILE_EXPECTED"
 
-passed=0 failed=0 skipped=0
-check() { # check NAME STATUS [DETAILS]: STATUS 0 is a pass
-    if [ "$2" = 0 ]; then
-        passed=$((passed + 1))
-        printf 'ok    %s\n' "$1"
-    else
-        failed=$((failed + 1))
-        printf 'FAIL  %s\n' "$1"
-        [ -n "${3:-}" ] && printf '%s\n' "$3" | tail -n 25 | sed 's/^/      /'
-    fi
-    return 0
-}
-ok() { echo $?; }
+FAIL_LINES=25
+. tests/lib.sh
 finish() {
-    echo
-    if [ $skipped -gt 0 ]; then
-        echo "$passed passed, $failed failed, $skipped skipped"
-    else
-        echo "$passed passed, $failed failed"
-    fi
-    [ $failed = 0 ]
+    totals
     exit
 }
 
@@ -67,8 +50,7 @@ out=$(tools/profile.sh 01_naive build/01_naive/solution 2>&1); st=$?
 echo "$out" >"$PROFILE_DIR/01_naive-solution.out"
 if grep -q "hardware counters: skipped" <<<"$out"; then
     echo "$out"
-    skipped=1
-    echo "skip  the counters cannot be read here (above); nothing else to check"
+    skip "the counters cannot be read here (above); nothing else to check"
     finish
 fi
 check "01 solution: profiled, exit 0" "$([ $st = 0 ]; ok)" "$out"
