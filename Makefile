@@ -87,12 +87,12 @@ OBJS_transpose += $(UNPADDED_OBJ)
 # has it (build/<stage>/<variant>-runner) and to the echo runner. Not yet the
 # default: JUDGE=1 picks it for make run and make grade.
 JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge.o) \
-                $(addprefix build/common/,args.o stats.o compare.o json.o hints.o remote.o)
+                $(addprefix build/common/,args.o stats.o compare.o json.o hints.o remote.o signals.o)
 $(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
   $(patsubst common/%.cu,build/judge/common/%.o,$(call FAMILY_CU,$(f))) \
   $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(JUDGE_COMMON)))
 JUDGE_OBJS_transpose += $(UNPADDED_OBJ)
-RUNNER_OBJS := build/judge/runner.o build/common/remote.o
+RUNNER_OBJS := build/judge/runner.o build/common/remote.o build/common/signals.o
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -229,9 +229,9 @@ sweep: stage-known $(SWEEP_BINS)
 # GRADE_DIR=dir puts grade.json and results.json there. (Its messages are
 # cut to fixed-size buffers on purpose: hence -Wno-format-truncation.)
 GRADER_SRCS := $(wildcard grader/*.c)
-build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/lab.h
+build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/signals.c common/lab.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
 
 # build/confine/confine: the wall around student code in graded runs
 # (confine/confine.h). Plain C and Linux; position-independent, so that the

@@ -31,6 +31,10 @@ enum lab_exit {
 /* The name of an exit status, for messages ("wrong result", "no GPU", ...). */
 const char *lab_exit_name(int status);
 
+/* A signal that ended a program, in words ("segmentation fault (SIGSEGV)"):
+ * signals.c. */
+const char *lab_signal_text(int sig);
+
 /* ----------------------------------------------------- identity of a binary */
 
 /* Set at build time (common/build_info.c): which stage, exercise or solution,

@@ -5,6 +5,7 @@
  * worst moment: every read has a deadline, every answer is checked for its
  * size and magic number, and a runner's death is read from waitpid.
  */
+#include "lab.h"
 #include "remote.h"
 
 #include <errno.h>
@@ -185,19 +186,6 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
     return a->status == 0 ? LAB_REMOTE_OK : LAB_REMOTE_ERROR;
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "segmentation fault (SIGSEGV)";
-    case SIGBUS: return "bus error (SIGBUS)";
-    case SIGABRT: return "abort (SIGABRT)";
-    case SIGFPE: return "arithmetic exception (SIGFPE)";
-    case SIGILL: return "illegal instruction (SIGILL)";
-    case SIGKILL: return "SIGKILL";
-    case SIGSYS: return "a forbidden system call (SIGSYS)";
-    default: return "a signal";
-    }
-}
 
 void lab_runner_fate(lab_runner *r, char *out, size_t len)
 {
@@ -209,7 +197,7 @@ void lab_runner_fate(lab_runner *r, char *out, size_t len)
     else if (WIFEXITED(r->status))
         snprintf(out, len, "ended the process (exit status %d)", WEXITSTATUS(r->status));
     else if (WIFSIGNALED(r->status))
-        snprintf(out, len, "was killed by %s", signal_name(WTERMSIG(r->status)));
+        snprintf(out, len, "was killed by %s", lab_signal_text(WTERMSIG(r->status)));
     else
         snprintf(out, len, "ended");
 }

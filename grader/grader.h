@@ -197,8 +197,6 @@ void progress_read(const char *text, size_t len, int cut, run_progress *p);
 
 /* Kill the group of the program being run now, if any (for SIGINT). */
 void run_kill_current(void);
-/* "segmentation fault (SIGSEGV)" */
-const char *signal_text(int sig);
 
 /* ============================================================ the policy */
 

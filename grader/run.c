@@ -33,22 +33,6 @@ void run_kill_current(void)
         kill(-g, SIGKILL);
 }
 
-const char *signal_text(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "segmentation fault (SIGSEGV)";
-    case SIGBUS: return "bus error (SIGBUS)";
-    case SIGABRT: return "abort (SIGABRT)";
-    case SIGFPE: return "arithmetic exception (SIGFPE)";
-    case SIGILL: return "illegal instruction (SIGILL)";
-    case SIGKILL: return "killed (SIGKILL; out of host memory?)";
-    case SIGTERM: return "terminated (SIGTERM)";
-    case SIGPIPE: return "broken pipe (SIGPIPE)";
-    case SIGTRAP: return "trap (SIGTRAP)";
-    case SIGXCPU: return "CPU time limit (SIGXCPU)";
-    default: return "a signal";
-    }
-}
 
 /* The child side: plumbing, then exec. Only async-signal-safe calls. */
 static void child(char *const argv[], int out_w, int rec_w, int record_fd, int prog_w,

@@ -89,7 +89,7 @@ jvalue *record_validate(const run_result *run, const char *expected_stage, char 
         return NULL;
     }
     if (run->signal) {
-        snprintf(why, whylen, "crashed: %s", signal_text(run->signal));
+        snprintf(why, whylen, "crashed: %s", lab_signal_text(run->signal));
         return NULL;
     }
     if (run->record_overflow) {
@@ -268,7 +268,7 @@ static void score_unfinished(stage_result *s, const run_result *run, const run_p
     if (run->timed_out)
         snprintf(ended, sizeof ended, "timed out%s after %.0f s", phase, run->seconds);
     else
-        snprintf(ended, sizeof ended, "crashed%s: %s", phase, signal_text(run->signal));
+        snprintf(ended, sizeof ended, "crashed%s: %s", phase, lab_signal_text(run->signal));
     if (!phase[0])
         appendf(ended, sizeof ended, " (its last progress line: '%s')", p->last);
 

@@ -22,7 +22,7 @@ mkdir -p "$out/bin" "$out/obj"
 
 echo "== grader: unit tests"
 if ! $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Icommon tests/grader/check.c \
-        $(ls grader/*.c | grep -v grade.c) common/json.c -lm -o "$out/check" 2>"$out/cc.log" ||
+        $(ls grader/*.c | grep -v grade.c) common/json.c common/signals.c -lm -o "$out/check" 2>"$out/cc.log" ||
    ! $CC -O2 -std=c11 -Wall -D_GNU_SOURCE -Icommon tests/grader/fake_driver.c common/json.c -lm \
         -o "$out/fake" 2>>"$out/cc.log"; then
     fail "grader: the test programs compile" "$(cat "$out/cc.log")"

@@ -10,9 +10,9 @@ CC=${CC:-cc}
 out=build/tests/judge
 mkdir -p "$out"
 echo "== the judge and its runners (common/remote.c)"
-if ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/fake_runner.c common/remote.c \
+if ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/fake_runner.c common/remote.c common/signals.c \
         -o "$out/fake-runner" 2>"$out/cc.log" ||
-   ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/check.c common/remote.c \
+   ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/check.c common/remote.c common/signals.c \
         -o "$out/check" 2>>"$out/cc.log"; then
     echo "FAIL  remote: the test programs compile"
     sed 's/^/      /' "$out/cc.log" | tail -n 15
