@@ -31,9 +31,10 @@
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
 #
-# No PHASE: all of them. Each phase has a time limit (PHASE_LIMIT seconds,
-# default 480). OUTDIR/session.log has one line per step and the result of
-# each. Exit status: 0 when every test phase that ran passed, else 1.
+# No PHASE: build suite grader grades trace profile bench. Each phase has a
+# time limit (PHASE_LIMIT seconds, default 480). OUTDIR/session.log has one
+# line per step and the result of each; OUTDIR.tar.gz, at the end, all of
+# OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
 [ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace diagnose calibrate class profile bench]" >&2; exit 2; }
@@ -158,4 +159,6 @@ for phase in $phases; do
     esac
 done
 log "done (exit $status)"
+# every log in one archive beside OUTDIR, to carry away
+tar czf "$out.tar.gz" -C "$out" . 2>/dev/null && log "all of it: $out.tar.gz"
 exit $status
