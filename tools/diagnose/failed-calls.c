@@ -79,41 +79,22 @@ FILE *fopen64(const char *path, const char *mode)
     if (!f) report("fopen64", path, mode[0], errno);
     return f;
 }
-int access(const char *path, int how)
-{
-    NEXT(access);
-    int r = next(path, how);
-    if (r < 0) report("access", path, how, errno);
-    return r;
-}
-int stat(const char *path, struct stat *st)
-{
-    NEXT(stat);
-    int r = next(path, st);
-    if (r < 0) report("stat", path, 0, errno);
-    return r;
-}
-int mkdir(const char *path, mode_t mode)
-{
-    NEXT(mkdir);
-    int r = next(path, mode);
-    if (r < 0) report("mkdir", path, mode, errno);
-    return r;
-}
-int unlink(const char *path)
-{
-    NEXT(unlink);
-    int r = next(path);
-    if (r < 0) report("unlink", path, 0, errno);
-    return r;
-}
-ssize_t readlink(const char *path, char *buf, size_t len)
-{
-    NEXT(readlink);
-    ssize_t r = next(path, buf, len);
-    if (r < 0) report("readlink", path, 0, errno);
-    return r;
-}
+/* a call on a path: TYPE NAME(PARAMS), called with ARGS, ARG reported */
+#define PATH_CALL(type, name, params, args, arg)                        \
+    type name params                                                    \
+    {                                                                   \
+        NEXT(name);                                                     \
+        type r = next args;                                             \
+        if (r < 0) report(#name, path, (long)(arg), errno);             \
+        return r;                                                       \
+    }
+PATH_CALL(int, access, (const char *path, int how), (path, how), how)
+PATH_CALL(int, stat, (const char *path, struct stat *st), (path, st), 0)
+PATH_CALL(int, mkdir, (const char *path, mode_t mode), (path, mode), mode)
+PATH_CALL(int, unlink, (const char *path), (path), 0)
+PATH_CALL(ssize_t, readlink, (const char *path, char *buf, size_t len), (path, buf, len), 0)
+PATH_CALL(int, chmod, (const char *path, mode_t mode), (path, mode), mode)
+PATH_CALL(int, mknod, (const char *path, mode_t mode, dev_t dev), (path, mode, dev), mode)
 int socket(int domain, int type, int protocol)
 {
     NEXT(socket);
@@ -192,20 +173,6 @@ int execv(const char *path, char *const argv[])
     NEXT(execv);
     int r = next(path, argv);
     report("execv", path, 0, errno);
-    return r;
-}
-int mknod(const char *path, mode_t mode, dev_t dev)
-{
-    NEXT(mknod);
-    int r = next(path, mode, dev);
-    if (r < 0) report("mknod", path, mode, errno);
-    return r;
-}
-int chmod(const char *path, mode_t mode)
-{
-    NEXT(chmod);
-    int r = next(path, mode);
-    if (r < 0) report("chmod", path, mode, errno);
     return r;
 }
 int setrlimit(__rlimit_resource_t res, const struct rlimit *rl)
