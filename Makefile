@@ -123,6 +123,15 @@ build/judge/echo_call.o: common/family_calls.cu build/flags.txt
 	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
 build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS)
 	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
+# For tests/grader/gpu-fixtures.sh only: stage 03's solution in a runner
+# that skips the judge's cache flushes, as a runner whose student code
+# tampered with it would (the judge must notice).
+build/judge/runner-skips-flushes.o: common/runner.cu build/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
+build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/judge/matmul_call.o \
+                               build/judge/runner-skips-flushes.o build/common/remote.o build/common/signals.o
+	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
 
 # One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
 # output folder $(3) (build/<stage> or build/<stage>/k<value>), extra

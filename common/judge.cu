@@ -31,7 +31,7 @@ static struct {
     int started, echo_started;
     lab_buffer *buffers[LAB_REMOTE_MAX_BUFFERS];
     int mapped[LAB_REMOTE_MAX_BUFFERS];
-    lab_remote_request pending;
+    lab_remote_request pending, echo_pending;
     int echo_missing;     /* no echo runner: warned once */
     int echo_mapped[LAB_REMOTE_MAX_BUFFERS]; /* the echo runner maps them too */
 } J = {"", "", "", 20.0};
@@ -221,10 +221,10 @@ static int share(const void *p, int64_t *offset)
     return -1;
 }
 
-void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
+/* Append one call to request q, its pointers shared. */
+static void queue_into(lab_remote_request *q, int fn, const void *const *ptr, int nptr, const long long *value,
+                       int nvalue)
 {
-    start_student();
-    lab_remote_request *q = &J.pending;
     if (q->count == LAB_REMOTE_MAX_CALLS)
         lab_die(LAB_EXIT_CUDA_ERROR, "more than %d calls in one batch (a harness bug)", LAB_REMOTE_MAX_CALLS);
     lab_remote_call *c = &q->calls[q->count++];
@@ -239,6 +239,12 @@ void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *
     }
 }
 
+void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
+{
+    start_student();
+    queue_into(&J.pending, fn, ptr, nptr, value, nvalue);
+}
+
 void lab_judge_flush(const char *what, int profile)
 {
     lab_remote_request *q = &J.pending;
@@ -249,31 +255,26 @@ void lab_judge_flush(const char *what, int profile)
     q->count = 0;
 }
 
-/* A request of one call: the no-op kernel. */
-static lab_remote_request *noop_request(uint32_t op)
-{
-    static lab_remote_request q;
-    q.magic = LAB_REMOTE_MAGIC;
-    q.op = op;
-    q.count = 1;
-    q.calls[0].fn = LAB_FN_NOOP;
-    for (int k = 0; k < LAB_REMOTE_MAX_ARGS; k++)
-        q.calls[0].buffer[k] = -1;
-    return &q;
-}
+static int start_echo(void);
 
-/* A no-op kernel through the student's runner, waited for: LAB_JUDGE_TRACE
- * only (a runner could slow it down on purpose; it never counts). */
-void lab_judge_student_noop(void)
+int lab_judge_have_echo(void)
 {
     start_student();
-    ask_or_die(&J.student, noop_request(LAB_OP_CALLS), "a no-op for the trace", 1);
+    return start_echo() == 0;
 }
 
-/* A no-op kernel through the echo runner (started the first time), waited
- * for: the round trip a timed call through the student's runner also makes,
- * through a runner the student's code is not in (timing.cu subtracts it).
- * 0 when done, -1 where there is no echo runner. */
+void lab_judge_queue_echo(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
+{
+    queue_into(&J.echo_pending, fn, ptr, nptr, value, nvalue);
+}
+
+void lab_judge_flush_echo(void)
+{
+    J.echo_pending.op = LAB_OP_CALLS;
+    ask_or_die(&J.echo_runner, &J.echo_pending, "measuring the round trip", 0);
+    J.echo_pending.count = 0;
+}
+
 /* Start the echo runner (the first time), mapping what the student's runner
  * maps. -1 where there is none (warned once). */
 static int start_echo(void)
@@ -298,68 +299,4 @@ static int start_echo(void)
             }
     }
     return 0;
-}
-
-int lab_judge_echo_noop(void)
-{
-    if (start_echo())
-        return -1;
-    ask_or_die(&J.echo_runner, noop_request(LAB_OP_CALLS), "measuring the round trip", 0);
-    return 0;
-}
-
-/* ------------------------------------------------ the judge's GPU clock */
-
-int lab_judge_gated(int echo, unsigned gate, const void *flags)
-{
-    start_student();
-    if (echo && start_echo())
-        return -1;
-    int64_t offset = 0;
-    int id = share(flags, &offset); /* mapped in both runners */
-    if (echo && !J.echo_mapped[id]) {
-        map_in(&J.echo_runner, id, 0, 0);
-        J.echo_mapped[id] = 1;
-    }
-    lab_remote_request *q = echo ? noop_request(LAB_OP_GATED) : &J.pending;
-    q->op = LAB_OP_GATED;
-    q->id = id;
-    q->bytes = (uint64_t)gate | ((uint64_t)offset << 32);
-    ask_or_die(echo ? &J.echo_runner : &J.student, q, echo ? "measuring the round trip" : "a timed call", !echo);
-    if (!echo)
-        q->count = 0;
-    return 0;
-}
-
-int lab_judge_gated_wait(int echo, cudaEvent_t done)
-{
-    lab_runner *r = echo ? &J.echo_runner : &J.student;
-    double deadline = lab_now_ms() + J.limit_s * 1000.0;
-    for (;;) {
-        cudaError_t e = cudaEventQuery(done);
-        if (e == cudaSuccess)
-            return 0;
-        if (e != cudaErrorNotReady)
-            CUDA_CHECK(e);
-        if (!lab_runner_alive(r) || lab_now_ms() > deadline)
-            return -1;
-        usleep(20);
-    }
-}
-
-void lab_judge_gated_finish(int echo, int failed)
-{
-    lab_runner *r = echo ? &J.echo_runner : &J.student;
-    lab_remote_answer a;
-    memset(&a, 0, sizeof a);
-    if (failed && lab_runner_alive(r)) { /* still running: out of time */
-        r->timed_out = 1;
-        lab_runner_stop(r);
-        runner_failed(r, LAB_REMOTE_TIMEOUT, &a, "a timed call", !echo);
-    }
-    static lab_remote_request q;
-    q.magic = LAB_REMOTE_MAGIC;
-    q.op = LAB_OP_FINISH;
-    q.count = 0;
-    ask_or_die(r, &q, "a timed call", !echo);
 }

@@ -23,25 +23,16 @@ void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *
 /* Send the queued calls (profile: inside the profiler's range) and wait for
  * the runner to say it is done; a failure ends the run with a message. */
 void lab_judge_flush(const char *what, int profile);
-/* A no-op kernel through the echo runner, waited for: the round trip a
- * timed call makes (timing.cu). 0, or -1 where there is no echo runner. */
-int lab_judge_echo_noop(void);
+/* The echo runner (remote.h): started the first time, mapping what the
+ * student's runner maps; 0 where there is none (warned once). Its calls are
+ * queued and sent as the student's are: what a timed batch costs without
+ * student code, for timing.cu to subtract. */
+int lab_judge_have_echo(void);
+void lab_judge_queue_echo(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue);
+void lab_judge_flush_echo(void);
 /* The student's runner's own event time of its last calls, as it said: for
  * LAB_JUDGE_TRACE=1 only (timing.cu), never for a grade. -1: none. */
 double lab_judge_runner_said_ms(void);
-/* The judge's GPU clock (LAB_JUDGE_CLOCK=gpu, timing.cu): queue the pending
- * calls (or, echo, a no-op through the echo runner) behind the flags at
- * `flags` (go, done) with this gate, the runner answering at once; -1 where
- * there is no echo runner. Then wait, polling, for the event `done` that
- * follows the judge's own wait for the runner's flag: 0, or -1 when the
- * runner died or ran out of time (the caller must release its stream
- * first). Then finish: the runner synchronizes and answers; a failure ends
- * the run with the runner's fate. */
-int lab_judge_gated(int echo, unsigned gate, const void *flags);
-int lab_judge_gated_wait(int echo, cudaEvent_t done);
-void lab_judge_gated_finish(int echo, int failed);
-/* A no-op through the student's runner: LAB_JUDGE_TRACE=1 only. */
-void lab_judge_student_noop(void);
 /* A no-op kernel launched here (gpu.cu). */
 void lab_noop_here(void);
 

@@ -162,7 +162,7 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
     if (r->pid <= 0 || r->reaped)
         return LAB_REMOTE_DIED;
     size_t len = offsetof(lab_remote_request, calls) +
-                 (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE || q->op == LAB_OP_GATED ? (size_t)q->count : 0) *
+                 (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE ? (size_t)q->count : 0) *
                      sizeof(lab_remote_call);
     if (write_all(r->to, q, len)) {
         kill_runner(r);
@@ -231,7 +231,7 @@ int lab_remote_read_request(int fd, lab_remote_request *q)
         return -1;
     if (q->magic != LAB_REMOTE_MAGIC)
         return -1;
-    if (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE || q->op == LAB_OP_GATED) {
+    if (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE) {
         if (q->count < 0 || q->count > LAB_REMOTE_MAX_CALLS)
             return -1;
         if (read_all(fd, q->calls, (size_t)q->count * sizeof(lab_remote_call), 0))

@@ -37,20 +37,14 @@ enum lab_remote_op {
     LAB_OP_UNMAP,     /* close buffer id                                */
     LAB_OP_CALLS,     /* count calls, then synchronize                  */
     LAB_OP_PROFILE,   /* one call between cudaProfilerStart and Stop    */
-    LAB_OP_QUIT,
-    /* the judge's clock on the GPU (LAB_JUDGE_CLOCK=gpu, timing.cu):
-     * GATED queues, on the GPU, "wait until the flag go >= gate, count
-     * calls, set the flag done = gate" and answers at once; id is the
-     * buffer of the two flags (go, done: 32-bit words), bytes holds the
-     * gate (low 32 bits) and the flags' offset in the buffer (high 32).
-     * FINISH then synchronizes and answers with the calls' status. */
-    LAB_OP_GATED,
-    LAB_OP_FINISH
+    LAB_OP_QUIT
 };
 
-/* Function numbers of a call: the contract function, or a no-op kernel
- * (the echo runner's, which measures the round trip). */
-enum { LAB_FN_CONTRACT = 0, LAB_FN_NOOP = 1 };
+/* Function numbers of a call: the contract function; a no-op kernel (the
+ * echo runner's, which measures the round trip); the judge's L2 flush
+ * before a timed call (l2_flush.h: buffer 0 the flush buffer, value 0 its
+ * size in 16-byte words, value 1 the salt, buffer 1 the 8-byte sum). */
+enum { LAB_FN_CONTRACT = 0, LAB_FN_NOOP = 1, LAB_FN_FLUSH = 2 };
 
 typedef struct {
     int32_t fn;

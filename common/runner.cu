@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "l2_flush.h"
 #include "remote.h"
-#include "stream_ops.h"
 
 /* The family's call: the contract function on ptr and value (remote.h). */
 extern "C" int lab_family_call(const lab_remote_call *c, void *const *ptr);
@@ -51,7 +51,16 @@ static cudaError_t launch_calls(const lab_remote_request *q)
         }
         if (c->fn == LAB_FN_NOOP)
             lab_noop_kernel<<<1, 1>>>();
-        else if (lab_family_call(c, ptr))
+        else if (c->fn == LAB_FN_FLUSH) {
+            if (!ptr[0] || !ptr[1] || c->value[0] <= 0)
+                return cudaErrorInvalidValue;
+#ifdef LAB_TEST_SKIP_FLUSHES /* tests only: build/judge/skip-flush-runner */
+            continue;
+#endif
+            lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)ptr[0], (size_t)c->value[0],
+                                                                  (uint64_t)c->value[1],
+                                                                  (unsigned long long *)ptr[1]);
+        } else if (lab_family_call(c, ptr))
             return cudaErrorInvalidValue;
         cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
@@ -75,27 +84,6 @@ static cudaError_t run_calls(const lab_remote_request *q)
 {
     cudaError_t err = launch_calls(q);
     return err == cudaSuccess ? finish_calls() : err;
-}
-
-/* GATED (remote.h): on the GPU, wait for go >= gate, the calls, done = gate;
- * nothing waited for here. */
-static cudaError_t gate_calls(const lab_remote_request *q)
-{
-    lab_stream_value_fn wait_value, write_value;
-    if (lab_stream_ops(&wait_value, &write_value))
-        return cudaErrorNotSupported;
-    if (q->id < 0 || q->id >= LAB_REMOTE_MAX_BUFFERS || !mapped[q->id])
-        return cudaErrorInvalidValue;
-    unsigned gate = (unsigned)(q->bytes & 0xffffffffu);
-    CUdeviceptr go = (CUdeviceptr)((char *)mapped[q->id] + (q->bytes >> 32));
-    if (wait_value(0, go, gate, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
-        return cudaErrorNotSupported;
-    cudaError_t err = launch_calls(q);
-    if (err != cudaSuccess)
-        return err;
-    return write_value(0, go + sizeof(unsigned), gate, CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS
-               ? cudaSuccess
-               : cudaErrorNotSupported;
 }
 
 int main(void)
@@ -139,12 +127,6 @@ int main(void)
                 err = run_calls(&q);
             cudaProfilerStop();
             break;
-        case LAB_OP_GATED:
-            err = gate_calls(&q);
-            break;
-        case LAB_OP_FINISH:
-            err = finish_calls();
-            break;
         case LAB_OP_QUIT:
             return 0;
         default:
@@ -156,11 +138,11 @@ int main(void)
         char text[64];
         snprintf(text, sizeof text, "ok %.6f", g_calls_ms);
         lab_remote_answer_with(out, q.op, err,
-                               err == cudaSuccess && (q.op == LAB_OP_CALLS || q.op == LAB_OP_FINISH)
+                               err == cudaSuccess && q.op == LAB_OP_CALLS
                                    ? text
                                    : cudaGetErrorName(err));
         /* a sticky error: this context can do nothing more */
-        if (err != cudaSuccess && (q.op == LAB_OP_CALLS || q.op == LAB_OP_FINISH) &&
+        if (err != cudaSuccess && q.op == LAB_OP_CALLS &&
             cudaDeviceSynchronize() != cudaSuccess)
             return 1;
     }

@@ -12,15 +12,14 @@
 #   grader   tests/grader/gpu-fixtures.sh: solutions, skeletons, fault
 #            kernels and attacks graded, by the judge too, and SANITIZE=1
 #   grades   the solutions graded RUNS times (default 3) with the drivers'
-#            event timing, RUNS times by the judge on the host's clock and
-#            RUNS times on the GPU's (LAB_JUDGE_CLOCK=gpu), each judge
-#            compared with the events (tools/compare-grades.sh: ratios and
-#            spreads per tier)
+#            event timing and RUNS times by the judge, alternating, the
+#            judge compared with the events (tools/compare-grades.sh:
+#            ratios and spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
 #            the short calls (04, 05, 07), at the default timing size and a
-#            larger one, and the drivers' own tables; and the round trip
-#            to a second process measured by the host against one the GPU
-#            orders (tools/diagnose/ipc-sync.cu)
+#            larger one, and the drivers' own tables; and the paths a
+#            judge's clock can take around a call in a second process
+#            (tools/diagnose/ipc-sync.cu)
 #   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
 #            confinement refuses what the GPU driver needs
 #   calibrate make calibrate: this GPU's thresholds written into
@@ -76,22 +75,19 @@ build() {
 
 grades() {
     local kind r dir start
-    # events, the judge on the host's clock, the judge on the GPU's clock
-    for kind in events judge gpuclock; do
-        for ((r = 1; r <= runs; r++)); do
+    # alternating, so that a drift of the machine falls on both
+    for ((r = 1; r <= runs; r++)); do
+        for kind in events judge; do
             dir=$out/grades/$kind-$r
             mkdir -p "$dir"
             start=$SECONDS
-            LAB_JUDGE_CLOCK=$([ $kind = gpuclock ] && echo gpu || echo host) \
-                timeout "$limit" build/grader/grade --src solutions $([ $kind != events ] && echo --judge) \
+            timeout "$limit" build/grader/grade --src solutions $([ $kind = judge ] && echo --judge) \
                 --out "$dir" >"$dir/grade.log" 2>&1
             log "$kind run $r: exit $? $(grep -E '^total' "$dir/grade.log" | tr -s ' ') ($((SECONDS - start)) s)"
         done
     done
     tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judge-* >"$out/judge-vs-events.md" 2>&1
-    tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/gpuclock-* >"$out/gpuclock-vs-events.md" 2>&1
-    { cat "$out/judge-vs-events.md"; echo "the judge on the GPU's clock:"; cat "$out/gpuclock-vs-events.md"; } \
-        >>"$out/session.log"
+    cat "$out/judge-vs-events.md" >>"$out/session.log"
 }
 
 for phase in $phases; do
@@ -116,15 +112,13 @@ for phase in $phases; do
                     echo "== $s ${size:-(default size)}"
                     # shellcheck disable=SC2086  # size is empty or two words
                     LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
-                    echo "-- the judge on the GPU's clock"
-                    LAB_JUDGE_CLOCK=gpu LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
                     timeout 120 "build/$s/solution" $size 2>&1
                 done
             done >"$out/trace.log" 2>&1
-            # the host's round trip against one the GPU orders (stream
-            # memory operations on a shared flag): tools/diagnose/ipc-sync.cu
+            # the paths of a clock around a call in a second process
             { echo "== ipc-sync"
-              nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu -lcuda && timeout 120 build/ipc-sync; } >>"$out/trace.log" 2>&1
+              nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu &&
+                  timeout 120 build/ipc-sync 536870912 2147483648; } >>"$out/trace.log" 2>&1
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         diagnose)
             timeout "$limit" tools/diagnose/cuda-in-confine.sh >"$out/diagnose.log" 2>&1

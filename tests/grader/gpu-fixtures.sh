@@ -148,6 +148,23 @@ for dir in tests/grader/attacks/*/; do
         "$([ $st = 0 ] && [ "$(get "$out/attack-inproc-$name" stages.0.points)" = 0 ]; echo $?)" \
         "$(tail -n 25 "$out/attack-inproc-$name.log")"
 done
+echo "== a runner that skips the judge's cache flushes is caught"
+# as a runner whose student code tampered with it would (Makefile,
+# build/judge/skip-flush-runner: stage 03's solution)
+if make --no-print-directory build/judge/skip-flush-runner >"$out/skip-flush-build.log" 2>&1; then
+    "build/$stage/solution-judge" --runner build/judge/skip-flush-runner >"$out/skip-flush.log" 2>&1
+    st=$?
+    check "the judge ends the run with status 1 and names the skipped flush (exit $st)" \
+        "$([ $st = 1 ] && grep -q 'cache flush the judge asked' "$out/skip-flush.log"; echo $?)" \
+        "$(tail -n 8 "$out/skip-flush.log")"
+    "build/$stage/solution-judge" --runner "build/$stage/solution-runner" >"$out/no-skip.log" 2>&1
+    st=$?
+    check "... and the same solution in its own runner passes (exit $st)" "$([ $st = 0 ]; echo $?)" \
+        "$(tail -n 8 "$out/no-skip.log")"
+else
+    check "build/judge/skip-flush-runner builds" 1 "$(tail -n 8 "$out/skip-flush-build.log")"
+fi
+
 echo "== the solutions, graded by the judge (--judge), score full marks"
 rm -rf "$out/judged"
 build/grader/grade --judge --src solutions --out "$out/judged" >"$out/judged.log" 2>&1

@@ -1,23 +1,31 @@
 /*
- * ipc-sync.cu: what a judge's clock could see of a runner's work, measured
- * two ways between two processes on one GPU (grader/README.md, "The judge").
+ * ipc-sync.cu: which path of a judge's clock around a call agrees with the
+ * call's own CUDA events (grader/README.md, "The judge"). Two processes on
+ * one GPU, as the judge and a runner: the judge (here, context A) owns the
+ * buffers and shares them by CUDA IPC with the runner (a forked child,
+ * context B), which launches what it is asked, synchronizes its device and
+ * answers on a pipe.
  *
- *   host: the judge asks the runner over a pipe; the runner launches a
- *         kernel, synchronizes and answers; the judge's clock around it
- *         (what the judge does today).
- *   gpu:  the runner first queues "wait until go >= k, the kernel, set
- *         done = k" (stream memory operations on a flag the judge shares by
- *         CUDA IPC) and answers at once; then the judge queues "event, set
- *         go = k, wait until done >= k, event" and reads the interval
- *         between its own two events: no host on the timed path.
+ * A copy kernel (BYTES in all, read half, write half; default 512 MiB, the
+ * 8192x8192 transpose's traffic) is timed on each path, with the L2 flushed
+ * in A before each try, and so is a no-op kernel on the same path; the
+ * difference of their medians is the path's estimate of the copy, printed
+ * beside the copy's own events:
  *
- * For each, a no-op kernel and a copy of BYTES (default 256 MiB), the
- * median over 50 tries, beside the runner's own events around the copy.
+ *   runner, answer         the clock stops when the runner answers
+ *   runner, check          ... and a check kernel in A has read the output
+ *                          (the judge's path for the student's code)
+ *   here, check            the copy and the check in A
+ *                          (the judge's path for a baseline)
+ *   here, switch, check    the copy in A, synchronized; a no-op through the
+ *                          runner; the check in A (a baseline on the
+ *                          student's path: two switches of context after
+ *                          its work, as the student's call has)
+ *
  * Diagnosis only, not part of any build:
  *
- *   nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu -lcuda && build/ipc-sync [BYTES]
+ *   nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu && build/ipc-sync [BYTES...]
  */
-#include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,23 +34,13 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { TRIES = 50 };
+enum { TRIES = 41 };
 
 #define CHECK(call)                                                                                   \
     do {                                                                                              \
         cudaError_t e_ = (call);                                                                      \
         if (e_ != cudaSuccess) {                                                                      \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));    \
-            exit(1);                                                                                  \
-        }                                                                                             \
-    } while (0)
-#define DCHECK(call)                                                                                  \
-    do {                                                                                              \
-        CUresult r_ = (call);                                                                         \
-        if (r_ != CUDA_SUCCESS) {                                                                     \
-            const char *s_ = "?";                                                                     \
-            cuGetErrorName(r_, &s_);                                                                  \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_);                        \
             exit(1);                                                                                  \
         }                                                                                             \
     } while (0)
@@ -53,16 +51,28 @@ __global__ void copy(const float4 *in, float4 *out, size_t n)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = in[i];
 }
+/* 4096 samples of the output against the input (the judge's check samples) */
+__global__ void check(const float *in, const float *out, size_t n, unsigned long long *bad)
+{
+    size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * (n / 4096);
+    if (i < n && out[i] != in[i])
+        atomicAdd(bad, 1ull);
+}
+__global__ void flush_l2(const uint4 *buf, size_t count, unsigned *sink)
+{
+    unsigned x = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = __ldcg(&buf[i]);
+        x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (x == 0x9e3779b9u)
+        *sink = x;
+}
 
 typedef struct {
-    cudaIpcMemHandle_t flags, data;
+    cudaIpcMemHandle_t data;
     size_t bytes;
 } shared_t;
-
-typedef struct {
-    int op;   /* 0 quit, 1 host no-op, 2 host copy, 3 gpu no-op, 4 gpu copy */
-    unsigned k;
-} request_t;
 
 static double now_ms(void)
 {
@@ -82,60 +92,44 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
+/* The runner: op 1 no-op, 2 copy, 3 remap (a new size follows), 0 quit. */
 static void runner(int in, int out)
 {
     shared_t sh;
-    if (read(in, &sh, sizeof sh) != sizeof sh)
-        exit(1);
-    unsigned *flags;
-    float *data;
-    CHECK(cudaIpcOpenMemHandle((void **)&flags, sh.flags, cudaIpcMemLazyEnablePeerAccess));
-    CHECK(cudaIpcOpenMemHandle((void **)&data, sh.data, cudaIpcMemLazyEnablePeerAccess));
-    size_t n4 = sh.bytes / 2 / sizeof(float4);
-    const float4 *src = (const float4 *)data;
-    float4 *dst = (float4 *)(data + sh.bytes / 2 / sizeof(float));
-    cudaStream_t s;
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    request_t q;
-    while (read(in, &q, sizeof q) == sizeof q && q.op) {
-        float ms = -1;
-        if (q.op <= 2) {
-            CHECK(cudaEventRecord(e0, s));
-            if (q.op == 1)
-                noop<<<1, 1, 0, s>>>();
-            else
-                copy<<<1024, 256, 0, s>>>(src, dst, n4);
-            CHECK(cudaEventRecord(e1, s));
-            CHECK(cudaStreamSynchronize(s));
-            CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        } else {
-            DCHECK(cuStreamWaitValue32(s, (CUdeviceptr)&flags[0], q.k, CU_STREAM_WAIT_VALUE_GEQ));
-            CHECK(cudaEventRecord(e0, s));
-            if (q.op == 3)
-                noop<<<1, 1, 0, s>>>();
-            else
-                copy<<<1024, 256, 0, s>>>(src, dst, n4);
-            CHECK(cudaEventRecord(e1, s));
-            DCHECK(cuStreamWriteValue32(s, (CUdeviceptr)&flags[1], q.k, CU_STREAM_WRITE_VALUE_DEFAULT));
-        }
-        if (write(out, &ms, sizeof ms) != sizeof ms)
-            exit(1);
-        if (q.op > 2) { /* the runner's own time of the copy, after the fact */
-            CHECK(cudaStreamSynchronize(s));
-            CHECK(cudaEventElapsedTime(&ms, e0, e1));
-            if (write(out, &ms, sizeof ms) != sizeof ms)
+    float *data = NULL;
+    int op;
+    while (read(in, &op, sizeof op) == sizeof op && op) {
+        if (op == 3) {
+            if (read(in, &sh, sizeof sh) != sizeof sh)
                 exit(1);
+            if (data)
+                CHECK(cudaIpcCloseMemHandle(data));
+            CHECK(cudaIpcOpenMemHandle((void **)&data, sh.data, cudaIpcMemLazyEnablePeerAccess));
+        } else if (op == 1) {
+            noop<<<1, 1>>>();
+        } else {
+            size_t n4 = sh.bytes / 2 / sizeof(float4);
+            copy<<<1056, 256>>>((const float4 *)data, (float4 *)(data + sh.bytes / 2 / sizeof(float)), n4);
         }
+        CHECK(cudaDeviceSynchronize());
+        if (write(out, &op, sizeof op) != sizeof op)
+            exit(1);
     }
     exit(0);
 }
 
+static int to_runner, from_runner;
+static void ask(int op)
+{
+    int a;
+    if (write(to_runner, &op, sizeof op) != sizeof op || read(from_runner, &a, sizeof a) != sizeof a || a != op) {
+        fprintf(stderr, "the runner did not answer\n");
+        exit(1);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    size_t bytes = argc > 1 ? strtoull(argv[1], NULL, 0) : (256u << 20) * 2ull;
     int to[2], from[2];
     if (pipe(to) || pipe(from))
         return 1;
@@ -147,62 +141,94 @@ int main(int argc, char **argv)
     }
     close(to[0]);
     close(from[1]);
-    int attr = 0;
-    DCHECK(cuInit(0));
-    CUdevice dev;
-    DCHECK(cuDeviceGet(&dev, 0));
-    cuDeviceGetAttribute(&attr, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, dev);
-    printf("stream memory operations: wait-value NOR %s\n", attr ? "supported" : "not supported");
-    unsigned *flags;
-    float *data;
-    CHECK(cudaMalloc(&flags, 2 * sizeof(unsigned)));
-    CHECK(cudaMemset(flags, 0, 2 * sizeof(unsigned)));
-    CHECK(cudaMalloc(&data, bytes));
-    CHECK(cudaMemset(data, 0, bytes));
-    shared_t sh;
-    CHECK(cudaIpcGetMemHandle(&sh.flags, flags));
-    CHECK(cudaIpcGetMemHandle(&sh.data, data));
-    sh.bytes = bytes;
-    if (write(to[1], &sh, sizeof sh) != sizeof sh)
-        return 1;
-    cudaStream_t s;
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    cudaEvent_t t0, t1;
-    CHECK(cudaEventCreate(&t0));
-    CHECK(cudaEventCreate(&t1));
-    unsigned k = 0;
-    const char *names[] = {"", "host, no-op", "host, copy", "gpu, no-op", "gpu, copy"};
-    for (int op = 1; op <= 4; op++) {
-        double clock[TRIES], own[TRIES];
-        for (int i = 0; i < TRIES; i++) {
-            request_t q = {op, ++k};
-            float ms = -1;
-            CHECK(cudaStreamSynchronize(s));
-            double h0 = now_ms();
-            if (write(to[1], &q, sizeof q) != sizeof q || read(from[0], &ms, sizeof ms) != sizeof ms)
-                return 1;
-            if (op <= 2) {
-                clock[i] = now_ms() - h0;
-                own[i] = ms;
-                continue;
+    to_runner = to[1];
+    from_runner = from[0];
+
+    int l2 = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    size_t flush_bytes = 2 * (size_t)l2;
+    void *flush;
+    CHECK(cudaMalloc(&flush, flush_bytes + 16));
+    CHECK(cudaMemset(flush, 0, flush_bytes + 16));
+    unsigned long long *bad;
+    CHECK(cudaMalloc(&bad, sizeof *bad));
+    CHECK(cudaMemset(bad, 0, sizeof *bad));
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    const char *names[] = {"events here (reference)", "runner, answer", "runner, check", "here, check",
+                           "here, switch, check"};
+
+    for (int arg = 1; arg < (argc > 1 ? argc : 2); arg++) {
+        size_t bytes = argc > 1 ? strtoull(argv[arg], NULL, 0) : (size_t)512 << 20;
+        float *data;
+        CHECK(cudaMalloc(&data, bytes));
+        CHECK(cudaMemset(data, 0, bytes));
+        const float *src = data;
+        float *dst = data + bytes / 2 / sizeof(float);
+        size_t n = bytes / 2 / sizeof(float);
+        shared_t sh;
+        CHECK(cudaIpcGetMemHandle(&sh.data, data));
+        sh.bytes = bytes;
+        int op = 3;
+        int a = 0;
+        if (write(to_runner, &op, sizeof op) != sizeof op || write(to_runner, &sh, sizeof sh) != sizeof sh ||
+            read(from_runner, &a, sizeof a) != sizeof a || a != op)
+            return 1;
+        ask(2); /* a first copy: the mapping's first touch */
+        printf("== %zu bytes (copy of %zu MiB)\n", bytes, bytes >> 21);
+        double reference = 0;
+        for (int path = 0; path < 5; path++) {
+            double med[2];
+            for (int work = 0; work < 2; work++) { /* 0 the no-op, 1 the copy */
+                double t[TRIES];
+                for (int i = 0; i < TRIES; i++) {
+                    flush_l2<<<1024, 256>>>((const uint4 *)flush, flush_bytes / 16,
+                                            (unsigned *)((char *)flush + flush_bytes));
+                    CHECK(cudaDeviceSynchronize());
+                    double h0 = now_ms();
+                    if (path == 0) {
+                        CHECK(cudaEventRecord(e0));
+                        if (work)
+                            copy<<<1056, 256>>>((const float4 *)src, (float4 *)dst, n / 4);
+                        else
+                            noop<<<1, 1>>>();
+                        CHECK(cudaEventRecord(e1));
+                        CHECK(cudaEventSynchronize(e1));
+                        float ms;
+                        CHECK(cudaEventElapsedTime(&ms, e0, e1));
+                        t[i] = ms;
+                        continue;
+                    }
+                    if (path <= 2) {
+                        ask(work ? 2 : 1);
+                    } else {
+                        if (work)
+                            copy<<<1056, 256>>>((const float4 *)src, (float4 *)dst, n / 4);
+                        else
+                            noop<<<1, 1>>>();
+                        if (path == 4) {
+                            CHECK(cudaDeviceSynchronize());
+                            ask(1);
+                        }
+                    }
+                    if (path >= 2)
+                        check<<<16, 256>>>(src, dst, n, bad);
+                    CHECK(cudaDeviceSynchronize());
+                    t[i] = now_ms() - h0;
+                }
+                med[work] = median(t, TRIES);
             }
-            CHECK(cudaEventRecord(t0, s));
-            DCHECK(cuStreamWriteValue32(s, (CUdeviceptr)&flags[0], k, CU_STREAM_WRITE_VALUE_DEFAULT));
-            DCHECK(cuStreamWaitValue32(s, (CUdeviceptr)&flags[1], k, CU_STREAM_WAIT_VALUE_GEQ));
-            CHECK(cudaEventRecord(t1, s));
-            CHECK(cudaStreamSynchronize(s));
-            float g = 0;
-            CHECK(cudaEventElapsedTime(&g, t0, t1));
-            clock[i] = g;
-            if (read(from[0], &ms, sizeof ms) != sizeof ms)
-                return 1;
-            own[i] = ms;
+            double est = path == 0 ? med[1] : med[1] - med[0];
+            if (path == 0)
+                reference = est;
+            printf("  %-24s copy %.4f ms  no-op %.4f ms  estimate %.4f ms  %+.1f%% of the events\n", names[path],
+                   med[1], med[0], est, 100.0 * (est / reference - 1));
         }
-        printf("%-12s the judge's clock %.4f ms (median of %d), the runner's own events %.4f ms\n", names[op],
-               median(clock, TRIES), TRIES, median(own, TRIES));
+        CHECK(cudaFree(data));
     }
-    request_t q = {0, 0};
-    if (write(to[1], &q, sizeof q) != sizeof q)
+    int op = 0;
+    if (write(to_runner, &op, sizeof op) != sizeof op)
         return 1;
     int status;
     waitpid(pid, &status, 0);
