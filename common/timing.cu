@@ -318,9 +318,11 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     lab_timing_size_text(size, sizeof size);
     lab_progress("timing %s %s", size, t->label);
 
-    /* warm-up: first-launch costs (module loading, clocks ramping), and the
-     * length of a call, which sets the batch's */
+    /* warm-up: first-launch costs (module loading, clocks ramping); then the
+     * length of a call (with what the clock adds), which sets the batch's */
     double warm = timed_batch(fn, prepare, ctx, 0, 1, is_student, bad_dev, 0);
+    if (warm < 100.0)
+        warm = timed_batch(fn, prepare, ctx, 0, 1, is_student, bad_dev, 0);
     int count = nsets < MAX_BATCH ? nsets : MAX_BATCH;
     if (warm > LONG_CALL_MS)
         count = warm * count > BATCH_MS ? (int)(BATCH_MS / warm) : count;
