@@ -333,25 +333,21 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     p.budget_ms /= count; /* the budget is for calls; a sample here is a batch */
     lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
 
-    /* what the clock adds to a call in a batch this long: the median of 15
-     * empty batches (the check samples the sets' outputs, poisoned or not:
-     * into a scratch count) */
-    enum { EMPTY_TRIES = 15 };
-    double empty[EMPTY_TRIES];
-    for (int i = 0; i < EMPTY_TRIES; i++)
-        empty[i] = timed_batch(fn, prepare, ctx, 0, count, is_student, scratch_dev, 1);
-    lab_stats es;
-    lab_stats_compute(empty, EMPTY_TRIES, &es);
-    const double overhead = es.median;
-
+    /* Each sample: an empty batch as long (what the clock adds to a call:
+     * the round trip, the flushes, the check of outputs, poisoned or not,
+     * into a scratch count), then the timed batch; the difference. Measured
+     * side by side, since what the switches between the processes' contexts
+     * cost drifts by tenths of a millisecond from one moment to the next. */
     const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
+    double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
         int first = (n * count) % nsets;
         if (first + count > nsets)
             first = 0;
-        double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - overhead;
+        added[n] = timed_batch(fn, prepare, ctx, first, count, is_student, scratch_dev, 1);
+        double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - added[n];
         if (events)
             events[n] = g_events_ms;
         ms[n++] = call_ms > 0 ? call_ms : 0;
@@ -368,13 +364,16 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     }
     lab_stats_compute(ms, n > 0 ? n : 1, &t->st);
     if (events && n > 0) {
-        lab_stats ev;
+        lab_stats ev, ad;
         lab_stats_compute(events, n, &ev);
+        lab_stats_compute(added, n, &ad);
+        const double overhead = ad.median;
         fprintf(stderr, "judge trace: %s: %d batches of %d calls; this clock %.4f ms a call (what it adds: "
                         "%.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
                 t->label, n, count, t->st.median, overhead, ev.median,
                 is_student ? "the runner's, as it said" : "here");
     }
+    free(added);
     free(events);
     free(ms);
 }
