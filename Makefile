@@ -84,8 +84,8 @@ OBJS_transpose += $(UNPADDED_OBJ)
 
 # The judge (grader/README.md, "The judge"): the same drivers built with
 # -DLAB_JUDGE into build/judge/, without kernel.cu, talking to a runner that
-# has it (build/<stage>/<variant>-runner) and to the echo runner. Not yet the
-# default: JUDGE=1 picks it for make run and make grade.
+# has it (build/<stage>/<variant>-runner) and to the echo runner. Grades use
+# it unless JUDGE=0; JUDGE=1 picks it for make run too.
 JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge.o) \
                 $(addprefix build/common/,args.o stats.o compare.o json.o hints.o remote.o signals.o)
 $(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
@@ -256,8 +256,12 @@ build/confine/cuda-probe: confine/cuda_probe.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@ $(LDLIBS)
 
+# Grades (make grade, make class, make calibrate) are the judge's unless
+# JUDGE=0 (grader/README.md, "The judge"); make run and make profile run the
+# student's code in the driver's own process unless JUDGE=1.
+GRADE_JUDGE := $(filter-out 0,$(or $(JUDGE),1))
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
-              $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(filter-out 0,$(JUDGE)),--judge) \
+              $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
               $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),--require-confinement) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
@@ -267,12 +271,12 @@ GRADE_HINTS := $(if $(GRADE_SRC),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(f
 # and the grader, on the GPU node, only links them again.
 GRADE_STAGES := $(if $(EX),$(foreach e,$(EX),$(firstword $(filter $(e)%,$(STAGES)))),$(STAGES))
 GRADE_PREBUILD := $(if $(GRADE_SRC),,$(foreach s,$(GRADE_STAGES),build/$(s)/exercise \
-                  $(if $(filter-out 0,$(JUDGE)),build/$(s)/exercise-judge build/$(s)/exercise-runner)))
+                  $(if $(GRADE_JUDGE),build/$(s)/exercise-judge build/$(s)/exercise-runner build/judge/echo-runner)))
 grade: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
 calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
-	@NVCC="$(NVCC)" build/grader/grade --calibrate $(if $(filter-out 0,$(JUDGE)),--judge) $(EX)
+	@NVCC="$(NVCC)" build/grader/grade --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
 
 # ---------------------------------------------------------------- profile
 # make profile EX=03: one call of the kernel under Nsight Compute (after its
@@ -338,7 +342,7 @@ class:
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)
 	@grader/class.sh --submissions '$(SUBMISSIONS)' --out '$(CLASS_OUT)' --backend '$(or $(BACKEND),local)' \
 	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
-	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(filter-out 0,$(JUDGE)),--judge) \
+	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
 	    $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
 	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
 

@@ -24,24 +24,29 @@ __global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
     atomicAdd(&sums[1], (unsigned long long)mine_abs);
 }
 
-/* A batch's inputs are made from a seed nobody knew before it (timing.cu):
- * new non-negative data for set s, its exact sum, out poisoned. */
-void refresh_set(void *ctx, int s, uint64_t seed)
+void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs)
 {
     static unsigned long long *sums;
     if (!sums)
         CUDA_CHECK(cudaMalloc(&sums, 2 * sizeof *sums));
+    CUDA_CHECK(cudaMemset(sums, 0, 2 * sizeof *sums));
+    exact_sums<<<1024, 256>>>(in->data, (size_t)n, sums);
+    CUDA_CHECK(cudaGetLastError());
+    unsigned long long h[2];
+    CUDA_CHECK(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
+    *exact = (double)(long long)h[0] / 16777216.0;
+    *sum_abs = (double)(long long)h[1] / 16777216.0;
+}
+
+/* A batch's inputs are made from a seed nobody knew before it (timing.cu):
+ * new non-negative data for set s, its exact sum, out poisoned. */
+void refresh_set(void *ctx, int s, uint64_t seed)
+{
     problem *p = ((timing_ctx *)ctx)->p;
     p->seed[s] = lab_mix64(seed);
     lab_buffer_fill_abs(&p->in[s], p->seed[s]);
     lab_buffer_poison(&p->out[s]);
-    CUDA_CHECK(cudaMemset(sums, 0, 2 * sizeof *sums));
-    exact_sums<<<1024, 256>>>(p->in[s].data, (size_t)p->n, sums);
-    CUDA_CHECK(cudaGetLastError());
-    unsigned long long h[2];
-    CUDA_CHECK(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
-    p->exact[s] = (double)(long long)h[0] / 16777216.0;
-    p->sum_abs[s] = (double)(long long)h[1] / 16777216.0;
+    exact_sum_gpu(&p->in[s], p->n, &p->exact[s], &p->sum_abs[s]);
 }
 
 typedef struct {

@@ -88,9 +88,13 @@ static void problem_new(problem *p, int n, int nsets, int nonneg, uint64_t seed)
             lab_buffer_fill_abs(&p->in[s], p->seed[s]);
         else
             lab_buffer_fill(&p->in[s], p->seed[s]);
+#ifdef LAB_JUDGE
+        exact_sum_gpu(&p->in[s], n, &p->exact[s], &p->sum_abs[s]);
+#else
         float *h = lab_buffer_to_host(&p->in[s]);
         reduce_exact_sum(h, n, &p->exact[s], &p->sum_abs[s]);
         free(h);
+#endif
     }
     lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
 }

@@ -126,8 +126,8 @@ slow_one_block|--rubric @out/rubric-20s.tsv|correctness-only|every check passed;
 EOF
 
 echo "== attacks (tests/grader/attacks/), graded as 03_tiled by the judge (--judge)"
-# Each attack scores 0 when the judge grades it; graded in the harness's own
-# process, a forged record is the hole the judge closes (grader/README.md).
+# Each attack scores 0 when the judge grades it, and graded in the harness's
+# own process, but those marked judge-only (grader/README.md).
 for dir in tests/grader/attacks/*/; do
     name=$(basename "$dir")
     sub=$out/attack-$name
@@ -136,12 +136,15 @@ for dir in tests/grader/attacks/*/; do
     cp "$dir/kernel.cu" "$sub/$stage/kernel.cu"
     build/grader/grade --judge --src "$sub" --out "$out/attack-report-$name" "$stage" >"$out/attack-$name.log" 2>&1
     st=$?
-    check "attack $name: graded by the judge, it scores 0 ($(get "$out/attack-report-$name" stages.0.reason))" \
-        "$([ $st = 0 ] && [ "$(get "$out/attack-report-$name" stages.0.points)" = 0 ]; echo $?)" \
+    # (refused by the symbol policy it would prove nothing: it must run)
+    reason=$(get "$out/attack-report-$name" stages.0.reason)
+    check "attack $name: graded by the judge, it runs and scores 0 ($reason)" \
+        "$([ $st = 0 ] && [ "$(get "$out/attack-report-$name" stages.0.points)" = 0 ] &&
+           ! grep -q '^refused' <<<"$reason"; echo $?)" \
         "$(tail -n 25 "$out/attack-$name.log")"
-    # in the harness's own process too, but the forged record: the hole the
-    # judge closes (grader/README.md)
-    [ "$name" = forged_record ] && continue
+    # in the harness's own process too, but those marked judge-only: the
+    # holes the judge closes (the file says which)
+    [ -e "$dir/judge-only" ] && continue
     build/grader/grade --src "$sub" --out "$out/attack-inproc-$name" "$stage" >"$out/attack-inproc-$name.log" 2>&1
     st=$?
     check "attack $name: graded in the harness's process, it scores 0 ($(get "$out/attack-inproc-$name" stages.0.reason))" \
