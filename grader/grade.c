@@ -252,6 +252,7 @@ int main(int argc, char **argv)
     grade_info g = {0};
     g.seed = o.seed;
     g.confined = conf.on;
+    g.judged = o.judge;
     g.confinement = conf.why;
     g.seconds = now_s() - t0;
     g.sanitize = o.sanitize;

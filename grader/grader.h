@@ -300,6 +300,7 @@ int sanitizer_finding(const char *out, char *finding, size_t len);
 typedef struct {
     unsigned long long seed;
     int confined;          /* the runs were inside build/confine/confine   */
+    int judged;            /* by the judge: no result from student code    */
     const char *confinement; /* the probe's line, or why not              */
     char gpu[NAME_LEN];
     double seconds;

@@ -107,6 +107,9 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
     if (!g->confined)
         fprintf(out, "the runs were not confined (%s): a grade for your own use, not an official one.\n",
                 g->confinement ? g->confinement : "no confinement");
+    if (!g->judged)
+        fprintf(out, "the results came from your kernel's own process (JUDGE=0): a grade for your own use, "
+                     "not an official one.\n");
 }
 
 /* ================================================================ files */
@@ -164,6 +167,7 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     put_text(&j, "rubric", g->rubric_path);
     put_text(&j, "source", g->source);
     lab_json_bool(&j, "confined", g->confined);
+    lab_json_bool(&j, "judged", g->judged);
     put_text(&j, "confinement", g->confinement ? g->confinement : "");
     lab_json_array(&j, "stages");
     for (int i = 0; i < n; i++) {

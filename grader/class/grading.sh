@@ -44,8 +44,10 @@ grade_prepared() {
     local stages missing="" s grade_status line make_args
     stages=$(conf_get stages)
     make_args=(SEED="$(conf_get seed)" EX="$stages" REQUIRE_CONFINEMENT=1)
+    # each switch said, on or off (make grade's own defaults may differ: the
+    # judge is on unless JUDGE=0)
     for s in $grade_switches; do
-        [ "$(conf_get "${s%%:*}")" = 1 ] && make_args+=("${s#*:}=1")
+        make_args+=("${s#*:}=$([ "$(conf_get "${s%%:*}")" = 1 ] && echo 1 || echo 0)")
     done
     log=$dir/grade.log
     for s in $stages; do

@@ -251,6 +251,10 @@ conf_get_sub() { sed -n 's/^submissions=//p' "$out/submissions.conf"; }
 # The probe is confine itself, built from the class's lab with the C
 # compiler (CLASS_CONFINE names another program to probe: tests).
 check_confinement() {
+    # (not confinement, but as much a matter of trust: each grade.json says
+    # "judged": false too)
+    [ "$(conf_get judge)" = 1 ] ||
+        say "the grades are NOT the judge's (JUDGE=0): a student's own process makes their results"
     if [ "$(conf_get unconfined)" = 1 ]; then
         say "the runs are NOT confined (UNCONFINED=1): every row of the gradebook says so"
         return 0

@@ -246,11 +246,19 @@ check "SANITIZE=1: each student's make grade gets it, class.conf keeps it; refus
     "$(grep -q "^make .* grade .*SANITIZE=1" "$tmp/out-san/students/alice/grade.log" &&
        grep -qx "sanitize=1" "$tmp/out-san/class.conf" && [ $st = 1 ] && grep -q "without SANITIZE=1" <<<"$out"; ok)" \
     "$(cat "$tmp/out-san/students/alice/grade.log"); exit $st; $out"
-CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-judge" EX="$s1" JUDGE=1 UNCONFINED=1 \
+# the judge: on unless JUDGE=0, which every row then notes
+CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-judge" EX="$s1" UNCONFINED=1 \
     >/dev/null 2>&1
-check "JUDGE=1: each student's make grade gets it (graded by the judge), class.conf keeps it" \
+check "the judge by default: each student's make grade gets JUDGE=1, class.conf keeps it" \
     "$(grep -q "^make .* grade .*JUDGE=1" "$tmp/out-judge/students/alice/grade.log" &&
-       grep -qx "judge=1" "$tmp/out-judge/class.conf"; ok)" "$(cat "$tmp/out-judge/students/alice/grade.log" 2>&1)"
+       grep -qx "judge=1" "$tmp/out-judge/class.conf"; ok)" \
+    "$(cat "$tmp/out-judge/students/alice/grade.log" 2>&1)"
+out=$(CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-nojudge" EX="$s1" \
+    JUDGE=0 UNCONFINED=1 2>&1)
+check "JUDGE=0: each student's make grade gets it, class.conf keeps it, and the class says so" \
+    "$(grep -q "^make .* grade .*JUDGE=0" "$tmp/out-nojudge/students/alice/grade.log" &&
+       grep -qx "judge=0" "$tmp/out-nojudge/class.conf" && grep -q "NOT the judge's (JUDGE=0)" <<<"$out"; ok)" \
+    "$(cat "$tmp/out-nojudge/students/alice/grade.log" 2>&1); $out"
 
 # confinement: every student's make grade asks for it; the class stops
 # (exit 5) where the machine cannot confine, unless UNCONFINED=1, which
