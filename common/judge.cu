@@ -132,8 +132,26 @@ static void start_student(void)
     if (lab_runner_start(&J.student, J.runner, J.confine[0] ? J.confine : NULL, "your kernel"))
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.runner);
     J.started = 1;
-    atexit(stop_all);
+    static int registered;
+    if (!registered++)
+        atexit(stop_all);
     hello(&J.student, lab_judge_family, 1);
+}
+
+/* Between the student's calls and the baselines: its runner stopped, so
+ * that no work of its process (a CUDA context of its own included) is on
+ * the GPU while the judge times anything else. The next call starts it
+ * again, mapping the buffers anew. */
+void lab_judge_stop_student(void)
+{
+    if (!J.started)
+        return;
+    if (J.pending.count)
+        lab_die(LAB_EXIT_CUDA_ERROR, "calls queued for the runner were never sent (a harness bug)");
+    lab_runner_stop(&J.student);
+    J.started = 0;
+    for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
+        J.mapped[i] = 0;
 }
 
 void lab_judge_register(lab_buffer *b)
@@ -209,7 +227,7 @@ static int share(const void *p, int64_t *offset)
             /* the echo runner, with which the round trip is measured, maps
              * what the student's runner maps, so that the two contexts the
              * GPU switches to hold the same memory */
-            if (J.echo_started) {
+            if (J.echo_started && !J.echo_mapped[i]) {
                 map_in(&J.echo_runner, i, 0, 0);
                 J.echo_mapped[i] = 1;
             }

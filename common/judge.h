@@ -23,6 +23,9 @@ void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *
 /* Send the queued calls (profile: inside the profiler's range) and wait for
  * the runner to say it is done; a failure ends the run with a message. */
 void lab_judge_flush(const char *what, int profile);
+/* Stop the student's runner (the next call starts it again): timing.cu
+ * times the baselines with no process of the student alive. */
+void lab_judge_stop_student(void);
 /* The echo runner (remote.h): started the first time, mapping what the
  * student's runner maps; 0 where there is none (warned once). Its calls are
  * queued and sent as the student's are: what a timed batch costs without

@@ -300,6 +300,50 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
     return (t1 - t0) / count;
 }
 
+/* A canary: one flush here, by events. Between the student's batches its
+ * runner is idle; a flush then slower than with no process of the student
+ * alive means GPU work of that process outside its calls (which would also
+ * slow the empty batches through the echo runner, and so flatter its
+ * times). Where in the idle time a canary falls is drawn at random. */
+static double canary_ms(void)
+{
+    static cudaEvent_t c0, c1;
+    if (!c0) {
+        CUDA_CHECK(cudaEventCreate(&c0));
+        CUDA_CHECK(cudaEventCreate(&c1));
+    }
+    CUDA_CHECK(cudaEventRecord(c0));
+    flush(0, 0, lab_fresh_seed());
+    CUDA_CHECK(cudaEventRecord(c1));
+    CUDA_CHECK(cudaEventSynchronize(c1));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, c0, c1));
+    return ms;
+}
+
+/* After the student's timing: the canaries against their reference. A
+ * warning for now (the share of slow canaries an honest run shows is not
+ * yet measured on a GPU; LAB_JUDGE_TRACE prints it). */
+static void canary_verdict(const char *label, double reference, const double *canary, int n, int trace)
+{
+    if (n <= 0 || reference <= 0)
+        return;
+    int slow = 0;
+    for (int i = 0; i < n; i++)
+        slow += canary[i] > 1.5 * reference;
+    lab_stats cs;
+    lab_stats_compute(canary, n, &cs);
+    if (trace)
+        fprintf(stderr, "judge trace: %s: canary flushes %.4f ms with no process of yours, %.4f ms between your "
+                        "batches (median), %d of %d over 1.5 times\n",
+                label, reference, cs.median, slow, n);
+    if (cs.median > 1.25 * reference || slow * 4 > n)
+        fprintf(stderr, "warning: %s: the judge's own GPU work ran slower while your code was idle between its "
+                        "calls (%.4f against %.4f ms; %d of %d checks over 1.5 times): does it run GPU work "
+                        "outside its calls?\n",
+                label, cs.median, reference, slow, n);
+}
+
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student)
 {
@@ -309,6 +353,21 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         CUDA_CHECK(cudaMalloc(&scratch_dev, sizeof *scratch_dev));
     }
     flush_setup();
+    /* a baseline is timed with no process of the student's alive: work it
+     * left on the GPU (in a CUDA context of its own, say) would slow the
+     * baseline and flatter the student's ratios. (The student's timing
+     * starts it again, after the canaries' reference below.) */
+    lab_judge_stop_student();
+    /* the canaries' reference, with no process of the student alive */
+    double canary_reference = -1;
+    if (is_student) {
+        double c[5];
+        for (int i = 0; i < 5; i++)
+            c[i] = canary_ms();
+        lab_stats cs;
+        lab_stats_compute(c, 5, &cs);
+        canary_reference = cs.median;
+    }
     CUDA_CHECK(cudaMemset(bad_dev, 0, sizeof *bad_dev));
     lab_timing_policy p = *policy;
     double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
@@ -341,13 +400,19 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
+    double *canary = is_student ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
         int first = (n * count) % nsets;
         if (first + count > nsets)
             first = 0;
+        int canary_first = canary && (lab_fresh_seed() & 1);
+        if (canary_first)
+            canary[n] = canary_ms();
         added[n] = timed_batch(fn, prepare, ctx, first, count, is_student, scratch_dev, 1);
         double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - added[n];
+        if (canary && !canary_first)
+            canary[n] = canary_ms();
         if (events)
             events[n] = g_events_ms;
         ms[n++] = call_ms > 0 ? call_ms : 0;
@@ -373,6 +438,9 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
                 t->label, n, count, t->st.median, overhead, ev.median,
                 is_student ? "the runner's, as it said" : "here");
     }
+    if (canary)
+        canary_verdict(t->label, canary_reference, canary, n, trace);
+    free(canary);
     free(added);
     free(events);
     free(ms);
