@@ -202,6 +202,15 @@ __global__ void count_changed(const float *p, size_t n, uint64_t seed, int absol
 
 static const int FILL_BLOCKS = 1024, FILL_THREADS = 256;
 
+int lab_sets_that_fit(int want, size_t bytes_per_set)
+{
+    size_t free_bytes = 0, total = 0;
+    if (bytes_per_set == 0 || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
+        return want;
+    size_t fit = free_bytes / 2 / bytes_per_set;
+    return fit >= (size_t)want ? want : fit < 1 ? 1 : (int)fit;
+}
+
 void lab_buffer_new(lab_buffer *b, size_t count)
 {
     size_t total = count + 2 * (size_t)LAB_GUARD_FLOATS;

@@ -62,6 +62,10 @@ typedef struct {
 } lab_buffer;
 
 void lab_buffer_new(lab_buffer *b, size_t count);
+/* How many input sets of bytes_per_set to time over: want, or as many as
+ * fit in half of the GPU's free memory (at least 1), for GPUs with less
+ * memory than the judge's many sets need. */
+int lab_sets_that_fit(int want, size_t bytes_per_set);
 void lab_buffer_free(lab_buffer *b);
 /* Fill data with LAB_POISON_BITS (a NaN), so unwritten outputs show. */
 void lab_buffer_poison(lab_buffer *b);
