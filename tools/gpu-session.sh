@@ -27,6 +27,8 @@
 #   class    make class of STUDENTS (default 8) copies of the solutions on
 #            this machine's GPUs, confined: students per minute per GPU
 #            (the class's own progress lines in class.log)
+#   warptile tools/experiments/warptile.cu (the bonus stage's first kernel)
+#            checked and timed against cuBLAS in three tile shapes
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
 #
@@ -36,7 +38,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace diagnose calibrate class profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace warptile diagnose calibrate class profile bench]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -120,6 +122,14 @@ for phase in $phases; do
               nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu &&
                   timeout 120 build/ipc-sync 536870912 2147483648; } >>"$out/trace.log" 2>&1
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
+        warptile)
+            for shape in "" "-DBK=8" "-DWM=32 -DWN=64"; do
+                echo "== warptile $shape"
+                # shellcheck disable=SC2086  # shape is zero or more options
+                nvcc -O3 -std=c++17 -arch=native -Icommon $shape -o build/warptile tools/experiments/warptile.cu \
+                    -lcublas && timeout 120 build/warptile
+            done >"$out/warptile.log" 2>&1
+            log "warptile: $(grep -c 'of cuBLAS' "$out/warptile.log") shapes timed; $(grep -o '[0-9.]*% of cuBLAS' "$out/warptile.log" | tr '\n' ' ')" ;;
         diagnose)
             timeout "$limit" tools/diagnose/cuda-in-confine.sh >"$out/diagnose.log" 2>&1
             log "diagnose: $(grep -c '^the GPU works' "$out/diagnose.log") of the runs worked (diagnose.log)" ;;
