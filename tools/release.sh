@@ -22,6 +22,8 @@
 #                        (build/release/transpose_unpadded.o) for sm_75 to
 #                        sm_90 and PTX
 #   .ci/                 the lab's own CI
+#   tools/experiments/   kernels measured before they become stages (the
+#                        bonus stage's answer, for one)
 #
 # README.md becomes the students' README: the blocks between the lines
 # <!-- instructors --> and <!-- /instructors --> are dropped, and those
@@ -51,7 +53,7 @@ in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/)'
+left_out='(solutions/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|tools/experiments/)'
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"
