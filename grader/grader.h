@@ -106,6 +106,7 @@ typedef struct {
     char args[256];        /* extra driver arguments for this stage       */
     tier tiers[MAX_TIERS];
     int ntiers;
+    int bonus;             /* scored, but outside the mission's total     */
 } stage_rubric;
 
 typedef struct {
@@ -242,6 +243,7 @@ typedef struct {
 typedef struct {
     char stage[NAME_LEN];
     int points, max;
+    int bonus;             /* a bonus stage: not in the total (rubric)     */
     int correct_points, correct_max;
     int correct;           /* the harness's checks (and the sanitizer)     */
     int ran;               /* a valid record came back                     */

@@ -45,7 +45,7 @@ static void tier_text(const tier_result *t, char *buf, size_t len)
 
 void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
 {
-    int total = 0, max = 0;
+    int total = 0, max = 0, bonus = 0, bonus_max = 0;
     const char *default_gpu = NULL;
     fprintf(out, "\n%-22s %-7s %9s %9s %7s  %s\n", "stage", "correct", "speedup", "% of ref", "points",
             "speed tiers: measured vs needed, points");
@@ -68,16 +68,28 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
             appendf(tiers, sizeof tiers, " FLAGGED");
         char points[32];
         snprintf(points, sizeof points, "%d/%d", r->points, r->max);
-        fprintf(out, "%-22s %-7s %9s %9s %7s  %s\n", r->stage, r->correct ? "yes" : "NO", speedup, pct,
+        char name[NAME_LEN + 16];
+        snprintf(name, sizeof name, "%s%s", r->stage, r->bonus ? " (bonus)" : "");
+        fprintf(out, "%-22s %-7s %9s %9s %7s  %s\n", name, r->correct ? "yes" : "NO", speedup, pct,
                 points, tiers);
-        total += r->points;
-        max += r->max;
+        if (r->bonus) {
+            bonus += r->points;
+            bonus_max += r->max;
+        } else {
+            total += r->points;
+            max += r->max;
+        }
         if (r->thresholds_default && !default_gpu)
             default_gpu = r->gpu;
     }
     char t[32];
     snprintf(t, sizeof t, "%d/%d", total, max);
     fprintf(out, "%-22s %-7s %9s %9s %7s\n", "total", "", "", "", t);
+    if (bonus_max) {
+        snprintf(t, sizeof t, "%d/%d", bonus, bonus_max);
+        fprintf(out, "%-22s %-7s %9s %9s %7s  (bonus stages: beside the total, not in it)\n", "bonus", "", "", "",
+                t);
+    }
     fprintf(out, "(speedup: over the stage's naive baseline; %% of ref: of the reference "
                  "(cuBLAS, copy bandwidth, ...), both measured in the same run)\n");
 
@@ -146,10 +158,10 @@ static void stage_summary(const stage_result *r, char *buf, size_t len)
 
 int report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
 {
-    int total = 0, max = 0;
+    int total = 0, max = 0, bonus = 0, bonus_max = 0;
     for (int i = 0; i < n; i++) {
-        total += s[i].points;
-        max += s[i].max;
+        *(s[i].bonus ? &bonus : &total) += s[i].points;
+        *(s[i].bonus ? &bonus_max : &max) += s[i].max;
     }
     char path[1024];
     FILE *f = open_report(dir, "grade.json", path, sizeof path);
@@ -160,6 +172,8 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     lab_json_int(&j, "schema", 1);
     lab_json_int(&j, "score", total);
     lab_json_int(&j, "max_score", max);
+    lab_json_int(&j, "bonus_score", bonus);
+    lab_json_int(&j, "bonus_max", bonus_max);
     lab_json_int(&j, "seed", (long long)g->seed);
     put_text(&j, "gpu", g->gpu);
     lab_json_number(&j, "seconds", g->seconds);
@@ -174,6 +188,7 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
         const stage_result *r = &s[i];
         lab_json_object(&j, NULL);
         put_text(&j, "stage", r->stage);
+        lab_json_bool(&j, "bonus", r->bonus);
         lab_json_int(&j, "points", r->points);
         lab_json_int(&j, "max_points", r->max);
         lab_json_bool(&j, "correct", r->correct);
@@ -227,11 +242,14 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     if (!f)
         return -1;
     lab_json_start(&j, f);
-    lab_json_int(&j, "score", total);
+    /* an autograder's score: the bonus counts as extra credit */
+    lab_json_int(&j, "score", total + bonus);
     lab_json_number(&j, "execution_time", g->seconds);
-    char head[512];
-    snprintf(head, sizeof head, "%d/%d points on %s; seed %llu (make grade SEED=%llu repeats the inputs)%s",
-             total, max, g->gpu[0] ? g->gpu : "an unknown GPU", g->seed, g->seed,
+    char head[512], extra[64] = "";
+    if (bonus_max)
+        snprintf(extra, sizeof extra, " (and %d/%d bonus)", bonus, bonus_max);
+    snprintf(head, sizeof head, "%d/%d points%s on %s; seed %llu (make grade SEED=%llu repeats the inputs)%s",
+             total, max, extra, g->gpu[0] ? g->gpu : "an unknown GPU", g->seed, g->seed,
              g->confined ? "" : "; the runs were NOT confined");
     put_text(&j, "output", head);
     lab_json_array(&j, "tests");

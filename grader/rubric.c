@@ -187,6 +187,10 @@ static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno,
         }
         return 0;
     }
+    if (!strcmp(kind, "bonus")) {
+        s->bonus = 1;
+        return 0;
+    }
     if (!strcmp(kind, "tier")) {
         if (n < 8)
             return bad_line(err, errlen, path, lineno,

@@ -437,6 +437,29 @@ fi
 o=$(build/grader/grade --require-confinement --sanitize --program "good=$out/bin/good" 2>&1); st=$?
 check "grader: a confined class run with --sanitize is refused (exit 2): the sanitizer cannot run confined" \
     "$([ $st = 2 ] || [ $st = 5 ]; echo $?)" "exit $st: $o"
+# a bonus stage (the rubric's "bonus" line): scored like the others, beside
+# the total and not in it; an autograder's score counts it as extra credit
+brubric=$out/bonus-rubric.tsv
+{
+    grep -v '^bonus' "$rubric"
+    printf 'stage\tpolicy_extra\t6\n'
+    printf 'tier\tpolicy_extra\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n'
+    printf 'tier\tpolicy_extra\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n'
+    printf 'threshold\tpolicy_extra\tpass\tdefault\t20\nthreshold\tpolicy_extra\tstretch\tdefault\t4\n'
+    printf 'bonus\tpolicy_extra\n'
+} >"$brubric"
+rm -rf "$out/bonus"
+ln -sf ../fake "$out/bin/policy_extra" # (a policy_* name: the fake driver's good run)
+o=$(build/grader/grade --lab . --rubric "$brubric" --seed 42 --out "$out/bonus" --unconfined \
+    --program "good=$out/bin/good" --program "policy_extra=$out/bin/policy_extra" 2>&1); st=$?
+bget() { "$out/check" get "$out/bonus/$1" "$2" 2>/dev/null; }
+check "grader: a bonus stage is scored and shown beside the total, not in it" \
+    "$([ $st = 0 ] && grep -q '^total  *10/10$' <<<"$o" && grep -q '^bonus  *10/10 ' <<<"$o" &&
+       grep -q '^policy_extra (bonus) ' <<<"$o" && [ "$(bget grade.json score)" = 10 ] &&
+       [ "$(bget grade.json max_score)" = 10 ] && [ "$(bget grade.json bonus_score)" = 10 ] &&
+       [ "$(bget grade.json stages.1.bonus)" = true ] && [ "$(bget results.json score)" = 20 ]; echo $?)" \
+    "exit $st: $o"
+
 build/grader/grade --bogus >/dev/null 2>&1
 check "grader: an unknown option exits 2" "$([ $? = 2 ]; echo $?)"
 out2=$(build/grader/grade 99_nothing 2>&1); st=$?
