@@ -26,6 +26,9 @@ void lab_judge_flush(const char *what, int profile);
 /* Stop the student's runner (the next call starts it again): timing.cu
  * times the baselines with no process of the student alive. */
 void lab_judge_stop_student(void);
+/* Start it now (it starts at its first call otherwise): so that its
+ * start-up is not inside a timed call. */
+void lab_judge_start_student(void);
 /* The echo runner (remote.h): started the first time, mapping what the
  * student's runner maps; 0 where there is none (warned once). Its calls are
  * queued and sent as the student's are: what a timed batch costs without
