@@ -85,6 +85,27 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
     }
 }
 
+int judge_can_share(const char *lab, char *line, size_t len)
+{
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/build/confine/cuda-probe", lab);
+    if (access(probe, X_OK)) {
+        snprintf(line, len, "%s is missing", probe);
+        return 0;
+    }
+    char *argv[] = {probe, "--ipc", NULL};
+    run_result r;
+    run_program(argv, -1, 120, 4096, &r);
+    line[0] = 0;
+    if (r.tail)
+        text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
+    int ok = r.exited && r.status == 0;
+    if (!line[0])
+        snprintf(line, len, "the probe said nothing");
+    run_result_free(&r);
+    return ok;
+}
+
 int confinement_wrap(const confinement *c, const char *binary, char **argv, int max, char *buf, size_t len)
 {
     int a = 0;

@@ -143,6 +143,19 @@ int main(int argc, char **argv)
                "grades come from a machine that confines them (grader/README.md)\n", why_not);
     if (conf.on && o.sanitize)
         printf("note: compute-sanitizer's runs (SANITIZE=1) are not confined: it starts processes of its own\n");
+    /* the judge shares its buffers with the runner by CUDA IPC, which some
+     * systems lack (WSL2, some virtual machines): probed once, said once */
+    char ipc_line[256];
+    if (o.judge && !o.program_mode && !no_gpu_here && !judge_can_share(lab, ipc_line, sizeof ipc_line)) {
+        if (o.require_confinement) {
+            fprintf(stderr, "grade: the judge cannot share GPU memory with a runner here (%s); a class is "
+                            "graded by the judge: grade it where CUDA IPC works, or say JUDGE=0\n", ipc_line);
+            return GRADE_UNCONFINED;
+        }
+        printf("note: the judge cannot share GPU memory with a runner here (%s): your kernel is graded in its "
+               "own process instead (JUDGE=0), fine for your own work\n", ipc_line);
+        o.judge = 0;
+    }
     if (!o.have_seed) {
         /* a fresh seed each grading run, printed, so that a grade can be repeated */
         struct timespec ts;

@@ -24,6 +24,9 @@ typedef struct {
 /* Probe (unless unconfined) and decide; gpu_here: check that the GPU works
  * inside the confinement (build/confine/cuda-probe). */
 void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here);
+/* Whether two processes can share GPU memory here, as the judge and its
+ * runner must (build/confine/cuda-probe --ipc): 1 yes; its line in line. */
+int judge_can_share(const char *lab, char *line, size_t len);
 /* The words that go before a program's own argv when confined (0 when not):
  * confine --read <the program's folder> [--read <toolkit>] -- . buf holds
  * the folder's text. */

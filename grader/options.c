@@ -36,7 +36,7 @@ static const char *USAGE =
     "                   symbol policy, with HEADER as the contract\n"
     "exit status: 0 graded (whatever the score), 1 a solution failed (--calibrate),\n"
     "             2 usage, 3 no GPU, 4 no build tools (nvcc, make, nm),\n"
-    "             5 confinement required and impossible here\n";
+    "             5 confinement (or the judge's sharing of GPU memory) required and impossible here\n";
 
 int parse_options(int argc, char **argv, options *o)
 {

@@ -468,6 +468,14 @@ check "grader: an unknown stage exits 2 and lists the stages" \
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
     skip "grader without a GPU: there is one here"
 else
+    if [ -x build/confine/cuda-probe ]; then
+        out2=$(timeout 60 build/confine/cuda-probe --ipc 2>&1); st=$?
+        check "grader: no GPU: the judge's CUDA IPC probe says it does not work, in one line, exit 1" \
+            "$([ $st = 1 ] && [ "$(wc -l <<<"$out2")" = 1 ] && grep -q '^CUDA IPC does not work here: ' <<<"$out2"; echo $?)" \
+            "exit $st: $out2"
+    else
+        skip "grader: the judge's CUDA IPC probe: build/confine/cuda-probe is not built"
+    fi
     out2=$(build/grader/grade 2>&1); st=$?
     nstages=$(awk -F'\t' '!/^#/ && NF >= 5' stages.tsv | wc -l)
     check "grader: no GPU: builds every stage first, then exit 3 with one line saying there is none" \
