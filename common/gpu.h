@@ -111,18 +111,23 @@ typedef struct {
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student);
 
-/* Judge builds time each call on its own (grader/README.md, "The judge"):
- * before it, refresh gives its input set fresh data from a seed nobody knew
- * (and poisons its outputs); after it, check launches ONE kernel that checks
- * the outputs of sets first .. first + count - 1 (samples picked then) and
- * adds the wrong elements it finds to *bad (device memory); the clock stops
- * when it has run. One small launch, of the same cost for every kernel
- * timed, so that the check weighs the same on all of them. The driver names
- * its hooks before each lab_time whose output they fit; other builds ignore
- * them. */
+/* Judge builds time batches of calls (grader/README.md, "The judge"):
+ * before a batch, refresh gives each input set fresh data from a seed nobody
+ * knew (and poisons its outputs); after it, check launches ONE kernel that
+ * checks the outputs of sets first .. first + count - 1 (samples picked
+ * then) and adds the wrong elements it finds to *bad (device memory); the
+ * clock stops when it has run. One small launch, of the same cost for every
+ * kernel timed, so that the check weighs the same on all of them. The
+ * driver names its hooks before each lab_time whose output they fit; other
+ * builds ignore them. */
 typedef void (*lab_refresh_fn)(void *ctx, int set, uint64_t seed);
 typedef void (*lab_check_fn)(void *ctx, int first, int count, unsigned long long *bad);
 void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check);
+/* The bytes each call of the next lab_time writes (its output). A judge
+ * build with LAB_JUDGE_WRITEBACK=1 takes out of a call's time what writing
+ * that much back from L2 costs the flush after it, which the events never
+ * see (timing.cu; an experiment, not yet measured). Other builds ignore it. */
+void lab_time_writes(size_t bytes);
 
 /* Milliseconds on a monotonic clock. */
 double lab_now_ms(void);

@@ -409,8 +409,10 @@ int main(int argc, char **argv)
     };
     printf("\ntiming at n=%d on non-negative data (%d input sets, L2 flushed before each call)...\n",
            n, nsets);
+    lab_time_writes((size_t)n * sizeof(float)); /* the copy writes n floats; the sums one */
     lab_batch_hooks(refresh_set, check_copied);
     lab_time(&rows[MEMCPY], call_memcpy, NULL, &ctx, nsets, &policy, 0);
+    lab_time_writes(sizeof(float));
     lab_batch_hooks(refresh_set, check_summed);
     lab_time(&rows[CUBLAS], call_cublas, NULL, &ctx, nsets, &policy, 0);
     int cublas_ok = reference_ok(&p, rows[CUBLAS].last_set, "cuBLAS SASUM");

@@ -90,6 +90,8 @@ void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check)
     (void)check;
 }
 
+void lab_time_writes(size_t bytes) { (void)bytes; }
+
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student)
 {
@@ -300,6 +302,66 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
     return (t1 - t0) / count;
 }
 
+/* LAB_JUDGE_WRITEBACK=1 (an experiment): the drivers' events stop when a
+ * call's last store reaches L2, but in a batch the flush after a call must
+ * first write the call's dirty lines back to memory, on the judge's clock.
+ * What that costs after writing `bytes` is measured here once, by events:
+ * a flush after a kernel that wrote that much (at most the flush buffer's
+ * size), less a flush after a no-op. Every call of a batch but the last
+ * has one such flush after it. */
+static size_t g_writes;
+
+void lab_time_writes(size_t bytes) { g_writes = bytes; }
+
+__global__ void write_zeros(float4 *p, size_t count)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+static double writeback_ms(size_t bytes)
+{
+    static size_t known_bytes = (size_t)-1;
+    static double known_ms;
+    const char *on = getenv("LAB_JUDGE_WRITEBACK");
+    if (!on || strcmp(on, "1") || bytes < (1u << 20)) /* a megabyte: under a microsecond */
+        return 0;
+    if (bytes == known_bytes)
+        return known_ms;
+    size_t words = bytes / 16 < g_flush_words ? bytes / 16 : g_flush_words;
+    static float4 *scratch;
+    if (!scratch)
+        CUDA_CHECK(cudaMalloc(&scratch, g_flush_words * 16));
+    static cudaEvent_t w0, w1;
+    if (!w0) {
+        CUDA_CHECK(cudaEventCreate(&w0));
+        CUDA_CHECK(cudaEventCreate(&w1));
+    }
+    enum { TRIES = 7 };
+    double d[TRIES];
+    for (int i = 0; i < TRIES; i++) {
+        float after[2];
+        for (int wrote = 0; wrote < 2; wrote++) {
+            flush(0, 0, lab_fresh_seed());
+            if (wrote)
+                write_zeros<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>(scratch, words);
+            else
+                lab_noop_here();
+            CUDA_CHECK(cudaEventRecord(w0));
+            flush(0, 0, lab_fresh_seed());
+            CUDA_CHECK(cudaEventRecord(w1));
+            CUDA_CHECK(cudaEventSynchronize(w1));
+            CUDA_CHECK(cudaEventElapsedTime(&after[wrote], w0, w1));
+        }
+        d[i] = after[1] - after[0];
+    }
+    lab_stats st;
+    lab_stats_compute(d, TRIES, &st);
+    known_bytes = bytes;
+    known_ms = st.median > 0 ? st.median : 0;
+    return known_ms;
+}
+
 /* A canary: one flush here, by events. Between the student's batches its
  * runner is idle; a flush then slower than with no process of the student
  * alive means GPU work of that process outside its calls (which would also
@@ -400,6 +462,8 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
      * into a scratch count), then the timed batch; the difference. Measured
      * side by side, since what the switches between the processes' contexts
      * cost drifts by tenths of a millisecond from one moment to the next. */
+    /* what the flushes after the calls add for writing their outputs back */
+    const double writeback = writeback_ms(g_writes) * (count - 1) / count;
     const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
@@ -413,7 +477,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         if (canary_first)
             canary[n] = canary_ms();
         added[n] = timed_batch(fn, prepare, ctx, first, count, is_student, scratch_dev, 1);
-        double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - added[n];
+        double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - added[n] - writeback;
         if (canary && !canary_first)
             canary[n] = canary_ms();
         if (events)
@@ -437,8 +501,8 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         lab_stats_compute(added, n, &ad);
         const double overhead = ad.median;
         fprintf(stderr, "judge trace: %s: %d batches of %d calls; this clock %.4f ms a call (what it adds: "
-                        "%.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
-                t->label, n, count, t->st.median, overhead, ev.median,
+                        "%.4f ms, and writing back %.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
+                t->label, n, count, t->st.median, overhead, writeback, ev.median,
                 is_student ? "the runner's, as it said" : "here");
     }
     if (canary)

@@ -12,7 +12,8 @@
 #   grader   tests/grader/gpu-fixtures.sh: solutions, skeletons, fault
 #            kernels and attacks graded, by the judge too, and SANITIZE=1
 #   grades   the solutions graded RUNS times (default 3) with the drivers'
-#            event timing and RUNS times by the judge, alternating, the
+#            event timing, RUNS times by the judge and RUNS times by the
+#            judge with LAB_JUDGE_WRITEBACK=1 (timing.cu), alternating, each
 #            judge compared with the events (tools/compare-grades.sh:
 #            ratios and spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
@@ -79,17 +80,20 @@ grades() {
     local kind r dir start
     # alternating, so that a drift of the machine falls on both
     for ((r = 1; r <= runs; r++)); do
-        for kind in events judge; do
+        for kind in events judge judgewb; do
             dir=$out/grades/$kind-$r
             mkdir -p "$dir"
             start=$SECONDS
-            timeout "$limit" build/grader/grade --src solutions $([ $kind = judge ] && echo --judge) \
+            LAB_JUDGE_WRITEBACK=$([ $kind = judgewb ] && echo 1 || echo 0) \
+                timeout "$limit" build/grader/grade --src solutions $([ $kind != events ] && echo --judge) \
                 --out "$dir" >"$dir/grade.log" 2>&1
             log "$kind run $r: exit $? $(grep -E '^total' "$dir/grade.log" | tr -s ' ') ($((SECONDS - start)) s)"
         done
     done
     tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judge-* >"$out/judge-vs-events.md" 2>&1
-    cat "$out/judge-vs-events.md" >>"$out/session.log"
+    tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judgewb-* >"$out/judgewb-vs-events.md" 2>&1
+    { cat "$out/judge-vs-events.md"; echo "the judge with LAB_JUDGE_WRITEBACK=1:"; cat "$out/judgewb-vs-events.md"; } \
+        >>"$out/session.log"
 }
 
 for phase in $phases; do
@@ -113,7 +117,7 @@ for phase in $phases; do
                 for size in "" "--n $big"; do
                     echo "== $s ${size:-(default size)}"
                     # shellcheck disable=SC2086  # size is empty or two words
-                    LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
+                    LAB_JUDGE_WRITEBACK=1 LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
                     timeout 120 "build/$s/solution" $size 2>&1
                 done
             done >"$out/trace.log" 2>&1
