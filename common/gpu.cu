@@ -496,5 +496,8 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
             exit(LAB_EXIT_USAGE);
         }
     g_args = a;
+#ifdef LAB_JUDGE
+    lab_judge_spawn();
+#endif
     lab_gpu_open(g);
 }

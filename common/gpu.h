@@ -124,9 +124,9 @@ typedef void (*lab_refresh_fn)(void *ctx, int set, uint64_t seed);
 typedef void (*lab_check_fn)(void *ctx, int first, int count, unsigned long long *bad);
 void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check);
 /* The bytes each call of the next lab_time writes (its output). A judge
- * build with LAB_JUDGE_WRITEBACK=1 takes out of a call's time what writing
- * that much back from L2 costs the flush after it, which the events never
- * see (timing.cu; an experiment, not yet measured). Other builds ignore it. */
+ * build takes out of a call's time what writing that much back from L2
+ * costs the flush after it, which the events never see (timing.cu;
+ * LAB_JUDGE_WRITEBACK=0 leaves it in). Other builds ignore it. */
 void lab_time_writes(size_t bytes);
 
 /* Milliseconds on a monotonic clock. */

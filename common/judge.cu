@@ -4,7 +4,8 @@
  * contract function (matmul, transpose, reduce) is a stub that queues a call
  * here (common/<family>_stub.cu) instead of running student code.
  *
- * The student's runner is started at the first call, from --runner PATH
+ * The runners are started with the judge (lab_judge_spawn), the student's
+ * from --runner PATH
  * (default: this program's path with -judge replaced by -runner), inside
  * --confine PATH when given. Buffers are shared on demand: a pointer the
  * stub passes must lie inside a buffer made by lab_buffer_new, whose whole
@@ -29,6 +30,7 @@ static struct {
     double limit_s; /* one request, before the runner is stopped */
     lab_runner student, echo_runner;
     int started, echo_started;
+    int greeted, echo_greeted; /* the runner said hello (its start-up is over) */
     lab_buffer *buffers[LAB_REMOTE_MAX_BUFFERS];
     int mapped[LAB_REMOTE_MAX_BUFFERS];
     lab_remote_request pending, echo_pending;
@@ -123,7 +125,9 @@ static void hello(lab_runner *r, const char *family, int is_student)
         lab_die(LAB_EXIT_CUDA_ERROR, "%s is not a %s runner", r->what, family);
 }
 
-static void start_student(void)
+/* The student's runner's process, not waited for: its start-up (the
+ * confinement, a CUDA context) runs beside whatever the judge does next. */
+static void spawn_student(void)
 {
     if (J.started)
         return;
@@ -132,10 +136,18 @@ static void start_student(void)
     if (lab_runner_start(&J.student, J.runner, J.confine[0] ? J.confine : NULL, "your kernel"))
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.runner);
     J.started = 1;
+    J.greeted = 0;
     static int registered;
     if (!registered++)
         atexit(stop_all);
-    hello(&J.student, lab_judge_family, 1);
+}
+
+static void start_student(void)
+{
+    spawn_student();
+    if (!J.greeted)
+        hello(&J.student, lab_judge_family, 1);
+    J.greeted = 1;
 }
 
 void lab_judge_start_student(void) { start_student(); }
@@ -229,7 +241,7 @@ static int share(const void *p, int64_t *offset)
             /* the echo runner, with which the round trip is measured, maps
              * what the student's runner maps, so that the two contexts the
              * GPU switches to hold the same memory */
-            if (J.echo_started && !J.echo_mapped[i]) {
+            if (J.echo_started && J.echo_greeted && !J.echo_mapped[i]) {
                 map_in(&J.echo_runner, i, 0, 0);
                 J.echo_mapped[i] = 1;
             }
@@ -297,26 +309,43 @@ void lab_judge_flush_echo(void)
 
 /* Start the echo runner (the first time), mapping what the student's runner
  * maps. -1 where there is none (warned once). */
+static int spawn_echo(void)
+{
+    if (J.echo_started || J.echo_missing)
+        return J.echo_started ? 0 : -1;
+    if (!J.echo[0] || access(J.echo, X_OK)) {
+        fprintf(stderr, "warning: no echo runner (%s): times through the runner include its round trip\n",
+                J.echo);
+        J.echo_missing = 1;
+        return -1;
+    }
+    if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, "the echo runner"))
+        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
+    J.echo_started = 1;
+    J.echo_greeted = 0;
+    return 0;
+}
+
 static int start_echo(void)
 {
-    if (!J.echo_started) {
-        if (J.echo_missing)
-            return -1;
-        if (!J.echo[0] || access(J.echo, X_OK)) {
-            fprintf(stderr, "warning: no echo runner (%s): times through the runner include its round trip\n",
-                    J.echo);
-            J.echo_missing = 1;
-            return -1;
-        }
-        if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, "the echo runner"))
-            lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
-        J.echo_started = 1;
+    if (spawn_echo())
+        return -1;
+    if (!J.echo_greeted) {
         hello(&J.echo_runner, "echo", 0);
+        J.echo_greeted = 1;
         for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
-            if (J.buffers[i] && J.mapped[i]) {
+            if (J.buffers[i] && J.mapped[i] && !J.echo_mapped[i]) {
                 map_in(&J.echo_runner, i, 0, 0);
                 J.echo_mapped[i] = 1;
             }
     }
     return 0;
+}
+
+/* Both runners' processes started at once, before the judge makes its own
+ * CUDA context: their start-ups overlap its own and each other's. */
+void lab_judge_spawn(void)
+{
+    spawn_student();
+    spawn_echo();
 }

@@ -15,6 +15,8 @@ extern const char *lab_judge_family;
 
 /* Take --runner, --echo, --confine and --call-limit-s out of argv. */
 void lab_judge_take_args(int *argc, char **argv);
+/* the runners' processes started, not waited for (lab_start) */
+void lab_judge_spawn(void);
 /* Every lab_buffer is registered, so that a pointer into one can be shared. */
 void lab_judge_register(lab_buffer *b);
 void lab_judge_forget(lab_buffer *b);

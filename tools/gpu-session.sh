@@ -11,11 +11,11 @@
 #            (tests/confine/run.sh) and the judge's own tests
 #   grader   tests/grader/gpu-fixtures.sh: solutions, skeletons, fault
 #            kernels and attacks graded, by the judge too, and SANITIZE=1
-#   grades   the solutions graded RUNS times (default 3) with the drivers'
-#            event timing, RUNS times by the judge and RUNS times by the
-#            judge with LAB_JUDGE_WRITEBACK=1 (timing.cu), alternating, each
-#            judge compared with the events (tools/compare-grades.sh:
-#            ratios and spreads per tier)
+#   grades   the solutions graded RUNS times (default 3) in each of
+#            GRADE_KINDS (default "events judge"; also judge-raw: the judge
+#            with LAB_JUDGE_WRITEBACK=0, timing.cu), alternating, each judge
+#            compared with the events (tools/compare-grades.sh: ratios and
+#            spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
 #            the short calls (04, 05, 07), at the default timing size and a
 #            larger one, and the drivers' own tables; and the paths a
@@ -80,20 +80,21 @@ grades() {
     local kind r dir start
     # alternating, so that a drift of the machine falls on both
     for ((r = 1; r <= runs; r++)); do
-        for kind in events judge judgewb; do
+        for kind in ${GRADE_KINDS:-events judge}; do
             dir=$out/grades/$kind-$r
             mkdir -p "$dir"
             start=$SECONDS
-            LAB_JUDGE_WRITEBACK=$([ $kind = judgewb ] && echo 1 || echo 0) \
+            LAB_JUDGE_WRITEBACK=$([ $kind = judge-raw ] && echo 0 || echo 1) \
                 timeout "$limit" build/grader/grade --src solutions $([ $kind != events ] && echo --judge) \
                 --out "$dir" >"$dir/grade.log" 2>&1
             log "$kind run $r: exit $? $(grep -E '^total' "$dir/grade.log" | tr -s ' ') ($((SECONDS - start)) s)"
         done
     done
-    tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judge-* >"$out/judge-vs-events.md" 2>&1
-    tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/judgewb-* >"$out/judgewb-vs-events.md" 2>&1
-    { cat "$out/judge-vs-events.md"; echo "the judge with LAB_JUDGE_WRITEBACK=1:"; cat "$out/judgewb-vs-events.md"; } \
-        >>"$out/session.log"
+    for kind in ${GRADE_KINDS:-events judge}; do
+        [ "$kind" = events ] && continue
+        tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/"$kind"-* >"$out/$kind-vs-events.md" 2>&1
+        { echo "$kind vs events:"; cat "$out/$kind-vs-events.md"; } >>"$out/session.log"
+    done
 }
 
 for phase in $phases; do
@@ -104,7 +105,8 @@ for phase in $phases; do
             tests gpu-suite tests/gpu-suite.sh
             tests confine tests/confine/run.sh
             tests judge tests/judge/run.sh ;;
-        grader) tests grader-gpu tests/grader/gpu-fixtures.sh ;;
+        grader) # shellcheck disable=SC2086  # FIXTURES: zero or more section names
+            tests grader-gpu tests/grader/gpu-fixtures.sh ${FIXTURES:-} ;;
         grades) grades ;;
         trace)
             # at the default timing size, and at a larger one (16384x16384,
@@ -117,7 +119,7 @@ for phase in $phases; do
                 for size in "" "--n $big"; do
                     echo "== $s ${size:-(default size)}"
                     # shellcheck disable=SC2086  # size is empty or two words
-                    LAB_JUDGE_WRITEBACK=1 LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
+                    LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
                     timeout 120 "build/$s/solution" $size 2>&1
                 done
             done >"$out/trace.log" 2>&1
@@ -127,7 +129,9 @@ for phase in $phases; do
                   timeout 120 build/ipc-sync 536870912 2147483648; } >>"$out/trace.log" 2>&1
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         warptile)
-            for shape in "" "-DBK=8" "-DWM=32 -DWN=64"; do
+            # WARPTILE_SHAPES: the shapes, separated by ";" (-D options each)
+            IFS=';' read -r -a shapes <<<"${WARPTILE_SHAPES:-;-DBK=8;-DWM=32 -DWN=64}"
+            for shape in "${shapes[@]}"; do
                 echo "== warptile $shape"
                 # shellcheck disable=SC2086  # shape is zero or more options
                 nvcc -O3 -std=c++17 -arch=native -Icommon $shape -o build/warptile tools/experiments/warptile.cu \

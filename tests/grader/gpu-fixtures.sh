@@ -20,9 +20,14 @@
 #      out-of-bounds write: it lands in the harness's guard zone, inside the
 #      allocation; the guard check catches it)
 #
-# Ends with "N passed, N failed[, N skipped]".
+# tests/grader/gpu-fixtures.sh [SECTION...] runs only those sections (the
+# names are in want's calls below). Ends with "N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+# SECTION...: only those (solutions skeletons faults attacks flushes judged
+# sanitize); none: all
+only=" $* "
+want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 
 FAIL_LINES=20
 . tests/lib.sh
@@ -40,9 +45,13 @@ mkdir -p "$out"
 make -s build/grader/grade || exit 2
 [ -x build/tests/grader/check ] || tests/grader/run.sh >/dev/null 2>&1
 q=build/tests/grader/check
+stage=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
+have_sanitizer=0
+command -v compute-sanitizer >/dev/null 2>&1 && have_sanitizer=1
 get() { "$q" get "$1/grade.json" "$2" 2>/dev/null; }
 nstages() { get "$1" stages; }
 
+if want solutions; then
 echo "== the solutions score full marks"
 rm -rf build/grade-src "$out/solutions"
 start=$(date +%s)
@@ -62,6 +71,8 @@ check "a whole make grade, kernels built from scratch, takes under 60 s (${elaps
     "$([ "$elapsed" -lt 60 ]; echo $?)"
 sed -n '/^stage /,/^total/p' "$out/solutions.log"
 
+fi
+if want skeletons; then
 echo "== the skeletons score no speed points, and neither crash nor hang"
 rm -rf "$out/skeletons"
 build/grader/grade --out "$out/skeletons" >"$out/skeletons.log" 2>&1
@@ -79,10 +90,9 @@ for ((i = 0; i < ${n:-0}; i++)); do
         "$([ $speed = 0 ] && ! grep -qE 'crashed|timed out|refused|did not compile|result record|not valid JSON' <<<"$reason"; echo $?)"
 done
 
+fi
+if want faults; then
 echo "== kernels with one deliberate fault each, graded as 03_tiled"
-stage=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
-have_sanitizer=0
-command -v compute-sanitizer >/dev/null 2>&1 && have_sanitizer=1
 # a rubric whose time limit stops the slow kernel while it is being timed
 sed 's/^setting[[:space:]]*limit_s[[:space:]].*/setting\tlimit_s\t20/' grader/rubric.tsv >"$out/rubric-20s.tsv"
 # kernel   grade options   expected points   phrase in the reason   sanitizer must name kernel.cu
@@ -125,6 +135,8 @@ zero_grid||zero|the launch at n=1 was refused before your kernel ran|
 slow_one_block|--rubric @out/rubric-20s.tsv|correctness-only|every check passed; timed out while timing n=4096|
 EOF
 
+fi
+if want attacks; then
 echo "== attacks (tests/grader/attacks/), graded as 03_tiled by the judge (--judge)"
 # Each attack scores 0 when the judge grades it, and graded in the harness's
 # own process, but those marked judge-only (grader/README.md).
@@ -151,6 +163,8 @@ for dir in tests/grader/attacks/*/; do
         "$([ $st = 0 ] && [ "$(get "$out/attack-inproc-$name" stages.0.points)" = 0 ]; echo $?)" \
         "$(tail -n 25 "$out/attack-inproc-$name.log")"
 done
+fi
+if want flushes; then
 echo "== a runner that skips the judge's cache flushes is caught"
 # as a runner whose student code tampered with it would (Makefile,
 # build/judge/skip-flush-runner: stage 03's solution)
@@ -168,6 +182,8 @@ else
     check "build/judge/skip-flush-runner builds" 1 "$(tail -n 8 "$out/skip-flush-build.log")"
 fi
 
+fi
+if want judged; then
 echo "== the solutions, graded by the judge (--judge), score full marks"
 rm -rf "$out/judged"
 build/grader/grade --judge --src solutions --out "$out/judged" >"$out/judged.log" 2>&1
@@ -181,6 +197,8 @@ for ((i = 0; i < ${n:-0}; i++)); do
         "$(get "$out/judged" "stages.$i.reason"); $(get "$out/judged" "stages.$i.advice.0")"
 done
 
+fi
+if want sanitize; then
 echo "== SANITIZE=1 finds nothing in the solutions"
 if [ $have_sanitizer = 0 ]; then
     skip "compute-sanitizer is not installed"
@@ -195,5 +213,6 @@ else
                [ "$(get "$out/sanitized" "stages.$i.correct")" = true ]; echo $?)" \
             "$(get "$out/sanitized" "stages.$i.sanitizer") $(get "$out/sanitized" "stages.$i.reason")"
     done
+fi
 fi
 summary

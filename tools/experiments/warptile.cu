@@ -63,6 +63,12 @@
 #ifndef WNITER
 #define WNITER 2
 #endif
+#ifndef MINB /* blocks an SM the compiler must fit: registers a thread <= 65536 / (MINB x THREADS) */
+#define MINB 2
+#endif
+#ifndef GROUP /* > 0: blocks run in groups of GROUP block rows, for L2 reuse of B */
+#define GROUP 0
+#endif
 #define TM 4
 #define TN 4
 #define WSUBM (WM / WMITER)
@@ -80,14 +86,21 @@ static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024, "two A and B tile
  * zeros past the edges, scalar accesses (a row need not start 16-byte
  * aligned). */
 template <bool EDGE>
-__global__ void __launch_bounds__(THREADS, 2) sgemm_warptile(const float *A, const float *B, float *C, int n)
+__global__ void __launch_bounds__(THREADS, MINB) sgemm_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[2][BK][BM]; /* As[.][k][m] = A(row0 + m, k0 + k) */
     __shared__ __align__(16) float Bs[2][BK][BN];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
     const int tm = lane / (WSUBN / TN), tn = lane % (WSUBN / TN);
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    int bx = blockIdx.x, by = blockIdx.y;
+    if (GROUP > 0) { /* block id -> (row, column), GROUP rows at a time, column by column */
+        const int id = by * gridDim.x + bx, per = GROUP * gridDim.x, first = id / per * GROUP;
+        const int rows = min((int)gridDim.y - first, GROUP);
+        by = first + id % per % rows;
+        bx = id % per / rows;
+    }
+    const int row0 = by * BM, col0 = bx * BN;
     enum { A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS };
     float4 ra[A_VECS], rb[B_VECS];
 
