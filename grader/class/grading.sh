@@ -21,16 +21,23 @@ grade_one() {
 # too (on the CPU, while the GPUs grade others: make grade then only links
 # them). Fails, with the student's row written, when the lab cannot be copied.
 prepare_one() {
-    local name=$1 dir=$out/students/$1 work=$out/work/$1 s stages targets=()
+    local name=$1 dir=$out/students/$1 work=$out/work/$1 s stages targets judged
     stages=$(conf_get stages)
     rm -rf "$work" "$dir/grade.json" "$dir/results.json" "$dir/points.tsv"
     if ! cp -a "${task_lab:-$out/lab}" "$work" 2>"$dir/grade.log"; then
         write_row "$name" "grader error" "cannot copy the lab to $work: $(head -n 1 "$dir/grade.log")"
         return 1
     fi
+    # what make grade would build before it grades: the grader, the
+    # confinement, and each stage's program (with the judge: its judge and
+    # the runner that holds the student's code)
+    targets=(build/grader/grade build/confine/confine build/confine/cuda-probe)
+    judged=$([ "$(conf_get judge)" = 1 ] && echo 1)
+    [ -n "$judged" ] && targets+=(build/judge/echo-runner)
     for s in $stages; do
         [ -f "$dir/kernels/$s/kernel.cu" ] && cp "$dir/kernels/$s/kernel.cu" "$work/exercises/$s/kernel.cu"
         targets+=("build/$s/exercise")
+        [ -n "$judged" ] && targets+=("build/$s/exercise-judge" "build/$s/exercise-runner")
     done
     # a stage that does not build is left to make grade, which reports it
     [ "${2:-}" = ahead ] &&

@@ -55,6 +55,9 @@ builder() {
     done <"$todo_file"
 }
 
+# what make grade builds besides make all, built once with the lab's copy
+lab_tools=(build/grader/grade build/confine/confine)
+
 run_local() {
     local todo=$1 gpus claims pid pids=() builders=0 listed
     listed=$(nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9]*\):.*/\1/p' | tr '\n' ' ')
@@ -66,7 +69,7 @@ run_local() {
         # build the harness and the skeletons once; each copy rebuilds only
         # what the student changed (a stand-in CLASS_MAKE builds nothing)
         say "building the lab once in $out/lab (its objects are copied for each student)"
-        make -C "$out/lab" -s -j"$(nproc)" all >"$out/logs/lab-build.log" 2>&1 ||
+        make -C "$out/lab" -s -j"$(nproc)" all "${lab_tools[@]}" >"$out/logs/lab-build.log" 2>&1 ||
             say "class: the lab's own build failed (see $out/logs/lab-build.log); each student's copy builds from scratch"
     fi
     # Students are built ahead on the CPUs while the GPUs grade (where
@@ -187,7 +190,7 @@ array_task() {
         nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
         task_lab=$out/work/lab.${SLURM_JOB_ID:-$$}
         rm -rf "$task_lab"
-        if cp -a "$out/lab" "$task_lab" && make -C "$task_lab" -s -j"$(nproc)" all >"$task_lab.log" 2>&1; then
+        if cp -a "$out/lab" "$task_lab" && make -C "$task_lab" -s -j"$(nproc)" all "${lab_tools[@]}" >"$task_lab.log" 2>&1; then
             say "built the lab once in $task_lab for this task's students"
         else
             say "class: the lab's build for this task failed (see $task_lab.log); each student's copy builds from scratch"
