@@ -128,6 +128,10 @@ void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check);
  * costs the flush after it, which the events never see (timing.cu;
  * LAB_JUDGE_WRITEBACK=0 leaves it in). Other builds ignore it. */
 void lab_time_writes(size_t bytes);
+/* Empty, or why the student's times just measured cannot be trusted (a
+ * judge build: its own GPU work ran slower while the student's process sat
+ * idle between its calls; timing.cu). lab_record_timing_begin records it. */
+const char *lab_timing_disturbed(void);
 
 /* Milliseconds on a monotonic clock. */
 double lab_now_ms(void);

@@ -338,6 +338,10 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
         return;
     }
     s->flagged = implausible(rec);
+    /* the judge saw the student's process run GPU work between its calls */
+    const char *disturbed = json_string_at(rec, "timing.disturbed");
+    if (disturbed)
+        s->flagged = 1;
     for (int i = 0; i < s->ntiers && sr; i++) {
         tier_result *t = &s->tiers[i];
         const tier *def = &sr->tiers[i];
@@ -368,7 +372,14 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
                              t->name, t->at_most ? "<=" : ">=", need);
         }
     }
-    if (s->flagged) {
+    if (s->flagged && disturbed) {
+        appendf(s->note, sizeof s->note, "%sflagged: %s; its times are not scored", s->note[0] ? "; " : "",
+                disturbed);
+        if (s->ntiers)
+            score_add_advice(s, "Your code's process kept the GPU busy between the calls it was asked to "
+                                "make, which slows what the judge measures against: do all GPU work inside "
+                                "the contract function, and finish it before returning.");
+    } else if (s->flagged) {
         appendf(s->note, sizeof s->note,
                 "%sflagged: the timed kernel was faster than the memory system and the arithmetic "
                 "units of this GPU allow, so its time cannot be real and is not scored",

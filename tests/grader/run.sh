@@ -64,6 +64,7 @@ expectations="good|good||10/10|
 other_gpu|other_gpu||10/10|
 slow|slow||6/10|
 implausible|implausible||6/10|faster than the memory system
+disturbed|disturbed||6/10|flagged: the judge's own GPU work ran slower while your code was idle
 missing_field|missing_field||7/10|the rubric and the driver disagree
 wrong|wrong||0/10|wrong result at n=17: 289 of 289 elements wrong (289 never written)
 clobber|clobber||0/10|changed its input arrays
@@ -193,6 +194,10 @@ check "grader: a hang while checking shows the output's tail and no correctness"
     "$([ "$(get "stages.$s.correct")" = false ] && get "stages.$s.output_tail" | grep -q "fake driver 'hang_checking'"; echo $?)"
 s=$(idx implausible)
 check "grader: an impossible time is flagged, not scored" "$([ "$(get "stages.$s.flagged")" = true ]; echo $?)"
+s=$(idx disturbed)
+check "grader: times the judge's canaries saw disturbed are flagged, not scored, with advice" \
+    "$([ "$(get "stages.$s.flagged")" = true ] && [ "$(get "stages.$s.tiers.0.points")" = 0 ] &&
+       get "stages.$s.advice.0" | grep -q 'GPU busy between the calls'; echo $?)" "$(get "stages.$s.note")"
 s=$(idx flood)
 check "grader: 100 MB of output is drained, only its tail kept" \
     "$([ "$(get "stages.$s.output_bytes")" -ge 104857600 ] && [ "$(get "stages.$s.output_tail" | wc -c)" -le 17000 ]; echo $?)"
