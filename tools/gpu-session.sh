@@ -25,9 +25,11 @@
 #            confinement refuses what the GPU driver needs
 #   calibrate make calibrate: this GPU's thresholds written into
 #            grader/rubric.tsv (copied to OUTDIR), with every tier's margins
-#   class    make class of STUDENTS (default 8) copies of the solutions on
-#            this machine's GPUs, confined: students per minute per GPU
-#            (the class's own progress lines in class.log)
+#   class    make class of STUDENTS (default 8) copies of the solutions, a
+#            skeleton, two attackers and an out-of-bounds kernel on this
+#            machine's GPUs, confined: students per minute per GPU (the
+#            class's own progress lines in class.log), whether the
+#            submissions and the class folder stayed the grader's
 #   warptile tools/experiments/warptile.cu (the bonus stage's first kernel)
 #            checked and timed against cuBLAS in three tile shapes
 #   profile  tests/profile/gpu-check.sh (needs ncu)
@@ -146,22 +148,45 @@ for phase in $phases; do
             log "make calibrate: exit $? ($(grep -c WARNING "$out/calibrate.log") warnings; calibrate.log)"
             cp grader/rubric.tsv "$out/rubric.tsv" ;;
         class)
-            subs=$out/class-submissions
-            rm -rf "$subs" "$out/class"
+            # STUDENTS copies of the solutions, then a skeleton, two attackers
+            # (tests/grader/attacks: class_escape reaches for the class
+            # folder and other students, forged_record forges its record)
+            # and a kernel that writes out of bounds, all in 03 but the
+            # solutions; the class folder outside OUTDIR (it holds a copy
+            # of the lab per student), its logs copied in
+            subs=$out/class-submissions class=${TMPDIR:-/tmp}/lab-class.$$
+            rm -rf "$subs" "$class"
             for ((k = 1; k <= ${STUDENTS:-8}; k++)); do
                 for d in solutions/*/; do
                     mkdir -p "$subs/student$k/$(basename "$d")"
                     cp "$d/kernel.cu" "$subs/student$k/$(basename "$d")/"
                 done
             done
+            s3=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
+            mkdir -p "$subs/skeleton/$s3" "$subs/mallory/$s3" "$subs/eve/$s3" "$subs/oob/$s3"
+            cp "exercises/$s3/kernel.cu" "$subs/skeleton/$s3/"
+            cp tests/grader/attacks/class_escape/kernel.cu "$subs/mallory/$s3/"
+            cp tests/grader/attacks/forged_record/kernel.cu "$subs/eve/$s3/"
+            cp tests/grader/kernels/out_of_bounds/kernel.cu "$subs/oob/$s3/"
+            before=$(cd "$subs" && find . -type f -exec sha256sum {} + | sort | sha256sum)
             start=$SECONDS
-            timeout "$limit" make --no-print-directory class SUBMISSIONS="$subs" OUT="$out/class" >"$out/class.log" 2>&1
+            timeout "$limit" make --no-print-directory class SUBMISSIONS="$subs" OUT="$class" >"$out/class.log" 2>&1
             st=$?
             took=$((SECONDS - start))
             gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-            log "make class of ${STUDENTS:-8} students on $gpus GPU(s): exit $st in $took s," \
-                "$(awk -v n="${STUDENTS:-8}" -v t="$took" -v g="$gpus" 'BEGIN { if (t > 0 && g > 0) printf "%.2f", n * 60 / t / g }') students per minute per GPU;" \
-                "$(grep -c ',graded,' "$out/class/gradebook.csv" 2>/dev/null) rows graded" ;;
+            n=$(($(grep -c . "$class/gradebook.csv" 2>/dev/null || echo 1) - 1))
+            log "make class of $n students ($((n - 4)) full solutions) on $gpus GPU(s): exit $st in $took s," \
+                "$(awk -v n="$n" -v t="$took" -v g="$gpus" 'BEGIN { if (t > 0 && g > 0) printf "%.2f", n * 60 / t / g }') students per minute per GPU"
+            log "submissions unchanged: $([ "$before" = "$(cd "$subs" && find . -type f -exec sha256sum {} + | sort | sha256sum)" ] && echo yes || echo NO);" \
+                "planted file: $([ -e "$class/planted-by-a-student" ] && echo FOUND || echo none)"
+            mkdir -p "$out/class"
+            cp "$class/gradebook.csv" "$class/class.conf" "$out/class/" 2>/dev/null
+            for d in "$class"/students/*/; do
+                [ -f "$d/grade.log" ] && cp "$d/grade.log" "$out/class/$(basename "$d").log"
+            done
+            ls -la "$class" >"$out/class/folder.txt" 2>&1
+            cat "$class/gradebook.csv" >>"$out/session.log" 2>/dev/null
+            rm -rf "$class" ;;
         profile) tests profile tests/profile/gpu-check.sh ;;
         bench)
             timeout "$limit" make bench >"$out/bench.log" 2>&1

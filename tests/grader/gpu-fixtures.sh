@@ -4,7 +4,7 @@
 #
 #   1. the solutions, graded as submissions, score full marks, and grading
 #      every stage (kernels built from scratch) takes under 60 s
-#   2. the skeletons (exercises/ as handed out) score no speed points and
+#   2. the skeletons (exercises/ as handed out), graded by the judge, score no speed points and
 #      neither crash nor hang
 #   3. each kernel in tests/grader/kernels/, graded as 03_tiled, loses the
 #      points it should, for the reason it should (a grid of n / 16 blocks
@@ -73,9 +73,9 @@ sed -n '/^stage /,/^total/p' "$out/solutions.log"
 
 fi
 if want skeletons; then
-echo "== the skeletons score no speed points, and neither crash nor hang"
+echo "== the skeletons, graded by the judge (make grade's default), score no speed points, and neither crash nor hang"
 rm -rf "$out/skeletons"
-build/grader/grade --out "$out/skeletons" >"$out/skeletons.log" 2>&1
+build/grader/grade --judge --out "$out/skeletons" >"$out/skeletons.log" 2>&1
 st=$?
 check "grading the skeletons runs (exit 0)" "$([ $st = 0 ]; echo $?)" "$(tail -n 30 "$out/skeletons.log")"
 n=$(nstages "$out/skeletons")
