@@ -112,7 +112,7 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
                 prev = k;
         for (int k = 0; k < sr->ntiers; k++) {
             const tier *tr = &sr->tiers[k];
-            double margin = rubric_margin(rb, tr->name);
+            double margin = rubric_margin(rb, t[i].stage, tr->name);
             if (!m[i].have[k] || margin <= 0) {
                 printf("  %-22s %-8s %-30s %10s %10s  (no margin for tier %s: left as it is)\n", t[i].stage,
                        tr->name, tr->field, "-", "-", tr->name);

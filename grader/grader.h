@@ -72,6 +72,7 @@ int json_bool_at(const jvalue *v, const char *path);
 
 #define MAX_STAGES 64
 #define MAX_TIERS 8
+#define MAX_MARGINS 32
 #define MAX_THRESHOLDS 32
 #define NAME_LEN 128
 
@@ -116,8 +117,9 @@ typedef struct {
     char sanitize_args[256];   /* setting sanitize_args                   */
     double sanitize_limit_s;   /* setting sanitize_limit_s                */
     int correct_points;        /* setting correct_points: unknown stages  */
-    char margin_tier[MAX_TIERS][NAME_LEN]; /* margin rows: calibrate      */
-    double margin[MAX_TIERS];
+    char margin_tier[MAX_MARGINS][NAME_LEN]; /* margin rows: calibrate    */
+    char margin_stage[MAX_MARGINS][NAME_LEN]; /* "" for every stage       */
+    double margin[MAX_MARGINS];
     int nmargins;
     stage_rubric stages[MAX_STAGES];
     int nstages;
@@ -131,7 +133,9 @@ const stage_rubric *rubric_stage(const rubric *r, const char *stage);
  * Sets *is_default. Returns 0, or -1 when neither row exists. */
 int rubric_threshold(const tier *t, const char *gpu, double *value, int *is_default);
 /* The calibration margin of a tier name (pass 0.75, ...), or 0 if none. */
-double rubric_margin(const rubric *r, const char *tier_name);
+/* make calibrate's factor for a stage's tier: the stage's own margin row,
+ * else the tier's; 0 when neither exists */
+double rubric_margin(const rubric *r, const char *stage, const char *tier_name);
 /* Replace the threshold rows of gpu for the given (stage, tier, value)
  * triples in the rubric file, keeping every other line; a comment line
  * above the new rows says when and how they were made. */

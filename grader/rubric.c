@@ -164,7 +164,8 @@ static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno,
         double v;
         if (n < 3 || parse_number(f[2], &v) || v <= 0)
             return bad_line(err, errlen, path, lineno, "margin needs a tier name and a factor > 0");
-        if (r->nmargins == MAX_TIERS || copy_name(r->margin_tier[r->nmargins], f[1]))
+        if (r->nmargins == MAX_MARGINS || copy_name(r->margin_tier[r->nmargins], f[1]) ||
+            copy_name(r->margin_stage[r->nmargins], n > 3 ? f[3] : ""))
             return bad_line(err, errlen, path, lineno, "too many margins");
         r->margin[r->nmargins++] = v;
         return 0;
@@ -301,12 +302,17 @@ int rubric_threshold(const tier *t, const char *gpu, double *value, int *is_defa
     return 0;
 }
 
-double rubric_margin(const rubric *r, const char *tier_name)
+double rubric_margin(const rubric *r, const char *stage, const char *tier_name)
 {
+    double any = 0;
     for (int i = 0; i < r->nmargins; i++)
-        if (!strcmp(r->margin_tier[i], tier_name))
-            return r->margin[i];
-    return 0;
+        if (!strcmp(r->margin_tier[i], tier_name)) {
+            if (!strcmp(r->margin_stage[i], stage))
+                return r->margin[i];
+            if (!r->margin_stage[i][0])
+                any = r->margin[i];
+        }
+    return any;
 }
 
 /* ========================================================= calibration */

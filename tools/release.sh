@@ -22,8 +22,8 @@
 #                        (build/release/transpose_unpadded.o) for sm_75 to
 #                        sm_90 and PTX
 #   .ci/                 the lab's own CI
-#   tools/experiments/   kernels measured before they become stages (the
-#                        bonus stage's answer, for one)
+#   tools/experiments/   benches of kernels outside the harness (one
+#                        includes the bonus stage's solution)
 #
 # README.md becomes the students' README: the blocks between the lines
 # <!-- instructors --> and <!-- /instructors --> are dropped, and those

@@ -94,8 +94,14 @@ static void test_rubric(void)
     for (int i = 0; i < n; i++)
         known &= rubric_stage(&r, st[i].dir) != NULL;
     expect(known, "rubric: every stage of stages.tsv has a rubric entry");
-    expect(rubric_margin(&r, "pass") > 0 && rubric_margin(&r, "stretch") > rubric_margin(&r, "pass"),
+    expect(rubric_margin(&r, "06_coarsening", "pass") > 0 &&
+               rubric_margin(&r, "06_coarsening", "stretch") > rubric_margin(&r, "06_coarsening", "pass"),
            "rubric: margins for pass and stretch");
+    expect(rubric_margin(&r, "08_warptiling", "pass") > rubric_margin(&r, "06_coarsening", "pass") &&
+               rubric_margin(&r, "08_warptiling", "stretch") > rubric_margin(&r, "06_coarsening", "stretch") &&
+               rubric_margin(&r, "no_such_stage", "pass") == rubric_margin(&r, "06_coarsening", "pass") &&
+               rubric_margin(&r, "08_warptiling", "no_such_tier") == 0,
+           "rubric: a stage's own margin wins over its tier's; other stages keep the tier's");
 
     /* make calibrate's writer: replaces this GPU's rows, keeps the rest */
     char path[] = "/tmp/rubric-test-XXXXXX";

@@ -1,0 +1,197 @@
+/*
+ * 08_warptiling (bonus): warp tiles, and the next tile loaded while this
+ * one is multiplied.
+ *
+ * The skeleton loads the tiles, multiplies fragments and stores C; what
+ * makes it a warp-tiled, double-buffered kernel is left at the TODO(lab)
+ * marks: which warp tile a warp owns and where a thread sits in it, the
+ * fragments it reads, and the swap of the two halves of the buffer.
+ *
+ * What this version changes, from stage 06's 2D kernel (128 x 128 tile of C
+ * per block, 8 x 8 elements per thread):
+ *   - WARP TILES: the block's 8 warps each own a WM x WN = 64 x 32 piece of
+ *     the tile, split in WMITER x WNITER = 2 x 2 sub-tiles of 32 x 16, in
+ *     which each of the warp's 32 threads owns TM x TN = 4 x 4 elements.
+ *     For one k, a warp reads 16 float4 of A and 8 of B from shared memory
+ *     (stage 06: 32 and 32): a thread's values are shared with the 3 or 7
+ *     other threads of its row or column of the sub-tile, served once
+ *     (a broadcast).
+ *   - A DOUBLE BUFFER: two copies of each shared tile. While the block
+ *     multiplies the tile in one half, each thread's share of the next tile
+ *     is on its way from global memory into registers; it is stored into
+ *     the other half after the multiply-adds, and one barrier per step
+ *     makes it visible (stage 06: two barriers, and the loads waited for).
+ *   - BK = 8: a thinner tile, so that the loads in flight, 64 accumulators
+ *     and the fragments fit the 128 registers that 2 blocks an SM allow.
+ *
+ *   make run EX=08            check, then time, this file
+ *   make sweep EX=08          try BK = 8, 16
+ *   make ptxas EX=08          registers and shared memory per thread/block
+ */
+#include "matmul.h"
+
+#ifndef BK
+#define BK 8 /* depth of a tile step: columns of the A tile, rows of the B tile */
+#endif
+#define BM 128   /* rows of the block's tile of C */
+#define BN 128   /* columns of the block's tile of C */
+#define WM 64    /* rows of a warp's tile */
+#define WN 32    /* columns of a warp's tile */
+#define WMITER 2 /* sub-tiles of a warp's tile down ... */
+#define WNITER 2 /* ... and across */
+#define TM 4     /* elements of C a thread owns in a sub-tile: rows ... */
+#define TN 4     /* ... and columns */
+#define WSUBM (WM / WMITER) /* 32: rows of a sub-tile */
+#define WSUBN (WN / WNITER) /* 16: columns of a sub-tile */
+#define THREADS ((BM / WM) * (BN / WN) * 32) /* 256: a warp per warp tile */
+
+static_assert(BM % WM == 0 && BN % WN == 0, "the block's tile must be whole warp tiles");
+static_assert((WSUBM / TM) * (WSUBN / TN) == 32, "a sub-tile must be 32 threads of TM x TN");
+static_assert(BK % 4 == 0 && (BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
+              "BK must be a multiple of 4, and the A and B tiles whole float4 vectors for every thread");
+static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
+              "two copies of the A and B tiles must fit in 48 KB of static shared memory: lower BK");
+
+/* EDGE: n is not a multiple of the tiles. Then every load and store is
+ * checked, zeros stand in past the edges, and the accesses are scalar (a
+ * row need not start 16-byte aligned). */
+template <bool EDGE>
+__global__ void __launch_bounds__(THREADS, 2) matmul_warptile(const float *A, const float *B, float *C, int n)
+{
+    __shared__ __align__(16) float As[2][BK][BM]; /* As[buf][k][m] = A(row0 + m, k0 + k): transposed */
+    __shared__ __align__(16) float Bs[2][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */
+    const int tid = threadIdx.x;
+    [[maybe_unused]] const int warp = tid / 32, lane = tid % 32;
+    // TODO(lab): the warp tile this warp owns. The block's BM x BN tile is
+    // (BM/WM) x (BN/WN) = 2 x 4 warp tiles of WM x WN; number them row by
+    // row, so that warp w owns warp-tile row wm = w / (BN/WN) and column
+    // wn = w % (BN/WN). (The placeholders make every warp own the first.)
+    const int wm = 0, wn = 0;
+    // TODO(lab): where this thread sits in each of its warp's sub-tiles. A
+    // WSUBM x WSUBN = 32 x 16 sub-tile is (WSUBM/TM) x (WSUBN/TN) = 8 x 4
+    // threads of TM x TN = 4 x 4 elements; number the warp's lanes row by
+    // row: lane l is thread-row tm = l / (WSUBN/TN), thread-column
+    // tn = l % (WSUBN/TN). Then the 4 lanes of a thread-row read the same A
+    // values, and the 8 lanes of a thread-column the same B values.
+    const int tm = 0, tn = 0;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    enum { A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS };
+    float4 ra[A_VECS], rb[B_VECS]; /* this thread's share of the next tiles */
+
+    /* this thread's share of the tiles at k0, from global memory into ra, rb */
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int l = 0; l < A_VECS; l++) {
+            int idx = tid + l * THREADS, r = idx / (BK / 4), gk = k0 + (idx % (BK / 4)) * 4, gr = row0 + r;
+            if (!EDGE) {
+                ra[l] = *reinterpret_cast<const float4 *>(&A[(size_t)gr * n + gk]);
+            } else {
+                float v[4];
+#pragma unroll
+                for (int q = 0; q < 4; q++)
+                    v[q] = gr < n && gk + q < n ? A[(size_t)gr * n + gk + q] : 0.0f;
+                ra[l] = make_float4(v[0], v[1], v[2], v[3]);
+            }
+        }
+#pragma unroll
+        for (int l = 0; l < B_VECS; l++) {
+            int idx = tid + l * THREADS, gk = k0 + idx / (BN / 4), gc = col0 + (idx % (BN / 4)) * 4;
+            if (!EDGE) {
+                rb[l] = *reinterpret_cast<const float4 *>(&B[(size_t)gk * n + gc]);
+            } else {
+                float v[4];
+#pragma unroll
+                for (int q = 0; q < 4; q++)
+                    v[q] = gk < n && gc + q < n ? B[(size_t)gk * n + gc + q] : 0.0f;
+                rb[l] = make_float4(v[0], v[1], v[2], v[3]);
+            }
+        }
+    };
+    /* ... and from ra, rb into half `buf` of the double buffer, A transposed */
+    auto store = [&](int buf) {
+#pragma unroll
+        for (int l = 0; l < A_VECS; l++) {
+            int idx = tid + l * THREADS, r = idx / (BK / 4), k = (idx % (BK / 4)) * 4;
+            As[buf][k + 0][r] = ra[l].x;
+            As[buf][k + 1][r] = ra[l].y;
+            As[buf][k + 2][r] = ra[l].z;
+            As[buf][k + 3][r] = ra[l].w;
+        }
+#pragma unroll
+        for (int l = 0; l < B_VECS; l++) {
+            int idx = tid + l * THREADS;
+            *reinterpret_cast<float4 *>(&Bs[buf][idx / (BN / 4)][(idx % (BN / 4)) * 4]) = rb[l];
+        }
+    };
+
+    float acc[WMITER * TM][WNITER * TN]; /* 64 elements of C, in registers */
+#pragma unroll
+    for (int i = 0; i < WMITER * TM; i++)
+#pragma unroll
+        for (int j = 0; j < WNITER * TN; j++)
+            acc[i][j] = 0.0f;
+
+    const int tiles = (n + BK - 1) / BK;
+    load(0);
+    store(0);
+    __syncthreads();
+    for (int t = 0; t < tiles; t++) {
+        // TODO(lab): the double buffer, part 1. cur is the half of As and Bs
+        // that holds tile t (tile 0 went into half 0 above; they alternate).
+        // If there is a tile t + 1, start loading it into registers now with
+        // load(), so that its global reads are in flight during the
+        // multiply-adds below. (The placeholder multiplies half 0 always.)
+        [[maybe_unused]] const int cur = 0;
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            float a[WMITER * TM] = {0.0f}, b[WNITER * TN] = {0.0f};
+            // TODO(lab): this thread's fragments for step k, as float4 reads.
+            // For each i < WMITER: the TM values of row k of As[cur] that
+            // start at m = wm*WM + i*WSUBM + tm*TM (its rows of sub-tile
+            // row i) into a[i*TM .. i*TM+3]. For each j < WNITER: the TN
+            // values of row k of Bs[cur] that start at c = wn*WN + j*WSUBN +
+            // tn*TN into b[j*TN .. j*TN+3]. The store of C at the end of
+            // the kernel uses the same layout.
+#pragma unroll
+            for (int i = 0; i < WMITER * TM; i++)
+#pragma unroll
+                for (int j = 0; j < WNITER * TN; j++)
+                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        // TODO(lab): the double buffer, part 2. If a tile t + 1 was loaded,
+        // store it from the registers into the other half (store()): no
+        // thread reads that half during step t. Then one barrier, after
+        // which tile t + 1 is whole for every thread and nobody reads half
+        // cur any more, so step t + 2 may overwrite it.
+    }
+
+    /* this thread's 2 x 2 sub-tiles of 4 x 4 elements, a float4 per row */
+#pragma unroll
+    for (int i = 0; i < WMITER; i++)
+#pragma unroll
+        for (int r = 0; r < TM; r++) {
+            const int gr = row0 + wm * WM + i * WSUBM + tm * TM + r;
+#pragma unroll
+            for (int j = 0; j < WNITER; j++) {
+                const int gc = col0 + wn * WN + j * WSUBN + tn * TN;
+                const float *v = &acc[i * TM + r][j * TN];
+                if (!EDGE) {
+                    *reinterpret_cast<float4 *>(&C[(size_t)gr * n + gc]) = make_float4(v[0], v[1], v[2], v[3]);
+                } else if (gr < n) {
+#pragma unroll
+                    for (int c = 0; c < TN; c++)
+                        if (gc + c < n)
+                            C[(size_t)gr * n + gc + c] = v[c];
+                }
+            }
+        }
+}
+
+void matmul(const float *A, const float *B, float *C, int n)
+{
+    dim3 grid((n + BN - 1) / BN, (n + BM - 1) / BM);
+    if (n % BM == 0 && n % BN == 0 && n % BK == 0)
+        matmul_warptile<false><<<grid, THREADS>>>(A, B, C, n);
+    else
+        matmul_warptile<true><<<grid, THREADS>>>(A, B, C, n);
+}
