@@ -1,7 +1,7 @@
 # grader/class/grade-json.awk: a student's grade.json, as make grade wrote it,
 # into the lines class grading needs (grader/class/grading.sh):
 #
-#   score<TAB>S   max<TAB>M   seed<TAB>SEED
+#   score<TAB>S   max<TAB>M   seed<TAB>SEED   bonus<TAB>B   bonus_max<TAB>BM
 #   stage<TAB>NAME<TAB>POINTS<TAB>PHRASE     one per stage
 #
 # PHRASE says in a few words (60 characters at most) why the stage lost
@@ -69,6 +69,8 @@ function flush() {
 /^  "score": /     { print "score\t" value($0) }
 /^  "max_score": / { print "max\t" value($0) }
 /^  "seed": /      { print "seed\t" value($0) }
+/^  "bonus_score": / { print "bonus\t" value($0) }
+/^  "bonus_max": /   { print "bonus_max\t" value($0) }
 /^ *"stage": /     {
     flush(); stage = value($0); depth = indent($0)
     points = maxp = reason = flagged = missed = tier = tier_points = ""

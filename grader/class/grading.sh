@@ -117,6 +117,8 @@ grade_prepared() {
     [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$work"
     local score=""
     [ -n "$points" ] && [ "$status" = graded ] &&
-        score=", $(awk -F'\t' '$1 == "score" { s = $2 } $1 == "max" { m = $2 } END { print s "/" m }' "$points") points"
+        score=", $(awk -F'\t' '$1 == "score" { s = $2 } $1 == "max" { m = $2 }
+            $1 == "bonus" { b = $2 } $1 == "bonus_max" { bm = $2 }
+            END { printf "%s/%s points", s, m; if (bm > 0) printf " + %s/%s bonus", b, bm }' "$points")"
     say "[$(done_count)/$(students | wc -l)] $name: $status$score ($((SECONDS - t0)) s)"
 }
