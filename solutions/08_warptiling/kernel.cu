@@ -7,10 +7,11 @@
  *   - WARP TILES: the block's 8 warps each own a WM x WN = 64 x 32 piece of
  *     the tile, split in WMITER x WNITER = 2 x 2 sub-tiles of 32 x 16, in
  *     which each of the warp's 32 threads owns TM x TN = 4 x 4 elements.
- *     For one k, a warp reads 16 float4 of A and 8 of B from shared memory
- *     (stage 06: 32 and 32): a thread's values are shared with the 3 or 7
- *     other threads of its row or column of the sub-tile, served once
- *     (a broadcast).
+ *     For one k, a warp reads 16 different float4 of A and 8 of B from
+ *     shared memory, 24 in all (stage 06's warp: 4 of A and 32 of B, 36):
+ *     each is wanted by the 4 threads of a thread-row or the 8 of a
+ *     thread-column of a sub-tile, and served once for all of them (a
+ *     broadcast).
  *   - A DOUBLE BUFFER: two copies of each shared tile. While the block
  *     multiplies the tile in one half, each thread's share of the next tile
  *     is on its way from global memory into registers; it is stored into
