@@ -13,7 +13,8 @@
 #            kernels and attacks graded, by the judge too, and SANITIZE=1
 #   grades   the solutions graded RUNS times (default 3) in each of
 #            GRADE_KINDS (default "events judge"; also judge-raw: the judge
-#            with LAB_JUDGE_WRITEBACK=0, timing.cu), alternating, each judge
+#            with LAB_JUDGE_WRITEBACK=0; judge-rse: with LAB_JUDGE_RSE=JUDGE_RSE,
+#            default 0.004; timing.cu), alternating, each judge
 #            compared with the events (tools/compare-grades.sh: ratios and
 #            spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
@@ -86,6 +87,7 @@ grades() {
             dir=$out/grades/$kind-$r
             mkdir -p "$dir"
             start=$SECONDS
+            LAB_JUDGE_RSE=$([ $kind = judge-rse ] && echo "${JUDGE_RSE:-0.004}") \
             LAB_JUDGE_WRITEBACK=$([ $kind = judge-raw ] && echo 0 || echo 1) \
                 timeout "$limit" build/grader/grade --src solutions $([ $kind != events ] && echo --judge) \
                 --out "$dir" >"$dir/grade.log" 2>&1
