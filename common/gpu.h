@@ -125,12 +125,12 @@ typedef void (*lab_check_fn)(void *ctx, int first, int count, unsigned long long
 void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check);
 /* The bytes each call of the next lab_time writes (its output). A judge
  * build takes out of a call's time what writing that much back from L2
- * costs the flush after it, which the events never see (timing.cu;
+ * costs the flush after it, which the events never see (judge_timing.cu;
  * LAB_JUDGE_WRITEBACK=0 leaves it in). Other builds ignore it. */
 void lab_time_writes(size_t bytes);
 /* Empty, or why the student's times just measured cannot be trusted (a
  * judge build: its own GPU work ran slower while the student's process sat
- * idle between its calls; timing.cu). lab_record_timing_begin records it. */
+ * idle between its calls; judge_timing.cu). lab_record_timing_begin records it. */
 const char *lab_timing_disturbed(void);
 
 /* Milliseconds on a monotonic clock. */

@@ -12,7 +12,7 @@
  * allocation (guard zones included) the runner maps by CUDA IPC. The echo
  * runner (--echo PATH), the same loop without student code, measures what
  * a round trip costs, so that a call timed through the runner and a call
- * timed in this process compare fairly (timing.cu).
+ * timed in this process compare fairly (judge_timing.cu).
  */
 #include "gpu.h"
 #include "judge.h"

@@ -25,7 +25,7 @@ void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *
 /* Send the queued calls (profile: inside the profiler's range) and wait for
  * the runner to say it is done; a failure ends the run with a message. */
 void lab_judge_flush(const char *what, int profile);
-/* Stop the student's runner (the next call starts it again): timing.cu
+/* Stop the student's runner (the next call starts it again): judge_timing.cu
  * times the baselines with no process of the student alive. */
 void lab_judge_stop_student(void);
 /* Start it now (it starts at its first call otherwise): so that its
@@ -34,12 +34,12 @@ void lab_judge_start_student(void);
 /* The echo runner (remote.h): started the first time, mapping what the
  * student's runner maps; 0 where there is none (warned once). Its calls are
  * queued and sent as the student's are: what a timed batch costs without
- * student code, for timing.cu to subtract. */
+ * student code, for judge_timing.cu to subtract. */
 int lab_judge_have_echo(void);
 void lab_judge_queue_echo(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue);
 void lab_judge_flush_echo(void);
 /* The student's runner's own event time of its last calls, as it said: for
- * LAB_JUDGE_TRACE=1 only (timing.cu), never for a grade. -1: none. */
+ * LAB_JUDGE_TRACE=1 only (judge_timing.cu), never for a grade. -1: none. */
 double lab_judge_runner_said_ms(void);
 /* A no-op kernel launched here (gpu.cu). */
 void lab_noop_here(void);

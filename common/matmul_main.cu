@@ -240,7 +240,7 @@ static void poison_output(void *ctx, int s)
 
 /* ================================================= batches (judge builds) */
 
-/* A batch's inputs are made from a seed nobody knew before it (timing.cu):
+/* A batch's inputs are made from a seed nobody knew before it (judge_timing.cu):
  * new A and B for set s, and C poisoned. */
 static void refresh_set(void *ctx, int s, uint64_t seed)
 {
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
     printf("\ntiming at n=%d (%d input sets, L2 flushed before each call)...\n", n, NSETS);
     lab_time_writes((size_t)n * n * sizeof(float)); /* every product timed here writes C */
     lab_batch_hooks(refresh_set, check_sets);
-    /* the student first, in the judge's runner that ran the checks (timing.cu) */
+    /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
     lab_time(&rows[0], call_student, poison_output, &ctx, NSETS, &policy, 1);
 
     /* the last timed call's output must be right too */

@@ -409,7 +409,7 @@ int main(int argc, char **argv)
     };
     printf("\ntiming at n=%d on non-negative data (%d input sets, L2 flushed before each call)...\n",
            n, nsets);
-    /* the student first, in the judge's runner that ran the checks (timing.cu) */
+    /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
     lab_time_writes(sizeof(float)); /* a sum writes one float; the copy n */
     lab_batch_hooks(refresh_set, check_summed);
     lab_time(&rows[STUDENT], call_student, poison_output, &ctx, nsets, &policy, 1);

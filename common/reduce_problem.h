@@ -8,7 +8,7 @@
 #include "gpu.h"
 
 /* input sets the timed calls rotate over; a judge's batch is one call per
- * set, and a batch of short calls must last long enough to time (timing.cu) */
+ * set, and a batch of short calls must last long enough to time (judge_timing.cu) */
 #ifdef LAB_JUDGE
 enum { NSETS = 24 };
 #else

@@ -26,7 +26,7 @@ static const char *FAMILY_HELP =
 static const char *DEFAULT_SIZES = "1x1,1x1000,1000x1,33x65,65x65,1025x777,2048x4096";
 static const int DEFAULT_SIDE = 8192;
 /* input sets the timed calls rotate over; a judge's batch is one call per
- * set, and a batch of short calls must last long enough to time (timing.cu) */
+ * set, and a batch of short calls must last long enough to time (judge_timing.cu) */
 #ifdef LAB_JUDGE
 enum { NSETS = 12 };
 #else
@@ -237,7 +237,7 @@ static void poison_output(void *ctx, int s)
 
 /* ================================================= batches (judge builds) */
 
-/* A batch's inputs are made from a seed nobody knew before it (timing.cu). */
+/* A batch's inputs are made from a seed nobody knew before it (judge_timing.cu). */
 static void refresh_set(void *ctx, int s, uint64_t seed)
 {
     problem *p = ((timing_ctx *)ctx)->p;
@@ -377,7 +377,7 @@ int main(int argc, char **argv)
     };
     printf("\ntiming at %dx%d (%d input sets, L2 flushed before each call)...\n", rows, cols, nsets);
     lab_time_writes((size_t)rows * cols * sizeof(float)); /* every kernel timed here writes out */
-    /* the student first, in the judge's runner that ran the checks (timing.cu) */
+    /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
     lab_batch_hooks(refresh_set, check_transposed);
     lab_time(&t[STUDENT], call_student, poison_output, &ctx, nsets, &policy, 1);
 
