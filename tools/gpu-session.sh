@@ -32,7 +32,8 @@
 #            class's own progress lines in class.log), whether the
 #            submissions and the class folder stayed the grader's
 #   warptile tools/experiments/warptile.cu: the bonus stage's solution
-#            checked and timed against cuBLAS at BK 8 and 16 (WARPTILE_SHAPES)
+#            checked and timed against cuBLAS at BK 8 and 16, and the
+#            candidate warptile_prefetch.cu both ways (WARPTILE_SHAPES)
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
 #
@@ -134,7 +135,7 @@ for phase in $phases; do
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         warptile)
             # WARPTILE_SHAPES: the shapes, separated by ";" (-D options each)
-            IFS=';' read -r -a shapes <<<"${WARPTILE_SHAPES:-;-DBK=16}"
+            IFS=';' read -r -a shapes <<<"${WARPTILE_SHAPES:-;-DBK=16;-DCANDIDATE=1 -DEVERY_K=1;-DCANDIDATE=1}"
             for shape in "${shapes[@]}"; do
                 echo "== warptile $shape"
                 # shellcheck disable=SC2086  # shape is zero or more options

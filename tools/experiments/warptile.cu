@@ -10,6 +10,7 @@
  *   nvcc -O3 -std=c++17 -arch=native -Icommon -o build/warptile tools/experiments/warptile.cu -lcublas
  *   build/warptile [N]
  *   ... -DBK=16 ...              the solution's knob (its static_asserts say what fits)
+ *   ... -DCANDIDATE=1 [-DEVERY_K=1] ...   warptile_prefetch.cu instead
  *
  * MEASUREMENTS.md has what it measured, and the tile shapes tried before
  * the kernel became the stage's solution.
@@ -22,7 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* -DCANDIDATE=1: warptile_prefetch.cu, a candidate of the same contract
+ * and names beside this file, instead of the solution */
+#if defined(CANDIDATE) && CANDIDATE == 1
+#include "warptile_prefetch.cu"
+#else
 #include "../../solutions/08_warptiling/kernel.cu"
+#endif
 
 /* ============================================================ the bench */
 
