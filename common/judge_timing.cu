@@ -300,15 +300,19 @@ static void canary_verdict(const char *label, double reference, const double *ca
  * for the next baseline, or at the latest when the record asks for the
  * verdict. So the student can be timed right after its checks, in the
  * runner that ran them, without starting it again. */
+/* The write-back of the student's outputs (writeback_ms) is measured by
+ * events in this process, so it too waits until no process of the student
+ * is alive, and is taken off the student's samples then. */
 static struct {
-    double *ms;
-    int n, trace;
-    char label[64];
+    lab_timing *t;          /* the student's row, its samples without the write-back */
+    double *samples, *canary;
+    int n, count, trace;
+    size_t writes;          /* the bytes each call wrote (lab_time_writes) */
 } g_pending;
 
 static void settle_canaries(void)
 {
-    if (!g_pending.ms)
+    if (!g_pending.t)
         return;
     lab_judge_stop_student();
     double c[5];
@@ -316,9 +320,19 @@ static void settle_canaries(void)
         c[i] = canary_ms();
     lab_stats cs;
     lab_stats_compute(c, 5, &cs);
-    canary_verdict(g_pending.label, cs.median, g_pending.ms, g_pending.n, g_pending.trace);
-    free(g_pending.ms);
-    g_pending.ms = NULL;
+    canary_verdict(g_pending.t->label, cs.median, g_pending.canary, g_pending.n, g_pending.trace);
+    /* every call of a batch but the last had a flush after it */
+    const double wb = writeback_ms(g_pending.writes) * (g_pending.count - 1) / g_pending.count;
+    for (int i = 0; i < g_pending.n; i++)
+        g_pending.samples[i] = g_pending.samples[i] > wb ? g_pending.samples[i] - wb : 0;
+    if (g_pending.n > 0)
+        lab_stats_compute(g_pending.samples, g_pending.n, &g_pending.t->st);
+    if (g_pending.trace && wb > 0)
+        fprintf(stderr, "judge trace: %s: writing back %.4f ms a call taken off afterwards: %.4f ms a call\n",
+                g_pending.t->label, wb, g_pending.t->st.median);
+    free(g_pending.samples);
+    free(g_pending.canary);
+    memset(&g_pending, 0, sizeof g_pending);
 }
 
 const char *lab_timing_disturbed(void)
@@ -388,7 +402,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
      * side by side, since what the switches between the processes' contexts
      * cost drifts by tenths of a millisecond from one moment to the next. */
     /* what the flushes after the calls add for writing their outputs back */
-    const double writeback = writeback_ms(g_writes) * (count - 1) / count;
+    const double writeback = is_student ? 0 : writeback_ms(g_writes) * (count - 1) / count;
     const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
@@ -430,12 +444,17 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
                 t->label, n, count, t->st.median, overhead, writeback, ev.median,
                 is_student ? "the runner's, as it said" : "here");
     }
-    if (canary) { /* judged when the reference is measured (settle_canaries) */
-        free(g_pending.ms);
-        g_pending.ms = canary;
+    if (is_student) { /* finished with no process of the student alive (settle_canaries) */
+        free(g_pending.samples);
+        free(g_pending.canary);
+        g_pending.t = t;
+        g_pending.samples = ms;
+        g_pending.canary = canary;
         g_pending.n = n;
+        g_pending.count = count;
         g_pending.trace = trace;
-        snprintf(g_pending.label, sizeof g_pending.label, "%s", t->label);
+        g_pending.writes = g_writes;
+        ms = NULL;
         canary = NULL;
     }
     free(canary);
