@@ -34,6 +34,9 @@
 #   warptile tools/experiments/warptile.cu: the bonus stage's solution
 #            checked and timed against cuBLAS at BK 8 and 16, and the
 #            candidate warptile_prefetch.cu both ways (WARPTILE_SHAPES)
+#   transpose tools/experiments/transpose_order.cu: stage 05's kernel with
+#            BLOCK_ROWS 4, 2, 1, in the grid's order and diagonally, against
+#            memcpy
 #   sweep    make sweep SOLUTION=1 of SWEEP_STAGES (default "05 08")
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
@@ -44,7 +47,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace warptile diagnose calibrate class sweep profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate class sweep profile bench]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -191,6 +194,10 @@ for phase in $phases; do
             ls -la "$class" >"$out/class/folder.txt" 2>&1
             cat "$class/gradebook.csv" >>"$out/session.log" 2>/dev/null
             rm -rf "$class" ;;
+        transpose)
+            { nvcc -O3 -std=c++17 -arch=native -o build/transpose-order tools/experiments/transpose_order.cu &&
+                  timeout 300 build/transpose-order; } >"$out/transpose.log" 2>&1
+            log "transpose: $(grep -o '[0-9.]*% of memcpy' "$out/transpose.log" | tr '\n' ' ')" ;;
         sweep)
             for s in ${SWEEP_STAGES:-05 08}; do
                 echo "== make sweep EX=$s SOLUTION=1"
@@ -202,7 +209,7 @@ for phase in $phases; do
             timeout "$limit" make bench >"$out/bench.log" 2>&1
             log "make bench: exit $?"
             cp -r results "$out/results" 2>/dev/null ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace warptile diagnose calibrate class sweep profile bench)"; status=2 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate class sweep profile bench)"; status=2 ;;
     esac
 done
 log "done (exit $status)"
