@@ -32,6 +32,8 @@
  * it is hidden, up to 5 points of cuBLAS; the registers (64 accumulators,
  * two sets of fragments live at the last k) must stay within 128.
  */
+#include <stdint.h>
+
 #include "matmul.h"
 
 #ifndef EVERY_K
@@ -241,7 +243,9 @@ __global__ void __launch_bounds__(THREADS, 2) matmul_warptile(const float *A, co
 void matmul(const float *A, const float *B, float *C, int n)
 {
     dim3 grid((n + BN - 1) / BN, (n + BM - 1) / BM);
-    if (n % BM == 0 && n % BN == 0 && n % BK == 0)
+    // the float4 version needs whole tiles, and 16-byte aligned arrays (then
+    // every row is too, n being a multiple of 128), as in stage 06
+    if (n % BM == 0 && n % BN == 0 && ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0)
         matmul_warptile<false><<<grid, THREADS>>>(A, B, C, n);
     else
         matmul_warptile<true><<<grid, THREADS>>>(A, B, C, n);
