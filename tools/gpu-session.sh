@@ -27,7 +27,8 @@
 #   calibrate make calibrate: this GPU's thresholds written into
 #            grader/rubric.tsv (copied to OUTDIR), with every tier's margins
 #   class    make class of STUDENTS (default 8) copies of the solutions, a
-#            skeleton, two attackers and an out-of-bounds kernel on this
+#            skeleton, two attackers, an out-of-bounds kernel, a kernel that
+#            never ends and host code that crashes on this
 #            machine's GPUs, confined: students per minute per GPU (the
 #            class's own progress lines in class.log), whether the
 #            submissions and the class folder stayed the grader's
@@ -175,6 +176,15 @@ for phase in $phases; do
             cp tests/grader/attacks/class_escape/kernel.cu "$subs/mallory/$s3/"
             cp tests/grader/attacks/forged_record/kernel.cu "$subs/eve/$s3/"
             cp tests/grader/kernels/out_of_bounds/kernel.cu "$subs/oob/$s3/"
+            # a kernel that never ends, and host code that crashes
+            mkdir -p "$subs/hang/$s3" "$subs/crash/$s3"
+            printf '%s\n' '#include "matmul.h"' \
+                '__global__ void spin(volatile float *C) { while (C[0] == C[0] || C[0] != C[0]) { } }' \
+                'void matmul(const float *A, const float *B, float *C, int n) { spin<<<1, 1>>>(C); }' \
+                >"$subs/hang/$s3/kernel.cu"
+            printf '%s\n' '#include "matmul.h"' \
+                'void matmul(const float *A, const float *B, float *C, int n) { *(volatile int *)0 = n; }' \
+                >"$subs/crash/$s3/kernel.cu"
             before=$(cd "$subs" && find . -type f -exec sha256sum {} + | sort | sha256sum)
             start=$SECONDS
             timeout "$limit" make --no-print-directory class SUBMISSIONS="$subs" OUT="$class" >"$out/class.log" 2>&1
@@ -182,7 +192,7 @@ for phase in $phases; do
             took=$((SECONDS - start))
             gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
             n=$(($(grep -c . "$class/gradebook.csv" 2>/dev/null || echo 1) - 1))
-            log "make class of $n students ($((n - 4)) full solutions) on $gpus GPU(s): exit $st in $took s," \
+            log "make class of $n students ($((n - 6)) full solutions) on $gpus GPU(s): exit $st in $took s," \
                 "$(awk -v n="$n" -v t="$took" -v g="$gpus" 'BEGIN { if (t > 0 && g > 0) printf "%.2f", n * 60 / t / g }') students per minute per GPU"
             log "submissions unchanged: $([ "$before" = "$(cd "$subs" && find . -type f -exec sha256sum {} + | sort | sha256sum)" ] && echo yes || echo NO);" \
                 "planted file: $([ -e "$class/planted-by-a-student" ] && echo FOUND || echo none)"
