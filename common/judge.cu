@@ -80,6 +80,22 @@ void lab_judge_take_args(int *argc, char **argv)
     }
 }
 
+/* LAB_JUDGE_TRACE=1: where a judge's time goes besides the timed batches
+ * (printed at exit): waiting for the runners' start-ups, and mapping and
+ * unmapping buffers in them */
+static struct {
+    int on, starts, maps, unmaps;
+    double start_ms, map_ms, unmap_ms, born_ms;
+} T;
+
+static void trace_totals(void)
+{
+    if (T.on)
+        fprintf(stderr, "judge trace: %.0f ms in all; waited %.0f ms for %d runner start-ups, %.0f ms mapping %d "
+                        "buffers, %.0f ms unmapping %d\n",
+                lab_now_ms() - T.born_ms, T.start_ms, T.starts, T.map_ms, T.maps, T.unmap_ms, T.unmaps);
+}
+
 static void stop_all(void)
 {
     if (J.started)
@@ -113,6 +129,7 @@ static void runner_failed(lab_runner *r, int result, const lab_remote_answer *a,
 
 static void hello(lab_runner *r, const char *family, int is_student)
 {
+    const double t0 = lab_now_ms();
     lab_remote_request q;
     memset(&q, 0, offsetof(lab_remote_request, calls));
     q.magic = LAB_REMOTE_MAGIC;
@@ -123,6 +140,8 @@ static void hello(lab_runner *r, const char *family, int is_student)
         runner_failed(r, rc, &a, "starting up", is_student);
     if (family && strcmp(a.text, family))
         lab_die(LAB_EXIT_CUDA_ERROR, "%s is not a %s runner", r->what, family);
+    T.start_ms += lab_now_ms() - t0;
+    T.starts++;
 }
 
 /* The student's runner's process, not waited for: its start-up (the
@@ -207,7 +226,10 @@ static void map_in(lab_runner *r, int i, int unmap, int is_student)
         CUDA_CHECK(cudaIpcGetMemHandle(&h, b->base));
         memcpy(q.handle, &h, sizeof h);
     }
+    const double t0 = lab_now_ms();
     ask_or_die(r, &q, unmap ? "letting go of a buffer" : "opening a buffer", is_student);
+    *(unmap ? &T.unmap_ms : &T.map_ms) += lab_now_ms() - t0;
+    (*(unmap ? &T.unmaps : &T.maps))++;
 }
 
 void lab_judge_forget(lab_buffer *b)
@@ -346,6 +368,10 @@ static int start_echo(void)
  * CUDA context: their start-ups overlap its own and each other's. */
 void lab_judge_spawn(void)
 {
+    T.on = getenv("LAB_JUDGE_TRACE") != NULL;
+    T.born_ms = lab_now_ms();
+    if (T.on)
+        atexit(trace_totals);
     spawn_student();
     spawn_echo();
 }

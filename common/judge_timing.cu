@@ -349,6 +349,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         CUDA_CHECK(cudaMalloc(&bad_dev, sizeof *bad_dev));
         CUDA_CHECK(cudaMalloc(&scratch_dev, sizeof *scratch_dev));
     }
+    const double began = lab_now_ms();
     flush_setup();
     if (is_student) {
         /* the runner that ran the checks, or (where a baseline came first
@@ -461,5 +462,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     free(added);
     free(events);
     free(ms);
+    if (trace)
+        fprintf(stderr, "judge trace: %s: %.0f ms of wall time to time it\n", t->label, lab_now_ms() - began);
 }
 
