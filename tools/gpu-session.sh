@@ -133,6 +133,13 @@ for phase in $phases; do
                     timeout 120 "build/$s/solution" $size 2>&1
                 done
             done >"$out/trace.log" 2>&1
+            # a matrix product, at the default size only, as a grade runs it
+            # (the rubric's arguments): where a judged stage's time goes
+            s6=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
+            args=$(awk -F'\t' '$1 == "setting" && $2 == "args" { print $3 }' grader/rubric.tsv)
+            { echo "== $s6 (default size, $args)"
+              # shellcheck disable=SC2086  # args: the rubric's words
+              LAB_JUDGE_TRACE=1 timeout 120 "build/$s6/solution-judge" $args 2>&1; } >>"$out/trace.log" 2>&1
             # the paths of a clock around a call in a second process
             { echo "== ipc-sync"
               nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu &&
