@@ -115,7 +115,8 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
         int takes_value = !strcmp(opt, "--n") || !strcmp(opt, "--sizes") ||
                           !strcmp(opt, "--seed") || !strcmp(opt, "--json") ||
                           !strcmp(opt, "--record-fd") || !strcmp(opt, "--progress-fd") ||
-                          !strcmp(opt, "--budget-ms");
+                          !strcmp(opt, "--budget-ms") || !strcmp(opt, "--baseline-ms") ||
+                          !strcmp(opt, "--baseline-at");
         if (takes_value && !val) {
             snprintf(err, errlen, "%s needs a value", opt);
             return -1;
@@ -163,6 +164,13 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
                 snprintf(err, errlen, "--budget-ms '%s' is not a number >= 0", val);
                 return -1;
             }
+        } else if (!strcmp(opt, "--baseline-ms")) {
+            if (parse_double(val, &a->baseline_ms) || !(a->baseline_ms > 0)) {
+                snprintf(err, errlen, "--baseline-ms '%s' is not a number > 0", val);
+                return -1;
+            }
+        } else if (!strcmp(opt, "--baseline-at")) {
+            a->baseline_at = val;
         } else {
             snprintf(err, errlen, "unknown option '%s' (try --help)", opt);
             return -1;
@@ -173,6 +181,10 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
     if (a->record_fd >= 0 && a->record_fd == a->progress_fd) {
         snprintf(err, errlen, "--record-fd and --progress-fd must be different descriptors (both %d)",
                  a->record_fd);
+        return -1;
+    }
+    if ((a->baseline_ms > 0) != (a->baseline_at != NULL)) {
+        snprintf(err, errlen, "--baseline-ms and --baseline-at go together");
         return -1;
     }
     if (!a->have_seed) {
@@ -194,6 +206,10 @@ void lab_print_usage(FILE *out, const char *prog, const char *family_help)
             "  --seed S         seed of the random inputs (default: new each run)\n"
             "  --check-only     check correctness, skip timing\n"
             "  --budget-ms MS   kernel time spent timing each kernel (default 1000)\n"
+            "  --baseline-ms MS --baseline-at SIZE\n"
+            "                   the naive baseline took MS a call at SIZE (n=4096), timed\n"
+            "                   earlier in the same grade: not timed again (the grader's;\n"
+            "                   matrix products only)\n"
             "  --json FILE      write the machine-readable record to FILE\n"
             "  --record-fd FD   write the record to descriptor FD (used by the grader)\n"
             "  --progress-fd FD write one line per phase to descriptor FD as it begins\n"

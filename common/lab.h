@@ -65,6 +65,9 @@ typedef struct {
     int progress_fd;             /* --progress-fd FD: one line per phase to FD  */
     int check_only;              /* --check-only: correctness, no timing        */
     double budget_ms;            /* --budget-ms: timing budget per kernel       */
+    double baseline_ms;          /* --baseline-ms MS --baseline-at SIZE: the     */
+    const char *baseline_at;     /* baseline's time at SIZE, measured earlier in */
+                                 /* the same grade (matmul): not timed again     */
     int quiet;                   /* --quiet: only the summary lines             */
     int profile;                 /* --profile: checks, then one call to profile */
     int help;                    /* --help                                      */

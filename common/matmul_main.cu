@@ -401,7 +401,20 @@ int main(int argc, char **argv)
         return LAB_EXIT_WRONG;
     }
     lab_time(&rows[1], call_cublas, NULL, &ctx, NSETS, &policy, 0);
-    lab_time(&rows[2], call_baseline, NULL, &ctx, NSETS, &policy, 0);
+    /* The naive baseline is the slowest call here (0.4 s at n=4096 on an
+     * H100: 1.7 s of a stage's 3.3 s in a grade, warm-up included) and the
+     * same in every matrix-product stage. Its speedup is scored in stage 01
+     * only; the grader times it there and hands its time to the later
+     * stages of the same grade (--baseline-ms, --baseline-at). */
+    int reused = a.baseline_ms > 0 && !strcmp(a.baseline_at, label);
+    if (reused) {
+        rows[2].st.median = rows[2].st.p25 = rows[2].st.p75 = a.baseline_ms;
+        rows[2].st.min = rows[2].st.max = rows[2].st.mean = a.baseline_ms;
+        rows[2].st.reps = 0; /* not timed here */
+        rows[2].st.rse = 0;
+    } else {
+        lab_time(&rows[2], call_baseline, NULL, &ctx, NSETS, &policy, 0);
+    }
     for (int i = 0; i < 3; i++)
         rows[i].rate = flops / (rows[i].st.median * 1e-3) / 1e9;
 
@@ -410,6 +423,8 @@ int main(int argc, char **argv)
     int plausible = rows[0].st.median >= floor_ms;
 
     lab_print_timings(rows, 3, "GFLOP/s", &rows[1], &rows[2]);
+    if (reused)
+        printf("  (the naive kernel's time was measured by an earlier stage of this grade)\n");
     printf("\n  your kernel: %.1f%% of cuBLAS, %.2fx the naive row-mapped kernel\n",
            100.0 * rows[0].rate / rows[1].rate, rows[2].st.median / rows[0].st.median);
     if (!plausible)
@@ -419,6 +434,10 @@ int main(int argc, char **argv)
     lab_record_timing_begin(&rec, label, "GFLOP/s", flops, floor_ms, plausible);
     lab_json_number(&rec.j, "pct_of_reference", 100.0 * rows[0].rate / rows[1].rate);
     lab_json_number(&rec.j, "speedup_vs_baseline", rows[2].st.median / rows[0].st.median);
+    /* the grader may hand this baseline's time to the next stages */
+    lab_json_bool(&rec.j, "baseline_reusable", 1);
+    if (reused)
+        lab_json_string(&rec.j, "baseline_from", "an earlier stage of this grade");
     lab_record_timing_end(&rec, rows, 3);
     problem_free(&p, NSETS);
     CUBLAS_CHECK(cublasDestroy(h));

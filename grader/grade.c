@@ -255,7 +255,8 @@ int main(int argc, char **argv)
             if (s->output)
                 text_clean(lines, strlen(lines), s->output, strlen(lines) + 1);
         } else {
-            grade_stage(s, &t[i], &rb, &pol, &o, have_sanitizer);
+            extra_args x;
+            grade_stage(s, &t[i], &rb, &pol, &o, have_sanitizer, reuse_baseline(&x, res, i, t, &t[i]));
         }
         progress_done(s);
         show_output_tail(s, 8);

@@ -270,6 +270,8 @@ typedef struct {
     char *output;          /* tail of the program's output (owned)         */
     unsigned long long output_bytes;
     char sanitizer[REASON_LEN]; /* what compute-sanitizer found ("": none) */
+    double baseline_ms;    /* a baseline later stages of the family may reuse */
+    char baseline_at[32];  /* (timing.baseline_reusable): its time, its size  */
 } stage_result;
 
 /* Start a stage's result: name and maximum points from the rubric. */

@@ -120,8 +120,17 @@ typedef struct {
 } command_line;
 int run_args(command_line *c, const target *t, const rubric *rb, const stage_rubric *sr,
              const confinement *conf, unsigned long long seed);
+/* The words a stage's run gets after the rubric's (extra: NULL for none):
+ * a baseline an earlier stage of the same family measured (stage_result's
+ * baseline_ms, baseline_at), as --baseline-ms MS --baseline-at SIZE. */
+typedef struct {
+    char ms[32], at[32];
+    char *argv[5];
+} extra_args;
+const extra_args *reuse_baseline(extra_args *x, const stage_result *earlier, int n, const target *t,
+                                 const target *this_one);
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
-                 const options *o, int have_sanitizer);
+                 const options *o, int have_sanitizer, const extra_args *extra);
 void progress_done(const stage_result *s);
 void show_output_tail(const stage_result *s, int max_lines);
 

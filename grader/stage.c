@@ -110,9 +110,31 @@ int run_args(command_line *c, const target *t, const rubric *rb, const stage_rub
     return a;
 }
 
+/* The last stage before this one, of the same family, whose record offered
+ * its baseline (measured there, not itself reused). The time is the
+ * judge's (or the events') in this grade, seconds earlier, on this GPU;
+ * the driver uses it only at the same size. */
+const extra_args *reuse_baseline(extra_args *x, const stage_result *earlier, int n, const target *t,
+                                 const target *this_one)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        if (strcmp(t[i].family, this_one->family) || !(earlier[i].baseline_ms > 0))
+            continue;
+        snprintf(x->ms, sizeof x->ms, "%.9g", earlier[i].baseline_ms);
+        snprintf(x->at, sizeof x->at, "%s", earlier[i].baseline_at);
+        x->argv[0] = "--baseline-ms";
+        x->argv[1] = x->ms;
+        x->argv[2] = "--baseline-at";
+        x->argv[3] = x->at;
+        x->argv[4] = NULL;
+        return x;
+    }
+    return NULL;
+}
+
 /* Grade one stage whose binary exists: policy, run, sanitizer. */
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
-                        const options *o, int have_sanitizer)
+                 const options *o, int have_sanitizer, const extra_args *extra)
 {
     const stage_rubric *sr = rubric_stage(rb, t->stage);
     char command[256];
@@ -135,7 +157,11 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
         }
     }
     static command_line line;
-    run_args(&line, t, rb, sr, o->conf, o->seed);
+    int a = run_args(&line, t, rb, sr, o->conf, o->seed);
+    enum { MAX = sizeof line.argv / sizeof line.argv[0] };
+    for (int k = 0; extra && extra->argv[k] && a < MAX - 1; k++)
+        line.argv[a++] = extra->argv[k];
+    line.argv[a] = NULL;
     run_result r;
     run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
                          sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);

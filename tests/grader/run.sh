@@ -238,6 +238,25 @@ check "compare-grades: per stage and tier, the medians, the second against the f
 o=$(tools/compare-grades.sh "$cmp/a1" -- "$cmp/nothing" 2>&1); st=$?
 check "compare-grades: a folder without grade.json: exit 2" "$([ $st = 2 ] && grep -q 'no grade.json' <<<"$o"; echo $?)" "$o"
 
+echo "== grader: a baseline timed by one stage serves the next stages of its family"
+# baseline_offer's record offers its baseline (421.5 ms at n=4096);
+# baseline_take is right only when handed exactly that (--baseline-ms,
+# --baseline-at), and offers nothing itself
+bl=$out/baseline
+rm -rf "$bl"
+mkdir -p "$bl"
+for name in baseline_offer baseline_take; do ln -sf ../fake "$out/bin/$name"; done
+printf 'setting\tlimit_s\t5\nstage\tbaseline_offer\t6\nstage\tbaseline_take\t6\n' >"$bl/rubric.tsv"
+build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/both" \
+    --program "baseline_offer=$out/bin/baseline_offer" --program "good=$out/bin/good" \
+    --program "baseline_take=$out/bin/baseline_take" >"$bl/both.log" 2>&1
+check "grader: a later stage of the family gets the baseline's time and size (past one that offers none)" \
+    "$(grep -qE '^\[3/3\] baseline_take: correct' "$bl/both.log"; echo $?)" "$(cat "$bl/both.log")"
+build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/alone" \
+    --program "baseline_take=$out/bin/baseline_take" >"$bl/alone.log" 2>&1
+check "grader: with no earlier stage that timed it, no baseline is handed on" \
+    "$(grep -qE '^\[1/1\] baseline_take: wrong result.*0/6' "$bl/alone.log"; echo $?)" "$(cat "$bl/alone.log")"
+
 echo "== grader: make calibrate's arithmetic"
 # two stand-in solutions of one family; the second's pass threshold (0.75 x 12%
 # = 9%) is also met by the first (10%): calibration must warn about that

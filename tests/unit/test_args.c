@@ -65,6 +65,13 @@ void test_args(void)
     CHECK(parse(0, &a, err, neg_seed) == -1);
     const char *neg_budget[] = {"--budget-ms", "-1", NULL};
     CHECK(parse(0, &a, err, neg_budget) == -1);
+    const char *baseline[] = {"--baseline-ms", "421.5", "--baseline-at", "n=4096", NULL};
+    CHECK(parse(0, &a, err, baseline) == 0 && a.baseline_ms == 421.5 && !strcmp(a.baseline_at, "n=4096"));
+    CHECK(parse(0, &a, err, none) == 0 && a.baseline_ms == 0 && a.baseline_at == NULL);
+    const char *baseline_alone[] = {"--baseline-ms", "421.5", NULL};
+    CHECK(parse(0, &a, err, baseline_alone) == -1 && strstr(err, "go together"));
+    const char *baseline_zero[] = {"--baseline-ms", "0", "--baseline-at", "n=4096", NULL};
+    CHECK(parse(0, &a, err, baseline_zero) == -1 && strstr(err, "not a number > 0"));
     const char *bad_list[] = {"--sizes", "1,,x", NULL};
     CHECK(parse(0, &a, err, bad_list) == -1);
     const char *shape[] = {"--n", "1000x33", "--sizes", "1x1,31x33", NULL};
