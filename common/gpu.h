@@ -135,6 +135,9 @@ const char *lab_timing_disturbed(void);
 
 /* Milliseconds on a monotonic clock. */
 double lab_now_ms(void);
+/* The least number of timed calls for a kernel whose first call took
+ * first_ms (over 100 ms: a slow one; timing.cu). */
+int lab_slow_call_reps(double first_ms);
 /* 64 bits nobody could know in advance (getrandom): a judge's batch inputs
  * and the elements its checks sample. */
 uint64_t lab_fresh_seed(void);

@@ -42,7 +42,7 @@ void lab_noop_here(void)
 
 /* A batch: at most this many calls, each after its own flush (a request
  * holds LAB_REMOTE_MAX_CALLS calls). */
-enum { MAX_BATCH = LAB_REMOTE_MAX_CALLS / 2 };
+enum { MAX_BATCH = LAB_REMOTE_MAX_CALLS / 2, MAX_CALLS = 2400 };
 /* Calls shorter than this are timed in batches of as many input sets as
  * the driver has; longer ones in batches of BATCH_MS / their time. */
 static const double LONG_CALL_MS = 5.0, BATCH_MS = 20.0;
@@ -393,8 +393,14 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     if (count < 1)
         count = 1;
     if (warm > 100.0)
-        p.min_reps = 3; /* a slow kernel: three calls already take a while */
+        p.min_reps = lab_slow_call_reps(warm);
     p.budget_ms /= count; /* the budget is for calls; a sample here is a batch */
+    /* The drivers' events time at most max_reps calls; a batch here is up to
+     * MAX_BATCH calls, and for the shortest calls (07's, 0.1 ms) the budget
+     * alone would run to 3,300 calls, each costing far more wall time than
+     * GPU time (its fresh inputs): 3.3 s of a grade. At most MAX_CALLS. */
+    if (p.max_reps > MAX_CALLS / count)
+        p.max_reps = MAX_CALLS / count > p.min_reps ? MAX_CALLS / count : p.min_reps;
     lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
 
     /* Each sample: an empty batch as long (what the clock adds to a call:
