@@ -47,6 +47,8 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
 {
     int total = 0, max = 0, bonus = 0, bonus_max = 0;
     const char *default_gpu = NULL;
+    char defaulted[512] = ""; /* the stages that fell back to the default rows */
+    int ndefault = 0, scored = 0;
     fprintf(out, "\n%-22s %-7s %9s %9s %7s  %s\n", "stage", "correct", "speedup", "% of ref", "points",
             "speed tiers: measured vs needed, points");
     for (int i = 0; i < n; i++) {
@@ -81,6 +83,9 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
         }
         if (r->thresholds_default && !default_gpu)
             default_gpu = r->gpu;
+        if (r->thresholds_default)
+            appendf(defaulted, sizeof defaulted, "%s%s", ndefault++ ? ", " : "", r->stage);
+        scored += r->speed_scored && r->ntiers > 0;
     }
     char t[32];
     snprintf(t, sizeof t, "%d/%d", total, max);
@@ -111,8 +116,12 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
         for (int k = 0; k < r->nadvice; k++)
             fprintf(out, "    - %s\n", r->advice[k]);
     }
-    if (default_gpu)
-        fprintf(out, "\nwarning: %s has no thresholds for this GPU (%s): the default thresholds were "
+    if (default_gpu && ndefault < scored)
+        fprintf(out, "\nwarning: %s has no thresholds for this GPU (%s) for %s: the rubric's default rows "
+                     "were used there. An instructor can run `make calibrate` on it.\n",
+                g->rubric_path, default_gpu[0] ? default_gpu : "unknown", defaulted);
+    else if (default_gpu)
+        fprintf(out, "\nwarning: %s has no thresholds for this GPU (%s): the rubric's default rows were "
                      "used. An instructor can run `make calibrate` on it.\n",
                 g->rubric_path, default_gpu[0] ? default_gpu : "unknown");
     fprintf(out, "\nseed %llu: `make grade SEED=%llu` repeats these inputs.\n", g->seed, g->seed);

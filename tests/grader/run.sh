@@ -174,8 +174,10 @@ else
 fi
 idx() { local k=0; for n in "${names[@]}"; do [ "$n" = "$1" ] && echo $k && return; k=$((k + 1)); done; }
 s=$(idx other_gpu)
-check "grader: an unknown GPU falls back to the default thresholds, with a warning" \
-    "$([ "$(get "stages.$s.default_thresholds")" = true ] && grep -q "has no thresholds for this GPU" "$out/grade.log"; echo $?)"
+check "grader: an unknown GPU falls back to the default thresholds, with a warning naming the stage" \
+    "$([ "$(get "stages.$s.default_thresholds")" = true ] &&
+       grep -q "has no thresholds for this GPU (Some Other GPU) for other_gpu: the rubric's default rows" "$out/grade.log"
+       echo $?)" "$(grep warning "$out/grade.log")"
 s=$(idx good)
 check "grader: a known GPU uses its own thresholds" \
     "$([ "$(get "stages.$s.default_thresholds")" = false ] && [ "$(get "stages.$s.tiers.0.threshold")" = 40 ]; echo $?)"
