@@ -274,6 +274,10 @@ typedef struct {
     char baseline_at[32];  /* (timing.baseline_reusable): its time, its size  */
 } stage_result;
 
+/* baseline.c: fill s's baseline_ms and baseline_at from a record that
+ * offers its baseline to the later stages of its family. */
+void offer_baseline(stage_result *s, const jvalue *rec, int status);
+
 /* Start a stage's result: name and maximum points from the rubric. */
 void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r);
 /* Score zero for a reason that stopped the stage before a record existed

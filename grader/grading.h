@@ -120,6 +120,7 @@ typedef struct {
 } command_line;
 int run_args(command_line *c, const target *t, const rubric *rb, const stage_rubric *sr,
              const confinement *conf, unsigned long long seed);
+/* baseline.c */
 /* The words a stage's run gets after the rubric's (extra: NULL for none):
  * a baseline an earlier stage of the same family measured (stage_result's
  * baseline_ms, baseline_at), as --baseline-ms MS --baseline-at SIZE. */
@@ -129,6 +130,7 @@ typedef struct {
 } extra_args;
 const extra_args *reuse_baseline(extra_args *x, const stage_result *earlier, int n, const target *t,
                                  const target *this_one);
+
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
                  const options *o, int have_sanitizer, const extra_args *extra);
 void progress_done(const stage_result *s);

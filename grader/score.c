@@ -304,27 +304,6 @@ static void score_unfinished(stage_result *s, const run_result *run, const run_p
 
 /* ================================================================ speed */
 
-/* A baseline the record offers to the next stages of its family: timed in
- * this run (not itself handed on), at the record's timing size, in a run
- * that ended well. */
-static void offer_baseline(stage_result *s, const jvalue *rec, int status)
-{
-    const char *size = json_string_at(rec, "timing.size");
-    const jvalue *kernels = json_path(rec, "timing.kernels");
-    if (status != 0 || json_bool_at(rec, "timing.baseline_reusable") != 1 || json_path(rec, "timing.baseline_from") ||
-        !size || strlen(size) >= sizeof s->baseline_at || !kernels || kernels->type != J_ARRAY)
-        return;
-    for (int i = 0; i < kernels->count; i++) {
-        const char *name = json_string_at(kernels->items[i], "name");
-        double ms, reps;
-        if (name && !strcmp(name, "baseline") && json_number_at(kernels->items[i], "median_ms", &ms) == 0 &&
-            json_number_at(kernels->items[i], "reps", &reps) == 0 && reps > 0 && ms > 0) {
-            s->baseline_ms = ms;
-            snprintf(s->baseline_at, sizeof s->baseline_at, "%s", size);
-        }
-    }
-}
-
 static void format_value(char *out, size_t outlen, double v, const char *unit)
 {
     snprintf(out, outlen, "%.3g%s", v, unit);

@@ -110,28 +110,6 @@ int run_args(command_line *c, const target *t, const rubric *rb, const stage_rub
     return a;
 }
 
-/* The last stage before this one, of the same family, whose record offered
- * its baseline (measured there, not itself reused). The time is the
- * judge's (or the events') in this grade, seconds earlier, on this GPU;
- * the driver uses it only at the same size. */
-const extra_args *reuse_baseline(extra_args *x, const stage_result *earlier, int n, const target *t,
-                                 const target *this_one)
-{
-    for (int i = n - 1; i >= 0; i--) {
-        if (strcmp(t[i].family, this_one->family) || !(earlier[i].baseline_ms > 0))
-            continue;
-        snprintf(x->ms, sizeof x->ms, "%.9g", earlier[i].baseline_ms);
-        snprintf(x->at, sizeof x->at, "%s", earlier[i].baseline_at);
-        x->argv[0] = "--baseline-ms";
-        x->argv[1] = x->ms;
-        x->argv[2] = "--baseline-at";
-        x->argv[3] = x->at;
-        x->argv[4] = NULL;
-        return x;
-    }
-    return NULL;
-}
-
 /* Grade one stage whose binary exists: policy, run, sanitizer. */
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
                  const options *o, int have_sanitizer, const extra_args *extra)
