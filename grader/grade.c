@@ -124,7 +124,7 @@ int main(int argc, char **argv)
     static confinement conf;
     /* the GPU check inside the confinement: where a GPU is, and when testing
      * the grader (--program: its stand-in probe, if the lab has one) */
-    confinement_setup(&conf, lab, o.unconfined, o.program_mode || !no_gpu_here);
+    confinement_setup(&conf, lab, o.unconfined, (o.program_mode || !no_gpu_here) && !o.probed);
     o.conf = &conf;
     if (!conf.on && o.require_confinement && !o.unconfined) {
         fprintf(stderr, "grade: cannot confine the runs here (%s); a class is graded confined: grade it "
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
     /* the judge shares its buffers with the runner by CUDA IPC, which some
      * systems lack (WSL2, some virtual machines): probed once, said once */
     char ipc_line[256];
-    if (o.judge && !o.program_mode && !no_gpu_here && !judge_can_share(lab, ipc_line, sizeof ipc_line)) {
+    if (o.judge && !o.program_mode && !no_gpu_here && !o.probed && !judge_can_share(lab, ipc_line, sizeof ipc_line)) {
         if (o.require_confinement) {
             fprintf(stderr, "grade: the judge cannot share GPU memory with a runner here (%s); a class is "
                             "graded by the judge: grade it where CUDA IPC works, or say JUDGE=0\n", ipc_line);

@@ -67,6 +67,7 @@ typedef struct {
     int unconfined;            /* --unconfined: run the programs as they are */
     int judge;                 /* --judge: the judge and its runner          */
     int require_confinement;   /* --require-confinement: a class run        */
+    int probed;                /* --probed: the GPU checks were made before  */
     const confinement *conf;   /* set by main once probed                   */
     char *names[MAX_STAGES];
     int nnames;

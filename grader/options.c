@@ -29,6 +29,9 @@ static const char *USAGE =
     "                   and make calibrate pass it unless JUDGE=0; grader/README.md)\n"
     "  --require-confinement\n"
     "                   stop (exit 5) where the runs cannot be confined (a class run)\n"
+    "  --probed         the GPU was found to work inside the confinement, and the judge's\n"
+    "                   sharing of GPU memory, by an earlier grade on this GPU (make class:\n"
+    "                   every student after a worker's first): not checked again\n"
     "  --runs N         with --calibrate: runs of each solution (default 3)\n"
     "  --program STAGE=BINARY[:OBJECT[:HEADER]]\n"
     "                   testing the grader: grade (or calibrate with) BINARY as STAGE,\n"
@@ -68,6 +71,8 @@ int parse_options(int argc, char **argv, options *o)
             o->judge = 1;
         } else if (!strcmp(a, "--require-confinement")) {
             o->require_confinement = 1;
+        } else if (!strcmp(a, "--probed")) {
+            o->probed = 1;
         } else if (!strcmp(a, "--seed")) {
             char *end;
             errno = 0;

@@ -53,7 +53,11 @@ grade_prepared() {
     # HINTS=0: no hardware counters after the table (make grade gives them
     # when EX is set). Not scored, they took 28 s of a student's 53 s on an
     # H200, on the GPU; a student sees them with make grade.
-    make_args=(SEED="$(conf_get seed)" EX="$stages" REQUIRE_CONFINEMENT=1 HINTS=0)
+    # PROBED=1 once a student has been graded in this process (a worker of
+    # the local back end, a Slurm task), on its GPU: the GPU inside the
+    # confinement and the judge's sharing of GPU memory were found to work
+    # then, and are not checked again (a second or two a student)
+    make_args=(SEED="$(conf_get seed)" EX="$stages" REQUIRE_CONFINEMENT=1 HINTS=0 PROBED="${gpu_probed:-0}")
     # each switch said, on or off (make grade's own defaults may differ: the
     # judge is on unless JUDGE=0)
     for s in $grade_switches; do
@@ -90,6 +94,7 @@ grade_prepared() {
     case $grade_status in
         0)
             status=graded
+            gpu_probed=1
             # the stages not submitted once, then a phrase for each other
             # stage that lost points
             [ -n "$missing" ] && notes="not submitted:$missing"

@@ -301,6 +301,9 @@ check "built ahead: each student's stages built once by a builder, before its ma
        [ "$(awk '$2 == "build" { print $1 }' "$blog8" | sort | tr '\n' ' ')" = "$graded" ] &&
        [ "$(tail -n +2 "$o8/gradebook.csv" | cut -d, -f1-6)" = "$(tail -n +2 "$o3/gradebook.csv" | cut -d, -f1-6)" ]; ok)" \
     "exit $st; $out; $(cat "$log8" "$blog8")"
+check "PROBED=1 for every student of a worker after its first graded one (the GPU checks made once)" \
+    "$([ "$(awk '{ print $4 }' "$log8" | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "probed=0:1 probed=1:$(($(wc -l <"$log8") - 1)) " ]; ok)" \
+    "$(cat "$log8")"
 overlap=$(awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
     $2 == "grade" { m++; gn[m] = $1; gs[m] = $3; ge[m] = $4 }
     END { for (i = 1; i <= n; i++) for (j = 1; j <= m; j++)

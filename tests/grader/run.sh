@@ -459,6 +459,13 @@ if build/confine/confine --probe >/dev/null 2>&1; then
     check "grader: a GPU that works only unconfined: not confined (exit 5 for a class), saying why" \
         "$([ $st = 5 ] && grep -q 'the GPU works here, but not inside the confinement' <<<"$o"; echo $?)" \
         "exit $st: $o"
+    # --probed (make class, after a worker's first student): the probe is not run again
+    rm -f "$gpulab/probe-wrote"
+    o=$(build/grader/grade --lab "$gpulab" --require-confinement --probed --program "good=$out/bin/good" \
+        --out "$out/probed" 2>&1); st=$?
+    check "grader: --probed: the GPU checks are not made again (the probe does not run); confined, graded" \
+        "$([ $st = 0 ] && [ ! -e "$gpulab/probe-wrote" ] && grep -q '"confined": true' "$out/probed/grade.json"; echo $?)" \
+        "exit $st: $o"
 fi
 o=$(build/grader/grade --require-confinement --sanitize --program "good=$out/bin/good" 2>&1); st=$?
 check "grader: a confined class run with --sanitize is refused (exit 2): the sanitizer cannot run confined" \
