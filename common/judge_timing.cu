@@ -118,6 +118,11 @@ static void verify_flushes(const uint64_t *salt, int count, int remote)
 /* LAB_JUDGE_TRACE: the last batch's event time, a call's share (flushes
  * included): here, or as the student's runner said. */
 static double g_events_ms;
+/* and where the last batch's wall time went: its fresh inputs and poisoned
+ * outputs, its clock's window, and after it (the flushes' sums checked) */
+static struct {
+    double inputs, window, after;
+} g_wall;
 
 /* One timed batch of `count` calls on the input sets first, first + 1, ...,
  * as the drivers' events time a call (a clean L2 before it), on this
@@ -142,6 +147,7 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
     }
     int remote = !is_student ? 0 : !empty ? 1 : lab_judge_have_echo() ? 2 : 0;
     uint64_t salt[MAX_BATCH];
+    const double began = lab_now_ms();
     for (int k = 0; k < count; k++) {
         if (!empty && g_refresh)
             g_refresh(ctx, first + k, lab_fresh_seed());
@@ -180,6 +186,9 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
     g_events_ms = (remote ? lab_judge_runner_said_ms() : e) / count;
     if (remote)
         verify_flushes(salt, count, remote);
+    g_wall.inputs = t0 - began;
+    g_wall.window = t1 - t0;
+    g_wall.after = lab_now_ms() - t1;
     return (t1 - t0) / count;
 }
 
@@ -414,16 +423,26 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
     double *canary = is_student ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
+    /* LAB_JUDGE_TRACE: the samples' wall time, summed: the empty batch's
+     * outside its window and in it, the timed batch's fresh inputs, window
+     * and flush checks, and all of each sample (the canary, the verdict) */
+    double wall[6] = {0, 0, 0, 0, 0, 0};
     int n = 0;
     while (!bad && !lab_timing_done(ms, n, &p)) {
         int first = (n * count) % nsets;
         if (first + count > nsets)
             first = 0;
         int canary_first = canary && (lab_fresh_seed() & 1);
+        const double sample_began = lab_now_ms();
         if (canary_first)
             canary[n] = canary_ms();
         added[n] = timed_batch(fn, prepare, ctx, first, count, is_student, scratch_dev, 1);
+        wall[0] += g_wall.inputs + g_wall.after;
+        wall[1] += g_wall.window;
         double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - added[n] - writeback;
+        wall[2] += g_wall.inputs;
+        wall[3] += g_wall.window;
+        wall[4] += g_wall.after;
         if (canary && !canary_first)
             canary[n] = canary_ms();
         if (events)
@@ -431,6 +450,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         ms[n++] = call_ms > 0 ? call_ms : 0;
         t->last_set = first + count - 1;
         CUDA_CHECK(cudaMemcpy(&bad, bad_dev, sizeof bad, cudaMemcpyDeviceToHost));
+        wall[5] += lab_now_ms() - sample_began;
     }
     if (bad) {
         if (is_student)
@@ -450,6 +470,10 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
                         "%.4f ms, and writing back %.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
                 t->label, n, count, t->st.median, overhead, writeback, ev.median,
                 is_student ? "the runner's, as it said" : "here");
+        fprintf(stderr, "judge trace: %s: wall ms a sample: empty batch %.2f (its window %.2f); timed batch: "
+                        "fresh inputs %.2f, window %.2f, flush sums checked %.2f; the rest (canary, checks) %.2f\n",
+                t->label, (wall[0] + wall[1]) / n, wall[1] / n, wall[2] / n, wall[3] / n, wall[4] / n,
+                (wall[5] - wall[0] - wall[1] - wall[2] - wall[3] - wall[4]) / n);
     }
     if (is_student) { /* finished with no process of the student alive (settle_canaries) */
         free(g_pending.samples);

@@ -21,7 +21,30 @@ typedef struct {
     double worst[MAX_TIERS]; /* the least favourable of the runs, per tier */
     double best[MAX_TIERS];
     int have[MAX_TIERS];
+    /* the fields of the next stage's tiers (in the family) that are not
+     * this stage's own: their highest and lowest values over the runs */
+    const char *next_field[MAX_TIERS];
+    double next_max[MAX_TIERS], next_min[MAX_TIERS];
+    int next_have[MAX_TIERS], nnext;
 } measured;
+
+/* The next stage's tier fields that stage i's own tiers do not read. */
+static void next_fields(measured *m, const target *t, int n, int i, const rubric *rb)
+{
+    const stage_rubric *sr = rubric_stage(rb, t[i].stage), *nr = NULL;
+    for (int j = i + 1; j < n && !nr; j++)
+        if (!strcmp(t[j].family, t[i].family))
+            nr = rubric_stage(rb, t[j].stage);
+    for (int q = 0; nr && q < nr->ntiers && m->nnext < MAX_TIERS; q++) {
+        int own = 0;
+        for (int k = 0; sr && k < sr->ntiers; k++)
+            own |= !strcmp(sr->tiers[k].field, nr->tiers[q].field);
+        for (int k = 0; k < m->nnext; k++)
+            own |= !strcmp(m->next_field[k], nr->tiers[q].field);
+        if (!own)
+            m->next_field[m->nnext++] = nr->tiers[q].field;
+    }
+}
 
 int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol,
                      const char *log)
@@ -46,6 +69,7 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
         if (t[i].object[0] && policy_check(pol, t[i].object, t[i].header[0] ? t[i].header : NULL, msg, sizeof msg))
             printf("\n    warning: the policy refuses the solution itself: %s\n   ", msg);
         m[i].ok = 1;
+        next_fields(&m[i], t, n, i, rb);
         for (int run = 0; run < o->runs && m[i].ok; run++) {
             static command_line line;
             run_args(&line, &t[i], rb, sr, o->conf, o->seed + (unsigned long long)run);
@@ -77,6 +101,14 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
                     m[i].worst[k] = lower_better ? (v > w ? v : w) : (v < w ? v : w);
                     m[i].best[k] = lower_better ? (v < b ? v : b) : (v > b ? v : b);
                 }
+            }
+            for (int k = 0; m[i].ok && k < m[i].nnext; k++) {
+                double v;
+                if (json_number_at(rec, m[i].next_field[k], &v))
+                    continue;
+                m[i].next_max[k] = m[i].next_have[k] && m[i].next_max[k] > v ? m[i].next_max[k] : v;
+                m[i].next_min[k] = m[i].next_have[k] && m[i].next_min[k] < v ? m[i].next_min[k] : v;
+                m[i].next_have[k] = 1;
             }
             if (rec && !gpu[0] && json_string_at(rec, "gpu.name"))
                 snprintf(gpu, sizeof gpu, "%s", json_string_at(rec, "gpu.name"));
@@ -128,6 +160,12 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
                 for (int q = 0; pr && q < pr->ntiers; q++)
                     if (!strcmp(pr->tiers[q].field, tr->field) && m[prev].have[q]) {
                         pv = m[prev].best[q];
+                        have = 1;
+                    }
+                /* or a field of its record that only this stage's tiers read */
+                for (int q = 0; !have && q < m[prev].nnext; q++)
+                    if (!strcmp(m[prev].next_field[q], tr->field) && m[prev].next_have[q]) {
+                        pv = tr->at_most ? m[prev].next_min[q] : m[prev].next_max[q];
                         have = 1;
                     }
                 if (have) {

@@ -18,8 +18,10 @@
 #            compared with the events (tools/compare-grades.sh: ratios and
 #            spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
-#            the short calls (04, 05, 07), at the default timing size and a
-#            larger one, and the drivers' own tables; and the paths a
+#            the short calls (04, 05, 07), at the default timing size with
+#            the rubric's arguments (as a grade runs them; and where each
+#            sample's wall time goes) and at a larger one, the drivers' own
+#            tables, and 06 with the rubric's arguments; and the paths a
 #            judge's clock can take around a call in a second process
 #            (tools/diagnose/ipc-sync.cu)
 #   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
@@ -119,24 +121,24 @@ for phase in $phases; do
             tests grader-gpu tests/grader/gpu-fixtures.sh ${FIXTURES:-} ;;
         grades) grades ;;
         trace)
-            # at the default timing size, and at a larger one (16384x16384,
-            # 2^28 floats: calls 4 times longer, the round trip's bias 4
-            # times smaller in a ratio)
+            # at the default timing size as a grade runs it (the rubric's
+            # arguments: where a judged stage's time goes), and at a larger
+            # one (16384x16384, 2^28 floats: calls 4 times longer, the round
+            # trip's bias 4 times smaller in a ratio)
+            args=$(awk -F'\t' '$1 == "setting" && $2 == "args" { print $3 }' grader/rubric.tsv)
             awk -F'\t' '!/^#/ && NF >= 5 && ($2 == "transpose" || $2 == "reduce") { print $1, $2 }' stages.tsv |
             while read -r s family; do
                 big=16384
                 [ "$family" = reduce ] && big=268435456
-                for size in "" "--n $big"; do
-                    echo "== $s ${size:-(default size)}"
-                    # shellcheck disable=SC2086  # size is empty or two words
+                for size in "$args" "--n $big"; do
+                    echo "== $s $size"
+                    # shellcheck disable=SC2086  # size: words
                     LAB_JUDGE_TRACE=1 timeout 120 "build/$s/solution-judge" $size 2>&1
                     timeout 120 "build/$s/solution" $size 2>&1
                 done
             done >"$out/trace.log" 2>&1
             # a matrix product, at the default size only, as a grade runs it
-            # (the rubric's arguments): where a judged stage's time goes
             s6=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
-            args=$(awk -F'\t' '$1 == "setting" && $2 == "args" { print $3 }' grader/rubric.tsv)
             { echo "== $s6 (default size, $args)"
               # shellcheck disable=SC2086  # args: the rubric's words
               LAB_JUDGE_TRACE=1 timeout 120 "build/$s6/solution-judge" $args 2>&1; } >>"$out/trace.log" 2>&1
@@ -201,6 +203,12 @@ for phase in $phases; do
             n=$(($(grep -c . "$class/gradebook.csv" 2>/dev/null || echo 1) - 1))
             log "make class of $n students ($((n - 6)) full solutions) on $gpus GPU(s): exit $st in $took s," \
                 "$(awk -v n="$n" -v t="$took" -v g="$gpus" 'BEGIN { if (t > 0 && g > 0) printf "%.2f", n * 60 / t / g }') students per minute per GPU"
+            # the full-solution students' own times, from the class's progress
+            # lines (there even when the phase's limit stopped the class)
+            log "full-solution students graded: $(sed -n 's/^\[[0-9]*\/[0-9]*\] student[0-9]*: graded, .*(\([0-9]*\) s)$/\1/p' \
+                "$out/class.log" | sort -n | awk '{ t[NR] = $1 } END { if (NR == 0) { print "none"; exit }
+                    m = t[int((NR + 1) / 2)]; printf "%d, %d to %d s each (median %d s): %.2f students per minute per GPU",
+                    NR, t[1], t[NR], m, 60 / m }')"
             log "submissions unchanged: $([ "$before" = "$(cd "$subs" && find . -type f -exec sha256sum {} + | sort | sha256sum)" ] && echo yes || echo NO);" \
                 "planted file: $([ -e "$class/planted-by-a-student" ] && echo FOUND || echo none)"
             mkdir -p "$out/class"

@@ -295,6 +295,21 @@ check "calibrate: a second calibration replaces the rows, keeps the defaults" \
     "$([ "$(grep -c $'^threshold\tcal_first\tpass\tTest GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
        [ "$(grep -c $'^threshold\tcal_first\tpass\tdefault' "$cal/rubric.tsv")" = 1 ] &&
        [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ]; echo $?)" "$(cat "$cal/rubric.tsv")"
+# the previous stage measured on a field that only the next stage's tiers read
+{
+    printf 'setting\tlimit_s\t3\nmargin\tpass\t0.9\nmargin\tstretch\t0.9\n'
+    printf 'stage\tcal_first\t6\n'
+    printf 'tier\tcal_first\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n'
+    printf 'threshold\tcal_first\tstretch\tdefault\t1\n'
+    printf 'stage\tcal_second\t6\n'
+    printf 'tier\tcal_second\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n'
+    printf 'threshold\tcal_second\tpass\tdefault\t1\n'
+} >"$cal/rubric-fields.tsv"
+build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric-fields.tsv" --seed 7 \
+    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >"$cal/log-fields" 2>&1
+check "calibrate: the previous stage's margin on a field only the next stage's tiers read (its record has it)" \
+    "$(grep -E '^  cal_second +pass .* 10\.8 +11%  cal_first 10 \(8%\)$' "$cal/log-fields" >/dev/null; echo $?)" \
+    "$(cat "$cal/log-fields")"
 ln -sf ../fake "$out/bin/crash"
 build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" \
     --program "cal_first=$out/bin/cal_first" --program "crash=$out/bin/crash" >"$cal/log2" 2>&1
