@@ -20,8 +20,16 @@ __global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
         mine += v;
         mine_abs += v < 0 ? -v : v;
     }
-    atomicAdd(&sums[0], (unsigned long long)mine);
-    atomicAdd(&sums[1], (unsigned long long)mine_abs);
+    /* summed across the warp first, as the L2 flush does (l2_flush.h): 2^18
+     * threads adding into the same two words would queue at one L2 slice */
+    for (int o = 16; o > 0; o >>= 1) {
+        mine += __shfl_down_sync(0xffffffffu, mine, o);
+        mine_abs += __shfl_down_sync(0xffffffffu, mine_abs, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&sums[0], (unsigned long long)mine);
+        atomicAdd(&sums[1], (unsigned long long)mine_abs);
+    }
 }
 
 void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs)
