@@ -38,8 +38,8 @@
 #            checked and timed against cuBLAS at BK 8 and 16, and the
 #            candidate warptile_prefetch.cu both ways (WARPTILE_SHAPES)
 #   transpose tools/experiments/transpose_order.cu: stage 05's kernel with
-#            BLOCK_ROWS 4, 2, 1, in the grid's order and diagonally, against
-#            memcpy
+#            BLOCK_ROWS 4, 2, 1, in the grid's order and diagonally, and with
+#            a 64 x 64 tile, against memcpy
 #   sweep    make sweep SOLUTION=1 of SWEEP_STAGES (default "05 08")
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
