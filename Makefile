@@ -263,7 +263,8 @@ GRADE_JUDGE := $(filter-out 0,$(or $(JUDGE),1))
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
               $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
               $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),--require-confinement) \
-              $(if $(filter-out 0,$(PROBED)),--probed) \
+              $(if $(filter-out 0,$(PROBED)),--probed) $(if $(filter-out 0,$(ONCE)),--once) \
+              $(if $(BASELINES),--baselines $(BASELINES)) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.

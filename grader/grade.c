@@ -232,6 +232,8 @@ int main(int argc, char **argv)
         printf("note: compute-sanitizer is not installed (it comes with the full CUDA Toolkit): "
                "SANITIZE=1 is skipped\n");
     static stage_result res[MAX_STAGES];
+    if (o.baselines)
+        kept_load(o.baselines, gpu_name);
     for (int i = 0; i < n; i++) {
         stage_result *s = &res[i];
         const stage_rubric *sr = rubric_stage(&rb, t[i].stage);
@@ -262,6 +264,8 @@ int main(int argc, char **argv)
         show_output_tail(s, 8);
     }
     free(log);
+    if (o.baselines)
+        kept_save(o.baselines, res, n, t);
 
     grade_info g = {0};
     g.seed = o.seed;

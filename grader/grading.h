@@ -68,6 +68,8 @@ typedef struct {
     int judge;                 /* --judge: the judge and its runner          */
     int require_confinement;   /* --require-confinement: a class run        */
     int probed;                /* --probed: the GPU checks were made before  */
+    int once;                  /* --once: no second run after a missed tier  */
+    const char *baselines;     /* --baselines FILE: kept between grades      */
     const confinement *conf;   /* set by main once probed                   */
     char *names[MAX_STAGES];
     int nnames;
@@ -131,6 +133,14 @@ typedef struct {
 } extra_args;
 const extra_args *reuse_baseline(extra_args *x, const stage_result *earlier, int n, const target *t,
                                  const target *this_one);
+/* Baselines kept between grades on one GPU (--baselines FILE, one line a
+ * family: family, GPU, ms, size, tab-separated). kept_load reads FILE (a
+ * missing file is none; malformed lines are skipped) and keeps the lines
+ * of gpu; reuse_baseline falls back to them for a family no stage of this
+ * grade timed. kept_save adds to FILE, atomically, the families this grade
+ * timed that it did not have. */
+void kept_load(const char *path, const char *gpu);
+void kept_save(const char *path, const stage_result *res, int n, const target *t);
 
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
                  const options *o, int have_sanitizer, const extra_args *extra);

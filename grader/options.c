@@ -32,6 +32,11 @@ static const char *USAGE =
     "  --probed         the GPU was found to work inside the confinement, and the judge's\n"
     "                   sharing of GPU memory, by an earlier grade on this GPU (make class:\n"
     "                   every student after a worker's first): not checked again\n"
+    "  --once           run each stage once: by default a correct stage that misses a\n"
+    "                   speed tier runs a second time, and the better run counts\n"
+    "  --baselines FILE the naive baselines timed by an earlier grade on this GPU (make\n"
+    "                   class: one file a worker): used where no stage of this grade\n"
+    "                   has timed its family's; those this grade times are written there\n"
     "  --runs N         with --calibrate: runs of each solution (default 3)\n"
     "  --program STAGE=BINARY[:OBJECT[:HEADER]]\n"
     "                   testing the grader: grade (or calibrate with) BINARY as STAGE,\n"
@@ -53,7 +58,8 @@ int parse_options(int argc, char **argv, options *o)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int value = !strcmp(a, "--seed") || !strcmp(a, "--src") || !strcmp(a, "--out") ||
                     !strcmp(a, "--lab") || !strcmp(a, "--rubric") || !strcmp(a, "--policy") ||
-                    !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--program");
+                    !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--program") ||
+                    !strcmp(a, "--baselines");
         if (value && (!v || !*v)) {
             fprintf(stderr, "grade: %s needs a value\n", a);
             return -1;
@@ -73,6 +79,10 @@ int parse_options(int argc, char **argv, options *o)
             o->require_confinement = 1;
         } else if (!strcmp(a, "--probed")) {
             o->probed = 1;
+        } else if (!strcmp(a, "--once")) {
+            o->once = 1;
+        } else if (!strcmp(a, "--baselines")) {
+            o->baselines = v;
         } else if (!strcmp(a, "--seed")) {
             char *end;
             errno = 0;

@@ -110,6 +110,36 @@ int run_args(command_line *c, const target *t, const rubric *rb, const stage_rub
     return a;
 }
 
+/* One run of the stage's program, scored into s: whether it ran to its end. */
+static int run_scored(stage_result *s, const target *t, const rubric *rb, const stage_rubric *sr,
+                      const options *o, const extra_args *extra, const char *command)
+{
+    static command_line line;
+    int a = run_args(&line, t, rb, sr, o->conf, o->seed);
+    enum { MAX = sizeof line.argv / sizeof line.argv[0] };
+    for (int k = 0; extra && extra->argv[k] && a < MAX - 1; k++)
+        line.argv[a++] = extra->argv[k];
+    line.argv[a] = NULL;
+    run_result r;
+    run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
+                         sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
+    score_run(s, &r, sr, command);
+    int ran_to_end = !r.timed_out && !r.signal && r.started;
+    run_result_free(&r);
+    return ran_to_end;
+}
+
+/* Correct, timed, not flagged, and short of a speed tier it was scored on. */
+static int missed_speed(const stage_result *s)
+{
+    if (!s->correct || !s->speed_scored || s->flagged || s->reason[0] || s->no_gpu)
+        return 0;
+    for (int i = 0; i < s->ntiers; i++)
+        if (s->tiers[i].graded && s->tiers[i].points < s->tiers[i].max)
+            return 1;
+    return 0;
+}
+
 /* Grade one stage whose binary exists: policy, run, sanitizer. */
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
                  const options *o, int have_sanitizer, const extra_args *extra)
@@ -134,18 +164,37 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
             return;
         }
     }
-    static command_line line;
-    int a = run_args(&line, t, rb, sr, o->conf, o->seed);
-    enum { MAX = sizeof line.argv / sizeof line.argv[0] };
-    for (int k = 0; extra && extra->argv[k] && a < MAX - 1; k++)
-        line.argv[a++] = extra->argv[k];
-    line.argv[a] = NULL;
-    run_result r;
-    run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
-                         sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
-    score_run(s, &r, sr, command);
-    int ran_to_end = !r.timed_out && !r.signal && r.started;
-    run_result_free(&r);
+    int ran_to_end = run_scored(s, t, rb, sr, o, extra, command);
+    if (ran_to_end && missed_speed(s) && !o->once) {
+        /* Noise only ever slows a run (another process on the machine, a
+         * clock that dipped): a correct stage that missed a speed tier is
+         * run once more, checks included, and the better run counts. A
+         * second run that is wrong, or does not finish, is the verdict. */
+        static stage_result again;
+        printf("once more... ");
+        fflush(stdout);
+        score_begin(&again, t->stage, sr, rb);
+        int again_to_end = run_scored(&again, t, rb, sr, o, extra, command);
+        int first_points = s->points;
+        double first_s = s->seconds;
+        int again_points = again.points;
+        int fails = !again.correct || !again_to_end;
+        if (fails || again.points > s->points) {
+            stage_result_free(s);
+            *s = again;
+            again.output = NULL;
+        }
+        stage_result_free(&again);
+        s->seconds += first_s;
+        if (fails)
+            appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but missed a speed tier; "
+                    "this is the second run, which did not pass", s->note[0] ? "; " : "", first_points, s->max);
+        else
+            appendf(s->note, sizeof s->note, "%sa speed tier was missed, so the stage ran a second time: "
+                    "%d/%d, then %d/%d; the better run counts", s->note[0] ? "; " : "", first_points, s->max,
+                    again_points, s->max);
+        ran_to_end = again_to_end;
+    }
     if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {

@@ -57,7 +57,11 @@ grade_prepared() {
     # the local back end, a Slurm task), on its GPU: the GPU inside the
     # confinement and the judge's sharing of GPU memory were found to work
     # then, and are not checked again (a second or two a student)
-    make_args=(SEED="$(conf_get seed)" EX="$stages" REQUIRE_CONFINEMENT=1 HINTS=0 PROBED="${gpu_probed:-0}")
+    # BASELINES: the naive baselines this process's first student's grade
+    # timed, reused by the later ones on the same GPU (a second or two a
+    # student; grader/README.md)
+    make_args=(SEED="$(conf_get seed)" EX="$stages" REQUIRE_CONFINEMENT=1 HINTS=0 PROBED="${gpu_probed:-0}"
+        BASELINES="$out/work/baselines.$(hostname -s 2>/dev/null).$$.tsv")
     # each switch said, on or off (make grade's own defaults may differ: the
     # judge is on unless JUDGE=0)
     for s in $grade_switches; do

@@ -83,10 +83,12 @@ run_local() {
     mkdir -p "$claims/grade"
     [ "$builders" = 0 ] || mkdir -p "$claims/build" "$claims/ready"
     # each worker and builder in a session of its own, so that stopping the
-    # class stops all of their processes (make, the grader, the student's program)
+    # class stops all of their processes (make, the grader, the student's
+    # program); the builders at a lower priority, so that the compilers
+    # never keep a judge waiting for a CPU while it times a student
     trap 'for pid in "${pids[@]}"; do kill -TERM -- -"$pid" 2>/dev/null; done; wait; rm -rf "$claims"; echo "class: stopped; run the same command again to grade the rest"; exit 130' INT TERM
     for ((pid = 0; pid < builders; pid++)); do
-        setsid "$script" --builder --out "$out" --todo "$todo" --claims "$claims" &
+        setsid nice -n 10 "$script" --builder --out "$out" --todo "$todo" --claims "$claims" &
         pids+=($!)
     done
     for gpu in $gpus; do

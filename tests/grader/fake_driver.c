@@ -187,6 +187,24 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "slow")) {
         s.pct = 5.0;
         s.speedup = 1.2;
+    } else if (!strcmp(mode, "slow_then_fast") || !strcmp(mode, "slow_then_wrong")) {
+        /* slow the first time, then fast, or wrong: the runs are counted in
+         * the file FAKE_RUNS names (the test runs these unconfined) */
+        const char *path = getenv("FAKE_RUNS");
+        FILE *f = path ? fopen(path, "a+") : NULL;
+        long runs = 0;
+        if (f) {
+            fseek(f, 0, SEEK_END);
+            runs = ftell(f);
+            fputc('x', f);
+            fclose(f);
+        }
+        if (runs == 0) {
+            s.pct = 5.0;
+            s.speedup = 1.2;
+        } else if (!strcmp(mode, "slow_then_wrong")) {
+            s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+        }
     } else if (!strcmp(mode, "implausible")) {
         s.plausible = 0;
         s.message = "implausibly fast";

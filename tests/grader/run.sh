@@ -259,6 +259,62 @@ build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/alone" 
 check "grader: with no earlier stage that timed it, no baseline is handed on" \
     "$(grep -qE '^\[1/1\] baseline_take: wrong result.*0/6' "$bl/alone.log"; echo $?)" "$(cat "$bl/alone.log")"
 
+# --baselines FILE (make class, one file a worker): a grade writes the
+# baseline it timed; a later grade on the same GPU reuses it; a malformed
+# line is no baseline
+build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/first" --baselines "$bl/kept.tsv" \
+    --program "baseline_offer=$out/bin/baseline_offer" >"$bl/first.log" 2>&1
+check "grader: --baselines: the baseline a grade timed is written to the file" \
+    "$([ "$(cat "$bl/kept.tsv" 2>/dev/null)" = "$(printf 'programs\tTest GPU 9000\t421.5\tn=4096')" ]; echo $?)" \
+    "file: $(cat "$bl/kept.tsv" 2>/dev/null); $(cat "$bl/first.log")"
+build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/later" --baselines "$bl/kept.tsv" \
+    --program "baseline_take=$out/bin/baseline_take" >"$bl/later.log" 2>&1
+check "grader: --baselines: a later grade on the same GPU is handed the kept baseline, the file unchanged" \
+    "$(grep -qE '^\[1/1\] baseline_take: correct' "$bl/later.log" && [ "$(wc -l <"$bl/kept.tsv")" = 1 ]; echo $?)" \
+    "$(cat "$bl/later.log"; cat "$bl/kept.tsv")"
+printf 'programs\tTest GPU 9000\t-1\tn=4096\nprograms\tTest GPU 9000\t421.5\n' >"$bl/bad.tsv"
+build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/bad" --baselines "$bl/bad.tsv" \
+    --program "baseline_take=$out/bin/baseline_take" >"$bl/bad.log" 2>&1
+check "grader: --baselines: a negative time or a line without its size hands nothing on" \
+    "$(grep -qE '^\[1/1\] baseline_take: wrong result' "$bl/bad.log"; echo $?)" "$(cat "$bl/bad.log")"
+
+echo "== grader: a correct stage that misses a speed tier runs again"
+# slow_then_fast is slow on its first run and fast after it, slow_then_wrong
+# wrong after it; each counts its runs in the file FAKE_RUNS names
+# (unconfined, so that it can write that file)
+again=$out/again
+rm -rf "$again"
+mkdir -p "$again"
+for name in slow_then_fast slow_then_wrong; do ln -sf ../fake "$out/bin/$name"; done
+{
+    printf 'setting\tlimit_s\t3\nsetting\tcorrect_points\t6\n'
+    for name in slow_then_fast slow_then_wrong; do
+        printf 'stage\t%s\t6\n' "$name"
+        printf 'tier\t%s\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name"
+        printf 'tier\t%s\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n' "$name"
+        printf 'threshold\t%s\tpass\tTest GPU 9000\t40\nthreshold\t%s\tstretch\tTest GPU 9000\t6\n' "$name" "$name"
+    done
+} >"$again/rubric.tsv"
+# again_run NAME OUT [OPTION]: grade NAME alone, counting its runs
+again_run() {
+    FAKE_RUNS=$again/$2.runs build/grader/grade --lab . --unconfined --rubric "$again/rubric.tsv" --seed 7 \
+        --out "$again/$2" ${3:+"$3"} --program "$1=$out/bin/$1" >"$again/$2.log" 2>&1
+}
+again_said() { echo "$("$out/check" get "$again/$1/grade.json" stages.0.points 2>/dev/null) $("$out/check" get "$again/$1/grade.json" stages.0.note 2>/dev/null)"; }
+again_run slow_then_fast fast
+check "grader: a missed tier is timed again, and the better run counts (6/10, then 10/10)" \
+    "$([ "$(wc -c <"$again/fast.runs")" = 2 ] && grep -q '^10 .*ran a second time: 6/10, then 10/10; the better run counts' <<<"$(again_said fast)" &&
+       grep -qE '^\[1/1\] slow_then_fast: once more\.\.\. correct' "$again/fast.log"; echo $?)" \
+    "$(again_said fast); runs: $(cat "$again/fast.runs" 2>/dev/null); $(cat "$again/fast.log")"
+again_run slow_then_wrong wrong
+check "grader: a second run that is wrong is the verdict (0 points, and the first run is named)" \
+    "$(grep -q '^0 the first run was correct (6/10) but missed a speed tier; this is the second run, which did not pass' <<<"$(again_said wrong)"; echo $?)" \
+    "$(again_said wrong); $(cat "$again/wrong.log")"
+again_run slow_then_fast once --once
+check "grader: --once (make grade ONCE=1) runs a stage that missed a tier only once" \
+    "$([ "$(wc -c <"$again/once.runs")" = 1 ] && grep -q '^6 ' <<<"$(again_said once)"; echo $?)" \
+    "$(again_said once); $(cat "$again/once.log")"
+
 echo "== grader: make calibrate's arithmetic"
 # two stand-in solutions of one family; the second's pass threshold (0.75 x 12%
 # = 9%) is also met by the first (10%): calibration must warn about that
