@@ -21,7 +21,7 @@
  * fails its check.
  *
  *   make run EX=05            check, then time, this file
- *   make sweep EX=05          try BLOCK_ROWS = 4, 8, 16, 32
+ *   make sweep EX=05          try BLOCK_ROWS = 1, 2, 4, 8, 16
  */
 #include "transpose.h"
 

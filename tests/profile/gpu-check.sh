@@ -4,7 +4,7 @@
 # solution's stores are coalesced (4 sectors per request) and the
 # row-mapped fixture's are not (32); the 03 solution's tiles have no bank
 # conflicts; and, for the stages that exist, the 04 solution (tile [32][32])
-# has them and the 05 solution (tile [32][33]) has none. Only the kernel
+# has them and the 05 solution (tile [64][65]) has none. Only the kernel
 # under test may be measured: one launch per call, not the fills or cuBLAS.
 #
 #   tests/profile/gpu-check.sh        (from the repository root; builds what it needs)
@@ -103,7 +103,7 @@ if has_stage 04_transpose; then
 fi
 
 if has_stage 05_bank_conflicts; then
-    echo "== 05 solution: tile [32][33]"
+    echo "== 05 solution: tile [64][65]"
     b=build/05_bank_conflicts/solution
     out=$(tools/profile.sh 05_bank_conflicts $b 2>&1)
     # the padded tile's column reads hit 32 banks: about 1 wavefront per load
