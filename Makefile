@@ -345,7 +345,7 @@ class:
 	@grader/class.sh --submissions '$(SUBMISSIONS)' --out '$(CLASS_OUT)' --backend '$(or $(BACKEND),local)' \
 	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
 	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
-	    $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
+	    $(if $(filter-out 0,$(ONCE)),--once) $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
 	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
 
 # ------------------------------------------------------------------ tests

@@ -2,7 +2,7 @@
 # grader/class.sh: grade a whole class (make class). Instructors only.
 #
 #   grader/class.sh --submissions DIR [--out DIR] [--backend local|slurm] [--per-task N]
-#                   [--stages "03 04"] [--seed S] [--sanitize] [--unconfined] [--judge] [--wait] [--retry]
+#                   [--stages "03 04"] [--seed S] [--sanitize] [--unconfined] [--judge] [--once] [--wait] [--retry]
 #   grader/class.sh --status --out DIR
 #
 # DIR holds one entry per student: a folder (alice/) or an archive
@@ -81,7 +81,7 @@ done
 # make grade's switches a class can turn on, as OPTION:VARIABLE: --OPTION
 # grades every student with VARIABLE=1, and class.conf keeps it. One more
 # switch of the grader is one more word here (and in the Makefile's class).
-grade_switches="sanitize:SANITIZE unconfined:UNCONFINED judge:JUDGE"
+grade_switches="sanitize:SANITIZE unconfined:UNCONFINED judge:JUDGE once:ONCE"
 submissions="" out="" backend=local stages_arg="" seed_arg="" switches_on="" wait_jobs=0 retry=0
 mode=run task_index="" worker_gpu="" todo_file="" claims_dir="" per_task=1 per_task_given=0
 while [ $# -gt 0 ]; do

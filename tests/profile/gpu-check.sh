@@ -107,13 +107,17 @@ if has_stage 05_bank_conflicts; then
     b=build/05_bank_conflicts/solution
     out=$(tools/profile.sh 05_bank_conflicts $b 2>&1)
     # the padded tile's column reads hit 32 banks: about 1 wavefront per load
-    # (the unpadded tile measures 32); the conflict counter stays within a few
-    # percent of the instructions (H200: 1.04 and 4%), counting other stalls
-    check "05 solution: no bank conflicts (column reads: at most 1.1 wavefronts per load)" \
-        "$(within "$(value $b shld_wpi)" 0.99 1.1 &&
-           [ "$(value $b shld_conflicts)" -le "$(( $(value $b shld_inst) / 20 ))" ]; ok)" "$(summary $b)"
-    check "05 solution: 1 wavefront per shared instruction" \
-        "$(within "$(value $b shld_wpi)" 0.99 1.1 && within "$(value $b shst_wpi)" 0.99 1.1; ok)" "$(summary $b)"
+    # (the unpadded tile measures 32). The counters count a little more than
+    # the addresses can cause: [32][33] on an H200, 1.04 wavefronts and
+    # conflicts on 4% of the loads; [64][65] on an H100 (2026-11-23), 1.13
+    # and 13%, 1.05 and 5% for the stores, though 65 words apart are 32
+    # banks. The limits leave room for that, and none for a real conflict
+    # (2 wavefronts or more).
+    check "05 solution: no bank conflicts (column reads: at most 1.25 wavefronts per load)" \
+        "$(within "$(value $b shld_wpi)" 0.99 1.25 &&
+           [ "$(value $b shld_conflicts)" -le "$(( $(value $b shld_inst) / 5 ))" ]; ok)" "$(summary $b)"
+    check "05 solution: about 1 wavefront per shared instruction (at most 1.25)" \
+        "$(within "$(value $b shld_wpi)" 0.99 1.25 && within "$(value $b shst_wpi)" 0.99 1.25; ok)" "$(summary $b)"
     check "05 solution: 4 store sectors per request" "$(within "$(value $b gst_spr)" 3.9 4.1; ok)" "$(summary $b)"
 fi
 
