@@ -34,6 +34,19 @@ void offer_baseline(stage_result *s, const jvalue *rec, int status)
 
 static const extra_args *reuse_kept(extra_args *x, const target *this_one);
 
+/* The words that hand a baseline to a stage's driver. */
+static const extra_args *hand_on(extra_args *x, double ms, const char *at)
+{
+    snprintf(x->ms, sizeof x->ms, "%.9g", ms);
+    snprintf(x->at, sizeof x->at, "%s", at);
+    x->argv[0] = "--baseline-ms";
+    x->argv[1] = x->ms;
+    x->argv[2] = "--baseline-at";
+    x->argv[3] = x->at;
+    x->argv[4] = NULL;
+    return x;
+}
+
 /* The last stage before this one, of the same family, whose record offered
  * its baseline (measured there, not itself reused). The time is the
  * judge's (or the events') in this grade, seconds earlier, on this GPU;
@@ -44,14 +57,7 @@ const extra_args *reuse_baseline(extra_args *x, const stage_result *earlier, int
     for (int i = n - 1; i >= 0; i--) {
         if (strcmp(t[i].family, this_one->family) || !(earlier[i].baseline_ms > 0))
             continue;
-        snprintf(x->ms, sizeof x->ms, "%.9g", earlier[i].baseline_ms);
-        snprintf(x->at, sizeof x->at, "%s", earlier[i].baseline_at);
-        x->argv[0] = "--baseline-ms";
-        x->argv[1] = x->ms;
-        x->argv[2] = "--baseline-at";
-        x->argv[3] = x->at;
-        x->argv[4] = NULL;
-        return x;
+        return hand_on(x, earlier[i].baseline_ms, earlier[i].baseline_at);
     }
     return reuse_kept(x, this_one);
 }
@@ -108,14 +114,7 @@ static const extra_args *reuse_kept(extra_args *x, const target *this_one)
     int k = kept_find(this_one->family);
     if (k < 0)
         return NULL;
-    snprintf(x->ms, sizeof x->ms, "%.9g", kept[k].ms);
-    snprintf(x->at, sizeof x->at, "%s", kept[k].at);
-    x->argv[0] = "--baseline-ms";
-    x->argv[1] = x->ms;
-    x->argv[2] = "--baseline-at";
-    x->argv[3] = x->at;
-    x->argv[4] = NULL;
-    return x;
+    return hand_on(x, kept[k].ms, kept[k].at);
 }
 
 void kept_save(const char *path, const stage_result *res, int n, const target *t)
