@@ -176,7 +176,7 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
         score_begin(&again, t->stage, sr, rb);
         int again_to_end = run_scored(&again, t, rb, sr, o, extra, command);
         int first_points = s->points;
-        double first_s = s->seconds;
+        double both_s = s->seconds + again.seconds;
         int again_points = again.points;
         int fails = !again.correct || !again_to_end;
         if (fails || again.points > s->points) {
@@ -185,7 +185,7 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
             again.output = NULL;
         }
         stage_result_free(&again);
-        s->seconds += first_s;
+        s->seconds = both_s;
         if (fails)
             appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but missed a speed tier; "
                     "this is the second run, which did not pass", s->note[0] ? "; " : "", first_points, s->max);

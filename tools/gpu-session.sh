@@ -10,7 +10,9 @@
 #            wrong kernels are caught), the confinement's attacks
 #            (tests/confine/run.sh) and the judge's own tests
 #   grader   tests/grader/gpu-fixtures.sh: solutions, skeletons, fault
-#            kernels and attacks graded, by the judge too, and SANITIZE=1
+#            kernels and attacks graded, by the judge too, a missed tier's
+#            second run, a kept baseline, and SANITIZE=1 (FIXTURES: only
+#            those sections, e.g. FIXTURES=again)
 #   grades   the solutions graded RUNS times (default 3) in each of
 #            GRADE_KINDS (default "events judge"; also judge-raw: the judge
 #            with LAB_JUDGE_WRITEBACK=0; judge-rse: with LAB_JUDGE_RSE=JUDGE_RSE,

@@ -15,7 +15,9 @@
 #      them (--judge), and in the harness's own process all but the forged
 #      record (the hole the judge closes); the solutions score full marks
 #      with the judge
-#   5. with compute-sanitizer: the missing barrier is found with its line, and
+#   5. a correct stage that misses a tier runs twice (and once with --once),
+#      and a naive baseline kept by one grade (--baselines) serves the next
+#   6. with compute-sanitizer: the missing barrier is found with its line, and
 #      the solutions stay clean under SANITIZE=1 (memcheck cannot see the
 #      out-of-bounds write: it lands in the harness's guard zone, inside the
 #      allocation; the guard check catches it)
@@ -25,7 +27,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 # SECTION...: only those (solutions skeletons faults attacks flushes judged
-# sanitize); none: all
+# again sanitize); none: all
 only=" $* "
 want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 
@@ -197,6 +199,36 @@ for ((i = 0; i < ${n:-0}; i++)); do
         "$(get "$out/judged" "stages.$i.reason"); $(get "$out/judged" "stages.$i.advice.0")"
 done
 
+fi
+if want again; then
+echo "== a missed tier runs a second time under the judge; a kept baseline serves a later grade"
+# 03's solution against a rubric whose stretch tier it cannot reach: the
+# stage runs twice and keeps 9 of 10, the note says so; with --once, once
+rm -rf "$out/again" "$out/again-once" "$out/kept" "$out/kept-later"
+awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "threshold" && $2 == "'"$stage"'" && $3 == "stretch" { $5 = 100000 } { print }' \
+    grader/rubric.tsv >"$out/unreachable.tsv"
+build/grader/grade --judge --src solutions --rubric "$out/unreachable.tsv" --out "$out/again" "$stage" >"$out/again.log" 2>&1
+check "judged: a missed tier runs the stage again (\"once more...\", 9/10, both runs in the note)" \
+    "$(grep -q "once more\.\.\. correct" "$out/again.log" && [ "$(get "$out/again" stages.0.points)" = 9 ] &&
+       grep -q 'ran a second time: 9/10, then 9/10' <<<"$(get "$out/again" stages.0.note)"; echo $?)" \
+    "$(tail -n 20 "$out/again.log")"
+build/grader/grade --judge --once --src solutions --rubric "$out/unreachable.tsv" --out "$out/again-once" "$stage" \
+    >"$out/again-once.log" 2>&1
+check "judged: --once runs it once (9/10, no second run)" \
+    "$(! grep -q "once more" "$out/again-once.log" && [ "$(get "$out/again-once" stages.0.points)" = 9 ]; echo $?)" \
+    "$(tail -n 20 "$out/again-once.log")"
+first=$(awk -F'\t' '!/^#/ && $2 == "matmul" { print $1; exit }' stages.tsv)
+second=$(awk -F'\t' '!/^#/ && $2 == "matmul" { n++; if (n == 2) { print $1; exit } }' stages.tsv)
+build/grader/grade --judge --src solutions --baselines "$out/kept.tsv" --out "$out/kept" "$first" >"$out/kept.log" 2>&1
+check "judged: --baselines: $first's grade keeps the naive baseline it timed (matmul, this GPU, n=4096)" \
+    "$(awk -F'\t' '$1 == "matmul" && $3 > 0 && $4 == "n=4096" { ok = 1 } END { exit !ok }' "$out/kept.tsv" 2>/dev/null; echo $?)" \
+    "$(cat "$out/kept.tsv" 2>/dev/null); $(tail -n 5 "$out/kept.log")"
+build/grader/grade --judge --src solutions --baselines "$out/kept.tsv" --out "$out/kept-later" "$second" \
+    >"$out/kept-later.log" 2>&1
+p="$(get "$out/kept-later" stages.0.points)/$(get "$out/kept-later" stages.0.max_points)"
+check "judged: --baselines: a later grade of $second, handed that baseline, scores full marks ($p)" \
+    "$([ -n "${p%/*}" ] && [ "${p%/*}" = "${p#*/}" ] && [ "$(wc -l <"$out/kept.tsv")" = 1 ]; echo $?)" \
+    "$(tail -n 20 "$out/kept-later.log")"
 fi
 if want sanitize; then
 echo "== SANITIZE=1 finds nothing in the solutions"
