@@ -31,6 +31,9 @@
 #ifndef BK
 #define BK 8 /* depth of a tile step: columns of the A tile, rows of the B tile */
 #endif
+/* The shape: fixed for the stage, each a -D option for the experiments
+ * (tools/experiments/warptile.cu; the static_asserts say what fits) */
+#ifndef BM
 #define BM 128   /* rows of the block's tile of C */
 #define BN 128   /* columns of the block's tile of C */
 #define WM 64    /* rows of a warp's tile */
@@ -39,6 +42,10 @@
 #define WNITER 2 /* ... and across */
 #define TM 4     /* elements of C a thread owns in a sub-tile: rows ... */
 #define TN 4     /* ... and columns */
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 2 /* blocks an SM must hold: 128 registers a thread at 256 threads */
+#endif
 #define WSUBM (WM / WMITER) /* 32: rows of a sub-tile */
 #define WSUBN (WN / WNITER) /* 16: columns of a sub-tile */
 #define THREADS ((BM / WM) * (BN / WN) * 32) /* 256: a warp per warp tile */
@@ -54,7 +61,7 @@ static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
  * checked, zeros stand in past the edges, and the accesses are scalar (a
  * row need not start 16-byte aligned). */
 template <bool EDGE>
-__global__ void __launch_bounds__(THREADS, 2) matmul_warptile(const float *A, const float *B, float *C, int n)
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[2][BK][BM]; /* As[buf][k][m] = A(row0 + m, k0 + k): transposed */
     __shared__ __align__(16) float Bs[2][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */

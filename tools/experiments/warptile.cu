@@ -10,6 +10,9 @@
  *   nvcc -O3 -std=c++17 -arch=native -Icommon -o build/warptile tools/experiments/warptile.cu -lcublas
  *   build/warptile [N]
  *   ... -DBK=16 ...              the solution's knob (its static_asserts say what fits)
+ *   ... -DBM=128 -DBN=128 -DWM=32 -DWN=64 -DWMITER=2 -DWNITER=2 -DTM=4 -DTN=4 ...
+ *                                another shape (all eight, when any: BM guards them)
+ *   ... -DMIN_BLOCKS=1 ...       blocks an SM must hold (__launch_bounds__)
  *   ... -DCANDIDATE=1 [-DEVERY_K=1] ...   warptile_prefetch.cu instead
  *
  * MEASUREMENTS.md has what it measured, and the tile shapes tried before
