@@ -8,22 +8,25 @@
  * fragments it reads, and the swap of the two halves of the buffer.
  *
  * What this version changes, from stage 06's 2D kernel (128 x 128 tile of C
- * per block, 8 x 8 elements per thread):
- *   - WARP TILES: the block's 8 warps each own a WM x WN = 64 x 32 piece of
- *     the tile, split in WMITER x WNITER = 2 x 2 sub-tiles of 32 x 16, in
- *     which each of the warp's 32 threads owns TM x TN = 4 x 4 elements.
- *     For one k, a warp reads 16 different float4 of A and 8 of B from
- *     shared memory, 24 in all (stage 06's warp: 4 of A and 32 of B, 36):
- *     each is wanted by the 4 threads of a thread-row or the 8 of a
- *     thread-column of a sub-tile, and served once for all of them (a
- *     broadcast).
+ * per block, 8 x 8 elements per thread, two blocks an SM):
+ *   - WARP TILES: a block's tile of C is 128 x 256, and its 8 warps each
+ *     own a WM x WN = 64 x 64 piece of it, split in WMITER x WNITER = 4 x 2
+ *     sub-tiles of 16 x 32, in which each of the warp's 32 threads owns
+ *     TM x TN = 4 x 4 elements: 128 elements of C a thread. For one k, a
+ *     warp reads 16 different float4 of A and 16 of B from shared memory
+ *     for 4096 multiply-adds (stage 06's warp: 36 float4 for 2048): each is
+ *     wanted by the 8 threads of a thread-row or the 4 of a thread-column
+ *     of a sub-tile, and served once for all of them (a broadcast).
  *   - A DOUBLE BUFFER: two copies of each shared tile. While the block
  *     multiplies the tile in one half, each thread's share of the next tile
  *     is on its way from global memory into registers; it is stored into
  *     the other half after the multiply-adds, and one barrier per step
  *     makes it visible (stage 06: two barriers, and the loads waited for).
- *   - BK = 8: a thinner tile, so that the loads in flight, 64 accumulators
- *     and the fragments fit the 128 registers that 2 blocks an SM allow.
+ *   - ONE BLOCK AN SM: 128 accumulators, the fragments and the loads in
+ *     flight take some 220 registers, so an SM holds one block of 8 warps
+ *     (12.5% occupancy). Each warp has 128 independent multiply-adds per k
+ *     to issue, which hides the latencies that stage 06 hid with a second
+ *     block. BK = 8: a thin tile, so that the registers stay under 255.
  *
  *   make run EX=08            check, then time, this file
  *   make sweep EX=08          try BK = 8, 16
@@ -37,15 +40,16 @@
 #define BK 8 /* depth of a tile step: columns of the A tile, rows of the B tile */
 #endif
 #define BM 128   /* rows of the block's tile of C */
-#define BN 128   /* columns of the block's tile of C */
+#define BN 256   /* columns of the block's tile of C */
 #define WM 64    /* rows of a warp's tile */
-#define WN 32    /* columns of a warp's tile */
-#define WMITER 2 /* sub-tiles of a warp's tile down ... */
+#define WN 64    /* columns of a warp's tile */
+#define WMITER 4 /* sub-tiles of a warp's tile down ... */
 #define WNITER 2 /* ... and across */
 #define TM 4     /* elements of C a thread owns in a sub-tile: rows ... */
 #define TN 4     /* ... and columns */
-#define WSUBM (WM / WMITER) /* 32: rows of a sub-tile */
-#define WSUBN (WN / WNITER) /* 16: columns of a sub-tile */
+#define MIN_BLOCKS 1 /* blocks an SM must hold: 1 lets a thread have 255 registers */
+#define WSUBM (WM / WMITER) /* 16: rows of a sub-tile */
+#define WSUBN (WN / WNITER) /* 32: columns of a sub-tile */
 #define THREADS ((BM / WM) * (BN / WN) * 32) /* 256: a warp per warp tile */
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the block's tile must be whole warp tiles");
@@ -59,7 +63,7 @@ static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
  * checked, zeros stand in past the edges, and the accesses are scalar (a
  * row need not start 16-byte aligned). */
 template <bool EDGE>
-__global__ void __launch_bounds__(THREADS, 2) matmul_warptile(const float *A, const float *B, float *C, int n)
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[2][BK][BM]; /* As[buf][k][m] = A(row0 + m, k0 + k): transposed */
     __shared__ __align__(16) float Bs[2][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */
@@ -71,11 +75,11 @@ __global__ void __launch_bounds__(THREADS, 2) matmul_warptile(const float *A, co
     // wn = w % (BN/WN). (The placeholders make every warp own the first.)
     const int wm = 0, wn = 0;
     // TODO(lab): where this thread sits in each of its warp's sub-tiles. A
-    // WSUBM x WSUBN = 32 x 16 sub-tile is (WSUBM/TM) x (WSUBN/TN) = 8 x 4
+    // WSUBM x WSUBN = 16 x 32 sub-tile is (WSUBM/TM) x (WSUBN/TN) = 4 x 8
     // threads of TM x TN = 4 x 4 elements; number the warp's lanes row by
     // row: lane l is thread-row tm = l / (WSUBN/TN), thread-column
-    // tn = l % (WSUBN/TN). Then the 4 lanes of a thread-row read the same A
-    // values, and the 8 lanes of a thread-column the same B values.
+    // tn = l % (WSUBN/TN). Then the 8 lanes of a thread-row read the same A
+    // values, and the 4 lanes of a thread-column the same B values.
     const int tm = 0, tn = 0;
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     enum { A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS };
@@ -127,7 +131,7 @@ __global__ void __launch_bounds__(THREADS, 2) matmul_warptile(const float *A, co
         }
     };
 
-    float acc[WMITER * TM][WNITER * TN]; /* 64 elements of C, in registers */
+    float acc[WMITER * TM][WNITER * TN]; /* 128 elements of C, in registers */
 #pragma unroll
     for (int i = 0; i < WMITER * TM; i++)
 #pragma unroll
@@ -169,7 +173,7 @@ __global__ void __launch_bounds__(THREADS, 2) matmul_warptile(const float *A, co
         // overwrite it.
     }
 
-    /* this thread's 2 x 2 sub-tiles of 4 x 4 elements, a float4 per row */
+    /* this thread's 4 x 2 sub-tiles of 4 x 4 elements, a float4 per row */
 #pragma unroll
     for (int i = 0; i < WMITER; i++)
 #pragma unroll
@@ -195,7 +199,7 @@ void matmul(const float *A, const float *B, float *C, int n)
 {
     dim3 grid((n + BN - 1) / BN, (n + BM - 1) / BM);
     // the float4 version needs whole tiles, and 16-byte aligned arrays (then
-    // every row is too, n being a multiple of 128), as in stage 06
+    // every row is too, n being a multiple of 256), as in stage 06
     if (n % BM == 0 && n % BN == 0 && ((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) % 16 == 0)
         matmul_warptile<false><<<grid, THREADS>>>(A, B, C, n);
     else

@@ -14,6 +14,7 @@
  *                                another shape (all eight, when any: BM guards them)
  *   ... -DMIN_BLOCKS=1 ...       blocks an SM must hold (__launch_bounds__)
  *   ... -DCANDIDATE=1 [-DEVERY_K=1] ...   warptile_prefetch.cu instead
+ *   ... -DCANDIDATE=2 [-DSTAGES=4] ...     warptile_async.cu instead
  *
  * MEASUREMENTS.md has what it measured, and the tile shapes tried before
  * the kernel became the stage's solution.
@@ -26,10 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* -DCANDIDATE=1: warptile_prefetch.cu, a candidate of the same contract
- * and names beside this file, instead of the solution */
+/* -DCANDIDATE=1: warptile_prefetch.cu, -DCANDIDATE=2: warptile_async.cu,
+ * candidates of the same contract and names beside this file, instead of
+ * the solution */
 #if defined(CANDIDATE) && CANDIDATE == 1
 #include "warptile_prefetch.cu"
+#elif defined(CANDIDATE) && CANDIDATE == 2
+#include "warptile_async.cu"
 #else
 #include "../../solutions/08_warptiling/kernel.cu"
 #endif
