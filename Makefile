@@ -133,13 +133,36 @@ build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/j
                                build/judge/runner-skips-flushes.o build/common/remote.o build/common/signals.o
 	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
 
+# The wall around a kernel.cu's build (grader/README.md, "The build"): the
+# compiler runs inside build/confine/confine --build, where it may read the
+# kernel.cu, the lab's headers (common/*.h), the system's folders and the
+# CUDA Toolkit, and write its own output folder, under limits of time and
+# memory: a kernel.cu cannot #include or .incbin the solutions, another
+# stage, another student or the gradebook. Where this machine cannot
+# confine (no user namespaces, no Landlock), the build runs plainly with a
+# note, unless REQUIRE_CONFINEMENT=1 (make class): then it stops.
+# WALL_LIMIT_S, WALL_MEMORY_MB: its limits; WALL_EXEC_DIRS: more folders of
+# tools (a host compiler outside the system's folders).
+NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
+TOOLKIT_DIR := $(if $(NVCC_FOUND),$(patsubst %/bin,%,$(patsubst %/,%,$(dir $(realpath $(NVCC_FOUND))))))
+WALL_LIMIT_S ?= 300
+WALL_MEMORY_MB ?= 8192
+LAB_HEADERS := $(wildcard common/*.h)
+# $(call wall,SOURCE,OUTPUT_FOLDER)
+wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),,--or-unconfined) \
+       $(foreach d,$(TOOLKIT_DIR) $(WALL_EXEC_DIRS),--read-exec $(d)) --read $(1) \
+       $(foreach h,$(LAB_HEADERS),--read $(h)) --write $(2) --label $(1) \
+       --time-limit $(WALL_LIMIT_S) --memory-mb $(WALL_MEMORY_MB) --
+
 # One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
 # output folder $(3) (build/<stage> or build/<stage>/k<value>), extra
 # compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record.
 define binary_rules
-$(3)/$(2).o: $(2)s/$(1)/kernel.cu build/flags.txt
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MMD -MP -c $$< -o $$@
+$(3)/$(2).o: $(2)s/$(1)/kernel.cu build/flags.txt | build/confine/confine
+	@rm -rf $(3)/$(2).wall && mkdir -p $(3)/$(2).wall
+	$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
+	    -MF $(3)/$(2).wall/kernel.d -c $$< -o $(3)/$(2).wall/kernel.o
+	@mv $(3)/$(2).wall/kernel.d $(3)/$(2).d && mv $(3)/$(2).wall/kernel.o $$@ && rmdir $(3)/$(2).wall
 $(3)/$(2)_info.o: common/build_info.c build/flags.txt
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
@@ -254,7 +277,7 @@ build/confine/confine: $(CONFINE_SRCS) confine/confine.h
 # grader checks once before it grades (grader/confinement.c)
 build/confine/cuda-probe: confine/cuda_probe.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@ $(LDLIBS)
+	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
 
 # Grades (make grade, make class, make calibrate) are the judge's unless
 # JUDGE=0 (grader/README.md, "The judge"); make run and make profile run the

@@ -26,7 +26,7 @@
 const char *lab_judge_family;
 
 static struct {
-    char runner[4096], echo[4096], confine[4096];
+    char runner[4096], echo[4096], confine[4096], confine_files[4096];
     double limit_s; /* one request, before the runner is stopped */
     lab_runner student, echo_runner;
     int started, echo_started;
@@ -36,10 +36,10 @@ static struct {
     lab_remote_request pending, echo_pending;
     int echo_missing;     /* no echo runner: warned once */
     int echo_mapped[LAB_REMOTE_MAX_BUFFERS]; /* the echo runner maps them too */
-} J = {"", "", "", 20.0};
+} J = {"", "", "", "", 20.0};
 
 /* Take the judge's own options out of argv: --runner, --echo, --confine,
- * --call-limit-s. The rest is the driver's. */
+ * --confine-files, --call-limit-s. The rest is the driver's. */
 void lab_judge_take_args(int *argc, char **argv)
 {
     int out = 1;
@@ -51,6 +51,8 @@ void lab_judge_take_args(int *argc, char **argv)
             snprintf(J.echo, sizeof J.echo, "%s", v);
         } else if (v && !strcmp(a, "--confine")) {
             snprintf(J.confine, sizeof J.confine, "%s", v);
+        } else if (v && !strcmp(a, "--confine-files")) {
+            snprintf(J.confine_files, sizeof J.confine_files, "%s", v);
         } else if (v && !strcmp(a, "--call-limit-s")) {
             J.limit_s = atof(v) > 0 ? atof(v) : J.limit_s;
         } else {
@@ -152,7 +154,7 @@ static void spawn_student(void)
         return;
     if (!J.runner[0])
         lab_die(LAB_EXIT_USAGE, "no runner: give --runner PATH (the stage's -runner program)");
-    if (lab_runner_start(&J.student, J.runner, J.confine[0] ? J.confine : NULL, "your kernel"))
+    if (lab_runner_start(&J.student, J.runner, J.confine[0] ? J.confine : NULL, J.confine_files, "your kernel"))
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.runner);
     J.started = 1;
     J.greeted = 0;
@@ -341,7 +343,8 @@ static int spawn_echo(void)
         J.echo_missing = 1;
         return -1;
     }
-    if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, "the echo runner"))
+    if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, J.confine_files,
+                         "the echo runner"))
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
     J.echo_started = 1;
     J.echo_greeted = 0;

@@ -73,7 +73,8 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
     return 0;
 }
 
-int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *what)
+int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *files,
+                     const char *what)
 {
     /* a runner that is gone must be a death the judge reports, not a
      * SIGPIPE that kills the judge when it writes the next request */
@@ -89,13 +90,6 @@ int lab_runner_start(lab_runner *r, const char *program, const char *confine, co
         close(to[1]);
         return -1;
     }
-    char folder[PATH_MAX];
-    snprintf(folder, sizeof folder, "%s", program);
-    char *slash = strrchr(folder, '/');
-    if (slash)
-        *slash = 0;
-    else
-        snprintf(folder, sizeof folder, ".");
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
@@ -112,8 +106,9 @@ int lab_runner_start(lab_runner *r, const char *program, const char *confine, co
             close(fd);
         signal(SIGPIPE, SIG_DFL);
         if (confine) {
-            char *argv[] = {(char *)confine, "--read", folder, "--", (char *)program, NULL};
-            execv(confine, argv);
+            char *with_files[] = {(char *)confine, "--read-list", (char *)files, "--", (char *)program, NULL};
+            char *without[] = {(char *)confine, "--", (char *)program, NULL};
+            execv(confine, files && files[0] ? with_files : without);
         } else {
             char *argv[] = {(char *)program, NULL};
             execv(program, argv);

@@ -92,9 +92,11 @@ enum lab_remote_result {
 /* Start program as a runner: argv[0] = program, stdin /dev/null, stdout and
  * stderr shared with the judge, the pipes on LAB_RUNNER_IN_FD and
  * LAB_RUNNER_OUT_FD, every other descriptor closed. When confine is not
- * NULL the program is started as `confine --read <its folder> -- program`.
- * Returns 0, or -1 with errno. */
-int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *what);
+ * NULL the program is started as `confine [--read-list files] -- program`:
+ * it may read itself, the libraries it is linked with and the files listed
+ * in files (the GPU driver's; "" for none). Returns 0, or -1 with errno. */
+int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *files,
+                     const char *what);
 
 /* Send a request (count calls of it); wait at most limit_s for the answer.
  * On TIMEOUT the runner is killed; on DIED, GARBLED it is reaped. */

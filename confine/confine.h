@@ -17,7 +17,27 @@
  *   seccomp.c     the system calls: no new processes (threads yes), no
  *                 other program, no sockets, no tracing, no namespaces, no io_uring, no 32-bit
  *                 entry points;
+ *   libraries.c   the files a program needs to start: itself, its loader
+ *                 and the libraries it is linked with, found as the loader
+ *                 finds them;
  *   main.c        the command line, and the order of the steps.
+ *
+ * Two kinds of run:
+ *
+ *   a program (the default): it may read its own file, its loader, the
+ *   libraries it is linked with, the files of --read-list (the GPU driver's,
+ *   which the grader learns from a trusted CUDA program), /etc, /proc, /sys
+ *   and the GPU's devices; nothing else of the machine's libraries, so that
+ *   no library it is not linked with (cuBLAS, wherever installed) can be
+ *   loaded at run time;
+ *
+ *   a build (--build): the compiler and the tools it starts may run (new
+ *   processes and programs are allowed), and read the system's folders and
+ *   the CUDA Toolkit (--read-exec), the files named with --read (the
+ *   student's kernel.cu, the lab's headers), and write the folders named
+ *   with --write (its own output) and a private scratch folder (TMPDIR);
+ *   under limits of time, memory and file size. Nothing else: not the
+ *   solutions, not another stage's folder, not another student's files.
  *
  * Plain C and Linux; no library beyond libc.
  */
@@ -28,12 +48,20 @@
 
 /* Exit statuses of confine itself (the program's own pass through). */
 enum {
+    CONFINE_TIME_LIMIT = 124,  /* a build stopped at its time limit          */
     CONFINE_USAGE = 125,       /* bad command line                           */
     CONFINE_UNAVAILABLE = 126, /* the kernel cannot confine here (see why)   */
     CONFINE_EXEC_FAILED = 127  /* the program could not be started            */
 };
 
 #define CONFINE_MAX_PATHS 32
+#define CONFINE_MAX_FILES 512
+
+/* A list of files (libraries, the driver's files) a run may read. */
+typedef struct {
+    char *path[CONFINE_MAX_FILES];
+    int n;
+} confine_list;
 
 typedef struct {
     const char *read[CONFINE_MAX_PATHS]; /* folders (or files) it may read       */
@@ -46,7 +74,16 @@ typedef struct {
      * changes: -1 where it could not be */
     int read_fd[CONFINE_MAX_PATHS], exec_fd[CONFINE_MAX_PATHS], write_fd[CONFINE_MAX_PATHS];
     int log; /* --log: Landlock's denials to the kernel's log (ABI 7)   */
+    int build; /* --build: a compiler's run (see above)                 */
+    const char *read_exec[CONFINE_MAX_PATHS]; /* --read-exec: folders of tools */
+    int nread_exec;
+    confine_list files; /* the program's libraries and --read-list's files */
 } confine_paths;
+
+/* The folders every run may read (the kernel's views and the system's
+ * configuration), and those a build may also execute from. */
+extern const char *const confine_config_dirs[];
+extern const char *const confine_system_dirs[];
 
 /* ----------------------------------------------------------- namespaces.c */
 
@@ -74,18 +111,19 @@ int confine_unshare(int *as_root, char *why, size_t len);
 
 /* In the child (process 1): make every mount private, mount a private
  * tmpfs on /dev/shm (the user nobody's, as_root), and a /proc of the new
- * PID namespace (other processes vanish from it). *fresh_proc says whether /proc could be
+ * PID namespace (other processes vanish from it); a build's /dev/shm is
+ * larger (its TMPDIR) and stays root's. *fresh_proc says whether /proc could be
  * remounted (it cannot where the outer /proc has masked parts, as in some
  * containers; then Landlock and the PID namespace still hide what matters).
  * -1 with the reason in why. */
-int confine_mounts(int as_root, int *fresh_proc, char *why, size_t len);
+int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t len);
 
 /* ------------------------------------------------------------ landlock.c */
 
 /* The Landlock ABI the kernel offers (0: none). */
 int confine_landlock_abi(void);
 
-/* Restrict the file system to paths (and the system folders every program
+/* Restrict the file system to paths (the system's folders a run of its kind
  * needs), and TCP and signals where the ABI allows. -1 with why. */
 int confine_landlock(const confine_paths *paths, char *why, size_t len);
 
@@ -93,7 +131,20 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len);
 
 /* Install the system-call filter (sets no_new_privs). The one exec it
  * lets through is the execveat whose path argument is the pointer exec_path:
- * the caller's own exec of the program. -1 with why. */
-int confine_seccomp(const void *exec_path, char *why, size_t len);
+ * the caller's own exec of the program; processes: a build's filter, where
+ * new processes and programs are allowed. -1 with why. */
+int confine_seccomp(const void *exec_path, int processes, char *why, size_t len);
+
+/* ----------------------------------------------------------- libraries.c */
+
+/* Add program and every library it is linked with (DT_NEEDED, to the end,
+ * found as the dynamic loader finds them) to out, as real paths. -1 when
+ * program is no ELF file or out is full; otherwise the number of names
+ * that could not be found (the loader will name them when it runs). */
+int confine_libraries(const char *program, confine_list *out);
+/* Add one path; -1 when the list is full. */
+int confine_list_add(confine_list *list, const char *path);
+/* Add every absolute path of a file, one a line; -1 when it cannot be read. */
+int confine_list_read(confine_list *list, const char *file);
 
 #endif /* CONFINE_H */

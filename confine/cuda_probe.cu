@@ -1,11 +1,19 @@
 /*
  * cuda_probe.cu: does the GPU work inside the confinement? The grader runs
  * this once, confined, before it grades (grader/confinement.c): a context, a
- * small allocation, a kernel, its result, and cuBLAS (which the harness
- * loads, a library of its own). Where it fails confined but works
- * unconfined, the confinement would break every student's run, and the
- * grader says so instead of grading (make class) or grades unconfined with
- * one line saying why (make grade).
+ * small allocation, a kernel, its result. It is linked as a runner is (the
+ * CUDA runtime, no cuBLAS), and confined as a runner is. Where it fails
+ * confined but works unconfined, the confinement would break every
+ * student's run, and the grader says so instead of grading (make class) or
+ * grades unconfined with one line saying why (make grade).
+ *
+ * `cuda-probe --files`: the same work, unconfined, then the files mapped
+ * into this process, one a line: the libraries a runner is linked with and
+ * those the GPU driver loads at run time (libcuda.so.1 and its own), found
+ * by watching a trusted program do what a runner does. The grader hands
+ * them to confine (--read-list): a runner may read those and no other
+ * library, so nothing it is not linked with can be loaded (grader/README.md,
+ * "What confinement takes away").
  *
  * `cuda-probe --ipc`: can two processes share GPU memory (CUDA IPC), as the
  * judge and its runner do (grader/README.md, "The judge")? Some systems
@@ -15,7 +23,6 @@
  *
  * Prints one line; exit status 0 when everything worked, 1 when not.
  */
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,12 +101,49 @@ static int ipc_probe(void)
     return 0;
 }
 
+/* Every file mapped into this process (/proc/self/maps), once each: not
+ * the devices (confine allows the GPU's), not anonymous or deleted ones. */
+static int print_mapped_files(void)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) {
+        perror("cuda-probe: /proc/self/maps");
+        return 1;
+    }
+    static char seen[256][512];
+    int n = 1;
+    /* not this program itself: a runner's own file is its own */
+    ssize_t self = readlink("/proc/self/exe", seen[0], sizeof seen[0] - 1);
+    seen[0][self > 0 ? self : 0] = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, maps)) {
+        char *path = strchr(line, '/');
+        if (!path)
+            continue;
+        path[strcspn(path, "\n")] = 0;
+        if (!strncmp(path, "/dev/", 5) || strstr(path, " (deleted)"))
+            continue;
+        int known = 0;
+        for (int i = 0; i < n && !known; i++)
+            known = !strcmp(seen[i], path);
+        if (!known && n < 256) {
+            snprintf(seen[n++], sizeof seen[0], "%s", path);
+            printf("%s\n", path);
+        }
+    }
+    fclose(maps);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--ipc"))
         return ipc_probe();
+    int files = argc > 1 && !strcmp(argv[1], "--files");
     int *x = NULL, host = 41;
     cudaError_t err = cudaFree(0);
+    if (err != cudaSuccess && files)
+        return print_mapped_files(); /* no GPU: the libraries still */
     if (err != cudaSuccess)
         return failed("creating a context", err);
     if ((err = cudaMalloc(&x, sizeof *x)) != cudaSuccess)
@@ -115,23 +159,12 @@ int main(int argc, char **argv)
         printf("the GPU does not work here: a kernel's result is wrong (%d)\n", host);
         return 1;
     }
-    /* cuBLAS: a 1 x 1 product, 2 * 3 */
-    cublasHandle_t h;
-    float *m = NULL, two_three[3] = {2.0f, 3.0f, 0.0f}, one = 1.0f, zero = 0.0f;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
-        printf("the GPU does not work here: cublasCreate failed\n");
-        return 1;
+    if (files) {
+        /* what a runner does besides: share a buffer with the judge */
+        cudaIpcMemHandle_t h;
+        (void)cudaIpcGetMemHandle(&h, x);
+        return print_mapped_files();
     }
-    if ((err = cudaMalloc(&m, sizeof two_three)) != cudaSuccess ||
-        (err = cudaMemcpy(m, two_three, sizeof two_three, cudaMemcpyHostToDevice)) != cudaSuccess)
-        return failed("cudaMalloc for cuBLAS", err);
-    if (cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, m, 1, m + 1, 1, &zero, m + 2, 1) !=
-            CUBLAS_STATUS_SUCCESS ||
-        cudaMemcpy(two_three, m, sizeof two_three, cudaMemcpyDeviceToHost) != cudaSuccess || two_three[2] != 6.0f) {
-        printf("the GPU does not work here: cublasSgemm failed or gave %g for 2 x 3\n", two_three[2]);
-        return 1;
-    }
-    cublasDestroy(h);
-    printf("the GPU works: a context, an allocation, a kernel, cuBLAS\n");
+    printf("the GPU works: a context, an allocation, a kernel\n");
     return 0;
 }

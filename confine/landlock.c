@@ -9,11 +9,17 @@
  *   - nothing can be written, created, removed, renamed or truncated, except
  *     in the private /dev/shm (confine_mounts) and on the devices below;
  *   - the process may write beneath its own /proc/self/task (thread names);
- *   - reading is allowed beneath the system's folders (libraries, the CUDA
- *     Toolkit, /etc, /proc, /sys) and the paths named with --read (the
- *     lab's build folder): not the user's home, not /tmp, not the class's
- *     submissions or its gradebook;
+ *   - reading is allowed beneath /etc, /proc and /sys, and of the files a
+ *     program needs to start (itself, its loader, the libraries it is
+ *     linked with: libraries.c) and those of --read-list (the GPU driver's):
+ *     no other library, not the user's home, not /tmp, not the lab, not
+ *     the class's submissions or its gradebook;
  *   - executing is allowed for the program and its ELF interpreter only;
+ *   - a build (--build) may also read and execute beneath the system's
+ *     folders (/usr, /lib*, /bin, /sbin) and those of --read-exec (the CUDA
+ *     Toolkit), read the paths of --read (its source, the lab's headers),
+ *     and write beneath those of --write (its output) and its private
+ *     /dev/shm (TMPDIR); of the devices, /dev/null alone;
  *   - /dev/null and friends, and the GPU's device files (/dev/nvidia*), may
  *     be opened for reading and writing, and the GPU's driver may be
  *     talked to with ioctl;
@@ -68,6 +74,13 @@ struct path_beneath {
     uint64_t allowed_access;
     int32_t parent_fd;
 } __attribute__((packed));
+
+/* What every run may read: the kernel's views of itself and of the
+ * machine, the system's configuration, the GPU daemon's socket folder. */
+const char *const confine_config_dirs[] = {"/etc", "/proc", "/sys", "/run/nvidia-persistenced", NULL};
+/* What a build may also read and execute: the system's programs, libraries
+ * and headers. */
+const char *const confine_system_dirs[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", NULL};
 
 int confine_landlock_abi(void)
 {
@@ -155,25 +168,36 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     const uint64_t fs = attr.handled_access_fs;
     const uint64_t READ = FS_READ_FILE | FS_READ_DIR;
     const uint64_t DEVICE = FS_READ_FILE | FS_WRITE_FILE | FS_IOCTL_DEV;
-    static const char *const system_dirs[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin",
-                                              "/sbin", "/etc", "/opt", "/proc", "/sys",
-                                              "/run/nvidia-persistenced"};
     static const char *const plain_devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                                 "/dev/urandom"};
     int rc = 0;
-    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0] && !rc; i++)
-        rc = allow(ruleset, system_dirs[i], READ, fs, why, len);
+    for (size_t i = 0; confine_config_dirs[i] && !rc; i++)
+        rc = allow(ruleset, confine_config_dirs[i], READ, fs, why, len);
+    for (int i = 0; i < paths->files.n && !rc; i++)
+        rc = allow(ruleset, paths->files.path[i], FS_READ_FILE, fs, why, len);
     for (int i = 0; i < paths->nread && !rc; i++)
         rc = allow_given(ruleset, paths->read_fd[i], paths->read[i], READ, fs, why, len);
     for (int i = 0; i < paths->nwrite && !rc; i++)
         rc = allow_given(ruleset, paths->write_fd[i], paths->write[i], fs & ~(uint64_t)FS_EXECUTE, fs, why, len);
     for (int i = 0; i < paths->nexec && !rc; i++)
         rc = allow_given(ruleset, paths->exec_fd[i], paths->exec[i], FS_EXECUTE | FS_READ_FILE, fs, why, len);
-    /* /dev: list it, use the plain devices and the GPU's */
+    /* /dev: list it, use the plain devices (a build: /dev/null alone) */
     if (!rc)
         rc = allow(ruleset, "/dev", FS_READ_DIR, fs, why, len);
-    for (size_t i = 0; i < sizeof plain_devices / sizeof plain_devices[0] && !rc; i++)
+    for (size_t i = 0; i < (paths->build ? 1 : sizeof plain_devices / sizeof plain_devices[0]) && !rc; i++)
         rc = allow(ruleset, plain_devices[i], DEVICE & ~(uint64_t)FS_IOCTL_DEV, fs, why, len);
+    if (paths->build) {
+        /* the compiler, its tools and headers: the system's and the toolkit's */
+        for (size_t i = 0; confine_system_dirs[i] && !rc; i++)
+            rc = allow(ruleset, confine_system_dirs[i], READ | FS_EXECUTE, fs, why, len);
+        for (int i = 0; i < paths->nread_exec && !rc; i++)
+            rc = allow(ruleset, paths->read_exec[i], READ | FS_EXECUTE, fs, why, len);
+        if (!rc)
+            rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why,
+                       len);
+        goto apply;
+    }
+    /* the GPU's devices */
     DIR *dev = rc ? NULL : opendir("/dev");
     for (struct dirent *e; dev && !rc && (e = readdir(dev));) {
         if (strncmp(e->d_name, "nvidia", 6) && strcmp(e->d_name, "dxg"))
@@ -193,6 +217,7 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     /* the private tmpfs of confine_mounts */
     if (!rc)
         rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why, len);
+apply:
     if (rc) {
         if (!why[0])
             snprintf(why, len, "cannot open a path for Landlock: %s", strerror(errno));

@@ -1,5 +1,7 @@
 /*
- * main.c: confine [--read PATH]... [--exec PATH]... -- PROGRAM [ARG...]
+ * main.c: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]
+ *         confine --build [--read-exec DIR]... [--read PATH]... [--write DIR]...
+ *                 [--time-limit S] [--memory-mb M] [--file-mb M] [--label TEXT] -- COMPILER [ARG...]
  *         confine --probe
  *
  * Runs PROGRAM confined (confine.h says how), with the descriptors,
@@ -16,8 +18,15 @@
  *
  * --probe sets every layer up in a child that then exits, and prints one
  * line: what confinement this machine gives, or why it gives none.
- * Exit status: PROGRAM's; 125 usage, 126 cannot confine here, 127 PROGRAM
- * could not be started.
+ * --build confines a compiler (confine.h says how), under limits: its time
+ * (--time-limit, default 300 s: then everything in it is stopped), each
+ * process's memory (--memory-mb, default 8192: address space) and the size
+ * of a file it writes (--file-mb, default 512). --label names what is built
+ * in the one line said when a limit stops it. --or-unconfined: where this
+ * machine cannot confine, a note, and the build runs plainly (a student's
+ * own machine; a class's grading never says it).
+ * Exit status: PROGRAM's; 124 a build stopped at its time limit, 125 usage,
+ * 126 cannot confine here, 127 PROGRAM could not be started.
  */
 #include "confine.h"
 
@@ -31,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,7 +51,9 @@
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
-static const char *USAGE = "usage: confine [--read PATH]... [--exec PATH]... -- PROGRAM [ARG...]\n"
+static const char *USAGE = "usage: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]\n"
+                           "       confine --build [--or-unconfined] [--read-exec DIR]... [--read PATH]... [--write DIR]...\n"
+                           "               [--time-limit S] [--memory-mb M] [--file-mb M] [--label TEXT] -- COMPILER [ARG...]\n"
                            "       confine --probe\n"
                            "  to find what a program needs that the confinement refuses (diagnosis only:\n"
                            "  the program is then not fully confined):\n"
@@ -50,6 +63,10 @@ static const char *USAGE = "usage: confine [--read PATH]... [--exec PATH]... -- 
 static int g_without_landlock, g_without_seccomp, g_without_caps;
 static int g_root; /* root, with no user namespace: process 2 becomes nobody */
 static int g_left_root; /* started as root: the program runs as nobody */
+/* --build's limits, and what is built (for the line a limit says) */
+static double g_time_limit = 300;
+static long g_memory_mb = 8192, g_file_mb = 512;
+static const char *g_label = "the build";
 /* the empty path of confine's own execveat: the system-call filter lets
  * through the one execveat whose path is this very array (seccomp.c) */
 static char g_exec_self[1];
@@ -128,8 +145,10 @@ static int drop_capabilities(char *why, size_t len)
         snprintf(why, len, "cannot lock the securebits: %s", strerror(errno));
         return -1;
     }
-    /* root: the user nobody, which clears the capabilities too */
-    if (g_root && confine_leave_root(why, len))
+    /* root: the user nobody, which clears the capabilities too (a build
+     * stays root without capabilities: its output folder is root's, and
+     * Landlock, not the user, is its wall) */
+    if (g_root && g_left_root && confine_leave_root(why, len))
         return -1;
     struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct d[2];
@@ -172,15 +191,34 @@ static void fail(int status, const char *what, const char *why)
     _exit(status);
 }
 
+/* A build's limits, inherited by every process it starts, and its scratch
+ * folder (the private /dev/shm) as TMPDIR. */
+static int set_build_limits(char *why, size_t len)
+{
+    struct rlimit mem = {(rlim_t)g_memory_mb << 20, (rlim_t)g_memory_mb << 20};
+    struct rlimit file = {(rlim_t)g_file_mb << 20, (rlim_t)g_file_mb << 20};
+    struct rlimit none = {0, 0};
+    if (setrlimit(RLIMIT_AS, &mem) || setrlimit(RLIMIT_FSIZE, &file) || setrlimit(RLIMIT_CORE, &none)) {
+        snprintf(why, len, "cannot set the build's limits: %s", strerror(errno));
+        return -1;
+    }
+    /* a file past the limit is an error the compiler reports, not a signal */
+    signal(SIGXFSZ, SIG_IGN);
+    setenv("TMPDIR", "/dev/shm", 1);
+    return 0;
+}
+
 /* Process 2: the last layers, then PROGRAM (or, probing, a report). */
 static void program(const confine_paths *paths, char *const argv[], const char *path, int probe,
                     int fresh_proc)
 {
     char why[512] = "";
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (paths->build && set_build_limits(why, sizeof why))
+        fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if ((!g_without_landlock && confine_landlock(paths, why, sizeof why)) ||
         (!g_without_caps && drop_capabilities(why, sizeof why)) ||
-        (!g_without_seccomp && confine_seccomp(g_exec_self, why, sizeof why)))
+        (!g_without_seccomp && confine_seccomp(g_exec_self, paths->build, why, sizeof why)))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if (probe) {
         printf("confined: %sPID, mount, network and IPC namespaces%s; Landlock ABI %d; "
@@ -208,7 +246,7 @@ static void init(const confine_paths *paths, char *const argv[], const char *pat
     char why[512] = "";
     int fresh_proc = 0;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (confine_mounts(g_root, &fresh_proc, why, sizeof why))
+    if (confine_mounts(g_root, paths->build, &fresh_proc, why, sizeof why))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     pid_t pid = fork();
     if (pid < 0)
@@ -225,19 +263,131 @@ static void init(const confine_paths *paths, char *const argv[], const char *pat
     _exit(0);
 }
 
+/* A number option's value, or a usage error. */
+static double number_arg(const char *option, const char *text, double min)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (*end || v < min) {
+        fprintf(stderr, "confine: %s takes a number of at least %g, not '%s'\n", option, min, text);
+        exit(CONFINE_USAGE);
+    }
+    return v;
+}
+
+/* A build must not run where the folders it may read hold the lab: a lab
+ * beneath /usr would show its solutions to every build. */
+static int beneath(const char *path, const char *dir)
+{
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return 0;
+    size_t n = strlen(real);
+    return !strncmp(path, real, n) && (path[n] == '/' || path[n] == 0 || (n == 1 && real[0] == '/'));
+}
+
+static void check_build_folder(const confine_paths *paths)
+{
+    char here[PATH_MAX];
+    if (!getcwd(here, sizeof here))
+        return;
+    const char *inside = NULL;
+    for (int i = 0; confine_system_dirs[i] && !inside; i++)
+        if (beneath(here, confine_system_dirs[i]))
+            inside = confine_system_dirs[i];
+    for (int i = 0; confine_config_dirs[i] && !inside; i++)
+        if (beneath(here, confine_config_dirs[i]))
+            inside = confine_config_dirs[i];
+    for (int i = 0; i < paths->nread_exec && !inside; i++)
+        if (beneath(here, paths->read_exec[i]))
+            inside = paths->read_exec[i];
+    if (inside) {
+        fprintf(stderr, "confine: %s: error: the build runs in %s, beneath %s, which every build may read: "
+                        "move the lab (and the class's folder) out of the system's folders and the CUDA Toolkit\n",
+                g_label, here, inside);
+        exit(CONFINE_UNAVAILABLE);
+    }
+}
+
+/* --or-unconfined: whether this machine confines (confine --probe, run
+ * again as a process of its own); when it cannot, one note, and the
+ * build runs plainly under its limits of memory and file size. */
+static void build_plainly_if_unconfinable(char *const argv[], const char *path)
+{
+    int out[2];
+    if (pipe(out))
+        return;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        execl("/proc/self/exe", "confine", "--probe", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char line[512] = "";
+    ssize_t got = pid > 0 ? read(out[0], line, sizeof line - 1) : -1;
+    line[got > 0 ? got : 0] = 0;
+    close(out[0]);
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (!strncmp(line, "confined: ", 10))
+        return;
+    line[strcspn(line, "\n")] = 0;
+    fprintf(stderr, "confine: note: %s is built without its wall (%s); make class requires the wall\n", g_label,
+            line[0] ? line : "the probe said nothing");
+    char why[256];
+    if (set_build_limits(why, sizeof why))
+        fprintf(stderr, "confine: %s\n", why);
+    execv(path, argv);
+    fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
+    exit(CONFINE_EXEC_FAILED);
+}
+
+static volatile sig_atomic_t g_timed_out;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    g_timed_out = 1;
+}
+
 int main(int argc, char **argv)
 {
     static confine_paths paths;
     int probe = 0, i = 1;
+    const char *read_list = NULL;
+    int or_unconfined = 0;
     for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {
             i++;
             break;
-        } else if (!strcmp(argv[i], "--probe")) {
+        } else if (!strcmp(a, "--probe")) {
             probe = g_probe = 1;
-        } else if (!strcmp(argv[i], "--log")) {
+        } else if (!strcmp(a, "--log")) {
             paths.log = 1;
-        } else if (!strcmp(argv[i], "--without") && i + 1 < argc) {
+        } else if (!strcmp(a, "--build")) {
+            paths.build = 1;
+        } else if (!strcmp(a, "--or-unconfined")) {
+            or_unconfined = 1;
+        } else if (v && !strcmp(a, "--read-list")) {
+            read_list = argv[++i];
+        } else if (v && !strcmp(a, "--time-limit")) {
+            g_time_limit = number_arg(a, argv[++i], 1);
+        } else if (v && !strcmp(a, "--memory-mb")) {
+            g_memory_mb = (long)number_arg(a, argv[++i], 64);
+        } else if (v && !strcmp(a, "--file-mb")) {
+            g_file_mb = (long)number_arg(a, argv[++i], 1);
+        } else if (v && !strcmp(a, "--label")) {
+            g_label = argv[++i];
+        } else if (v && !strcmp(a, "--read-exec")) {
+            if (paths.nread_exec == CONFINE_MAX_PATHS) {
+                fprintf(stderr, "confine: too many --read-exec options\n");
+                return CONFINE_USAGE;
+            }
+            paths.read_exec[paths.nread_exec++] = argv[++i];
+        } else if (v && !strcmp(a, "--without")) {
             const char *layer = argv[++i];
             if (!strcmp(layer, "landlock"))
                 g_without_landlock = 1;
@@ -250,25 +400,30 @@ int main(int argc, char **argv)
                 return CONFINE_USAGE;
             }
             fprintf(stderr, "confine: diagnosis: without %s, the program is not fully confined\n", layer);
-        } else if ((!strcmp(argv[i], "--read") || !strcmp(argv[i], "--exec") || !strcmp(argv[i], "--write")) &&
-                   i + 1 < argc) {
-            char kind = argv[i][2];
+        } else if (v && (!strcmp(a, "--read") || !strcmp(a, "--exec") || !strcmp(a, "--write"))) {
+            char kind = a[2];
             int *count = kind == 'r' ? &paths.nread : kind == 'e' ? &paths.nexec : &paths.nwrite;
             if (*count == CONFINE_MAX_PATHS - 2) {
-                fprintf(stderr, "confine: too many %s options\n", argv[i]);
+                fprintf(stderr, "confine: too many %s options\n", a);
                 return CONFINE_USAGE;
             }
             const char **list = kind == 'r' ? paths.read : kind == 'e' ? paths.exec : paths.write;
             list[(*count)++] = argv[++i];
-            if (kind == 'w')
+            if (kind == 'w' && !paths.build)
                 fprintf(stderr, "confine: diagnosis: %s may be written\n", argv[i]);
-        } else if (!strcmp(argv[i], "--help")) {
+        } else if (!strcmp(a, "--help")) {
             fputs(USAGE, stdout);
             return 0;
         } else {
-            fprintf(stderr, "confine: unknown option '%s'\n%s", argv[i], USAGE);
+            fprintf(stderr, "confine: unknown option '%s'\n%s", a, USAGE);
             return CONFINE_USAGE;
         }
+    }
+    if (paths.build)
+        g_left_root = 0; /* a build stays its user: see drop_capabilities */
+    if (read_list && confine_list_read(&paths.files, read_list)) {
+        fprintf(stderr, "confine: cannot read the list of files %s: %s\n", read_list, strerror(errno));
+        return CONFINE_USAGE;
     }
     static char path[PATH_MAX], interp[PATH_MAX], interp2[PATH_MAX];
     if (!probe) {
@@ -289,9 +444,21 @@ int main(int argc, char **argv)
             if (interp2[0] && paths.nexec < CONFINE_MAX_PATHS)
                 paths.exec[paths.nexec++] = interp2;
         }
+        /* what they are linked with: the only libraries the run may read
+         * (a build reads the system's and the toolkit's folders anyway) */
+        for (int k = 0; k < paths.nexec && !paths.build; k++)
+            if (confine_libraries(paths.exec[k], &paths.files) < 0 && paths.files.n == CONFINE_MAX_FILES) {
+                fprintf(stderr, "confine: %s needs more than %d files\n", path, CONFINE_MAX_FILES);
+                return CONFINE_USAGE;
+            }
+        if (paths.build)
+            check_build_folder(&paths);
+        if (paths.build && or_unconfined)
+            build_plainly_if_unconfinable(argv + i, path);
     }
     char why[512] = "";
-    g_root = g_left_root = geteuid() == 0;
+    g_root = geteuid() == 0;
+    g_left_root = g_root && !paths.build;
     confine_find_nobody();
     confine_open_paths(&paths);
     if (!probe && paths.exec_fd[0] < 0 && (paths.exec_fd[0] = open(path, O_PATH)) < 0) {
@@ -321,14 +488,39 @@ int main(int argc, char **argv)
         init(&paths, probe ? NULL : argv + i, path, probe, report[1]);
     }
     close(report[1]);
+    if (paths.build) {
+        /* the time limit: init killed, the kernel ends every process of the
+         * namespace with it */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm;
+        sigaction(SIGALRM, &sa, NULL); /* no SA_RESTART: read returns EINTR */
+        struct itimerval t = {{0, 0}, {(time_t)g_time_limit, (suseconds_t)((g_time_limit - (time_t)g_time_limit) * 1e6)}};
+        setitimer(ITIMER_REAL, &t, NULL);
+    }
     int init_status = 0, status = 0;
     ssize_t got;
-    while ((got = read(report[0], &status, sizeof status)) < 0 && errno == EINTR)
+    while ((got = read(report[0], &status, sizeof status)) < 0 && errno == EINTR && !g_timed_out)
         ;
+    if (g_timed_out) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &init_status, 0) < 0 && errno == EINTR)
+            ;
+        fprintf(stderr, "%s: error: the build ran past its time limit (%g s) and was stopped\n", g_label,
+                g_time_limit);
+        return CONFINE_TIME_LIMIT;
+    }
     while (waitpid(pid, &init_status, 0) < 0 && errno == EINTR)
         ;
     if (got != (ssize_t)sizeof status)
         end_like(init_status); /* init itself failed (its message said why) */
+    if (paths.build && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        /* near the memory limit: say so, in case the compiler did not */
+        struct rusage ru;
+        if (getrusage(RUSAGE_CHILDREN, &ru) == 0 && ru.ru_maxrss >= g_memory_mb * 1024 * 3 / 4)
+            fprintf(stderr, "%s: error: the build reached its memory limit (%ld MiB a process)\n", g_label,
+                    g_memory_mb);
+    }
     end_like(status);
     return 0;
 }

@@ -124,7 +124,7 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int confine_mounts(int as_root, int *fresh_proc, char *why, size_t len)
+int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t len)
 {
     *fresh_proc = 0;
     /* nothing mounted here may leak back into the machine's namespace */
@@ -137,7 +137,9 @@ int confine_mounts(int as_root, int *fresh_proc, char *why, size_t len)
      * there outlives this run. /tmp is not needed: Landlock keeps it out of
      * reach (and the lab itself may live under /tmp) */
     char options[96] = "size=64m,mode=700";
-    if (as_root) /* the program will be nobody: its /dev/shm is nobody's */
+    if (build) /* a compiler's scratch folder (TMPDIR); a build stays its own user */
+        snprintf(options, sizeof options, "size=1g,mode=700");
+    else if (as_root) /* the program will be nobody: its /dev/shm is nobody's */
         snprintf(options, sizeof options, "size=64m,mode=700,uid=%u,gid=%u", (unsigned)nobody_uid,
                  (unsigned)nobody_gid);
     if (is_dir("/dev/shm") && mount("confine", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options)) {

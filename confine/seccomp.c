@@ -19,6 +19,10 @@
  *     unshare, setns, open_by_handle_at, bpf, perf_event_open, userfaultfd,
  *     io_uring_*, keyctl and friends, and loading modules or kexec.
  *
+ * A build's filter (confine --build) lets processes and programs through:
+ * a compiler is many programs (nvcc starts the preprocessor, cicc, ptxas,
+ * the host compiler and the assembler); the rest of the list stays refused.
+ *
  * On x86-64 it kills a process that enters through a 32-bit entry point
  * (int 0x80, with other system-call numbers) or uses the x32 numbers:
  * otherwise those would be a way around the list.
@@ -88,7 +92,7 @@ static const int DENIED[] = {
 #define JUMP(code, k, t, f) ((struct sock_filter)BPF_JUMP((code), (k), (t), (f)))
 #define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 
-int confine_seccomp(const void *exec_path, char *why, size_t len)
+int confine_seccomp(const void *exec_path, int processes, char *why, size_t len)
 {
     const unsigned long long exec_at = (unsigned long long)(uintptr_t)exec_path;
     enum { MAX = 128 };
@@ -130,8 +134,29 @@ int confine_seccomp(const void *exec_path, char *why, size_t len)
     f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     /* after the list come 15 instructions, T+0 .. T+14; the last two
      * are "allow" (T+13) and "refuse with EPERM" (T+14) */
-    for (int i = 0; i < ndenied; i++)
-        f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)DENIED[i], (unsigned char)(ndenied - i + 13), 0);
+    for (int i = 0; i < ndenied; i++) {
+        int process = 0;
+#ifdef __NR_fork
+        process |= DENIED[i] == __NR_fork;
+#endif
+#ifdef __NR_vfork
+        process |= DENIED[i] == __NR_vfork;
+#endif
+        /* a build's compiler starts processes: no refusal there (the same
+         * length, so that every jump below still lands where it should) */
+        f[n++] = processes && process ? JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0)
+                                      : JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)DENIED[i],
+                                             (unsigned char)(ndenied - i + 13), 0);
+    }
+    if (processes) {
+        /* a build: processes and programs (T+0 .. T+12 fall through to
+         * T+13, allow); what else the list refuses stays refused */
+        for (int k = 0; k < 13; k++)
+            f[n++] = JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0);
+        f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM));
+        goto install;
+    }
     /* T+0, T+1: nothing (sockets are handled above) */
     f[n++] = JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0);
     f[n++] = JUMP(BPF_JMP | BPF_JA | BPF_K, 0, 0, 0);
@@ -164,6 +189,7 @@ int confine_seccomp(const void *exec_path, char *why, size_t len)
     f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1);
     f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     f[n++] = STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM));
+install:
     if (n > MAX) {
         snprintf(why, len, "the system-call filter is too long");
         return -1;

@@ -99,7 +99,8 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     snprintf(path, sizeof path, "%s/build/common", lab);
     if (mkdirs(path) || mkdirs(scratch))
         return -1;
-    static const char *const shared[] = {"Makefile", "stages.tsv", "common", "solutions", "tools", "grader"};
+    static const char *const shared[] = {"Makefile", "docs.mk", "stages.tsv", "common", "confine", "solutions",
+                                         "tools", "grader"};
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
         if (link_into(lab, scratch, shared[i]))
             return -1;
@@ -107,6 +108,10 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     if (mkdirs(path))
         return -1;
     if (link_into(lab, scratch, "build/common"))
+        return -1;
+    /* the same wall around the submission's build as around the lab's */
+    snprintf(path, sizeof path, "%s/build/confine", lab);
+    if (mkdirs(path) || link_into(lab, scratch, "build/confine"))
         return -1;
     for (int i = 0; i < n; i++) {
         missing[i] = 0;

@@ -4,9 +4,14 @@
  *
  * Decided once per grading run: build/confine/confine --probe sets every
  * layer up in a throw-away process and says whether it worked; then, where
- * there is a GPU, build/confine/cuda-probe runs confined (a context, an
- * allocation, a kernel), so that a GPU driver needing what the confinement
- * forbids is found once, here, and not as every stage failing. Where it did
+ * there is a GPU, build/confine/cuda-probe --files does what a runner does,
+ * unconfined (it is the lab's own program), and lists the files the GPU
+ * driver loaded into it: build/confine/driver-files, the only files beyond
+ * a runner's own libraries that a confined run may read (so no library it
+ * is not linked with, cuBLAS among them, can be loaded at run time). Then
+ * the probe runs confined with that list (a context, an allocation, a
+ * kernel), so that a GPU driver needing what the confinement forbids is
+ * found once, here, and not as every stage failing. Where it did
  * not (no user namespaces, no Landlock, a container that forbids them), make
  * grade says so in one line and grades unconfined: a student grading their
  * own work loses nothing. A class run asks for confinement
@@ -22,16 +27,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Run the CUDA probe (confined when confine is not NULL): 1 when it says the
- * GPU works; its line in line. */
-static int cuda_works(const char *probe, const char *confine, const char *toolkit, char *line, size_t len)
+/* Run the CUDA probe (confined, with the driver's files, when confine is
+ * not NULL): 1 when it says the GPU works; its line in line. */
+static int cuda_works(const char *probe, const char *confine, const char *files, char *line, size_t len)
 {
-    char folder[4096];
-    snprintf(folder, sizeof folder, "%s", probe);
-    char *argv_confined[] = {(char *)confine, "--read", dirname(folder), "--read", (char *)toolkit, "--",
-                             (char *)probe, NULL};
-    if (!toolkit[0])
-        argv_confined[3] = "--", argv_confined[4] = (char *)probe, argv_confined[5] = NULL;
+    char *argv_confined[] = {(char *)confine, "--read-list", (char *)files, "--", (char *)probe, NULL};
     char *argv_plain[] = {(char *)probe, NULL};
     run_result r;
     run_program(confine ? argv_confined : argv_plain, -1, 120, 4096, &r);
@@ -43,7 +43,30 @@ static int cuda_works(const char *probe, const char *confine, const char *toolki
     return ok;
 }
 
-void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here)
+/* The files the GPU driver loads into a runner, as the probe found them,
+ * into path: 0, or -1 with the probe's complaint in why. */
+static int list_driver_files(const char *probe, const char *path, char *why, size_t len)
+{
+    char *argv[] = {(char *)probe, "--files", NULL};
+    run_result r;
+    run_program(argv, -1, 120, 256u << 10, &r);
+    int ok = r.exited && r.status == 0 && r.tail && r.tail[0] == '/';
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = ok ? fopen(tmp, "w") : NULL;
+    ok = f && fputs(r.tail, f) >= 0;
+    if (f && fclose(f))
+        ok = 0;
+    if (ok && rename(tmp, path))
+        ok = 0;
+    if (!ok)
+        snprintf(why, len, "cannot list the GPU driver's files (%s --files): %s", probe,
+                 r.tail && r.tail[0] ? r.tail : "it said nothing");
+    run_result_free(&r);
+    return ok ? 0 : -1;
+}
+
+void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here, int probed)
 {
     memset(c, 0, sizeof *c);
     if (unconfined) {
@@ -64,23 +87,26 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
     c->on = r.exited && r.status == 0 && !strncmp(line, "confined: ", 10);
     snprintf(c->why, sizeof c->why, "%s", line[0] ? line : "not confined: the probe said nothing");
     run_result_free(&r);
-    /* the CUDA Toolkit's libraries (cuBLAS) wherever it is installed: under
-     * /usr and /opt confine allows them anyway; a cluster's /sw/cuda not */
-    const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
-    char found[PATH_MAX];
-    if (find_program(nvcc, found, sizeof found) == 0) {
-        char *bin = dirname(found);
-        snprintf(c->toolkit, sizeof c->toolkit, "%s", dirname(bin));
-    }
     /* the GPU must work inside it too: where a driver needs what the
      * confinement forbids, every run would fail, so say so instead */
     char probe[4096], confined_line[256], plain_line[256];
     snprintf(probe, sizeof probe, "%s/build/confine/cuda-probe", lab);
-    if (c->on && gpu_here && access(probe, X_OK) == 0 &&
-        !cuda_works(probe, c->program, c->toolkit, confined_line, sizeof confined_line) &&
-        cuda_works(probe, NULL, c->toolkit, plain_line, sizeof plain_line)) {
+    snprintf(c->files, sizeof c->files, "%s/build/confine/driver-files", lab);
+    if (!c->on || !gpu_here || access(probe, X_OK)) {
+        c->files[0] = 0;
+        return;
+    }
+    if (list_driver_files(probe, c->files, c->why, sizeof c->why)) {
         c->on = 0;
-        snprintf(c->why, sizeof c->why, "not confined: the GPU works here, but not inside the confinement (%s)",
+        c->files[0] = 0;
+        return;
+    }
+    if (!probed && !cuda_works(probe, c->program, c->files, confined_line, sizeof confined_line) &&
+        cuda_works(probe, NULL, NULL, plain_line, sizeof plain_line)) {
+        c->on = 0;
+        snprintf(c->why, sizeof c->why,
+                 "not confined: the GPU works here, but not inside the confinement (%s): the driver may "
+                 "need a file it did not map (tools/diagnose/cuda-in-confine.sh finds which)",
                  confined_line[0] ? confined_line : "the probe said nothing");
     }
 }
@@ -106,20 +132,17 @@ int judge_can_share(const char *lab, char *line, size_t len)
     return ok;
 }
 
-int confinement_wrap(const confinement *c, const char *binary, char **argv, int max, char *buf, size_t len)
+int confinement_wrap(const confinement *c, char **argv, int max)
 {
     int a = 0;
     if (!c || !c->on)
         return 0;
-    /* the program reads its own folder (the stage's build folder), nothing else of the lab */
-    snprintf(buf, len, "%s", binary);
-    char *dir = dirname(buf);
+    /* the program reads itself, its libraries and the driver's files:
+     * nothing of the lab, no other library */
     argv[a++] = (char *)c->program;
-    argv[a++] = "--read";
-    argv[a++] = dir;
-    if (c->toolkit[0]) {
-        argv[a++] = "--read";
-        argv[a++] = (char *)c->toolkit;
+    if (c->files[0]) {
+        argv[a++] = "--read-list";
+        argv[a++] = (char *)c->files;
     }
     argv[a++] = "--";
     return a < max ? a : 0;

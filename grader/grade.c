@@ -122,9 +122,10 @@ int main(int argc, char **argv)
     }
     /* the wall around the programs: probed once, said once */
     static confinement conf;
-    /* the GPU check inside the confinement: where a GPU is, and when testing
-     * the grader (--program: its stand-in probe, if the lab has one) */
-    confinement_setup(&conf, lab, o.unconfined, (o.program_mode || !no_gpu_here) && !o.probed);
+    /* the driver's files and the GPU check inside the confinement: where a
+     * GPU is, and when testing the grader (--program: its stand-in probe,
+     * if the lab has one) */
+    confinement_setup(&conf, lab, o.unconfined, o.program_mode || !no_gpu_here, o.probed);
     o.conf = &conf;
     if (!conf.on && o.require_confinement && !o.unconfined) {
         fprintf(stderr, "grade: cannot confine the runs here (%s); a class is graded confined: grade it "

@@ -18,19 +18,21 @@
 typedef struct {
     int on;
     char program[4096];  /* build/confine/confine                           */
-    char toolkit[4096];  /* the CUDA Toolkit's root, readable by the runs   */
+    char files[4096];    /* build/confine/driver-files: the GPU driver's    */
+                         /* files, readable by the runs ("" without a GPU)  */
     char why[512];       /* the probe's one line: "confined: ..." or why not */
 } confinement;
-/* Probe (unless unconfined) and decide; gpu_here: check that the GPU works
- * inside the confinement (build/confine/cuda-probe). */
-void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here);
+/* Probe (unless unconfined) and decide; gpu_here: list the GPU driver's
+ * files (build/confine/cuda-probe --files) and, unless probed (a class's
+ * worker made that check with its first student), check that the GPU
+ * works inside the confinement. */
+void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here, int probed);
 /* Whether two processes can share GPU memory here, as the judge and its
  * runner must (build/confine/cuda-probe --ipc): 1 yes; its line in line. */
 int judge_can_share(const char *lab, char *line, size_t len);
 /* The words that go before a program's own argv when confined (0 when not):
- * confine --read <the program's folder> [--read <toolkit>] -- . buf holds
- * the folder's text. */
-int confinement_wrap(const confinement *c, const char *binary, char **argv, int max, char *buf, size_t len);
+ * confine [--read-list <the driver's files>] -- . */
+int confinement_wrap(const confinement *c, char **argv, int max);
 
 /* The descriptors a graded run writes its record and its progress lines to
  * (--record-fd, --progress-fd). */
@@ -119,7 +121,6 @@ typedef struct {
     char *argv[80];
     char seed[32];
     char words[600];
-    char dir[4096];
 } command_line;
 int run_args(command_line *c, const target *t, const rubric *rb, const stage_rubric *sr,
              const confinement *conf, unsigned long long seed);

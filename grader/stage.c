@@ -84,7 +84,7 @@ int run_args(command_line *c, const target *t, const rubric *rb, const stage_rub
 {
     enum { MAX = sizeof c->argv / sizeof c->argv[0] };
     /* the judge runs no student code: it is not confined, its runner is */
-    int a = t->runner[0] ? 0 : confinement_wrap(conf, t->binary, c->argv, MAX, c->dir, sizeof c->dir);
+    int a = t->runner[0] ? 0 : confinement_wrap(conf, c->argv, MAX);
     snprintf(c->seed, sizeof c->seed, "%llu", seed);
     c->argv[a++] = (char *)t->binary;
     if (t->runner[0]) {
@@ -93,6 +93,10 @@ int run_args(command_line *c, const target *t, const rubric *rb, const stage_rub
         if (conf && conf->on) {
             c->argv[a++] = "--confine";
             c->argv[a++] = (char *)conf->program;
+            if (conf->files[0]) {
+                c->argv[a++] = "--confine-files";
+                c->argv[a++] = (char *)conf->files;
+            }
         }
     }
     c->argv[a++] = "--quiet";

@@ -523,14 +523,15 @@ if build/confine/confine --probe >/dev/null 2>&1; then
     rm -rf "$gpulab"; mkdir -p "$gpulab/grader" "$gpulab/build/confine"
     cp grader/rubric.tsv grader/allowed-symbols.txt "$gpulab/grader/"
     cp build/confine/confine "$gpulab/build/confine/"
-    printf '#!/bin/sh\nif (echo x >"%s/probe-wrote") 2>/dev/null; then echo "the GPU works"; exit 0; fi\necho "the GPU does not work here: a test"; exit 1\n' \
+    printf '#!/bin/sh\n[ "$1" = --files ] && { echo /bin/sh; exit 0; }\nif (echo x >"%s/probe-wrote") 2>/dev/null; then echo "the GPU works"; exit 0; fi\necho "the GPU does not work here: a test"; exit 1\n' \
         "$gpulab" >"$gpulab/build/confine/cuda-probe"
     chmod +x "$gpulab/build/confine/cuda-probe"
     o=$(build/grader/grade --lab "$gpulab" --require-confinement --program "good=$out/bin/good" 2>&1); st=$?
     check "grader: a GPU that works only unconfined: not confined (exit 5 for a class), saying why" \
         "$([ $st = 5 ] && grep -q 'the GPU works here, but not inside the confinement' <<<"$o"; echo $?)" \
         "exit $st: $o"
-    # --probed (make class, after a worker's first student): the probe is not run again
+    # --probed (make class, after a worker's first student): the GPU check
+    # is not made again (the probe only lists the driver's files)
     rm -f "$gpulab/probe-wrote"
     o=$(build/grader/grade --lab "$gpulab" --require-confinement --probed --program "good=$out/bin/good" \
         --out "$out/probed" 2>&1); st=$?
