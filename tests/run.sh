@@ -120,6 +120,7 @@ else
     skip "docs: make docs-check: pandoc is not installed (apt-get install pandoc)"
 fi
 suite "the wall around student code: attacks without a GPU (tests/confine/run.sh)" confine tests/confine/run.sh
+suite "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" wall tests/confine/wall.sh
 suite "the judge and its runners without a GPU (tests/judge/run.sh)" judge tests/judge/run.sh
 if [ -x tests/grader/run.sh ]; then
     suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh

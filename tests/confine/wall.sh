@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# tests/confine/wall.sh: the wall's two sides that need no GPU (part of make
+# check): what a kernel.cu's build can see (confine --build), and which
+# libraries a confined run can load (its own, and a --read-list's).
+#
+# A lab in miniature: a solution, a classmate's kernel.cu and a gradebook
+# beside the student's folder. Each attack is tried unconfined first, where
+# it must succeed (or the test proves nothing), then inside the wall, where
+# it must be refused. Ends with "N passed, N failed[, N skipped]".
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+. tests/lib.sh
+finish() {
+    totals
+    exit
+}
+
+confine=$(pwd)/build/confine/confine
+CC=${CC:-cc}
+out=$(pwd)/build/tests/wall
+rm -rf "$out"
+mkdir -p "$out"
+echo "== the wall: builds and libraries (build/confine/confine)"
+if [ ! -x "$confine" ]; then
+    fail "wall: build/confine/confine was built (make build/confine/confine)"
+    finish
+fi
+if ! probe=$("$confine" --probe 2>&1); then
+    skip "wall: this machine cannot confine ($probe)"
+    finish
+fi
+
+# ------------------------------------------------------------------ builds
+lab=$out/lab
+mkdir -p "$lab/exercises/03_tiled" "$lab/solutions/03_tiled" "$lab/common" "$lab/build/03_tiled" \
+    "$out/class/bob"
+echo 'float the_solutions_secret = 1.0f;' >"$lab/solutions/03_tiled/kernel.cu"
+echo 'float bobs_secret = 2.0f;' >"$out/class/bob/kernel.cu"
+printf 'student,points\nbob,70\n' >"$out/class/gradebook.csv"
+echo 'int contract(void);' >"$lab/common/contract.h"
+cc_dir=$(dirname "$(readlink -f "$(command -v "$CC")")")
+# wall DIR SOURCE: the student's build as the Makefile runs it
+wall() {
+    (cd "$lab" && "$confine" --build --read-exec "$cc_dir" --read "$1" --read common/contract.h \
+        --write build/03_tiled --label "$1" --time-limit 60 -- "$CC" -x c -Icommon -c "$1" -o build/03_tiled/k.o)
+}
+# attack NAME SOURCE-TEXT EXPECTED [MARKER]: unconfined the attempt works
+# (it compiles, or its messages show MARKER, the file's content); inside the
+# wall the build fails with EXPECTED in its messages, and MARKER nowhere
+attack() {
+    local src=exercises/03_tiled/kernel.cu marker=${4:-}
+    printf '%s\n' "$2" >"$lab/$src"
+    if ! (cd "$lab" && "$CC" -x c -Icommon -c "$src" -o build/03_tiled/k.o) >"$out/plain.log" 2>&1 &&
+        ! { [ -n "$marker" ] && grep -q "$marker" "$out/plain.log"; }; then
+        fail "wall: $1: the attempt works without the wall (else this test proves nothing)" "$(cat "$out/plain.log")"
+        return
+    fi
+    rm -f "$lab/build/03_tiled/k.o"
+    wall "$src" >"$out/walled.log" 2>&1
+    local st=$?
+    check "wall: $1: refused inside the wall ($3)" \
+        "$([ $st != 0 ] && [ ! -e "$lab/build/03_tiled/k.o" ] && grep -q "$3" "$out/walled.log" &&
+           ! { [ -n "$marker" ] && grep -q "$marker" "$out/walled.log"; }; echo $?)" "exit $st: $(cat "$out/walled.log")"
+}
+printf 'int contract(void) { return 1; }\n' >"$lab/exercises/03_tiled/kernel.cu"
+wall exercises/03_tiled/kernel.cu >"$out/walled.log" 2>&1
+check "wall: an honest kernel.cu builds inside the wall (its own file, the lab's header)" \
+    "$([ -s "$lab/build/03_tiled/k.o" ]; echo $?)" "$(cat "$out/walled.log")"
+attack "#include of the solution by a relative path" '#include "../../solutions/03_tiled/kernel.cu"' \
+    "Permission denied"
+attack "#include of a classmate's kernel.cu by its full path" "#include \"$out/class/bob/kernel.cu\"" \
+    "Permission denied"
+attack "#include of the gradebook (its lines quoted in the compiler's errors)" \
+    "#include \"$out/class/gradebook.csv\"" "Permission denied" "bob,70"
+attack ".incbin of a classmate's kernel.cu" \
+    "__asm__(\".section .rodata\\n.incbin \\\"$out/class/bob/kernel.cu\\\"\\n.previous\");" "file not found"
+attack "#include of another stage's file (the lab's own folder)" '#include "../../solutions/03_tiled/../../exercises/03_tiled/../../build/03_tiled/../../solutions/03_tiled/kernel.cu"' \
+    "Permission denied"
+# /dev/zero is never compiled unconfined: it would eat memory without end
+printf '#include "/dev/zero"\n' >"$lab/exercises/03_tiled/kernel.cu"
+wall exercises/03_tiled/kernel.cu >"$out/walled.log" 2>&1
+check "wall: #include \"/dev/zero\" is refused, not read without end" \
+    "$([ $? != 0 ] && grep -q 'Permission denied' "$out/walled.log"; echo $?)" "$(cat "$out/walled.log")"
+# the output goes to its own folder only
+printf 'int x;\n' >"$lab/exercises/03_tiled/kernel.cu"
+(cd "$lab" && "$confine" --build --read-exec "$cc_dir" --read exercises/03_tiled/kernel.cu --write build/03_tiled \
+    -- "$CC" -x c -c exercises/03_tiled/kernel.cu -o "$out/class/bob/overwritten.o") >"$out/walled.log" 2>&1
+check "wall: the compiler cannot write outside its output folder (the class folder)" \
+    "$([ $? != 0 ] && [ ! -e "$out/class/bob/overwritten.o" ]; echo $?)" "$(cat "$out/walled.log")"
+
+# limits: time (everything stopped, one line naming the file) and memory
+o=$(cd "$lab" && "$confine" --build --time-limit 1 --label exercises/03_tiled/kernel.cu -- /bin/sh -c 'sleep 30 & sleep 30' 2>&1); st=$?
+check "wall: a build past its time limit is stopped: exit 124, one line naming the file" \
+    "$([ $st = 124 ] && grep -q '^exercises/03_tiled/kernel.cu: error: the build ran past its time limit' <<<"$o"; echo $?)" \
+    "exit $st: $o"
+cat >"$out/eat.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+int main(void) { for (int i = 0; i < 64; i++) { char *p = malloc(64 << 20); if (!p) return 3; memset(p, 1, 64 << 20); } return 0; }
+EOF
+"$CC" -O0 "$out/eat.c" -o "$lab/build/eat"
+(cd "$lab" && build/eat); plain=$?
+o=$(cd "$lab" && "$confine" --build --memory-mb 512 --label exercises/03_tiled/kernel.cu -- build/eat 2>&1); st=$?
+check "wall: a build past its memory limit fails (4 GiB asked, 512 MiB allowed), saying so" \
+    "$([ $plain = 0 ] && [ $st = 3 ] && grep -q 'reached its memory limit (512 MiB' <<<"$o"; echo $?)" \
+    "unconfined exit $plain; walled exit $st: $o"
+o=$(cd /usr && "$confine" --build --label x.cu -- /bin/true 2>&1); st=$?
+check "wall: a build in a folder every build may read (the lab beneath /usr) is refused, saying why" \
+    "$([ $st = 126 ] && grep -q 'move the lab' <<<"$o"; echo $?)" "exit $st: $o"
+
+# the lab's own build of a submission (make grade GRADE_SRC=, as a class's
+# grading runs it): the solutions are next door, and out of reach
+if [ -x build/grader/grade ] && command -v "${NVCC:-nvcc}" >/dev/null; then
+    sub=$out/submission
+    mkdir -p "$sub/03_tiled" "$sub/02_temp_accumulator"
+    printf '#include "../../solutions/03_tiled/kernel.cu"\n' >"$sub/03_tiled/kernel.cu"
+    printf '#include "matmul.h"\n__asm__(".section .rodata\\n.incbin \\"%s/solutions/02_temp_accumulator/kernel.cu\\"\\n.previous");\nvoid matmul(const float *A, const float *B, float *C, int n) {}\n' \
+        "$(pwd)" >"$sub/02_temp_accumulator/kernel.cu"
+    o=$(MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" build/grader/grade --src "$sub" 02 03 --out "$out/reports" 2>&1); st=$?
+    check "wall: make grade GRADE_SRC=: a kernel.cu that #includes the solution does not compile (Permission denied)" \
+        "$(grep -q '03_tiled: did not compile: .*Permission denied' <<<"$o"; echo $?)" "exit $st: $o"
+    check "wall: make grade GRADE_SRC=: a kernel.cu that .incbins the solution does not compile (file not found)" \
+        "$(grep -q '02_temp_accumulator: did not compile:' <<<"$o" && grep -q 'file not found' build/grade-build.log; echo $?)" \
+        "exit $st: $o"
+else
+    skip "wall: make grade GRADE_SRC=: no nvcc or no build/grader/grade here"
+fi
+
+# --------------------------------------------------------------- libraries
+# A library the program is linked with (found through its RUNPATH), and one
+# beside it that it is not: the first loads confined, the second only when a
+# --read-list names it. The toolkit's cuBLAS, where installed, never.
+libs=$out/libs
+mkdir -p "$libs"
+echo 'int linked(void) { return 7; }' >"$libs/linked.c"
+echo 'int other(void) { return 8; }' >"$libs/other.c"
+"$CC" -shared -fPIC "$libs/linked.c" -o "$libs/liblinked.so"
+"$CC" -shared -fPIC "$libs/other.c" -o "$libs/libother.so"
+cat >"$libs/loader.c" <<'EOF'
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+int linked(void);
+/* argv[1]: a library to dlopen; it is also opened as a file, as a loader of
+ * one's own would (read it, map it) */
+int main(int argc, char **argv)
+{
+    if (linked() != 7)
+        return 4;
+    int fd = open(argv[1], O_RDONLY);
+    void *h = dlopen(argv[1], RTLD_NOW);
+    printf("%s: %s, %s\n", argv[1], fd >= 0 ? "readable" : "not readable", h ? "loaded" : dlerror());
+    return fd >= 0 || h ? 0 : 1;
+}
+EOF
+"$CC" "$libs/loader.c" -o "$libs/loader" -L"$libs" -llinked -Wl,-rpath,'$ORIGIN' -ldl
+"$libs/loader" "$libs/libother.so" >"$out/plain.log" 2>&1
+check "libraries: unconfined, the program loads a library beside its own (the attempt is real)" \
+    "$(grep -q 'readable, loaded' "$out/plain.log"; echo $?)" "$(cat "$out/plain.log")"
+o=$("$confine" -- "$libs/loader" "$libs/libother.so" 2>&1); st=$?
+check "libraries: confined, it starts (its own library, found through \$ORIGIN) but cannot read or load another" \
+    "$([ $st = 1 ] && grep -q 'not readable' <<<"$o"; echo $?)" "exit $st: $o"
+echo "$libs/libother.so" >"$out/list"
+o=$("$confine" --read-list "$out/list" -- "$libs/loader" "$libs/libother.so" 2>&1); st=$?
+check "libraries: a file of --read-list (as the GPU driver's are) can be loaded" \
+    "$([ $st = 0 ] && grep -q 'readable, loaded' <<<"$o"; echo $?)" "exit $st: $o"
+o=$("$confine" -- "$libs/loader" libm.so.6 2>&1); st=$?
+check "libraries: a system library it is not linked with (libm) cannot be loaded by name" \
+    "$([ $st = 1 ] && ! grep -q 'loaded' <<<"${o/not readable/}"; echo $?)" "exit $st: $o"
+nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null)
+cublas=""
+[ -n "$nvcc_path" ] && cublas=$(ls "$(dirname "$(readlink -f "$nvcc_path")")"/../lib64/libcublas.so* 2>/dev/null | head -n 1)
+if [ -n "$cublas" ]; then
+    o=$("$confine" -- "$libs/loader" "$cublas" 2>&1); st=$?
+    check "libraries: the toolkit's cuBLAS ($cublas) can be neither read nor loaded" \
+        "$([ $st = 1 ] && grep -q 'not readable' <<<"$o"; echo $?)" "exit $st: $o"
+    o=$("$confine" -- "$libs/loader" libcublas.so."${cublas##*.so.}" 2>&1); st=$?
+    check "libraries: nor found by its name through the loader's cache" \
+        "$([ $st = 1 ] && ! grep -q ', loaded' <<<"$o"; echo $?)" "exit $st: $o"
+else
+    skip "libraries: cuBLAS: no CUDA Toolkit here"
+fi
+o=$("$confine" -- "$libs/loader" "$lab/build/03_tiled/k.o" 2>&1); st=$?
+check "libraries: the lab's build folder (a solution's object) cannot be read" \
+    "$([ $st = 1 ] && grep -q 'not readable' <<<"$o"; echo $?)" "exit $st: $o"
+
+finish
