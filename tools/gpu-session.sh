@@ -4,8 +4,9 @@
 # time: run it once, read the logs after). The phases, in this order:
 #
 #   build    the machine (nvidia-smi, kernel, nvcc), make all and the tests'
-#            programs; whether runs can be confined (confine --probe) and
-#            whether the GPU works inside (cuda-probe, confined)
+#            programs; whether runs can be confined (confine --probe), the
+#            GPU driver's files (cuda-probe --files) and whether the GPU
+#            works inside (cuda-probe, confined with those files)
 #   suite    tests/gpu-suite.sh (solutions pass, skeletons fail cleanly, the
 #            wrong kernels are caught), the confinement's attacks
 #            (tests/confine/run.sh) and the judge's own tests
@@ -84,8 +85,10 @@ build() {
     log "built in $((SECONDS - start)) s: $(tail -n 1 "$out/build.log")"
     build/confine/confine --probe >"$out/confine.txt" 2>&1
     log "$(cat "$out/confine.txt")"
-    build/confine/confine --read build --read "$(dirname "$(dirname "$(command -v nvcc)")")" -- \
-        build/confine/cuda-probe >"$out/cuda-probe.txt" 2>&1
+    # the driver's files, as the grader lists them, then the probe confined as a runner is
+    build/confine/cuda-probe --files >"$out/driver-files.txt" 2>&1
+    log "the GPU driver's files: $(tr '\n' ' ' <"$out/driver-files.txt" | cut -c 1-600)"
+    build/confine/confine --read-list "$out/driver-files.txt" -- build/confine/cuda-probe >"$out/cuda-probe.txt" 2>&1
     log "cuda-probe, confined: exit $? $(tr '\n' ' ' <"$out/cuda-probe.txt" | cut -c 1-300)"
 }
 
