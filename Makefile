@@ -28,7 +28,7 @@
 NVCC ?= nvcc
 CC := $(if $(filter default,$(origin CC)),gcc,$(CC))
 
-# A GPU here? Then build for it alone; otherwise for every architecture from
+# A GPU here? Then build for it alone (and PTX for newer ones); otherwise for every architecture from
 # Turing (7.5) to Hopper (9.0), which is what CI checks.
 # On a GPU node that runs a login node's make grade through srun
 # (tools/gpu-run.sh), LAB_CUDA_ARCH keeps the login node's choice, so that
@@ -39,7 +39,9 @@ CUDA_ARCH := $(LAB_CUDA_ARCH)
 else ifeq ($(filter-out 0,$(HAVE_GPU)),)
 CUDA_ARCH := 75 80 86 89 90
 else
-CUDA_ARCH := native
+# the GPU's own architecture, asked here: the compiler's -arch=native would
+# ask the GPU from inside the build's wall, which has no GPU device
+CUDA_ARCH := $(or $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. '),native)
 endif
 ARCHS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(CUDA_ARCH)))
 ifeq ($(ARCHS),native)

@@ -160,9 +160,16 @@ int main(int argc, char **argv)
         return 1;
     }
     if (files) {
-        /* what a runner does besides: share a buffer with the judge */
+        /* what a runner does besides: share a buffer with the judge; and
+         * what its driver does on a GPU newer than the build's SASS: compile
+         * PTX (the driver's JIT compiler is a library of its own) */
         cudaIpcMemHandle_t h;
         (void)cudaIpcGetMemHandle(&h, x);
+        static const char ptx[] = ".version 7.0\n.target sm_75\n.address_size 64\n"
+                                  ".visible .entry lab_probe_jit() { ret; }\n";
+        cudaLibrary_t lib;
+        if (cudaLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0) == cudaSuccess)
+            cudaLibraryUnload(lib);
         return print_mapped_files();
     }
     printf("the GPU works: a context, an allocation, a kernel\n");
