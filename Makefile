@@ -289,6 +289,7 @@ GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)
               $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
               $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),--require-confinement) \
               $(if $(filter-out 0,$(PROBED)),--probed) $(if $(filter-out 0,$(ONCE)),--once) \
+              $(if $(filter-out 0,$(PREBUILT)),--prebuilt) \
               $(if $(BASELINES),--baselines $(BASELINES)) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:

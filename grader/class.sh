@@ -48,7 +48,7 @@
 # Other settings: KEEP_WORK=1 keeps each student's copy of the lab in
 # OUT/work/; CLASS_MAKE is the make that runs `make grade` (tests put a
 # stand-in there). CLASS_BUILDERS (default: one per CPU; 0: none) builds
-# students ahead while the GPUs grade, at most CLASS_AHEAD (default 8) ahead.
+# every student before the GPUs grade (no compiler beside a timing judge).
 # What the workers and the Slurm jobs run: --task I --todo FILE (task I of
 # the job array: its --per-task students of the to-do list), --worker GPU (a
 # local worker), --builder (a local builder), --collect (the gradebook).

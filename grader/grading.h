@@ -71,6 +71,7 @@ typedef struct {
     int require_confinement;   /* --require-confinement: a class run        */
     int probed;                /* --probed: the GPU checks were made before  */
     int once;                  /* --once: no second run after a missed tier  */
+    int prebuilt;              /* --prebuilt: built by the caller; no make   */
     const char *baselines;     /* --baselines FILE: kept between grades      */
     const confinement *conf;   /* set by main once probed                   */
     char *names[MAX_STAGES];

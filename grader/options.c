@@ -32,6 +32,9 @@ static const char *USAGE =
     "  --probed         the GPU was found to work inside the confinement, and the judge's\n"
     "                   sharing of GPU memory, by an earlier grade on this GPU (make class:\n"
     "                   every student after a worker's first): not checked again\n"
+    "  --prebuilt       the stages were built just now, each from its kernel.cu, by the\n"
+    "                   caller (make class's builders, before any GPU grades): build\n"
+    "                   nothing; the build's messages are in build/grade-build.log\n"
     "  --once           run each stage once: by default a correct stage that misses a\n"
     "                   speed tier runs a second time, and the better run counts\n"
     "  --baselines FILE the naive baselines timed by an earlier grade on this GPU (make\n"
@@ -81,6 +84,8 @@ int parse_options(int argc, char **argv, options *o)
             o->probed = 1;
         } else if (!strcmp(a, "--once")) {
             o->once = 1;
+        } else if (!strcmp(a, "--prebuilt")) {
+            o->prebuilt = 1;
         } else if (!strcmp(a, "--baselines")) {
             o->baselines = v;
         } else if (!strcmp(a, "--seed")) {

@@ -130,3 +130,16 @@ int mkdirs(const char *path)
     return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
+
+char *read_file_text(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = malloc(max + 1);
+    size_t n = text ? fread(text, 1, max, f) : 0;
+    fclose(f);
+    if (text)
+        text[n] = 0;
+    return text;
+}

@@ -18,8 +18,11 @@ grade_one() {
 # prepare_one NAME [ahead]: a fresh copy of OUT/lab (or of the array task's
 # lab, built once for its students) in OUT/work/NAME with the
 # student's kernel.cu files put in; with "ahead", their stages built there
-# too (on the CPU, while the GPUs grade others: make grade then only links
-# them). Fails, with the student's row written, when the lab cannot be copied.
+# too, every program of the grade (on the CPUs, before any GPU grades: make
+# grade PREBUILT=1 then builds nothing, so no compiler runs beside a judge
+# that is timing). Each kernel.cu is compiled inside the wall (Makefile,
+# "The wall around a kernel.cu's build"). Fails, with the student's row
+# written, when the lab cannot be copied.
 prepare_one() {
     local name=$1 dir=$out/students/$1 work=$out/work/$1 s stages targets judged
     stages=$(conf_get stages)
@@ -28,6 +31,7 @@ prepare_one() {
         write_row "$name" "grader error" "cannot copy the lab to $work: $(head -n 1 "$dir/grade.log")"
         return 1
     fi
+    rm -f "$work/build/grade-build.log" # made by the build ahead alone (PREBUILT=1)
     # what make grade would build before it grades: the grader, the
     # confinement, and each stage's program (with the judge: its judge and
     # the runner that holds the student's code)
@@ -40,8 +44,16 @@ prepare_one() {
         [ -n "$judged" ] && targets+=("build/$s/exercise-judge" "build/$s/exercise-runner")
     done
     # a stage that does not build is left to make grade, which reports it
-    [ "${2:-}" = ahead ] &&
-        (cd "$work" && $make_cmd -s -k --no-print-directory "${targets[@]}") >"$work/build-ahead.log" 2>&1 </dev/null
+    # from the build's messages; the copy's programs (built from the
+    # skeletons) go first, so that none is graded in place of the student's
+    if [ "${2:-}" = ahead ]; then
+        for s in "${targets[@]}"; do
+            case $s in build/[0-9]*) rm -f "$work/$s" ;; esac
+        done
+        mkdir -p "$work/build"
+        (cd "$work" && $make_cmd -s -k --no-print-directory REQUIRE_CONFINEMENT=1 "${targets[@]}") \
+            >"$work/build/grade-build.log" 2>&1 </dev/null
+    fi
     return 0
 }
 
@@ -53,6 +65,8 @@ grade_prepared() {
     # HINTS=0: no hardware counters after the table (make grade gives them
     # when EX is set). Not scored, they took 28 s of a student's 53 s on an
     # H200, on the GPU; a student sees them with make grade.
+    # PREBUILT=1 when the student's stages were built ahead (prepare_one):
+    # make grade then compiles nothing.
     # PROBED=1 once a student has been graded in this process (a worker of
     # the local back end, a Slurm task), on its GPU: the GPU inside the
     # confinement and the judge's sharing of GPU memory were found to work
@@ -61,6 +75,7 @@ grade_prepared() {
     # timed, reused by the later ones on the same GPU (a second or two a
     # student; grader/README.md)
     make_args=(SEED="$(conf_get seed)" EX="$stages" REQUIRE_CONFINEMENT=1 HINTS=0 PROBED="${gpu_probed:-0}"
+        PREBUILT="$([ -f "$work/build/grade-build.log" ] && echo 1 || echo 0)"
         BASELINES="$out/work/baselines.$(hostname -s 2>/dev/null).$$.tsv")
     # each switch said, on or off (make grade's own defaults may differ: the
     # judge is on unless JUDGE=0)

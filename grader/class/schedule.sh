@@ -1,6 +1,6 @@
 # grader/class/schedule.sh: class grading (grader/class.sh), who grades whom:
-# the local back end (builders preparing students ahead on the CPUs, one
-# worker per GPU taking the next student that is ready) and the Slurm back
+# the local back end (builders preparing every student on the CPUs first,
+# then one worker per GPU taking the next student that is ready) and the Slurm back
 # end (a job array, one task per PER_TASK students, and a job that writes
 # the gradebook). Sourced by grader/class.sh; uses its out, script,
 # todo_file, wait_jobs, per_task and task_time.
@@ -34,17 +34,13 @@ worker() {
 }
 
 # One builder of the local back end, on the CPU: prepares and builds the
-# next student no other builder has claimed, keeping at most CLASS_AHEAD
-# (default 8) built students waiting for a GPU.
+# next student no other builder has claimed. The builders build every
+# student before any worker grades (run_local), so that no compiler runs
+# beside a judge that is timing.
 builder() {
-    local claims=$1 name waiting
+    local claims=$1 name
     while IFS= read -r name; do
         mkdir "$claims/build/$name" 2>/dev/null || continue
-        while :; do
-            waiting=$(($(ls "$claims/ready" | wc -l) - $(ls "$claims/grade" | wc -l)))
-            [ "$waiting" -ge "${CLASS_AHEAD:-8}" ] || break
-            sleep 0.2
-        done
         if prepare_one "$name" ahead; then
             : >"$claims/ready/$name"
         else
@@ -72,7 +68,7 @@ run_local() {
         make -C "$out/lab" -s -j"$(nproc)" all "${lab_tools[@]}" >"$out/logs/lab-build.log" 2>&1 ||
             say "class: the lab's own build failed (see $out/logs/lab-build.log); each student's copy builds from scratch"
     fi
-    # Students are built ahead on the CPUs while the GPUs grade (where
+    # Students are built ahead on the CPUs before the GPUs grade (where
     # there is a GPU to keep busy, or a stand-in make): CLASS_BUILDERS
     # builders, default one per CPU; 0 builds in the workers.
     if [ -n "$listed" ] || [ -n "${CLASS_MAKE:-}" ]; then
@@ -84,13 +80,16 @@ run_local() {
     [ "$builders" = 0 ] || mkdir -p "$claims/build" "$claims/ready"
     # each worker and builder in a session of its own, so that stopping the
     # class stops all of their processes (make, the grader, the student's
-    # program); the builders at a lower priority, so that the compilers
-    # never keep a judge waiting for a CPU while it times a student
+    # program). First every student is built, on every CPU; then the GPUs
+    # grade, with no compiler beside a judge that is timing
     trap 'for pid in "${pids[@]}"; do kill -TERM -- -"$pid" 2>/dev/null; done; wait; rm -rf "$claims"; echo "class: stopped; run the same command again to grade the rest"; exit 130' INT TERM
+    local start=$SECONDS
     for ((pid = 0; pid < builders; pid++)); do
-        setsid nice -n 10 "$script" --builder --out "$out" --todo "$todo" --claims "$claims" &
+        setsid "$script" --builder --out "$out" --todo "$todo" --claims "$claims" &
         pids+=($!)
     done
+    [ "$builders" = 0 ] || { wait; say "built every student in $((SECONDS - start)) s; grading"; }
+    pids=()
     for gpu in $gpus; do
         setsid "$script" --worker "$gpu" --out "$out" --todo "$todo" --claims "$claims" &
         pids+=($!)

@@ -289,15 +289,16 @@ check "GPUS=\"0 1\": two workers, CUDA_VISIBLE_DEVICES 0 and 1, each student gra
     "$(grep -q 'gpu=0' "$log3" && grep -q 'gpu=1' "$log3" && [ -z "$(cut -d' ' -f1 "$log3" | sort | uniq -d)" ] &&
        [ "$(wc -l <"$log3")" = "$(grep -c ',graded,' "$o3/gradebook.csv")" ]; ok)" "$(cat "$log3"; echo "$out")"
 
-# the pipeline: builders prepare and build students on the CPUs while the
-# GPU (one here) grades earlier ones; make grade then only links
+# builders prepare and build every student on the CPUs first; then the GPU
+# (one here) grades them, and make grade (PREBUILT=1) builds nothing
 o8=$tmp/out8 log8=$tmp/fake8.log blog8=$tmp/build8.log
 out=$(GPUS=0 CLASS_BUILDERS=2 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log8 FAKE_BUILD_LOG=$blog8 FAKE_GRADE_SLEEP=0.3 \
     FAKE_BUILD_SLEEP=0.3 grader/class.sh --submissions "$subs" --out "$o8" --stages "$class_stages" 2>&1); st=$?
 graded=$(cut -d' ' -f1 "$log8" | sort | tr '\n' ' ')
-check "built ahead: each student's stages built once by a builder, before its make grade; the same gradebook" \
+check "built ahead: each student's stages built once by a builder, before its make grade (PREBUILT=1); the same gradebook" \
     "$([ $st = 0 ] && [ "$graded" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')" ] &&
        [ "$(grep -c ' built-ahead$' "$log8")" = "$(wc -l <"$log8")" ] &&
+       [ "$(grep -c ' prebuilt=1' "$log8")" = "$(wc -l <"$log8")" ] &&
        [ "$(awk '$2 == "build" { print $1 }' "$blog8" | sort | tr '\n' ' ')" = "$graded" ] &&
        [ "$(tail -n +2 "$o8/gradebook.csv" | cut -d, -f1-6)" = "$(tail -n +2 "$o3/gradebook.csv" | cut -d, -f1-6)" ]; ok)" \
     "exit $st; $out; $(cat "$log8" "$blog8")"
@@ -308,7 +309,8 @@ overlap=$(awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
     $2 == "grade" { m++; gn[m] = $1; gs[m] = $3; ge[m] = $4 }
     END { for (i = 1; i <= n; i++) for (j = 1; j <= m; j++)
               if (bn[i] != gn[j] && bs[i] < ge[j] && gs[j] < be[i]) { print bn[i] " while grading " gn[j]; exit } }' "$blog8")
-check "built ahead: a student is built while the GPU grades another ($overlap)" "$([ -n "$overlap" ]; ok)" "$(cat "$blog8")"
+check "built ahead: no student is built while the GPU grades another (no compiler beside a timing judge)" \
+    "$([ -z "$overlap" ] && [ "$(grep -c ' build ' "$blog8")" -gt 0 ]; ok)" "$overlap; $(cat "$blog8")"
 out=$(CLASS_BUILDERS=many CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out9" --stages "$class_stages" 2>&1); st=$?
 check "CLASS_BUILDERS that is not a number: exit 1 and why" "$([ $st = 1 ] && grep -q "CLASS_BUILDERS is a number" <<<"$out"; ok)" "exit $st; $out"
 
@@ -411,12 +413,25 @@ else
         cp "solutions/$s3/kernel.cu" "$sub9/alice/$s3/"
         cp tests/grader/attacks/class_escape/kernel.cu "$sub9/mallory/$s3/"
         cp tests/grader/attacks/forged_record/kernel.cu "$sub9/eve/$s3/"
+        # ivan compiles alice's collected kernel.cu into his own; ines
+        # .incbins it and prints it from her runner (into her own report)
+        mkdir -p "$sub9/ivan/$s3" "$sub9/ines/$s3"
+        printf '#include "../../../../students/alice/kernels/%s/kernel.cu"\n' "$s3" >"$sub9/ivan/$s3/kernel.cu"
+        printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
+            "$o9/students/alice/kernels/$s3/kernel.cu" >"$sub9/ines/$s3/kernel.cu"
+        marker=$(grep -m 1 -E '^ *[a-z_]+ *<<<|__global__' "solutions/$s3/kernel.cu")
         out=$(grader/class.sh --submissions "$sub9" --out "$o9" --stages "$s3" --judge 2>&1); st=$?
         check "on the GPU, judged: alice's solution scores, the attackers score 0, nothing else lands in the class folder" \
             "$([ $st = 0 ] && [ "$(field "$(row "$o9" alice)" 2)" -gt 0 ] &&
                [ "$(field "$(row "$o9" mallory)" 2)" = 0 ] && [ "$(field "$(row "$o9" eve)" 2)" = 0 ] &&
-               [ ! -e "$o9/planted-by-a-student" ] && [ "$(grep -c . "$o9/gradebook.csv")" = 4 ] &&
+               [ ! -e "$o9/planted-by-a-student" ] && [ "$(grep -c . "$o9/gradebook.csv")" = 6 ] &&
                grep -q '^alice,' "$o9/students/alice/row.csv"; ok)" "$out; $(cat "$o9/gradebook.csv")"
+        check "on the GPU: a student who includes a classmate's kernel.cu, and one who .incbins it, score 0 and see none of it" \
+            "$([ "$(field "$(row "$o9" ivan)" 2)" = 0 ] && [ "$(field "$(row "$o9" ines)" 2)" = 0 ] &&
+               ! grep -qF -- "$marker" "$o9/students/ivan/grade.json" "$o9/students/ivan/grade.log" \
+                   "$o9/students/ines/grade.json" "$o9/students/ines/grade.log" &&
+               grep -q 'Permission denied' "$o9/students/ivan/grade.json"; ok)" \
+            "$(cat "$o9/gradebook.csv"; grep -h reason "$o9"/students/i*/grade.json)"
     fi
 fi
 
