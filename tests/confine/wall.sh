@@ -111,7 +111,9 @@ check "wall: a build in a folder every build may read (the lab beneath /usr) is 
 
 # the lab's own build of a submission (make grade GRADE_SRC=, as a class's
 # grading runs it): the solutions are next door, and out of reach
-if [ -x build/grader/grade ] && command -v "${NVCC:-nvcc}" >/dev/null; then
+if [ ! -d solutions ]; then
+    skip "wall: make grade GRADE_SRC=: a student release has no solutions to reach for"
+elif [ -x build/grader/grade ] && command -v "${NVCC:-nvcc}" >/dev/null; then
     sub=$out/submission
     mkdir -p "$sub/03_tiled" "$sub/02_temp_accumulator"
     printf '#include "../../solutions/03_tiled/kernel.cu"\n' >"$sub/03_tiled/kernel.cu"
@@ -131,8 +133,12 @@ fi
 # A library the program is linked with (found through its RUNPATH), and one
 # beside it that it is not: the first loads confined, the second only when a
 # --read-list names it. The toolkit's cuBLAS, where installed, never.
-libs=$out/libs
-mkdir -p "$libs"
+# (in a folder of its own that anyone may enter: as root, confine runs the
+# program as the user nobody, and the lab may sit in a folder only root
+# may enter)
+libs=$(mktemp -d "${TMPDIR:-/tmp}/lab-wall.XXXXXX") || exit 2
+trap 'rm -rf "$libs"' EXIT
+chmod 755 "$libs"
 echo 'int linked(void) { return 7; }' >"$libs/linked.c"
 echo 'int other(void) { return 8; }' >"$libs/other.c"
 "$CC" -shared -fPIC "$libs/linked.c" -o "$libs/liblinked.so"
@@ -155,6 +161,9 @@ int main(int argc, char **argv)
 }
 EOF
 "$CC" "$libs/loader.c" -o "$libs/loader" -L"$libs" -llinked -Wl,-rpath,'$ORIGIN' -ldl
+chmod a+rX "$libs"/*
+cp "$lab/build/03_tiled/k.o" "$libs/solution.o" 2>/dev/null || echo x >"$libs/solution.o"
+chmod a+r "$libs/solution.o"
 "$libs/loader" "$libs/libother.so" >"$out/plain.log" 2>&1
 check "libraries: unconfined, the program loads a library beside its own (the attempt is real)" \
     "$(grep -q 'readable, loaded' "$out/plain.log"; echo $?)" "$(cat "$out/plain.log")"
@@ -181,8 +190,8 @@ if [ -n "$cublas" ]; then
 else
     skip "libraries: cuBLAS: no CUDA Toolkit here"
 fi
-o=$("$confine" -- "$libs/loader" "$lab/build/03_tiled/k.o" 2>&1); st=$?
-check "libraries: the lab's build folder (a solution's object) cannot be read" \
+o=$("$confine" -- "$libs/loader" "$libs/solution.o" 2>&1); st=$?
+check "libraries: a file beside the program (a solution's object in its build folder) cannot be read" \
     "$([ $st = 1 ] && grep -q 'not readable' <<<"$o"; echo $?)" "exit $st: $o"
 
 finish
