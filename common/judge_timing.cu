@@ -25,11 +25,13 @@
 
 static lab_refresh_fn g_refresh;
 static lab_check_fn g_check;
+static const char *g_wrong_hint;
 
-void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check)
+void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check, const char *wrong_hint)
 {
     g_refresh = refresh;
     g_check = check;
+    g_wrong_hint = wrong_hint;
 }
 
 __global__ void lab_noop_kernel_here(void) {}
@@ -69,7 +71,7 @@ static struct {
  * call, through the echo runner for the student's side (the student's code
  * is not in it): what the clock adds, for lab_time to subtract. */
 static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int first, int count, int is_student,
-                          unsigned long long *bad_dev, int empty)
+                          lab_batch_bad *bad_dev, int empty)
 {
     static cudaEvent_t e0, e1;
     if (!e0) {
@@ -205,10 +207,31 @@ const char *lab_timing_disturbed(void)
     return g_disturbed;
 }
 
+/* What a batch's check found wrong, said to the student (the run ends), or,
+ * for a baseline, as a warning. */
+static void wrong_outputs(const lab_timing *t, const lab_batch_bad *bad, int is_student)
+{
+    double worst;
+    memcpy(&worst, &bad->worst, sizeof worst);
+    if (!is_student) {
+        printf("  warning: %s gave %llu wrong elements and %llu imprecise outputs in timed calls: the check\n"
+               "  itself may be wrong on this system; please report it\n", t->label, bad->wrong, bad->imprecise);
+        return;
+    }
+    if (bad->wrong)
+        lab_die(LAB_EXIT_WRONG, "%llu elements of a timed call's outputs were wrong when your code said it was "
+                                "done: %s", bad->wrong, g_wrong_hint ? g_wrong_hint : "does it depend on state "
+                                "left by an earlier call, or return before its work is finished?");
+    lab_die(LAB_EXIT_WRONG, "timed calls less precise than FP32: over the elements the judge sampled from %llu "
+                            "of them, the relative error was up to %.1f times the limit of the checks (TF32, "
+                            "half precision or tensor cores on calls the checks did not see?); every call must "
+                            "compute in FP32", bad->imprecise, worst);
+}
+
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student)
 {
-    static unsigned long long *bad_dev, *scratch_dev;
+    static lab_batch_bad *bad_dev, *scratch_dev;
     if (!bad_dev) {
         CUDA_CHECK(cudaMalloc(&bad_dev, sizeof *bad_dev));
         CUDA_CHECK(cudaMalloc(&scratch_dev, sizeof *scratch_dev));
@@ -241,7 +264,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         p.target_rse = atof(rse);
     double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
     ms[0] = 0;
-    unsigned long long bad = 0;
+    lab_batch_bad bad = {0, 0, 0};
     char size[64];
     lab_timing_size_text(size, sizeof size);
     lab_progress("timing %s %s", size, t->label);
@@ -283,7 +306,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
      * and flush checks, and all of each sample (the canary, the verdict) */
     double wall[6] = {0, 0, 0, 0, 0, 0};
     int n = 0;
-    while (!bad && !lab_timing_done(ms, n, &p)) {
+    while (!bad.wrong && !bad.imprecise && !lab_timing_done(ms, n, &p)) {
         int first = (n * count) % nsets;
         if (first + count > nsets)
             first = 0;
@@ -307,14 +330,8 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         CUDA_CHECK(cudaMemcpy(&bad, bad_dev, sizeof bad, cudaMemcpyDeviceToHost));
         wall[5] += lab_now_ms() - sample_began;
     }
-    if (bad) {
-        if (is_student)
-            lab_die(LAB_EXIT_WRONG, "%llu elements of a timed call's outputs were wrong when your code said "
-                                    "it was done: does it depend on state left by an earlier call, or return "
-                                    "before its work is finished?", bad);
-        printf("  warning: %s gave %llu wrong elements in a timed call: the check itself may be wrong on\n"
-               "  this system; please report it\n", t->label, bad);
-    }
+    if (bad.wrong || bad.imprecise)
+        wrong_outputs(t, &bad, is_student);
     lab_stats_compute(ms, n > 0 ? n : 1, &t->st);
     if (events && n > 0) {
         lab_stats ev, ad;

@@ -66,7 +66,7 @@ typedef struct {
 
 /* Thread s checks set s: the sum within its bound (sums), or, for the
  * memcpy reference (copy), one element of the copy picked from `pick`. */
-__global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pick, unsigned long long *bad)
+__global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pick, lab_batch_bad *bad)
 {
     int s = threadIdx.x;
     if (s >= nsets)
@@ -79,10 +79,10 @@ __global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pic
         ok = fabs((double)ss.out[s][0] - ss.exact[s]) <= ss.bound[s];
     }
     if (!ok)
-        atomicAdd(bad, 1ULL);
+        atomicAdd(&bad->wrong, 1ULL);
 }
 
-static void check(void *ctx, int first, int count, unsigned long long *bad, int copy)
+static void check(void *ctx, int first, int count, lab_batch_bad *bad, int copy)
 {
     timing_ctx *t = (timing_ctx *)ctx;
     problem *p = t->p;
@@ -100,6 +100,6 @@ static void check(void *ctx, int first, int count, unsigned long long *bad, int 
 
 /* The checks that end a timed batch: of the sums, and of memcpy's copy (the
  * last set's, which the others' copies precede), at the same cost. */
-void check_summed(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 0); }
-void check_copied(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 1); }
+void check_summed(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, 0); }
+void check_copied(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, 1); }
 

@@ -411,7 +411,7 @@ int main(int argc, char **argv)
            n, nsets);
     /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
     lab_time_writes(sizeof(float)); /* a sum writes one float; the copy n */
-    lab_batch_hooks(refresh_set, check_summed);
+    lab_batch_hooks(refresh_set, check_summed, NULL);
     lab_time(&rows[STUDENT], call_student, poison_output, &ctx, nsets, &policy, 1);
 
     /* the last timed call's output must be right too */
@@ -434,10 +434,10 @@ int main(int argc, char **argv)
         return LAB_EXIT_WRONG;
     }
     lab_time_writes((size_t)n * sizeof(float));
-    lab_batch_hooks(refresh_set, check_copied);
+    lab_batch_hooks(refresh_set, check_copied, NULL);
     lab_time(&rows[MEMCPY], call_memcpy, NULL, &ctx, nsets, &policy, 0);
     lab_time_writes(sizeof(float));
-    lab_batch_hooks(refresh_set, check_summed);
+    lab_batch_hooks(refresh_set, check_summed, NULL);
     lab_time(&rows[CUBLAS], call_cublas, NULL, &ctx, nsets, &policy, 0);
     int cublas_ok = reference_ok(&p, rows[CUBLAS].last_set, "cuBLAS SASUM");
     lab_time(&rows[BASELINE], call_baseline, NULL, &ctx, nsets, &policy, 0);

@@ -39,7 +39,7 @@ void refresh_set(void *ctx, int s, uint64_t seed);
 /* The exact sum and sum of |x| of lab_uniform data (signed or not), on the
  * GPU (the judge's many input sets would take seconds on the host). */
 void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs);
-void check_summed(void *ctx, int first, int count, unsigned long long *bad);
-void check_copied(void *ctx, int first, int count, unsigned long long *bad);
+void check_summed(void *ctx, int first, int count, lab_batch_bad *bad);
+void check_copied(void *ctx, int first, int count, lab_batch_bad *bad);
 
 #endif /* LAB_REDUCE_PROBLEM_H */
