@@ -88,7 +88,7 @@ OBJS_transpose += $(UNPADDED_OBJ)
 # -DLAB_JUDGE into build/judge/, without kernel.cu, talking to a runner that
 # has it (build/<stage>/<variant>-runner) and to the echo runner. Grades use
 # it unless JUDGE=0; JUDGE=1 picks it for make run too.
-JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge_timing.o judge.o) \
+JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge_timing.o judge_flush.o judge.o) \
                 $(addprefix build/common/,args.o stats.o compare.o json.o hints.o remote.o signals.o)
 $(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
   $(patsubst common/%.cu,build/judge/common/%.o,$(call FAMILY_CU,$(f))) \

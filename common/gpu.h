@@ -115,14 +115,23 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
  * before a batch, refresh gives each input set fresh data from a seed nobody
  * knew (and poisons its outputs); after it, check launches ONE kernel that
  * checks the outputs of sets first .. first + count - 1 (samples picked
- * then) and adds the wrong elements it finds to *bad (device memory); the
- * clock stops when it has run. One small launch, of the same cost for every
- * kernel timed, so that the check weighs the same on all of them. The
- * driver names its hooks before each lab_time whose output they fit; other
- * builds ignore them. */
+ * then) and counts in *bad (device memory) what it finds wrong. One small
+ * launch, of the same cost for every kernel timed, so that the check weighs
+ * the same on all of them. The driver names its hooks before each lab_time
+ * whose output they fit, with one sentence that says what a wrong element
+ * suggests (NULL: state kept from an earlier call, or a call that returns
+ * early); other builds ignore them. */
+typedef struct {
+    unsigned long long wrong;     /* elements outside their bound, NaN included */
+    unsigned long long imprecise; /* sets whose samples, taken together, have
+                                     more rounding error than the checks allow */
+    unsigned long long worst;     /* the largest error of those over its limit,
+                                     as the bits of a double (atomicMax orders
+                                     non-negative doubles by their bits) */
+} lab_batch_bad;
 typedef void (*lab_refresh_fn)(void *ctx, int set, uint64_t seed);
-typedef void (*lab_check_fn)(void *ctx, int first, int count, unsigned long long *bad);
-void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check);
+typedef void (*lab_check_fn)(void *ctx, int first, int count, lab_batch_bad *bad);
+void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check, const char *wrong_hint);
 /* The bytes each call of the next lab_time writes (its output). A judge
  * build takes out of a call's time what writing that much back from L2
  * costs the flush after it, which the events never see (judge_timing.cu;

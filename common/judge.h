@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gpu.h"
+#include "remote.h"
 
 /* The family of this judge (set by lab_record_begin): its runner must say
  * the same. */
@@ -41,7 +42,26 @@ void lab_judge_flush_echo(void);
 /* The student's runner's own event time of its last calls, as it said: for
  * LAB_JUDGE_TRACE=1 only (judge_timing.cu), never for a grade. -1: none. */
 double lab_judge_runner_said_ms(void);
-/* A no-op kernel launched here (gpu.cu). */
+/* A no-op kernel launched here (judge_timing.cu). */
 void lab_noop_here(void);
+
+/* The L2 flushes of a batch (judge_flush.cu): at most this many calls in a
+ * batch, each after its own flush (a request holds LAB_REMOTE_MAX_CALLS). */
+enum { LAB_JUDGE_MAX_BATCH = LAB_REMOTE_MAX_CALLS / 2 };
+/* The flushed buffer, its twin and the sums: made the first time. */
+void lab_l2_setup(void);
+/* Before a batch: every flush's sum back to zero. */
+void lab_l2_clear_sums(void);
+/* Flush k of a batch, salted: here (remote 0), or queued for the
+ * student's runner (1) or the echo runner (2). */
+void lab_l2_flush(int remote, int k, uint64_t salt);
+/* After a remote batch: every flush gave the sum the judge computes itself
+ * on the twin, or the run ends. */
+void lab_l2_verify(const uint64_t *salt, int count, int remote);
+/* What a flush costs more after a kernel that wrote `bytes` (by events,
+ * here, measured once a size). */
+double lab_l2_writeback_ms(size_t bytes);
+/* One flush here, timed by events: a canary. */
+double lab_l2_canary_ms(void);
 
 #endif /* LAB_JUDGE_H */

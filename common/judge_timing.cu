@@ -5,16 +5,16 @@
  * around a batch of calls, each after its own L2 flush, in one request to
  * the runner (timed_batch); what the clock adds (the round trip, the
  * flushes, the check of the outputs) measured with a no-op in each call's
- * place through the echo runner, and subtracted; the flushes proven by a
- * sum over the flushed buffer; the write-back of a call's output that the
- * next flush pays taken off; canaries between the student's batches.
- * grader/README.md, "The judge", says why.
+ * place through the echo runner, and subtracted; the write-back of a
+ * call's output that the next flush pays taken off; canaries between the
+ * student's batches (judge_flush.cu has the flushes, their proof, the
+ * canary and the write-back's measure). grader/README.md, "The judge",
+ * says why.
  */
 #ifndef LAB_JUDGE
 #error "judge_timing.cu is the judges' (build it with -DLAB_JUDGE)"
 #endif
 #include "gpu.h"
-#include "l2_flush.h"
 #include "judge.h"
 #include "remote.h"
 
@@ -25,11 +25,13 @@
 
 static lab_refresh_fn g_refresh;
 static lab_check_fn g_check;
+static const char *g_wrong_hint;
 
-void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check)
+void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check, const char *wrong_hint)
 {
     g_refresh = refresh;
     g_check = check;
+    g_wrong_hint = wrong_hint;
 }
 
 __global__ void lab_noop_kernel_here(void) {}
@@ -40,80 +42,11 @@ void lab_noop_here(void)
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* A batch: at most this many calls, each after its own flush (a request
- * holds LAB_REMOTE_MAX_CALLS calls). */
-enum { MAX_BATCH = LAB_REMOTE_MAX_CALLS / 2, MAX_CALLS = 2400 };
+/* A batch: at most this many calls, each after its own flush (judge.h). */
+enum { MAX_BATCH = LAB_JUDGE_MAX_BATCH, MAX_CALLS = 2400 };
 /* Calls shorter than this are timed in batches of as many input sets as
  * the driver has; longer ones in batches of BATCH_MS / their time. */
 static const double LONG_CALL_MS = 5.0, BATCH_MS = 20.0;
-
-/* The flushes' buffer (random words, shared with the runners), its twin
- * that no runner maps (the same words: what the sums are verified on, so
- * that a runner that rewrote the shared one to make its sums predictable
- * is caught), the sums as the batch's flushes left them (shared), and as
- * the judge computes them on the twin (not shared). */
-static lab_buffer g_flush, g_twin, g_sums;
-static unsigned long long *g_want;
-static size_t g_flush_words; /* 16-byte words */
-
-static void flush_setup(void)
-{
-    if (g_flush.data)
-        return;
-    int l2 = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    size_t bytes = 2 * (size_t)l2 > (32u << 20) ? 2 * (size_t)l2 : (32u << 20);
-    g_flush_words = bytes / 16;
-    uint64_t seed = lab_fresh_seed();
-    lab_buffer_new(&g_flush, g_flush_words * 4);
-    lab_buffer_fill(&g_flush, seed);
-    lab_buffer_new(&g_twin, g_flush_words * 4);
-    lab_buffer_fill(&g_twin, seed);
-    lab_buffer_new(&g_sums, 2 * MAX_BATCH); /* MAX_BATCH 8-byte sums */
-    CUDA_CHECK(cudaMalloc(&g_want, MAX_BATCH * sizeof *g_want));
-}
-
-static unsigned long long *flush_sums(void) { return (unsigned long long *)g_sums.data; }
-
-/* Flush k of a batch: here, or queued for the student's runner or the echo
- * runner (remote: 1 the student's, 2 the echo's). */
-static void flush(int remote, int k, uint64_t salt)
-{
-    unsigned long long *sum = flush_sums() + k;
-    if (!remote) {
-        lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)g_flush.data, g_flush_words, salt, sum);
-        CUDA_CHECK(cudaGetLastError());
-        return;
-    }
-    const void *ptr[] = {g_flush.data, sum};
-    const long long value[] = {(long long)g_flush_words, (long long)salt};
-    if (remote == 1)
-        lab_judge_queue(LAB_FN_FLUSH, ptr, 2, value, 2);
-    else
-        lab_judge_queue_echo(LAB_FN_FLUSH, ptr, 2, value, 2);
-}
-
-/* After a remote batch: every flush the runner was asked for gave the sum
- * the judge computes itself on the twin, or the run ends. */
-static void verify_flushes(const uint64_t *salt, int count, int remote)
-{
-    unsigned long long *sums = flush_sums(), got[MAX_BATCH], want[MAX_BATCH];
-    CUDA_CHECK(cudaMemcpy(got, sums, count * sizeof *sums, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemset(g_want, 0, MAX_BATCH * sizeof *g_want));
-    for (int k = 0; k < count; k++)
-        lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)g_twin.data, g_flush_words, salt[k],
-                                                              g_want + k);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaMemcpy(want, g_want, count * sizeof *g_want, cudaMemcpyDeviceToHost));
-    for (int k = 0; k < count; k++)
-        if (got[k] != want[k]) {
-            if (remote == 1)
-                lab_die(LAB_EXIT_WRONG, "the cache flush the judge asked your kernel's process to run before a "
-                                        "timed call (%d of %d in a batch) was skipped or changed: the timing of "
-                                        "your calls cannot be trusted", k + 1, count);
-            lab_die(LAB_EXIT_CUDA_ERROR, "the echo runner's cache flush gave a wrong sum (a harness bug)");
-        }
-}
 
 /* LAB_JUDGE_TRACE: the last batch's event time, a call's share (flushes
  * included): here, or as the student's runner said. */
@@ -138,7 +71,7 @@ static struct {
  * call, through the echo runner for the student's side (the student's code
  * is not in it): what the clock adds, for lab_time to subtract. */
 static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int first, int count, int is_student,
-                          unsigned long long *bad_dev, int empty)
+                          lab_batch_bad *bad_dev, int empty)
 {
     static cudaEvent_t e0, e1;
     if (!e0) {
@@ -155,13 +88,13 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
             prepare(ctx, first + k);
         salt[k] = lab_fresh_seed();
     }
-    CUDA_CHECK(cudaMemset(flush_sums(), 0, MAX_BATCH * sizeof(unsigned long long)));
+    lab_l2_clear_sums();
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = lab_now_ms();
     if (!remote)
         CUDA_CHECK(cudaEventRecord(e0));
     for (int k = 0; k < count; k++) {
-        flush(remote, k, salt[k]);
+        lab_l2_flush(remote, k, salt[k]);
         if (!empty)
             fn(ctx, first + k); /* the student's: queued for the runner */
         else if (remote == 2)
@@ -185,94 +118,18 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
         CUDA_CHECK(cudaEventElapsedTime(&e, e0, e1));
     g_events_ms = (remote ? lab_judge_runner_said_ms() : e) / count;
     if (remote)
-        verify_flushes(salt, count, remote);
+        lab_l2_verify(salt, count, remote);
     g_wall.inputs = t0 - began;
     g_wall.window = t1 - t0;
     g_wall.after = lab_now_ms() - t1;
     return (t1 - t0) / count;
 }
 
-/* The write-back (LAB_JUDGE_WRITEBACK=0 leaves it in): the drivers' events stop when a
- * call's last store reaches L2, but in a batch the flush after a call must
- * first write the call's dirty lines back to memory, on the judge's clock.
- * What that costs after writing `bytes` is measured here once, by events:
- * a flush after a kernel that wrote that much (at most the flush buffer's
- * size), less a flush after a no-op. Every call of a batch but the last
- * has one such flush after it. Measured on an H100 (MEASUREMENTS.md): it
- * brings every scored ratio within 2.3% of the events', from 3.4%. */
+/* The bytes each call of the student's or a baseline's batch writes: what
+ * the flush after it pays to write back (lab_l2_writeback_ms). */
 static size_t g_writes;
 
 void lab_time_writes(size_t bytes) { g_writes = bytes; }
-
-__global__ void write_zeros(float4 *p, size_t count)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
-        p[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-}
-
-static double writeback_ms(size_t bytes)
-{
-    static size_t known_bytes = (size_t)-1;
-    static double known_ms;
-    const char *on = getenv("LAB_JUDGE_WRITEBACK");
-    if ((on && !strcmp(on, "0")) || bytes < (1u << 20)) /* a megabyte: under a microsecond */
-        return 0;
-    if (bytes == known_bytes)
-        return known_ms;
-    size_t words = bytes / 16 < g_flush_words ? bytes / 16 : g_flush_words;
-    static float4 *scratch;
-    if (!scratch)
-        CUDA_CHECK(cudaMalloc(&scratch, g_flush_words * 16));
-    static cudaEvent_t w0, w1;
-    if (!w0) {
-        CUDA_CHECK(cudaEventCreate(&w0));
-        CUDA_CHECK(cudaEventCreate(&w1));
-    }
-    enum { TRIES = 7 };
-    double d[TRIES];
-    for (int i = 0; i < TRIES; i++) {
-        float after[2];
-        for (int wrote = 0; wrote < 2; wrote++) {
-            flush(0, 0, lab_fresh_seed());
-            if (wrote)
-                write_zeros<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>(scratch, words);
-            else
-                lab_noop_here();
-            CUDA_CHECK(cudaEventRecord(w0));
-            flush(0, 0, lab_fresh_seed());
-            CUDA_CHECK(cudaEventRecord(w1));
-            CUDA_CHECK(cudaEventSynchronize(w1));
-            CUDA_CHECK(cudaEventElapsedTime(&after[wrote], w0, w1));
-        }
-        d[i] = after[1] - after[0];
-    }
-    lab_stats st;
-    lab_stats_compute(d, TRIES, &st);
-    known_bytes = bytes;
-    known_ms = st.median > 0 ? st.median : 0;
-    return known_ms;
-}
-
-/* A canary: one flush here, by events. Between the student's batches its
- * runner is idle; a flush then slower than with no process of the student
- * alive means GPU work of that process outside its calls (which would also
- * slow the empty batches through the echo runner, and so flatter its
- * times). Where in the idle time a canary falls is drawn at random. */
-static double canary_ms(void)
-{
-    static cudaEvent_t c0, c1;
-    if (!c0) {
-        CUDA_CHECK(cudaEventCreate(&c0));
-        CUDA_CHECK(cudaEventCreate(&c1));
-    }
-    CUDA_CHECK(cudaEventRecord(c0));
-    flush(0, 0, lab_fresh_seed());
-    CUDA_CHECK(cudaEventRecord(c1));
-    CUDA_CHECK(cudaEventSynchronize(c1));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, c0, c1));
-    return ms;
-}
 
 /* After the student's timing: the canaries against their reference. On an
  * H100 (MEASUREMENTS.md) honest runs put the canaries' median 5 to 10%
@@ -326,12 +183,12 @@ static void settle_canaries(void)
     lab_judge_stop_student();
     double c[5];
     for (int i = 0; i < 5; i++)
-        c[i] = canary_ms();
+        c[i] = lab_l2_canary_ms();
     lab_stats cs;
     lab_stats_compute(c, 5, &cs);
     canary_verdict(g_pending.t->label, cs.median, g_pending.canary, g_pending.n, g_pending.trace);
     /* every call of a batch but the last had a flush after it */
-    const double wb = writeback_ms(g_pending.writes) * (g_pending.count - 1) / g_pending.count;
+    const double wb = lab_l2_writeback_ms(g_pending.writes) * (g_pending.count - 1) / g_pending.count;
     for (int i = 0; i < g_pending.n; i++)
         g_pending.samples[i] = g_pending.samples[i] > wb ? g_pending.samples[i] - wb : 0;
     if (g_pending.n > 0)
@@ -350,16 +207,37 @@ const char *lab_timing_disturbed(void)
     return g_disturbed;
 }
 
+/* What a batch's check found wrong, said to the student (the run ends), or,
+ * for a baseline, as a warning. */
+static void wrong_outputs(const lab_timing *t, const lab_batch_bad *bad, int is_student)
+{
+    double worst;
+    memcpy(&worst, &bad->worst, sizeof worst);
+    if (!is_student) {
+        printf("  warning: %s gave %llu wrong elements and %llu imprecise outputs in timed calls: the check\n"
+               "  itself may be wrong on this system; please report it\n", t->label, bad->wrong, bad->imprecise);
+        return;
+    }
+    if (bad->wrong)
+        lab_die(LAB_EXIT_WRONG, "%llu elements of a timed call's outputs were wrong when your code said it was "
+                                "done: %s", bad->wrong, g_wrong_hint ? g_wrong_hint : "does it depend on state "
+                                "left by an earlier call, or return before its work is finished?");
+    lab_die(LAB_EXIT_WRONG, "timed calls less precise than FP32: over the elements the judge sampled from %llu "
+                            "of them, the relative error was up to %.1f times the limit of the checks (TF32, "
+                            "half precision or tensor cores on calls the checks did not see?); every call must "
+                            "compute in FP32", bad->imprecise, worst);
+}
+
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student)
 {
-    static unsigned long long *bad_dev, *scratch_dev;
+    static lab_batch_bad *bad_dev, *scratch_dev;
     if (!bad_dev) {
         CUDA_CHECK(cudaMalloc(&bad_dev, sizeof *bad_dev));
         CUDA_CHECK(cudaMalloc(&scratch_dev, sizeof *scratch_dev));
     }
     const double began = lab_now_ms();
-    flush_setup();
+    lab_l2_setup();
     if (is_student) {
         /* the runner that ran the checks, or (where a baseline came first
          * and stopped it) a new one, started before the warm-up: its
@@ -386,7 +264,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         p.target_rse = atof(rse);
     double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
     ms[0] = 0;
-    unsigned long long bad = 0;
+    lab_batch_bad bad = {0, 0, 0};
     char size[64];
     lab_timing_size_text(size, sizeof size);
     lab_progress("timing %s %s", size, t->label);
@@ -418,7 +296,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
      * side by side, since what the switches between the processes' contexts
      * cost drifts by tenths of a millisecond from one moment to the next. */
     /* what the flushes after the calls add for writing their outputs back */
-    const double writeback = is_student ? 0 : writeback_ms(g_writes) * (count - 1) / count;
+    const double writeback = is_student ? 0 : lab_l2_writeback_ms(g_writes) * (count - 1) / count;
     const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
@@ -428,14 +306,14 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
      * and flush checks, and all of each sample (the canary, the verdict) */
     double wall[6] = {0, 0, 0, 0, 0, 0};
     int n = 0;
-    while (!bad && !lab_timing_done(ms, n, &p)) {
+    while (!bad.wrong && !bad.imprecise && !lab_timing_done(ms, n, &p)) {
         int first = (n * count) % nsets;
         if (first + count > nsets)
             first = 0;
         int canary_first = canary && (lab_fresh_seed() & 1);
         const double sample_began = lab_now_ms();
         if (canary_first)
-            canary[n] = canary_ms();
+            canary[n] = lab_l2_canary_ms();
         added[n] = timed_batch(fn, prepare, ctx, first, count, is_student, scratch_dev, 1);
         wall[0] += g_wall.inputs + g_wall.after;
         wall[1] += g_wall.window;
@@ -444,7 +322,7 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         wall[3] += g_wall.window;
         wall[4] += g_wall.after;
         if (canary && !canary_first)
-            canary[n] = canary_ms();
+            canary[n] = lab_l2_canary_ms();
         if (events)
             events[n] = g_events_ms;
         ms[n++] = call_ms > 0 ? call_ms : 0;
@@ -452,14 +330,8 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         CUDA_CHECK(cudaMemcpy(&bad, bad_dev, sizeof bad, cudaMemcpyDeviceToHost));
         wall[5] += lab_now_ms() - sample_began;
     }
-    if (bad) {
-        if (is_student)
-            lab_die(LAB_EXIT_WRONG, "%llu elements of a timed call's outputs were wrong when your code said "
-                                    "it was done: does it depend on state left by an earlier call, or return "
-                                    "before its work is finished?", bad);
-        printf("  warning: %s gave %llu wrong elements in a timed call: the check itself may be wrong on\n"
-               "  this system; please report it\n", t->label, bad);
-    }
+    if (bad.wrong || bad.imprecise)
+        wrong_outputs(t, &bad, is_student);
     lab_stats_compute(ms, n > 0 ? n : 1, &t->st);
     if (events && n > 0) {
         lab_stats ev, ad;

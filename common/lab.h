@@ -92,15 +92,19 @@ void lab_print_usage(FILE *out, const char *prog, const char *family_help);
 
 /* ------------------------------------------------------ random inputs */
 
+/* What the host and the GPU both run: __host__ __device__ under nvcc, and
+ * nothing in plain C. */
+#ifdef __CUDACC__
+#define LAB_HD __host__ __device__
+#else
+#define LAB_HD
+#endif
+
 /* A counter-based generator: value i of stream seed does not depend on any
  * other value, so the host and the GPU produce the same numbers in parallel.
  * Values are uniform in [-0.5, 0.5) with 24 random bits: never zeros, never
  * small integers, which would hide wrong indexing and reduced precision. */
-static inline
-#ifdef __CUDACC__
-__host__ __device__
-#endif
-uint64_t lab_mix64(uint64_t x)
+static inline LAB_HD uint64_t lab_mix64(uint64_t x)
 {
     /* splitmix64's finalizer: every input bit affects every output bit */
     x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
@@ -109,14 +113,21 @@ uint64_t lab_mix64(uint64_t x)
     return x;
 }
 
-static inline
-#ifdef __CUDACC__
-__host__ __device__
-#endif
-float lab_uniform(uint64_t seed, uint64_t i)
+/* The 64 random bits behind value i of stream seed. */
+static inline LAB_HD uint64_t lab_hash(uint64_t seed, uint64_t i)
 {
-    uint64_t h = lab_mix64(lab_mix64(seed) ^ (i * 0x9e3779b97f4a7c15ULL));
+    return lab_mix64(lab_mix64(seed) ^ (i * 0x9e3779b97f4a7c15ULL));
+}
+
+/* The value that hash h stands for: its top 24 bits, in [-0.5, 0.5). */
+static inline LAB_HD float lab_uniform_of(uint64_t h)
+{
     return (float)(h >> 40) * (1.0f / 16777216.0f) - 0.5f;
+}
+
+static inline LAB_HD float lab_uniform(uint64_t seed, uint64_t i)
+{
+    return lab_uniform_of(lab_hash(seed, i));
 }
 
 /* ------------------------------------------------------------- statistics */

@@ -7,13 +7,13 @@
  *
  *   build/03_tiled/exercise --help
  */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
 #include "matmul.h"
+#include "matmul_check.h"
 
 static const char *FAMILY_HELP =
     "  --n N            size of the timed problem (N x N matrices, default 4096;\n"
@@ -66,11 +66,8 @@ __global__ void abs_copy(const float *x, float *y, size_t count)
         y[i] = fabsf(x[i]);
 }
 
-/* The error bound of each element: any order of summing n products in FP32
- * is within gamma_n * (|A||B|)_ij of the exact value, gamma_n ~ n * eps/2
- * (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3). The kernel
- * and cuBLAS are each within it, so they differ by at most twice that; this
- * bound never fails a correct FP32 kernel. */
+/* The error bound of each element (matmul_check.h), on the host: cuBLAS's
+ * product of |A| and |B| gives each element's sum of |products|. */
 static float *element_bounds(cublasHandle_t h, const lab_buffer *A, const lab_buffer *B, int n)
 {
     size_t count = (size_t)n * n;
@@ -84,22 +81,12 @@ static float *element_bounds(cublasHandle_t h, const lab_buffer *A, const lab_bu
     cublas_matmul(h, absA, absB, prod, n);
     float *bound = (float *)malloc(count * sizeof(float));
     CUDA_CHECK(cudaMemcpy(bound, prod, count * sizeof(float), cudaMemcpyDeviceToHost));
-    double gamma = 2.0 * n * (FLT_EPSILON / 2) / (1.0 - n * (FLT_EPSILON / 2));
     for (size_t i = 0; i < count; i++)
-        bound[i] = (float)(2.0 * gamma * bound[i]) + FLT_MIN;
+        bound[i] = (float)matmul_element_bound(n, bound[i]);
     CUDA_CHECK(cudaFree(absA));
     CUDA_CHECK(cudaFree(absB));
     CUDA_CHECK(cudaFree(prod));
     return bound;
-}
-
-/* The relative Frobenius-norm error allowed over the whole matrix. Rounding
- * errors of FP32 sums grow like sqrt(n) * eps, about 0.5 sqrt(n) eps in
- * practice; 8 sqrt(n) eps leaves room for any summation order yet is 4x
- * below what TF32 or half-precision arithmetic gives (about 3e-4). */
-static double norm_tolerance(int n)
-{
-    return 8.0 * sqrt((double)n) * FLT_EPSILON;
 }
 
 /* ============================================================== one check */
@@ -167,7 +154,7 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
 
     lab_compare c;
     lab_compare_arrays(got, want, bound, n, n, 5, log, &c);
-    double tol = norm_tolerance(n);
+    double tol = matmul_norm_tolerance(n);
     int values_ok = c.bad == 0 && c.rel_norm_err <= tol;
     if (c.bad == 0 && !values_ok)
         fprintf(log, "    every element is within its bound, but the overall error %.2e is above %.2e:\n"
@@ -252,23 +239,38 @@ static void refresh_set(void *ctx, int s, uint64_t seed)
     lab_buffer_poison(&p->C[s]);
 }
 
-enum { CHECK_SAMPLES = 64 };
+/* Elements sampled from each set of a batch; one warp each, 8 a block. */
+enum { CHECK_SAMPLES = 64, CHECK_WARPS = 8 };
 
 typedef struct {
     const float *C[NSETS];
     uint64_t seedA[NSETS], seedB[NSETS];
 } set_pointers;
 
+/* Per set of a batch while its check runs: the sampled elements' squared
+ * errors and squared exact values, summed, and the blocks that have added
+ * theirs. The set's last block judges the sums and sets them back to zero
+ * for the next check. Zero when the program loads. */
+typedef struct {
+    double err2, want2;
+    unsigned int blocks;
+} sample_sums;
+__device__ sample_sums g_sample_sums[NSETS];
+
 /* One warp per sampled element (i, j) of set blockIdx.y, picked from
- * `pick`: the dot product in double, its bound as element_bounds has it,
- * and one count in *bad when C(i, j) is outside it (NaN included). A and B
- * are made again from their seeds, not read: a runner that rewrote the
- * inputs (zeros, to make zeros right) gains nothing. */
-__global__ void check_samples(set_pointers sp, int n, uint64_t pick, unsigned long long *bad)
+ * `pick`: the dot product in double (each product of two floats is exact in
+ * double), and one count in bad->wrong when C(i, j) is outside its bound
+ * (matmul_check.h; NaN included). Then the set's samples together: the
+ * relative norm error over them within the tolerance of the checks, or one
+ * count in bad->imprecise (so reduced precision on any one timed call
+ * shows, not only on the checked sizes and the last call). A and B are made
+ * again from their seeds, not read: a runner that rewrote the inputs
+ * (zeros, to make zeros right) gains nothing. */
+__global__ void check_samples(set_pointers sp, int n, uint64_t pick, lab_batch_bad *bad)
 {
-    int sample = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32, s = blockIdx.y;
-    if (sample >= CHECK_SAMPLES)
-        return;
+    __shared__ double err2[CHECK_WARPS], want2[CHECK_WARPS];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, s = blockIdx.y;
+    int sample = blockIdx.x * CHECK_WARPS + warp;
     uint64_t h = lab_mix64(pick ^ (uint64_t)(sample + CHECK_SAMPLES * s));
     int i = (int)(h % (uint64_t)n), j = (int)((h >> 32) % (uint64_t)n);
     double dot = 0, mag = 0;
@@ -283,16 +285,41 @@ __global__ void check_samples(set_pointers sp, int n, uint64_t pick, unsigned lo
         mag += __shfl_down_sync(0xffffffffu, mag, off);
     }
     if (lane == 0) {
-        double gamma = 2.0 * n * (FLT_EPSILON / 2) / (1.0 - n * (FLT_EPSILON / 2));
-        float got = sp.C[s][(size_t)i * n + j];
-        if (!(fabs((double)got - dot) <= 2.0 * gamma * mag + FLT_MIN))
-            atomicAdd(bad, 1ULL);
+        double err = (double)sp.C[s][(size_t)i * n + j] - dot;
+        if (!(fabs(err) <= matmul_element_bound(n, mag)))
+            atomicAdd(&bad->wrong, 1ULL);
+        err2[warp] = err * err;
+        want2[warp] = dot * dot;
     }
+    // every warp's squares must be in shared memory before thread 0 adds them
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return;
+    double e = 0, w = 0;
+    for (int k = 0; k < CHECK_WARPS; k++) {
+        e += err2[k];
+        w += want2[k];
+    }
+    sample_sums *t = &g_sample_sums[s];
+    atomicAdd(&t->err2, e);
+    atomicAdd(&t->want2, w);
+    // this block's sums must be visible to the last block before it counts
+    __threadfence();
+    if (atomicAdd(&t->blocks, 1u) != gridDim.x - 1)
+        return;
+    // the set's last block: every block's sums are in L2, where __ldcg reads
+    double ratio = matmul_rel_norm_error(__ldcg(&t->err2), __ldcg(&t->want2)) / matmul_norm_tolerance(n);
+    if (!(ratio <= 1.0)) {
+        atomicAdd(&bad->imprecise, 1ULL);
+        atomicMax(&bad->worst, (unsigned long long)__double_as_longlong(ratio));
+    }
+    t->err2 = t->want2 = 0;
+    t->blocks = 0;
 }
 
 /* The check that ends a timed batch: samples of every set, picked after
  * the batch. */
-static void check_sets(void *ctx, int first, int count, unsigned long long *bad)
+static void check_sets(void *ctx, int first, int count, lab_batch_bad *bad)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     set_pointers sp;
@@ -301,7 +328,7 @@ static void check_sets(void *ctx, int first, int count, unsigned long long *bad)
         sp.seedA[k] = p->seedA[first + k];
         sp.seedB[k] = p->seedB[first + k];
     }
-    check_samples<<<dim3(CHECK_SAMPLES * 32 / 256, count), 256>>>(sp, p->n, lab_fresh_seed(), bad);
+    check_samples<<<dim3(CHECK_SAMPLES / CHECK_WARPS, count), CHECK_WARPS * 32>>>(sp, p->n, lab_fresh_seed(), bad);
 }
 
 /* ================================================================== main */
@@ -383,7 +410,7 @@ int main(int argc, char **argv)
     };
     printf("\ntiming at n=%d (%d input sets, L2 flushed before each call)...\n", n, NSETS);
     lab_time_writes((size_t)n * n * sizeof(float)); /* every product timed here writes C */
-    lab_batch_hooks(refresh_set, check_sets);
+    lab_batch_hooks(refresh_set, check_sets, NULL);
     /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
     lab_time(&rows[0], call_student, poison_output, &ctx, NSETS, &policy, 1);
 

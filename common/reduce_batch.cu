@@ -1,17 +1,64 @@
 /*
- * reduce_batch.cu: the reduction's hooks for the judge's timed batches
- * (gpu.h, lab_batch_hooks; judge_timing.cu says how a batch is timed).
+ * reduce_batch.cu: the reduction's inputs on the GPU (reduce_inputs.h), their
+ * exact sums, and its hooks for the judge's timed batches (gpu.h,
+ * lab_batch_hooks; judge_timing.cu says how a batch is timed).
  */
 #include <math.h>
 #include <string.h>
 
 #include "reduce_check.h"
+#include "reduce_inputs.h"
 #include "reduce_problem.h"
 
+/* The timed input of n elements made from seed (reduce_inputs.h): written
+ * to x, or, with a counter, compared with x (the elements that differ
+ * counted into *changed). */
+__global__ void timed_inputs(float *x, size_t n, uint64_t seed, unsigned long long *changed)
+{
+    unsigned long long mine = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float v = reduce_timed_input(seed, i, n);
+        if (!changed)
+            x[i] = v;
+        else
+            mine += __float_as_uint(x[i]) != __float_as_uint(v);
+    }
+    if (mine)
+        atomicAdd(changed, mine);
+}
 
-/* The exact sum and the sum of |x| of lab_uniform data, on the GPU: every
- * value is a multiple of 2^-24 below 1/2 (reduce_check.h), so x * 2^24 is
- * an integer and 64-bit integer sums are exact. */
+void reduce_fill(problem *p, int s)
+{
+    lab_buffer *in = &p->in[s];
+    if (p->data == REDUCE_SIGNED)
+        lab_buffer_fill(in, p->seed[s]);
+    else if (p->data == REDUCE_NONNEG)
+        lab_buffer_fill_abs(in, p->seed[s]);
+    else
+        timed_inputs<<<1024, 256>>>(in->data, in->count, p->seed[s], NULL);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+long long reduce_changed(const problem *p, int s)
+{
+    const lab_buffer *in = &p->in[s];
+    if (p->data != REDUCE_TIMED)
+        return lab_buffer_changed(in, p->seed[s], p->data == REDUCE_NONNEG);
+    static unsigned long long *counter;
+    if (!counter)
+        CUDA_CHECK(cudaMalloc(&counter, sizeof *counter));
+    CUDA_CHECK(cudaMemset(counter, 0, sizeof *counter));
+    timed_inputs<<<1024, 256>>>(in->data, in->count, p->seed[s], counter);
+    CUDA_CHECK(cudaGetLastError());
+    unsigned long long changed = 0;
+    CUDA_CHECK(cudaMemcpy(&changed, counter, sizeof changed, cudaMemcpyDeviceToHost));
+    return (long long)changed;
+}
+
+/* The exact sum and the sum of |x| of the lab's inputs, on the GPU: every
+ * value is a multiple of 2^-24 (reduce_inputs.h), so x * 2^24 is an
+ * integer, below 2^23 but for the spikes' 2^42, and 64-bit integer sums of
+ * up to 2^28 of them are exact. */
 __global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
 {
     long long mine = 0, mine_abs = 0;
@@ -47,26 +94,27 @@ void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs)
 }
 
 /* A batch's inputs are made from a seed nobody knew before it (judge_timing.cu):
- * new non-negative data for set s, its exact sum, out poisoned. */
+ * new timed data for set s (its spikes somewhere else), its exact sums, out
+ * poisoned. */
 void refresh_set(void *ctx, int s, uint64_t seed)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     p->seed[s] = lab_mix64(seed);
-    lab_buffer_fill_abs(&p->in[s], p->seed[s]);
+    reduce_fill(p, s);
     lab_buffer_poison(&p->out[s]);
     exact_sum_gpu(&p->in[s], p->n, &p->exact[s], &p->sum_abs[s]);
 }
 
 typedef struct {
     const float *out[NSETS];
-    double exact[NSETS];
+    double want[NSETS];
     double bound[NSETS];
     const float *copy, *last_in; /* the memcpy reference's: its copy */
 } set_sums;
 
 /* Thread s checks set s: the sum within its bound (sums), or, for the
  * memcpy reference (copy), one element of the copy picked from `pick`. */
-__global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pick, unsigned long long *bad)
+__global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pick, lab_batch_bad *bad)
 {
     int s = threadIdx.x;
     if (s >= nsets)
@@ -76,13 +124,17 @@ __global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pic
         size_t at = (size_t)(lab_mix64(pick ^ (uint64_t)s) % (uint64_t)n);
         ok = __float_as_uint(ss.copy[at]) == __float_as_uint(ss.last_in[at]);
     } else {
-        ok = fabs((double)ss.out[s][0] - ss.exact[s]) <= ss.bound[s];
+        ok = fabs((double)ss.out[s][0] - ss.want[s]) <= ss.bound[s];
     }
     if (!ok)
-        atomicAdd(bad, 1ULL);
+        atomicAdd(&bad->wrong, 1ULL);
 }
 
-static void check(void *ctx, int first, int count, unsigned long long *bad, int copy)
+/* What a batch's check compares: the sums, the sums of |x| (cuBLAS SASUM,
+ * on data with negative spikes), or a copy. */
+enum checked { SUMS, ABS_SUMS, COPY };
+
+static void check(void *ctx, int first, int count, lab_batch_bad *bad, enum checked what)
 {
     timing_ctx *t = (timing_ctx *)ctx;
     problem *p = t->p;
@@ -90,16 +142,23 @@ static void check(void *ctx, int first, int count, unsigned long long *bad, int 
     memset(&ss, 0, sizeof ss);
     for (int k = 0; k < count; k++) {
         ss.out[k] = p->out[first + k].data;
-        ss.exact[k] = p->exact[first + k];
+        ss.want[k] = what == ABS_SUMS ? p->sum_abs[first + k] : p->exact[first + k];
         ss.bound[k] = reduce_bound(p->n, p->sum_abs[first + k]);
     }
     ss.copy = t->copy;
     ss.last_in = p->in[first + count - 1].data;
-    check_sums<<<1, 32>>>(ss, count, p->n, copy, lab_fresh_seed(), bad);
+    check_sums<<<1, 32>>>(ss, count, p->n, what == COPY, lab_fresh_seed(), bad);
 }
 
-/* The checks that end a timed batch: of the sums, and of memcpy's copy (the
- * last set's, which the others' copies precede), at the same cost. */
-void check_summed(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 0); }
-void check_copied(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 1); }
+/* The checks that end a timed batch: of the sums, of the sums of |x|, and
+ * of memcpy's copy (the last set's, which the others' copies precede), at
+ * the same cost. */
+void check_summed(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, SUMS); }
+void check_abs_summed(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, ABS_SUMS); }
+void check_copied(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, COPY); }
 
+/* What a wrong timed sum suggests, after "N elements of a timed call's
+ * outputs were wrong when your code said it was done: " */
+const char *const REDUCE_WRONG_HINT =
+    "each timed input holds about 64 large values at random places, so a sum that skips or estimates "
+    "elements misses some. Does it read every element, and compute from this call's input alone?";

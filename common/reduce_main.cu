@@ -3,7 +3,8 @@
  *
  * Links with one kernel.cu that implements reduce() (reduce.h). It checks the
  * sum at several sizes, on signed and on non-negative data, against the exact
- * sum computed on the host (reduce_check.h); then times it against a
+ * sum computed on the host (reduce_check.h); then times it, on non-negative
+ * data with large values at random places (reduce_inputs.h), against a
  * device-to-device copy, cuBLAS SASUM and the interleaved baseline below, and
  * prints a table and a record.
  *
@@ -16,6 +17,7 @@
 #include "gpu.h"
 #include "reduce.h"
 #include "reduce_check.h"
+#include "reduce_inputs.h"
 #include "reduce_problem.h"
 
 static const char *FAMILY_HELP =
@@ -74,20 +76,17 @@ static void baseline_reduce(const float *in, float *out, int n, float *scratch)
 /* ============================================================== problems */
 
 
-static void problem_new(problem *p, int n, int nsets, int nonneg, uint64_t seed)
+static void problem_new(problem *p, int n, int nsets, enum reduce_data data, uint64_t seed)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
-    p->nonneg = nonneg;
+    p->data = data;
     p->nsets = nsets;
     for (int s = 0; s < nsets; s++) {
-        p->seed[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1 + 64 * nonneg));
+        p->seed[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1 + 64 * (data != REDUCE_SIGNED)));
         lab_buffer_new(&p->in[s], (size_t)n);
         lab_buffer_new(&p->out[s], 1);
-        if (nonneg)
-            lab_buffer_fill_abs(&p->in[s], p->seed[s]);
-        else
-            lab_buffer_fill(&p->in[s], p->seed[s]);
+        reduce_fill(p, s);
 #ifdef LAB_JUDGE
         exact_sum_gpu(&p->in[s], n, &p->exact[s], &p->sum_abs[s]);
 #else
@@ -110,10 +109,14 @@ static void problem_free(problem *p)
 
 /* ============================================================== one check */
 
+/* enum reduce_data's names, in messages and as the record's keys */
+static const char *const DATA_KIND[] = {"signed", "non-negative", "timed"};
+static const char *const DATA_KEY[] = {"signed", "non_negative", "timed"};
+
 /* What one computed sum came to, with what it is judged by. */
 typedef struct {
-    const char *kind; /* "signed" or "non-negative" */
-    int nonneg;
+    const char *kind; /* "signed", "non-negative" or "timed" */
+    enum reduce_data data;
     long long n;
     float got;
     double exact, sum_abs, error, bound;
@@ -127,8 +130,8 @@ typedef struct {
 static outcome judge(problem *p, int s, FILE *log)
 {
     outcome o;
-    o.kind = p->nonneg ? "non-negative" : "signed";
-    o.nonneg = p->nonneg;
+    o.kind = DATA_KIND[p->data];
+    o.data = p->data;
     o.n = p->n;
     CUDA_CHECK(cudaMemcpy(&o.got, p->out[s].data, sizeof o.got, cudaMemcpyDeviceToHost));
     o.exact = p->exact[s];
@@ -139,7 +142,7 @@ static outcome judge(problem *p, int s, FILE *log)
     o.guards_ok = lab_buffer_guards_ok(&p->out[s], "out", log) &
                   lab_buffer_guards_ok(&p->in[s], "in", log) &
                   lab_buffer_guards_ok(&p->scratch, "scratch", log);
-    o.changed = lab_buffer_changed(&p->in[s], p->seed[s], p->nonneg);
+    o.changed = reduce_changed(p, s);
     if (o.changed)
         fprintf(log, "    in was modified: %lld of its elements changed. in is read-only;"
                      " keep partial sums in scratch\n", o.changed);
@@ -174,18 +177,24 @@ static void explain(FILE *log, const outcome *o, int other_ok)
     fprintf(log, "    %s data: got %.9g, exact sum %.9g (error %.3g, allowed %.3g)\n", o->kind, o->got,
             o->exact, o->error, o->bound);
     double worth = reduce_elements_worth(o->error, o->sum_abs, o->n);
-    if (o->got == 0.0f)
+    int nonneg = o->data == REDUCE_NONNEG;
+    if (o->data == REDUCE_TIMED && fabs(o->error) >= ldexp(1.0, REDUCE_SPIKE_EXPONENT - 1))
+        fprintf(log, "    the timed data hold about %d values of 2^%d to 2^%d, of either sign, at random\n"
+                     "    places: a sum that skips elements, or estimates some from the others, misses\n"
+                     "    some of them. Does every element of in reach the sum?\n",
+                REDUCE_SPIKES, REDUCE_SPIKE_EXPONENT, REDUCE_SPIKE_EXPONENT + 1);
+    else if (o->got == 0.0f)
         fprintf(log, "    the sum is exactly 0: nothing was added. Does each thread load its elements,\n"
                      "    and does the tree add them up?\n");
-    else if (o->nonneg && worth <= -0.5)
+    else if (nonneg && worth <= -0.5)
         fprintf(log, "    about %.0f %s worth of the sum is missing (an element is %.3g on average):\n"
                      "    are some elements never added: those past the last whole block, the n %% 4\n"
                      "    left over by float4 loads, a whole block, or part of a block's tree?\n",
                 -worth, -worth < 1.5 ? "element's" : "elements'", o->sum_abs / o->n);
-    else if (o->nonneg && worth >= 0.5)
+    else if (nonneg && worth >= 0.5)
         fprintf(log, "    the sum is too large by about %.0f elements' worth: is something counted twice?\n",
                 worth);
-    else if (!o->nonneg && other_ok)
+    else if (o->data == REDUCE_SIGNED && other_ok)
         fprintf(log, "    the sum is right on non-negative data but not on signed data:"
                      " is an absolute value taken somewhere?\n");
     if (fabs(o->error) < 100.0 * o->bound)
@@ -248,7 +257,7 @@ static int report(const char *label, const outcome *o, int count, const char *no
     lab_json_int(j, "n", o[0].n);
     lab_json_bool(j, "ok", all);
     for (int k = 0; k < count; k++)
-        record_outcome(j, o[k].nonneg ? "non_negative" : "signed", &o[k]);
+        record_outcome(j, DATA_KEY[o[k].data], &o[k]);
     lab_json_end(j);
     return all;
 }
@@ -266,7 +275,7 @@ static int check_size(int n, uint64_t seed, const lab_args *a, lab_record *rec)
     FILE *log = open_memstream(&notes, &notes_len);
     for (int k = 0; k < 2; k++) {
         problem p;
-        problem_new(&p, n, 1, k, seed);
+        problem_new(&p, n, 1, k ? REDUCE_NONNEG : REDUCE_SIGNED, seed);
         reduce(p.in[0].data, p.out[0].data, n, p.scratch.data);
         lab_student_sync(label);
         o[k] = judge(&p, 0, log);
@@ -294,8 +303,10 @@ static void call_memcpy(void *ctx, int s)
                                cudaMemcpyDeviceToDevice, 0));
 }
 
-/* The data are non-negative, so the sum of |x| that SASUM computes is the sum.
- * The handle is in device pointer mode: the result stays on the device. */
+/* SASUM computes the sum of |x|: on the timed data, with its negative
+ * spikes, that is not the sum, and its result is checked against the exact
+ * sum of |x| (check_abs_summed); it reads the same bytes. The handle is in
+ * device pointer mode: the result stays on the device. */
 static void call_cublas(void *ctx, int s)
 {
     timing_ctx *t = (timing_ctx *)ctx;
@@ -318,16 +329,17 @@ static void poison_output(void *ctx, int s)
     lab_buffer_poison(&p->scratch);
 }
 
-/* Check a reference kernel's last output; a failure here is the harness's. */
-static int reference_ok(problem *p, int s, const char *what)
+/* Check a reference kernel's last output (a sum, or with abs a sum of |x|);
+ * a failure here is the harness's. */
+static int reference_ok(problem *p, int s, const char *what, int abs)
 {
     float got;
     CUDA_CHECK(cudaMemcpy(&got, p->out[s].data, sizeof got, cudaMemcpyDeviceToHost));
-    double bound = reduce_bound(p->n, p->sum_abs[s]);
-    int ok = reduce_judge(got, p->exact[s], bound) == REDUCE_OK;
+    double bound = reduce_bound(p->n, p->sum_abs[s]), want = abs ? p->sum_abs[s] : p->exact[s];
+    int ok = reduce_judge(got, want, bound) == REDUCE_OK;
     if (!ok)
         printf("  warning: %s gave %.9g, exact %.9g, outside the bound %.3g: the check itself\n"
-               "  may be wrong on this system; please report it\n", what, got, p->exact[s], bound);
+               "  may be wrong on this system; please report it\n", what, got, want, bound);
     return ok;
 }
 
@@ -394,7 +406,7 @@ int main(int argc, char **argv)
     /* ------------------------------------------------------------ timing */
     problem p;
     const int nsets = lab_sets_that_fit(NSETS, (size_t)n * sizeof(float));
-    problem_new(&p, n, nsets, 1, a.seed ^ 0x5eedULL);
+    problem_new(&p, n, nsets, REDUCE_TIMED, a.seed ^ 0x5eedULL);
     timing_ctx ctx = {&p, h, NULL};
     if (a.profile)
         return lab_profile_call(&rec, call_student, poison_output, &ctx);
@@ -407,11 +419,12 @@ int main(int argc, char **argv)
         {"cublas", "cuBLAS SASUM"},
         {"baseline", "interleaved, divergent (step 1)"},
     };
-    printf("\ntiming at n=%d on non-negative data (%d input sets, L2 flushed before each call)...\n",
-           n, nsets);
+    printf("\ntiming at n=%d on non-negative data with about %d values of 2^%d to 2^%d, of either sign,\n"
+           "at random places (%d input sets, L2 flushed before each call)...\n",
+           n, REDUCE_SPIKES, REDUCE_SPIKE_EXPONENT, REDUCE_SPIKE_EXPONENT + 1, nsets);
     /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
     lab_time_writes(sizeof(float)); /* a sum writes one float; the copy n */
-    lab_batch_hooks(refresh_set, check_summed);
+    lab_batch_hooks(refresh_set, check_summed, REDUCE_WRONG_HINT);
     lab_time(&rows[STUDENT], call_student, poison_output, &ctx, nsets, &policy, 1);
 
     /* the last timed call's output must be right too */
@@ -434,14 +447,15 @@ int main(int argc, char **argv)
         return LAB_EXIT_WRONG;
     }
     lab_time_writes((size_t)n * sizeof(float));
-    lab_batch_hooks(refresh_set, check_copied);
+    lab_batch_hooks(refresh_set, check_copied, NULL);
     lab_time(&rows[MEMCPY], call_memcpy, NULL, &ctx, nsets, &policy, 0);
     lab_time_writes(sizeof(float));
-    lab_batch_hooks(refresh_set, check_summed);
+    lab_batch_hooks(refresh_set, check_abs_summed, NULL);
     lab_time(&rows[CUBLAS], call_cublas, NULL, &ctx, nsets, &policy, 0);
-    int cublas_ok = reference_ok(&p, rows[CUBLAS].last_set, "cuBLAS SASUM");
+    int cublas_ok = reference_ok(&p, rows[CUBLAS].last_set, "cuBLAS SASUM", 1);
+    lab_batch_hooks(refresh_set, check_summed, NULL);
     lab_time(&rows[BASELINE], call_baseline, NULL, &ctx, nsets, &policy, 0);
-    int baseline_ok = reference_ok(&p, rows[BASELINE].last_set, "the baseline");
+    int baseline_ok = reference_ok(&p, rows[BASELINE].last_set, "the baseline", 0);
 
     /* GB/s of DRAM traffic: a sum reads 4n bytes; the copy reads 4n and
      * writes 4n, and moves 8n */

@@ -15,11 +15,16 @@ enum { NSETS = 24 };
 enum { NSETS = 3 };
 #endif
 
-/* One size: NSETS (or 1) input arrays of signed or non-negative data, an
- * output float for each, one scratch buffer, and the exact sums. */
+/* What a problem's inputs hold: for the checks, lab_uniform in [-0.5, 0.5)
+ * (where a sign error shows) and its absolute value (where a missing
+ * element shows); for timing, the latter with spikes (reduce_inputs.h). */
+enum reduce_data { REDUCE_SIGNED, REDUCE_NONNEG, REDUCE_TIMED };
+
+/* One size: NSETS (or 1) input arrays, an output float for each, one
+ * scratch buffer, and the exact sums. */
 typedef struct {
     int n;
-    int nonneg; /* 1: |lab_uniform| in [0, 0.5]; 0: lab_uniform in [-0.5, 0.5) */
+    enum reduce_data data;
     int nsets;
     lab_buffer in[NSETS], out[NSETS], scratch;
     uint64_t seed[NSETS];
@@ -33,13 +38,22 @@ typedef struct {
     float *copy; /* destination of the device-to-device copy */
 } timing_ctx;
 
-/* The judge's batch hooks (gpu.h, lab_batch_hooks): fresh non-negative
- * data with its exact sum; the check of the sums, and of memcpy's copy. */
-void refresh_set(void *ctx, int s, uint64_t seed);
-/* The exact sum and sum of |x| of lab_uniform data (signed or not), on the
- * GPU (the judge's many input sets would take seconds on the host). */
+/* Fill in[s] from seed[s] as p->data says; the elements of in[s] that
+ * differ from that now. */
+void reduce_fill(problem *p, int s);
+long long reduce_changed(const problem *p, int s);
+/* The exact sum and sum of |x| of in (lab_uniform data, spikes or not:
+ * multiples of 2^-24), on the GPU (the judge's many input sets would take
+ * seconds on the host). */
 void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs);
-void check_summed(void *ctx, int first, int count, unsigned long long *bad);
-void check_copied(void *ctx, int first, int count, unsigned long long *bad);
+
+/* The judge's batch hooks (gpu.h, lab_batch_hooks): fresh timed data with
+ * its exact sums; the checks of the sums, of cuBLAS SASUM's sums of |x|,
+ * and of memcpy's copy; and what a wrong sum suggests. */
+void refresh_set(void *ctx, int s, uint64_t seed);
+void check_summed(void *ctx, int first, int count, lab_batch_bad *bad);
+void check_abs_summed(void *ctx, int first, int count, lab_batch_bad *bad);
+void check_copied(void *ctx, int first, int count, lab_batch_bad *bad);
+extern const char *const REDUCE_WRONG_HINT;
 
 #endif /* LAB_REDUCE_PROBLEM_H */

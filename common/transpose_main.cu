@@ -257,8 +257,7 @@ typedef struct {
  * in, bit for bit: transposed, or (copy: the copy references) in place. The
  * input is made again from its seed, not read: a runner that rewrote it
  * (zeros, to make zeros right) gains nothing. */
-__global__ void check_samples(set_pointers sp, int rows, int cols, int copy, uint64_t pick,
-                              unsigned long long *bad)
+__global__ void check_samples(set_pointers sp, int rows, int cols, int copy, uint64_t pick, lab_batch_bad *bad)
 {
     int k = blockIdx.x * blockDim.x + threadIdx.x, s = blockIdx.y;
     if (k >= CHECK_SAMPLES)
@@ -267,10 +266,10 @@ __global__ void check_samples(set_pointers sp, int rows, int cols, int copy, uin
     size_t r = at / (size_t)cols, c = at % (size_t)cols;
     float got = copy ? sp.out[s][at] : sp.out[s][c * rows + r];
     if (__float_as_uint(got) != __float_as_uint(lab_uniform(sp.seed[s], at)))
-        atomicAdd(bad, 1ULL);
+        atomicAdd(&bad->wrong, 1ULL);
 }
 
-static void check(void *ctx, int first, int count, unsigned long long *bad, int copy)
+static void check(void *ctx, int first, int count, lab_batch_bad *bad, int copy)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     set_pointers sp;
@@ -283,8 +282,8 @@ static void check(void *ctx, int first, int count, unsigned long long *bad, int 
 
 /* The checks that end a timed batch, samples picked after the batch: of a
  * transpose, and of a copy (memcpy, the copy kernel), at the same cost. */
-static void check_transposed(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 0); }
-static void check_copied(void *ctx, int first, int count, unsigned long long *bad) { check(ctx, first, count, bad, 1); }
+static void check_transposed(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, 0); }
+static void check_copied(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, 1); }
 
 /* ================================================================== main */
 
@@ -378,7 +377,7 @@ int main(int argc, char **argv)
     printf("\ntiming at %dx%d (%d input sets, L2 flushed before each call)...\n", rows, cols, nsets);
     lab_time_writes((size_t)rows * cols * sizeof(float)); /* every kernel timed here writes out */
     /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
-    lab_batch_hooks(refresh_set, check_transposed);
+    lab_batch_hooks(refresh_set, check_transposed, NULL);
     lab_time(&t[STUDENT], call_student, poison_output, &ctx, nsets, &policy, 1);
 
     /* the last timed call's output must be right too */
@@ -394,10 +393,10 @@ int main(int argc, char **argv)
         lab_record_end(&rec, LAB_EXIT_WRONG, "the last timed call's output is wrong");
         return LAB_EXIT_WRONG;
     }
-    lab_batch_hooks(refresh_set, check_copied);
+    lab_batch_hooks(refresh_set, check_copied, NULL);
     lab_time(&t[MEMCPY], call_memcpy, NULL, &ctx, nsets, &policy, 0);
     lab_time(&t[COPY], call_copy, NULL, &ctx, nsets, &policy, 0);
-    lab_batch_hooks(refresh_set, check_transposed);
+    lab_batch_hooks(refresh_set, check_transposed, NULL);
     lab_time(&t[CUBLAS], call_cublas, NULL, &ctx, nsets, &policy, 0);
     lab_time(&t[NAIVE], call_naive, NULL, &ctx, nsets, &policy, 0);
     lab_time(&t[UNPADDED], call_unpadded, NULL, &ctx, nsets, &policy, 0);

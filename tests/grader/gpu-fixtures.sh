@@ -12,9 +12,11 @@
 #      warp, stopped at a 20 s limit while timing, keeps its correctness
 #      points with a reason naming the size it was timing)
 #   4. the attacks of tests/grader/attacks/ score 0 when the judge grades
-#      them (--judge), and in the harness's own process all but the forged
-#      record (the hole the judge closes); the solutions score full marks
-#      with the judge
+#      them (--judge), for the reason they should where they name one, and
+#      in the harness's own process all but those marked judge-only (the
+#      holes the judge closes): among them stage 08's solution in half
+#      precision on the calls not checked in full, and stage 07's reading
+#      15/16 of its input; the solutions score full marks with the judge
 #   5. a correct stage that misses a tier runs twice (and once with --once),
 #      and a naive baseline kept by one grade (--baselines) serves the next
 #   6. with compute-sanitizer: the missing barrier is found with its line, and
@@ -139,27 +141,45 @@ EOF
 
 fi
 if want attacks; then
-echo "== attacks (tests/grader/attacks/), graded as 03_tiled by the judge (--judge)"
+echo "== attacks (tests/grader/attacks/), graded by the judge (--judge)"
 # Each attack scores 0 when the judge grades it, and graded in the harness's
-# own process, but those marked judge-only (grader/README.md).
+# own process, but those marked judge-only (grader/README.md). Beside an
+# attack's kernel.cu: `stage`, the number of the stage it is graded as (03
+# when there is none); `reason`, a phrase the judged reason must hold. An
+# attack with a wrapper.cu instead of a kernel.cu wraps the stage's
+# solution: the solution's contract function, renamed solution_<name>,
+# comes first, then wrapper.cu, which defines the contract function.
 for dir in tests/grader/attacks/*/; do
     name=$(basename "$dir")
+    num=$(cat "$dir/stage" 2>/dev/null || echo 03)
+    as=$(awk -F'\t' -v num="$num" '!/^#/ && index($1, num "_") == 1 { print $1; exit }' stages.tsv)
+    if [ -e "$dir/wrapper.cu" ] && [ ! -e "solutions/$as/kernel.cu" ]; then
+        skip "attack $name: it wraps solutions/$as, which is not here"
+        continue
+    fi
     sub=$out/attack-$name
     rm -rf "$sub" "$out/attack-report-$name"
-    mkdir -p "$sub/$stage"
-    cp "$dir/kernel.cu" "$sub/$stage/kernel.cu"
-    build/grader/grade --judge --src "$sub" --out "$out/attack-report-$name" "$stage" >"$out/attack-$name.log" 2>&1
+    mkdir -p "$sub/$as"
+    if [ -e "$dir/wrapper.cu" ]; then
+        fn=$(awk -F'\t' -v s="$as" '$1 == s { print $2 }' stages.tsv)
+        { echo "#define $fn solution_$fn"; cat "solutions/$as/kernel.cu"; echo "#undef $fn"; cat "$dir/wrapper.cu"; } \
+            >"$sub/$as/kernel.cu"
+    else
+        cp "$dir/kernel.cu" "$sub/$as/kernel.cu"
+    fi
+    build/grader/grade --judge --src "$sub" --out "$out/attack-report-$name" "$as" >"$out/attack-$name.log" 2>&1
     st=$?
     # (refused by the symbol policy it would prove nothing: it must run)
     reason=$(get "$out/attack-report-$name" stages.0.reason)
-    check "attack $name: graded by the judge, it runs and scores 0 ($reason)" \
+    phrase=$(cat "$dir/reason" 2>/dev/null)
+    check "attack $name: graded as $as by the judge, it runs and scores 0 ($reason)" \
         "$([ $st = 0 ] && [ "$(get "$out/attack-report-$name" stages.0.points)" = 0 ] &&
-           ! grep -q '^refused' <<<"$reason"; echo $?)" \
+           ! grep -q '^refused' <<<"$reason" && grep -qF -- "$phrase" <<<"$reason"; echo $?)" \
         "$(tail -n 25 "$out/attack-$name.log")"
     # in the harness's own process too, but those marked judge-only: the
     # holes the judge closes (the file says which)
     [ -e "$dir/judge-only" ] && continue
-    build/grader/grade --src "$sub" --out "$out/attack-inproc-$name" "$stage" >"$out/attack-inproc-$name.log" 2>&1
+    build/grader/grade --src "$sub" --out "$out/attack-inproc-$name" "$as" >"$out/attack-inproc-$name.log" 2>&1
     st=$?
     check "attack $name: graded in the harness's process, it scores 0 ($(get "$out/attack-inproc-$name" stages.0.reason))" \
         "$([ $st = 0 ] && [ "$(get "$out/attack-inproc-$name" stages.0.points)" = 0 ]; echo $?)" \

@@ -9,6 +9,7 @@ int main(void)
         {"args", test_args}, {"stats", test_stats}, {"compare", test_compare},
         {"json", test_json}, {"rng", test_rng},
         {"transpose", test_transpose},
+        {"matmul", test_matmul},
         {"reduce", test_reduce},
         {"hints", test_hints},
     };

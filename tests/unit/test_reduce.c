@@ -1,6 +1,8 @@
-/* test_reduce.c: the reduction check (reduce_check.h) and the scratch size
- * (reduce.h): the exact sum is exact, float sums in any order of bounded depth
- * pass, sums with missing elements fail at the sizes the driver checks. */
+/* test_reduce.c: the reduction check (reduce_check.h), its timed inputs
+ * (reduce_inputs.h) and the scratch size (reduce.h): the exact sum is exact,
+ * float sums in any order of bounded depth pass, sums with missing elements
+ * fail at the sizes the driver checks, and on the timed inputs a sum that
+ * skips elements and scales up the rest fails too. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "lab.h"
 #include "reduce.h"
 #include "reduce_check.h"
+#include "reduce_inputs.h"
 #include "unit.h"
 
 static float from_bits(uint32_t u)
@@ -26,6 +29,15 @@ static float *inputs(long long n, uint64_t seed, int nonneg)
         float v = lab_uniform(seed, (uint64_t)i);
         x[i] = nonneg ? fabsf(v) : v;
     }
+    return x;
+}
+
+/* The timed inputs. */
+static float *timed_inputs(long long n, uint64_t seed)
+{
+    float *x = malloc((size_t)n * sizeof *x);
+    for (long long i = 0; i < n; i++)
+        x[i] = reduce_timed_input(seed, (uint64_t)i, (uint64_t)n);
     return x;
 }
 
@@ -231,6 +243,67 @@ static void test_missing_elements_fail(void)
     free(x);
 }
 
+/* The timed inputs: |lab_uniform| but for about REDUCE_SPIKES spikes of
+ * 2^17 to 2^18, of both signs; multiples of 2^-24, so the exact sum is
+ * exact; below 64 elements, all spikes. */
+static void test_timed_inputs(void)
+{
+    long long n = 1 << 22, spikes = 0, negative = 0, others_uniform = 0, fractions = 0, units = 0;
+    float *x = timed_inputs(n, 3);
+    for (long long i = 0; i < n; i++) {
+        double scaled = ldexp((double)x[i], 24);
+        fractions += scaled != floor(scaled);
+        units += (long long)scaled;
+        if (fabsf(x[i]) >= 131072.0f && fabsf(x[i]) < 262144.0f) {
+            spikes++;
+            negative += x[i] < 0;
+        } else {
+            others_uniform += x[i] == fabsf(lab_uniform(3, (uint64_t)i));
+        }
+    }
+    CHECK(spikes >= 32 && spikes <= 100); /* 64 on average */
+    CHECK(negative > 0 && negative < spikes);
+    CHECK(others_uniform == n - spikes);
+    CHECK(fractions == 0);
+    double sum, sum_abs;
+    reduce_exact_sum(x, n, &sum, &sum_abs);
+    CHECK(sum == ldexp((double)units, -24));
+    /* the spikes raise the bound from about n/4 * 2^-13 to about 1,600 */
+    CHECK(reduce_bound(n, sum_abs) > 1000 && reduce_bound(n, sum_abs) < 2500);
+    free(x);
+    x = timed_inputs(63, 4);
+    int all = 1;
+    for (int i = 0; i < 63; i++)
+        all &= fabsf(x[i]) >= 131072.0f;
+    CHECK(all);
+    free(x);
+}
+
+/* Honest sums of the timed inputs pass, the deep one (blocks' sums added
+ * one by one, as by atomics) too; a sum that reads 15/16 of them and scales
+ * up what it read fails on nearly every input, and one that reads 255/256
+ * on most (a grade checks hundreds). */
+static void test_timed_skipping_fails(void)
+{
+    enum { SEEDS = 8 };
+    long long n = 1 << 22, block = 512;
+    int honest = 0, caught16 = 0, caught256 = 0;
+    for (int k = 0; k < SEEDS; k++) {
+        float *x = timed_inputs(n, 40 + k);
+        float deep = 0.0f;
+        for (long long b = 0; b < n / block; b++)
+            deep += sum_pairwise(x + b * block, block);
+        honest += verdict(sum_pairwise(x, n), x, n) == REDUCE_OK && verdict(sum_chunked(x, n, 256), x, n) == REDUCE_OK &&
+                  verdict(deep, x, n) == REDUCE_OK;
+        caught16 += verdict(sum_missing(x, n, n - n / 16, n) * (16.0f / 15.0f), x, n) == REDUCE_TOO_FAR;
+        caught256 += verdict(sum_missing(x, n, n - n / 256, n) * (256.0f / 255.0f), x, n) == REDUCE_TOO_FAR;
+        free(x);
+    }
+    CHECK(honest == SEEDS);
+    CHECK(caught16 >= SEEDS - 1);
+    CHECK(caught256 >= SEEDS / 2);
+}
+
 /* The scratch holds what the multi-pass designs of the stage need: two
  * alternating levels of partial sums, for blocks covering 32 to 2048
  * elements, and one partial sum per block for a fixed grid of 1024 blocks. */
@@ -259,5 +332,7 @@ void test_reduce(void)
     test_correct_orders_pass();
     test_deep_but_random_passes();
     test_missing_elements_fail();
+    test_timed_inputs();
+    test_timed_skipping_fails();
     test_scratch_size();
 }

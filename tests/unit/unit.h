@@ -27,6 +27,7 @@ void test_compare(void);
 void test_json(void);
 void test_rng(void);
 void test_transpose(void);
+void test_matmul(void);
 void test_reduce(void);
 void test_hints(void);
 
