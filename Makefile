@@ -139,7 +139,7 @@ build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/j
 define binary_rules
 $(3)/$(2).o: $(2)s/$(1)/kernel.cu build/flags.txt
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MMD -MP -c $$< -o $$@
+	$$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -c $$< -o $$@
 $(3)/$(2)_info.o: common/build_info.c build/flags.txt
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
