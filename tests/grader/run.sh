@@ -105,11 +105,6 @@ policy_thread|good|host_thread|0/10|starts a host thread
 policy_sync|good|device_sync|0/10|uses cudaDeviceSynchronize: waits for the GPU
 policy_cublas|good|cublas_call|0/10|calls cuBLAS
 policy_stream|good|side_stream|0/10|uses cudaStreamCreateWithFlags: uses a stream"
-    if [ -f build/03_tiled/solution.o ]; then
-        cp build/03_tiled/solution.o "$out/obj/real_solution.o"
-        expectations="$expectations
-policy_real_solution|good|real_solution|10/10|"
-    fi
 else
     skip "policy on CUDA objects: $NVCC is not here"
 fi
