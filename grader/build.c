@@ -135,7 +135,9 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
 /* Build the targets' programs (binary, and runner where the judge runs it)
  * with one make -k -j: every stage that can be built is, whatever the
  * others do. The old programs go first, so that one that does not compile
- * now cannot be graded from an earlier build. */
+ * now cannot be graded from an earlier build; so does an object without a
+ * list of its headers that library.c can read (compiled by an older
+ * Makefile with -MMD, say), so that it is compiled again with one. */
 void build(const char *dir, target *t, int n, int jobs, int judge, char **log, double *seconds)
 {
     char jobs_arg[32];
@@ -152,6 +154,8 @@ void build(const char *dir, target *t, int n, int jobs, int judge, char **log, d
     size_t skip = strlen(dir) + 1; /* the programs' paths relative to dir */
     for (int i = 0; i < n; i++) {
         unlink(t[i].binary);
+        if (!library_list_usable(&t[i]))
+            unlink(t[i].object);
         argv[a++] = t[i].binary + skip;
         if (t[i].runner[0]) {
             unlink(t[i].runner);

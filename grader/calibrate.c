@@ -68,6 +68,8 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
         char msg[REASON_LEN];
         if (t[i].object[0] && policy_check(pol, t[i].object, t[i].header[0] ? t[i].header : NULL, msg, sizeof msg))
             printf("\n    warning: the policy refuses the solution itself: %s\n   ", msg);
+        if (t[i].object[0] && library_check(&t[i], msg, sizeof msg))
+            printf("\n    warning: the header check refuses the solution itself: kernel.cu %s\n   ", msg);
         m[i].ok = 1;
         next_fields(&m[i], t, n, i, rb);
         for (int run = 0; run < o->runs && m[i].ok; run++) {

@@ -77,11 +77,16 @@ int main(int argc, char **argv)
             return GRADE_USAGE;
         }
         n = o.nprograms;
+        /* a program graded under a stage's name gets its lesson */
+        int nall = stages_read(stages_path, all, MAX_STAGES, err, sizeof err);
         for (int i = 0; i < n; i++) {
             if (program_target(o.programs[i], &t[i]))
                 return GRADE_USAGE;
             /* one family: each program is compared with the one before */
             strcpy(t[i].family, "programs");
+            for (int k = 0; k < nall; k++)
+                if (!strcmp(all[k].dir, t[i].stage))
+                    snprintf(t[i].lesson, sizeof t[i].lesson, "%s", all[k].lesson);
         }
     } else {
         int nall = stages_read(stages_path, all, MAX_STAGES, err, sizeof err);

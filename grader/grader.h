@@ -79,6 +79,7 @@ int json_bool_at(const jvalue *v, const char *path);
 typedef struct {
     char dir[NAME_LEN];    /* 03_tiled */
     char family[NAME_LEN]; /* matmul   */
+    char lesson[256];      /* the table's one line: what the stage teaches */
 } stage_info;
 
 /* Read stages.tsv. Returns the number of stages, or -1 with err set. */

@@ -5,6 +5,7 @@
  *   options.c   the command line and which stages are graded
  *   build.c     is there a GPU; the copy of the lab for --src; make -k -j
  *   stage.c     one stage: policy, run, score, sanitizer; progress lines
+ *   library.c   header-only library code that would do a stage's work
  *   calibrate.c thresholds from the solutions on this GPU
  *   confinement.c whether the runs are confined, and how
  *   grade.c     main: one stage after another, then the reports
@@ -50,6 +51,7 @@ typedef struct {
     char object[1024];
     char header[1024];
     char source[1024];   /* the kernel.cu the object is compiled from      */
+    char lesson[256];    /* stages.tsv's line for the stage ("" if none)   */
     int compare_only;   /* calibrate: measured for the comparison, not written */
 } target;
 
@@ -112,6 +114,17 @@ int report_without_gpu(const target *t, int n, const int *missing, const char *l
 /* The compiler's complaint about one stage, from the build log. */
 void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                   char *lines, size_t lineslen);
+
+/* library.c */
+/* Whether kernel.cu opened a header of a library that would do the stage's
+ * work (CUB, Thrust, cg::reduce, ...), read from the list of headers nvcc -MD
+ * wrote beside the object (exercise.o: exercise.d). 0: none; 1: refused, msg
+ * says which and why, to follow "kernel.cu "; -1: the list is missing, was
+ * written without the system headers, or is older than kernel.cu (source;
+ * without one, the first file the list names), and msg says so. */
+int library_check(const target *t, char *msg, size_t len);
+/* 1 when the object has a list library_check can read (0: compile it again). */
+int library_list_usable(const target *t);
 
 /* stage.c */
 /* What a student types to see a stage: make run EX=03 [SEED=...]. */

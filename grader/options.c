@@ -182,6 +182,7 @@ int select_stages(const options *o, const stage_info *all, int nall, target *t)
         memset(&t[n], 0, sizeof t[n]);
         snprintf(t[n].stage, sizeof t[n].stage, "%s", all[i].dir);
         snprintf(t[n].family, sizeof t[n].family, "%s", all[i].family);
+        snprintf(t[n].lesson, sizeof t[n].lesson, "%s", all[i].lesson);
         t[n].compare_only = wanted[i] == 2;
         n++;
     }

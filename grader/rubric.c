@@ -71,6 +71,7 @@ int stages_read(const char *path, stage_info *out, int max, char *err, size_t er
             fclose(f);
             return -1;
         }
+        snprintf(out[n].lesson, sizeof out[n].lesson, "%s", field[4]);
         n++;
     }
     free(line);

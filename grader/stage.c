@@ -144,6 +144,34 @@ static int missed_speed(const stage_result *s)
     return 0;
 }
 
+/* The checks of the student's object before it runs: 1 when one refused
+ * it (scored 0, with the reason and advice). The most telling refusal
+ * comes first: a library header kernel.cu opened, then a symbol, then a
+ * list of headers that could not be trusted. */
+static int refused(stage_result *s, const target *t, const policy *pol)
+{
+    if (!t->object[0])
+        return 0;
+    char lib[REASON_LEN], sym[REASON_LEN], reason[REASON_LEN + 32], advice[REASON_LEN + 64];
+    int lib_rc = library_check(t, lib, sizeof lib);
+    int sym_rc = lib_rc == 1 ? 0 : policy_check(pol, t->object, t->header[0] ? t->header : NULL, sym, sizeof sym);
+    if (!lib_rc && !sym_rc)
+        return 0;
+    snprintf(reason, sizeof reason, "refused: kernel.cu %s", lib_rc == 1 || !sym_rc ? lib : sym);
+    const char *contract = strstr(t->header, "common/");
+    if (lib_rc == 1)
+        snprintf(advice, sizeof advice, "Take that #include out and write the kernels yourself: that is the "
+                 "stage's lesson (grader/library.c lists the headers refused, and why).");
+    else if (sym_rc > 0)
+        snprintf(advice, sizeof advice, "Launch your own kernels on the default stream and return%s%s%s.",
+                 contract ? "; " : "", contract ? contract : "", contract ? " says what kernel.cu may do" : "");
+    else
+        snprintf(advice, sizeof advice, "The %s check could not run: tell your instructor.",
+                 sym_rc ? "symbol" : "header");
+    score_fail(s, reason, advice);
+    return 1;
+}
+
 /* Grade one stage whose binary exists: policy, run, sanitizer. */
 void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
                  const options *o, int have_sanitizer, const extra_args *extra)
@@ -151,23 +179,8 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     const stage_rubric *sr = rubric_stage(rb, t->stage);
     char command[256];
     run_command(t->stage, &o->seed, command, sizeof command);
-    if (t->object[0]) {
-        char msg[REASON_LEN];
-        int rc = policy_check(pol, t->object, t->header[0] ? t->header : NULL, msg, sizeof msg);
-        if (rc) {
-            char reason[REASON_LEN + 32], advice[REASON_LEN + 64];
-            snprintf(reason, sizeof reason, "refused: kernel.cu %s", msg);
-            const char *contract = strstr(t->header, "common/");
-            if (rc < 0)
-                snprintf(advice, sizeof advice, "The symbol check could not run: tell your instructor.");
-            else
-                snprintf(advice, sizeof advice, "Launch your own kernels on the default stream and return%s%s%s.",
-                         contract ? "; " : "", contract ? contract : "",
-                         contract ? " says what kernel.cu may do" : "");
-            score_fail(s, reason, advice);
-            return;
-        }
-    }
+    if (refused(s, t, pol))
+        return;
     int ran_to_end = run_scored(s, t, rb, sr, o, extra, command);
     if (ran_to_end && missed_speed(s) && !o->once) {
         /* Noise only ever slows a run (another process on the machine, a

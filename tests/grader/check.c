@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "grader.h"
+#include "grading.h"
 
 static int failures;
 
@@ -181,6 +182,64 @@ static void test_policy(void)
     expect(!policy_match(&p, "someUnknownFunction", 0), "policy: an unknown symbol matches no rule (refused)");
 }
 
+/* library_check on a list of headers as nvcc -MD writes it: the rule's
+ * files are the lines of headers, after those every nvcc list has. */
+static int library_of(const char *headers, char *msg, size_t len)
+{
+    target t = {.stage = "07_reduction", .lesson = "the lesson", .object = "build/tests/grader/lib-unit.o",
+                .source = "tests/grader/library/cg_tiles.cu"};
+    FILE *f = fopen("build/tests/grader/lib-unit.d", "w");
+    if (!f)
+        return -2;
+    fprintf(f, "build/tests/grader/lib-unit.o : tests/grader/library/cg_tiles.cu \\\n    /usr/include/stdlib.h");
+    for (const char *h = headers; *h; h += strcspn(h, "\n") + (h[strcspn(h, "\n")] != 0))
+        fprintf(f, " \\\n    %.*s", (int)strcspn(h, "\n"), h);
+    fprintf(f, "\n\n/usr/include/stdlib.h:\n\n/opt/thrust/thrust/reduce.h:\n");
+    fclose(f);
+    return library_check(&t, msg, len);
+}
+
+static void test_library(void)
+{
+    char msg[1024];
+    struct {
+        const char *headers, *said; /* said: NULL when allowed */
+    } cases[] = {
+        {"/x/cccl/cub/cub.cuh\n/x/cccl/thrust/reduce.h",
+         "includes CUB (cub/cub.cuh): stage 07 asks you to write its kernels yourself (the lesson); "
+         "cooperative groups' tiles, syncs and shuffles are allowed"},
+        {"/x/include/cooperative_groups/details/../reduce.h", "cg::reduce (cooperative_groups/reduce.h)"},
+        {"exercises/07_reduction/../../../../x/cccl/cub/block/block_scan.cuh", "CUB's block scan (cub/block/"},
+        {"/x/my\\ cccl/cub/device/device_scan.cuh", "CUB's device scan (cub/device/device_scan.cuh)"},
+        {"/x/cccl/cuda/std/__numeric/inclusive_scan.h", "libcu++'s cuda::std::reduce"},
+        {"/opt/cutlass/include/cute/tensor.hpp", "includes CuTe (cute/tensor.hpp)"},
+        {"/opt/cutlass/include/cutlass/gemm/device/gemm.h", "includes CUTLASS (cutlass/gemm/device/gemm.h)"},
+        {"/x/include/cooperative_groups.h\n/x/include/cooperative_groups/memcpy_async.h\n"
+         "/x/include/cooperative_groups/details/functional.h\n/x/cccl/cuda/std/__algorithm/min.h\n"
+         "/x/cccl/cuda/std/__numeric/midpoint.h\n/x/cccl/cuda/__warp/warp_shuffle.h\n/x/cuda/cub.h\n/x/mycub/a.h",
+         NULL},
+    };
+    int all = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = library_of(cases[i].headers, msg, sizeof msg);
+        if (cases[i].said ? rc != 1 || !strstr(msg, cases[i].said) : rc != 0) {
+            printf("      case %zu: %d %s\n", i, rc, msg);
+            all = 0;
+        }
+    }
+    expect(all, "library: refused headers named by the library, allowed ones pass (first rule only)");
+    expect(library_of("", msg, sizeof msg) == 0, "library: a list with nothing refused passes");
+    FILE *f = fopen("build/tests/grader/lib-unit.d", "w");
+    if (f) {
+        fputs("build/tests/grader/lib-unit.o: tests/grader/library/cg_tiles.cu /x/cccl/cub/cub.cuh\n", f);
+        fclose(f);
+    }
+    target t = {.stage = "07_reduction", .object = "build/tests/grader/lib-unit.o",
+                .source = "tests/grader/library/cg_tiles.cu"};
+    expect(library_check(&t, msg, sizeof msg) == -1 && strstr(msg, "names no system header"),
+           "library: a list without system headers (-MMD) cannot be trusted");
+}
+
 static void test_text(void)
 {
     const char in[] = "ok \x1b[31mred\r\n\xff\xc3\xa9\xed\xa0\x80 end\x01";
@@ -340,6 +399,7 @@ int main(int argc, char **argv)
     test_json();
     test_rubric();
     test_policy();
+    test_library();
     test_text();
     test_sanitizer();
     test_record();

@@ -5,7 +5,9 @@
 # grader over stand-in programs that crash, hang, flood their output, forge a
 # record on stdout, exit early, write broken or lying records, and over
 # objects that use or define forbidden symbols (tests/grader/policy/, and the
-# cuBLAS and side-stream kernels of tests/grader/kernels/). Each must get its
+# cuBLAS and side-stream kernels of tests/grader/kernels/); then one over
+# kernels that include header-only libraries and every solution and skeleton
+# (tests/grader/library.sh). Each must get its
 # points and its reason, and the grader must survive all of them at once.
 # Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
 # "N passed, N failed[, N skipped]". Run from anywhere; needs
@@ -105,11 +107,6 @@ policy_thread|good|host_thread|0/10|starts a host thread
 policy_sync|good|device_sync|0/10|uses cudaDeviceSynchronize: waits for the GPU
 policy_cublas|good|cublas_call|0/10|calls cuBLAS
 policy_stream|good|side_stream|0/10|uses cudaStreamCreateWithFlags: uses a stream"
-    if [ -f build/03_tiled/solution.o ]; then
-        cp build/03_tiled/solution.o "$out/obj/real_solution.o"
-        expectations="$expectations
-policy_real_solution|good|real_solution|10/10|"
-    fi
 else
     skip "policy on CUDA objects: $NVCC is not here"
 fi
@@ -461,6 +458,9 @@ check "grader: --src: a stage not submitted scores 0 and says so" \
     "$(sget stages.1.reason | grep -q "no kernel.cu was submitted"; echo $?)"
 check "grader: --src builds in build/grade-src with this lab's harness" \
     "$([ "$(readlink build/grade-src/common)" = "$PWD/common" ] && [ -f "build/grade-src/exercises/$broken/kernel.cu" ]; echo $?)"
+
+# header-only libraries, and every solution and skeleton passing both checks
+. tests/grader/library.sh
 
 echo "== grader: a student's kernel.cu reaching out of its run in a class (tests/grader/attacks/class_escape)"
 # The attack's constructor runs before the driver's main, so it is tried here
