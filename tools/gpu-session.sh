@@ -170,7 +170,7 @@ for phase in $phases; do
             log "make calibrate: exit $? ($(grep -c WARNING "$out/calibrate.log") warnings; calibrate.log)"
             cp grader/rubric.tsv "$out/rubric.tsv" ;;
         class)
-            # STUDENTS copies of the solutions, then a skeleton, two attackers
+            # STUDENTS copies of the solutions, then a skeleton, four attackers
             # (tests/grader/attacks: class_escape reaches for the class
             # folder and other students, forged_record forges its record)
             # and a kernel that writes out of bounds, all in 03 but the
@@ -199,6 +199,13 @@ for phase in $phases; do
             printf '%s\n' '#include "matmul.h"' \
                 'void matmul(const float *A, const float *B, float *C, int n) { *(volatile int *)0 = n; }' \
                 >"$subs/crash/$s3/kernel.cu"
+            # ivan compiles student1's collected kernel.cu into his own, ines
+            # .incbins it and prints it: the wall must leave them 0, and
+            # nothing of it in their logs
+            mkdir -p "$subs/ivan/$s3" "$subs/ines/$s3"
+            printf '#include "../../../../students/student1/kernels/%s/kernel.cu"\n' "$s3" >"$subs/ivan/$s3/kernel.cu"
+            printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
+                "$class/students/student1/kernels/$s3/kernel.cu" >"$subs/ines/$s3/kernel.cu"
             before=$(cd "$subs" && find . -type f -exec sha256sum {} + | sort | sha256sum)
             start=$SECONDS
             timeout "$limit" make --no-print-directory class SUBMISSIONS="$subs" OUT="$class" >"$out/class.log" 2>&1
@@ -206,7 +213,7 @@ for phase in $phases; do
             took=$((SECONDS - start))
             gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
             n=$(($(grep -c . "$class/gradebook.csv" 2>/dev/null || echo 1) - 1))
-            log "make class of $n students ($((n - 6)) full solutions) on $gpus GPU(s): exit $st in $took s," \
+            log "make class of $n students ($((n - 8)) full solutions) on $gpus GPU(s): exit $st in $took s," \
                 "$(awk -v n="$n" -v t="$took" -v g="$gpus" 'BEGIN { if (t > 0 && g > 0) printf "%.2f", n * 60 / t / g }') students per minute per GPU"
             # the full-solution students' own times, from the class's progress
             # lines (there even when the phase's limit stopped the class)
@@ -214,6 +221,10 @@ for phase in $phases; do
                 "$out/class.log" | sort -n | awk '{ t[NR] = $1 } END { if (NR == 0) { print "none"; exit }
                     m = t[int((NR + 1) / 2)]; printf "%d, %d to %d s each (median %d s): %.2f students per minute per GPU",
                     NR, t[1], t[NR], m, 60 / m }')"
+            marker=$(grep -m 1 '__global__' "solutions/$s3/kernel.cu")
+            log "ivan (includes student1's kernel.cu): $(grep '^ivan,' "$class/gradebook.csv" | cut -d, -f1-7);" \
+                "ines (.incbins it): $(grep '^ines,' "$class/gradebook.csv" | cut -d, -f1-7);" \
+                "student1's source in their reports: $(cat "$class"/students/i*/grade.* 2>/dev/null | grep -cF -- "$marker")"
             log "submissions unchanged: $([ "$before" = "$(cd "$subs" && find . -type f -exec sha256sum {} + | sort | sha256sum)" ] && echo yes || echo NO);" \
                 "planted file: $([ -e "$class/planted-by-a-student" ] && echo FOUND || echo none)"
             mkdir -p "$out/class"
