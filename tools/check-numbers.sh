@@ -217,7 +217,8 @@ function flush(    j, k, f, t, c, i, n2, text, gpus, dates) {
             t = blk[j]; gsub(/<!--.*-->/, " ", t)
             while (match(t, /(measurements|profile)\/[A-Za-z0-9_.\/-]*/)) {
                 c = substr(t, RSTART, RLENGTH); sub(/[.\/]+$/, "", c)
-                if (RSTART > 1 && substr(t, RSTART - 1, 1) ~ /[A-Za-z0-9_.\/-]/) c = ""
+                # not a path inside another (tests/profile/...), nor a pattern (measurements/<run>/)
+                if ((RSTART > 1 && substr(t, RSTART - 1, 1) ~ /[A-Za-z0-9_.\/-]/) || substr(t, RSTART + RLENGTH, 1) == "<") c = ""
                 else if (!(c in known)) problem(blkno[j], "names " c ", which is no record (tools/record-values.sh lists them)")
                 else { if (!k++) ncited = 0; set_cited(c) }
                 t = substr(t, 1, RSTART - 1) " " substr(t, RSTART + RLENGTH)
@@ -262,8 +263,9 @@ BEGIN {
         if (split(line, f, "\t") < 3) continue
         nv++; vs[nv] = f[1]; vk[nv] = f[2]; vv[nv] = f[3] + 0
         if (f[2] == "gpu" || f[2] == "date") vv[nv] = f[3]
+        # a record is a file or the folder of a run, never all of measurements/
         c = f[1]; known[c] = 1
-        while (sub(/\/[^\/]*$/, "", c)) known[c] = 1
+        while (sub(/\/[^\/]*$/, "", c) && c ~ /\//) known[c] = 1
     }
 }
 FNR == 1 {

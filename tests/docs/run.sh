@@ -108,6 +108,7 @@ a wrong ratio@moves 3941 GB/s@2.25x@2.52x@2.52x is in no record named here
 a wrong profile counter@(the solution) | 1.14 |@| 1.14 |@| 1.41 |@1.41 (column shared-load wavefronts per instruction) is in no record
 a right rate under another run's record@records in `measurements/h200-2026-11-23-night/`@h200-2026-11-23-night@h200-2026-11-23-late@3941 GB/s is in no record named here (measurements/h200-2026-11-23-late
 a record that does not exist@records in `measurements/h200-2026-11-23-night/`@2026-11-23-night@2026-11-22-night@names measurements/h200-2026-11-22-night, which is no record
+all of measurements/ for a record@records in `measurements/h200-2026-11-23-night/`@measurements/h200-2026-11-23-night/@measurements/@names measurements, which is no record
 a GPU that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@NVIDIA H200@NVIDIA A100@says A100, which is not the GPU of
 a date that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@2026-11-23 (@2026-11-22 (@says 2026-11-22, which is not the date of
 CASES
