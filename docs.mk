@@ -7,8 +7,10 @@
 #               slides/lab.md -> build/docs/slides.html, and slides.pdf when LaTeX is there
 #   docs-check  build the docs, then fail on a broken link or anchor, a missing
 #               figure, a figure nothing references, a page that needs the network,
-#               or a measured number that no record in measurements/ holds
-#               (tools/check-numbers.sh)
+#               or a measured number that its record does not hold: the handouts,
+#               the exercises' READMEs and the slides name the record (a file under
+#               measurements/ or profile/) of each number they quote
+#               (tools/check-numbers.sh, tools/record-values.sh)
 #   docs-test   tests of the checker (tests/docs/) and of the plot pipeline
 #   plots       results/<stage>.json -> handouts/plots/<stage>.svg, and one ladder per
 #               family of stages.tsv that has a record there: every stage's kernel beside

@@ -6,8 +6,9 @@
  * read addresses n floats apart. Here threadIdx.x gives the column: the warp
  * reads 32 neighbouring floats of B and writes 32 neighbouring floats of C,
  * one coalesced access each, and all 32 threads read the same A[row][k]
- * (one broadcast). It still adds into C in global memory on every step of k;
- * stage 02 fixes that.
+ * (one broadcast). It still stores C to global memory at every step of k:
+ * the compiler keeps the sum in a register, but C might overlap A or B, so
+ * it may not leave out a store. Stage 02 fixes that.
  *
  *   make run EX=01            check, then time, this file
  *   make sweep EX=01          try BLOCK = 8, 16, 32

@@ -2,10 +2,11 @@
  * 02_temp_accumulator: add the products in a register, write C once.
  *
  * What this version changes: stage 01 added into C[row][col] in global memory
- * on every step of k, one load and one store each time, and the compiler may
- * not keep C in a register because C might overlap A or B. Here the sum lives
- * in a local variable (a register) and C is written once at the end: n loads
- * and n stores of C per thread become one store.
+ * on every step of k. The compiler kept the sum in a register, but stored it
+ * at every step, because C might overlap A or B (the PTX shows two loads and
+ * one store a step, and no load of C). Here the sum lives in a local
+ * variable, which no pointer can reach, and C is written once at the end:
+ * n stores of C per thread become one; the 2n loads of A and B stay.
  *
  *   make run EX=02            check, then time, this file
  *   make sweep EX=02          try BLOCK = 8, 16, 32

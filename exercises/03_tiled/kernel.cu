@@ -32,14 +32,20 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int n)
     float temp = 0.0f;
 
     for (int t = 0; t < n; t += TILE) {
-        // TODO(lab): copy one element of the A tile (row `row`, column t + tx)
-        // into As[ty][tx] and one of the B tile (row t + ty, column `col`)
-        // into Bs[ty][tx]. Past the edge of the matrix store 0.0f instead.
+        // TODO(lab): each thread copies one element of the A tile into
+        // As[ty][tx] and one element of the B tile into Bs[ty][tx]. The A
+        // tile is this block's TILE rows of A and its columns t .. t+TILE-1;
+        // the B tile is rows t .. t+TILE-1 of B and this block's TILE
+        // columns. Let threadIdx.x walk along a row of each matrix, so that
+        // a warp's copies are coalesced. Past the edge of the matrix store
+        // 0.0f instead. (Handout 03 works one thread through.)
 
         // TODO(lab): a barrier, so no thread reads the tiles before all of
         // them are written.
 
-        // TODO(lab): add the TILE products As[ty][k] * Bs[k][tx] into temp.
+        // TODO(lab): the TILE multiply-adds of this step, into temp, reading
+        // only As and Bs: the row of the A tile and the column of the B tile
+        // that meet at this thread's element of C.
 
         // TODO(lab): a second barrier, so no thread overwrites the tiles in
         // the next step while another still reads them.

@@ -54,11 +54,11 @@ __global__ void transpose_padded(const float *in, float *out, int rows, int cols
     __syncthreads();
 
     for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        // TODO(lab): the write phase of stage 04: threadIdx.x runs along row
-        // col0 + ty + j of out, so thread tx writes element (row0 + tx,
-        // col0 + ty + j) of in, which it reads from column ty + j of the
-        // tile. Skip elements outside the matrix. This column read is the
-        // access the padding is for: count its banks before and after.
+        // TODO(lab): the write phase, as in your stage 04 kernel: threadIdx.x
+        // runs along a row of out, so each thread reads its float down a
+        // column of the tile. Skip elements outside the matrix. This column
+        // read is the access the padding is for: count its banks before
+        // and after.
     }
 }
 

@@ -166,16 +166,17 @@ matmul_block(const float *__restrict__ A, const float *__restrict__ B, float *__
         // TODO(lab): copy the BM x BK tile of A (rows row0 .. row0+BM-1,
         // columns t .. t+BK-1) into As, transposed: As[k][m] = A[row0+m][t+k].
         // The tile is BM*BK/4 float4 vectors and each thread copies one per
-        // pass, so BM*BK/4/THREADS passes. In pass p, thread tid copies vector
-        // v = p*THREADS + tid: row m = v / (BK/4) of the tile, columns
-        // k = 4*(v % (BK/4)) .. k+3. Neighbouring threads then read
-        // neighbouring 16 bytes of a row: coalesced. load4<VEC>(A, n, row,
+        // pass, so BM*BK/4/THREADS passes. Number the vectors row by row and
+        // give thread tid vector tid in the first pass, the next THREADS
+        // vectors in the next pass, and so on: neighbouring threads then read
+        // neighbouring 16 bytes of a row (coalesced). load4<VEC>(A, n, row,
         // col) returns the four floats, zeros where they lie outside A.
+        // (Handout 06 works thread 5 through.)
 
         // TODO(lab): copy the BK x BN tile of B (rows t .., columns col0 ..)
-        // into Bs as it is, the same way: BK*BN/4/THREADS passes, vector v is
-        // row v / (BN/4) and columns 4*(v % (BN/4)) .. +3; one float4 store
-        // *reinterpret_cast<float4 *>(&Bs[k][c]) = ... per vector.
+        // into Bs as it is, the same way, in BK*BN/4/THREADS passes, with one
+        // float4 store into Bs per vector (reinterpret_cast<float4 *>, as
+        // store4 above does for C).
 
         // TODO(lab): a barrier, so no thread reads the tiles before all of
         // them are written.
@@ -185,7 +186,8 @@ matmul_block(const float *__restrict__ A, const float *__restrict__ B, float *__
         // a[TM], and its TN values of row k of Bs into b[TN]. Which rows and
         // columns are its own: see the comment above the kernel. Read them
         // as float4, four at a time, as the store below writes C. Then add
-        // the outer product: acc[i][j] += a[i] * b[j] for all i < TM, j < TN.
+        // the outer product of a and b into acc: each of the TM x TN
+        // accumulators gets one product, with loops the compiler can unroll.
 
         // TODO(lab): a second barrier, so no thread overwrites the tiles in
         // the next step while another still reads them.

@@ -39,8 +39,9 @@ static_assert(BLOCK >= 64 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0,
 static __device__ float warp_sum(float v)
 {
     // TODO(lab): step 5. For offset = 16, 8, 4, 2, 1, add to v the v of the
-    // lane `offset` places up: v += __shfl_down_sync(FULL_MASK, v, offset).
-    // After the five steps lane 0 holds the sum of all 32.
+    // lane `offset` places up, which __shfl_down_sync hands over (FULL_MASK:
+    // all 32 lanes take part). After the five steps lane 0 holds the sum of
+    // all 32.
     return v;
 }
 

@@ -4,8 +4,9 @@
  *
  * The skeleton loads the tiles, multiplies fragments and stores C; what
  * makes it a warp-tiled, double-buffered kernel is left at the TODO(lab)
- * marks: which warp tile a warp owns and where a thread sits in it, the
- * fragments it reads, and the swap of the two halves of the buffer.
+ * marks: which warp tile a warp owns, where a thread sits in it and where
+ * its pieces of C begin, the fragments it reads, and the swap of the two
+ * halves of the buffer.
  *
  * What this version changes, from stage 06's 2D kernel (128 x 128 tile of C
  * per block, 8 x 8 elements per thread, two blocks an SM):
@@ -69,18 +70,24 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
     __shared__ __align__(16) float Bs[2][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */
     const int tid = threadIdx.x;
     [[maybe_unused]] const int warp = tid / 32, lane = tid % 32;
-    // TODO(lab): the warp tile this warp owns. The block's BM x BN tile is
-    // (BM/WM) x (BN/WN) = 2 x 4 warp tiles of WM x WN; number them row by
-    // row, so that warp w owns warp-tile row wm = w / (BN/WN) and column
-    // wn = w % (BN/WN). (The placeholders make every warp own the first.)
-    const int wm = 0, wn = 0;
-    // TODO(lab): where this thread sits in each of its warp's sub-tiles. A
-    // WSUBM x WSUBN = 16 x 32 sub-tile is (WSUBM/TM) x (WSUBN/TN) = 4 x 8
-    // threads of TM x TN = 4 x 4 elements; number the warp's lanes row by
-    // row: lane l is thread-row tm = l / (WSUBN/TN), thread-column
-    // tn = l % (WSUBN/TN). Then the 8 lanes of a thread-row read the same A
-    // values, and the 4 lanes of a thread-column the same B values.
-    const int tm = 0, tn = 0;
+    // TODO(lab): the warp tile this warp owns: its row wm and column wn among
+    // the block's (BM/WM) x (BN/WN) = 2 x 4 warp tiles, numbered row by row
+    // (handout 08 draws them, and works warp 5 and its lane 13 through).
+    // The placeholders make every warp own the first.
+    [[maybe_unused]] const int wm = 0, wn = 0;
+    // TODO(lab): where this lane sits in each sub-tile of its warp tile: its
+    // thread-row tm and thread-column tn among a sub-tile's (WSUBM/TM) x
+    // (WSUBN/TN) = 4 x 8 positions of TM x TN elements, numbered row by row,
+    // so that the 8 lanes of a thread-row read the same values of A and the
+    // 4 lanes of a thread-column the same values of B.
+    [[maybe_unused]] const int tm = 0, tn = 0;
+    // TODO(lab): the row of the block's tile where this thread's TM rows in
+    // sub-tile row i begin, and the column where its TN columns in sub-tile
+    // column j begin: the warp tile's start, plus the sub-tile's start in
+    // it, plus this thread's start in that. The fragments below and the
+    // store of C at the end both use them.
+    auto sub_row = [&]([[maybe_unused]] int i) { return 0; };
+    auto sub_col = [&]([[maybe_unused]] int j) { return 0; };
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     enum { A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS };
     float4 ra[A_VECS], rb[B_VECS]; /* this thread's share of the next tiles */
@@ -152,13 +159,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
 #pragma unroll
         for (int k = 0; k < BK; k++) {
             float a[WMITER * TM] = {0.0f}, b[WNITER * TN] = {0.0f};
-            // TODO(lab): this thread's fragments for step k, as float4 reads.
-            // For each i < WMITER: the TM values of row k of As[cur] that
-            // start at m = wm*WM + i*WSUBM + tm*TM (its rows of sub-tile
-            // row i) into a[i*TM .. i*TM+3]. For each j < WNITER: the TN
-            // values of row k of Bs[cur] that start at c = wn*WN + j*WSUBN +
-            // tn*TN into b[j*TN .. j*TN+3]. The store of C at the end of
-            // the kernel uses the same layout.
+            // TODO(lab): this thread's fragments for step k, a float4 read
+            // each (as in stage 06): for each sub-tile row i, its TM values of
+            // A from row k of As[cur], into a[i*TM] .. a[i*TM + 3]; for each
+            // sub-tile column j, its TN values of B from row k of Bs[cur],
+            // into b[j*TN] .. b[j*TN + 3]. sub_row and sub_col say where.
 #pragma unroll
             for (int i = 0; i < WMITER * TM; i++)
 #pragma unroll
@@ -178,10 +183,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
     for (int i = 0; i < WMITER; i++)
 #pragma unroll
         for (int r = 0; r < TM; r++) {
-            const int gr = row0 + wm * WM + i * WSUBM + tm * TM + r;
+            const int gr = row0 + sub_row(i) + r;
 #pragma unroll
             for (int j = 0; j < WNITER; j++) {
-                const int gc = col0 + wn * WN + j * WSUBN + tn * TN;
+                const int gc = col0 + sub_col(j);
                 const float *v = &acc[i * TM + r][j * TN];
                 if (!EDGE) {
                     *reinterpret_cast<float4 *>(&C[(size_t)gr * n + gc]) = make_float4(v[0], v[1], v[2], v[3]);

@@ -72,6 +72,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
     /* which warp tile this warp owns, and where this thread is in a sub-tile */
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
     const int tm = lane / (WSUBN / TN), tn = lane % (WSUBN / TN);
+    /* the block-tile row of this thread's first row in sub-tile row i, and
+     * the column of its first column in sub-tile column j */
+    auto sub_row = [&](int i) { return wm * WM + i * WSUBM + tm * TM; };
+    auto sub_col = [&](int j) { return wn * WN + j * WSUBN + tn * TN; };
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     enum { A_VECS = BM * BK / 4 / THREADS, B_VECS = BK * BN / 4 / THREADS };
     float4 ra[A_VECS], rb[B_VECS]; /* this thread's share of the next tiles */
@@ -142,12 +146,12 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
             float a[WMITER * TM], b[WNITER * TN];
 #pragma unroll
             for (int i = 0; i < WMITER; i++) {
-                float4 v = *reinterpret_cast<const float4 *>(&As[cur][k][wm * WM + i * WSUBM + tm * TM]);
+                float4 v = *reinterpret_cast<const float4 *>(&As[cur][k][sub_row(i)]);
                 a[i * TM + 0] = v.x, a[i * TM + 1] = v.y, a[i * TM + 2] = v.z, a[i * TM + 3] = v.w;
             }
 #pragma unroll
             for (int j = 0; j < WNITER; j++) {
-                float4 v = *reinterpret_cast<const float4 *>(&Bs[cur][k][wn * WN + j * WSUBN + tn * TN]);
+                float4 v = *reinterpret_cast<const float4 *>(&Bs[cur][k][sub_col(j)]);
                 b[j * TN + 0] = v.x, b[j * TN + 1] = v.y, b[j * TN + 2] = v.z, b[j * TN + 3] = v.w;
             }
 #pragma unroll
@@ -166,10 +170,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
     for (int i = 0; i < WMITER; i++)
 #pragma unroll
         for (int r = 0; r < TM; r++) {
-            const int gr = row0 + wm * WM + i * WSUBM + tm * TM + r;
+            const int gr = row0 + sub_row(i) + r;
 #pragma unroll
             for (int j = 0; j < WNITER; j++) {
-                const int gc = col0 + wn * WN + j * WSUBN + tn * TN;
+                const int gc = col0 + sub_col(j);
                 const float *v = &acc[i * TM + r][j * TN];
                 if (!EDGE) {
                     *reinterpret_cast<float4 *>(&C[(size_t)gr * n + gc]) = make_float4(v[0], v[1], v[2], v[3]);

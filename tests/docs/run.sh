@@ -6,8 +6,10 @@
 #     in the output (so that each is rejected for its own reason);
 #   - the lab's own handouts and slides must pass (sources only: the built HTML
 #     is checked by `make docs-check`, which needs pandoc);
-#   - every measured number the lab's texts quote must be in measurements/
-#     (tools/check-numbers.sh), and numbers planted wrong must be caught;
+#   - every measured number the lab's texts quote must be in its record
+#     (tools/check-numbers.sh); numbers planted wrong, or under the wrong
+#     record, in a copy of a handout must be caught on their line, by the
+#     checker and by `make docs-check` on a copy of the tree;
 #   - tools/records2dat.sh must turn tests/fixtures/records/*.json into
 #     tests/fixtures/records/expected/*.dat exactly;
 #   - tools/records2ladder.sh must turn them into
@@ -53,29 +55,82 @@ done
 if output=$(tools/check-docs.sh handouts slides 2>&1); then pass "the lab's handouts and slides pass check-docs"
 else fail "the lab's handouts and slides pass check-docs" "$output"; fi
 
-# the measured numbers (tools/check-numbers.sh): the lab's texts fit its
+# the measured numbers (tools/check-numbers.sh): the lab's texts fit their
 # records; a wrong number planted in a sentence or a table is caught, one
 # labelled as another kernel's is not, and a right one passes within rounding
-if output=$(tools/check-numbers.sh 2>&1); then pass "every measured number of the lab's texts is in measurements/"
-else fail "every measured number of the lab's texts is in measurements/" "$output"; fi
+if output=$(tools/check-numbers.sh 2>&1); then pass "every measured number of the lab's texts is in its record"
+else fail "every measured number of the lab's texts is in its record" "$output"; fi
 nd=$out_dir/numbers
-rm -rf "$nd" && mkdir -p "$nd"
+rm -rf "$nd" && mkdir -p "$nd/handouts"
 printf 'The solution runs at 27,206 GFLOP/s.\n' >"$nd/sentence.md"
 printf '| kernel | GFLOP/s | %% of cuBLAS |\n|---|---|---|\n| tiles, M = 32 | 8753 | 17.1 |\n' >"$nd/table.md"
 printf 'Grading took 16.5 s.\n' >"$nd/seconds.md"
 printf '<!-- numbers: textbook kernels -->\n\nA textbook kernel, outside this harness: 27,206 GFLOP/s.\n' >"$nd/labelled.md"
 printf 'The solution: 37,865 GFLOP/s (about 37,900 GFLOP/s); grading took 18.9 s.\n' >"$nd/right.md"
-for f in sentence:1:27,206 table:3:8753 seconds:1:16.5; do
+printf 'The solution moves 3941 GB/s.\n' >"$nd/handouts/unnamed.md"
+for f in sentence:1:27,206 table:3:8753 seconds:1:16.5 handouts/unnamed:1:3941; do
     name=${f%%:*} rest=${f#*:}
     output=$(tools/check-numbers.sh "$nd/$name.md" 2>&1); status=$?
     if [ $status = 1 ] && grep -qF "$nd/$name.md:${rest%%:*}: ${rest#*:} " <<<"$output"; then
-        pass "check-numbers rejects a wrong number planted in $name.md"
-    else fail "check-numbers rejects a wrong number planted in $name.md (status $status)" "$output"; fi
+        pass "check-numbers rejects a wrong or unrecorded number planted in $name.md"
+    else fail "check-numbers rejects a wrong or unrecorded number planted in $name.md (status $status)" "$output"; fi
 done
 for name in labelled right; do
     if output=$(tools/check-numbers.sh "$nd/$name.md" 2>&1); then pass "check-numbers accepts $name.md"
     else fail "check-numbers accepts $name.md" "$output"; fi
 done
+
+# a handout names the record of each number: numbers planted wrong in a copy
+# of handout 05, each on the line that holds its text, must be caught there,
+# and the copy as it is must pass. Each case, fields split by @: what, the
+# line's text, the text to replace on it and its replacement (both
+# literal), what the checker must say about that line.
+h=handouts/05_bank_conflicts.md
+# the file $1 with text $3 replaced by $4 on line $2, to stdout
+replace_on_line() {
+    awk -v n="$2" -v from="$3" -v to="$4" \
+        'NR == n && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } 1' "$1"
+}
+cp "$h" "$nd/$h"
+if output=$(tools/check-numbers.sh "$nd/$h" 2>&1); then pass "check-numbers accepts a copy of $h"
+else fail "check-numbers accepts a copy of $h" "$output"; fi
+while IFS=@ read -r what text from to expect; do
+    line=$(grep -nF -- "$text" "$h" | head -1 | cut -d: -f1)
+    [ -n "$line" ] || { fail "planted in $h: $what (no line holds \"$text\")"; continue; }
+    replace_on_line "$h" "$line" "$from" "$to" >"$nd/$h"
+    output=$(tools/check-numbers.sh "$nd/$h" 2>&1); status=$?
+    if [ $status = 1 ] && grep -qF "$nd/$h:$line: $expect" <<<"$output"; then pass "check-numbers rejects $what planted in $h"
+    else fail "check-numbers rejects $what planted in $h (status $status, expected line $line: $expect)" "$output"; fi
+done <<'CASES'
+a wrong rate@moves 3941 GB/s@3941 GB/s@3914 GB/s@3914 GB/s is in no record named here
+a wrong percentage@moves 3941 GB/s@92.7% of@97.2% of@97.2% is in no record named here
+a wrong ratio@moves 3941 GB/s@2.25x@2.52x@2.52x is in no record named here
+a wrong profile counter@(the solution) | 1.14 |@| 1.14 |@| 1.41 |@1.41 (column shared-load wavefronts per instruction) is in no record
+a right rate under another run's record@records in `measurements/h200-2026-11-23-night/`@h200-2026-11-23-night@h200-2026-11-23-late@3941 GB/s is in no record named here (measurements/h200-2026-11-23-late
+a record that does not exist@records in `measurements/h200-2026-11-23-night/`@2026-11-23-night@2026-11-22-night@names measurements/h200-2026-11-22-night, which is no record
+all of measurements/ for a record@records in `measurements/h200-2026-11-23-night/`@measurements/h200-2026-11-23-night/@measurements/@names measurements, which is no record
+a GPU that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@NVIDIA H200@NVIDIA A100@says A100, which is not the GPU of
+a date that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@2026-11-23 (@2026-11-22 (@says 2026-11-22, which is not the date of
+CASES
+
+# make docs-check itself, on a copy of the tree: it passes as it is (when
+# pandoc is there to build the pages), and fails on the wrong rate planted
+tree=$out_dir/tree
+rm -rf "$tree" && mkdir -p "$tree"
+tar --exclude=./build --exclude=./.git --exclude=./results -cf - . | tar -xf - -C "$tree"
+line=$(grep -nF 'moves 3941 GB/s' "$h" | head -1 | cut -d: -f1)
+if command -v "${PANDOC:-pandoc}" >/dev/null 2>&1; then
+    if output=$($MAKE --no-print-directory -C "$tree" -f docs.mk docs-check 2>&1); then pass "make docs-check passes on a copy of the tree"
+    else fail "make docs-check passes on a copy of the tree" "$output"; fi
+else
+    skipped=$((skipped + 1))
+    echo "skip  make docs-check on a copy of the tree: pandoc is missing (Debian/Ubuntu: apt-get install pandoc)"
+fi
+replace_on_line "$h" "$line" "3941 GB/s" "3914 GB/s" >"$tree/$h"
+output=$($MAKE --no-print-directory -C "$tree" -f docs.mk docs-check 2>&1); status=$?
+if [ $status != 0 ] && grep -qF "$h:$line: 3914 GB/s is in no record named here" <<<"$output"; then
+    pass "make docs-check fails on a wrong number planted in $h"
+else fail "make docs-check fails on a wrong number planted in $h (status $status)" "$output"; fi
 
 mkdir -p "$out_dir"
 for record in tests/fixtures/records/*.json; do
