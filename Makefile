@@ -84,7 +84,7 @@ $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
 UNPADDED_OBJ := $(if $(wildcard common/transpose_unpadded.cu),build/common/transpose_unpadded.o,common/transpose_unpadded.o)
 OBJS_transpose += $(UNPADDED_OBJ)
 
-# The judge (grader/README.md, "The judge"): the same drivers built with
+# The judge (confine/README.md, "The judge"): the same drivers built with
 # -DLAB_JUDGE into build/judge/, without kernel.cu, talking to a runner that
 # has it (build/<stage>/<variant>-runner) and to the echo runner. Grades use
 # it unless JUDGE=0; JUDGE=1 picks it for make run too.
@@ -282,7 +282,7 @@ build/confine/cuda-probe: confine/cuda_probe.cu build/flags.txt
 	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
 
 # Grades (make grade, make class, make calibrate) are the judge's unless
-# JUDGE=0 (grader/README.md, "The judge"); make run and make profile run the
+# JUDGE=0 (confine/README.md, "The judge"); make run and make profile run the
 # student's code in the driver's own process unless JUDGE=1.
 GRADE_JUDGE := $(filter-out 0,$(or $(JUDGE),1))
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \

@@ -111,7 +111,7 @@ typedef struct {
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student);
 
-/* Judge builds time batches of calls (grader/README.md, "The judge"):
+/* Judge builds time batches of calls (confine/README.md, "The judge"):
  * before a batch, refresh gives each input set fresh data from a seed nobody
  * knew (and poisons its outputs); after it, check launches ONE kernel that
  * checks the outputs of sets first .. first + count - 1 (samples picked

@@ -1,5 +1,5 @@
 /*
- * judge.cu: the judge's side of the runners (remote.h; grader/README.md,
+ * judge.cu: the judge's side of the runners (remote.h; confine/README.md,
  * "The judge"). Linked into the judge builds only (-DLAB_JUDGE), where the
  * contract function (matmul, transpose, reduce) is a stub that queues a call
  * here (common/<family>_stub.cu) instead of running student code.

@@ -4,7 +4,7 @@
  * flushed buffer and its twin, the flushes queued for a runner or run here,
  * their sums verified after a batch; the canary, one flush timed here; and
  * what a flush costs more after a call that wrote its output.
- * grader/README.md, "The judge", says why.
+ * confine/README.md, "The judge", says why.
  */
 #ifndef LAB_JUDGE
 #error "judge_flush.cu is the judges' (build it with -DLAB_JUDGE)"

@@ -8,7 +8,7 @@
  * place through the echo runner, and subtracted; the write-back of a
  * call's output that the next flush pays taken off; canaries between the
  * student's batches (judge_flush.cu has the flushes, their proof, the
- * canary and the write-back's measure). grader/README.md, "The judge",
+ * canary and the write-back's measure). confine/README.md, "The judge",
  * says why.
  */
 #ifndef LAB_JUDGE

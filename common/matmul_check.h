@@ -2,7 +2,7 @@
  * matmul_check.h: the arithmetic behind the matrix product's checks, the
  * same on the host (matmul_main.cu's full checks) and the GPU (the samples
  * of every timed call); plain C, unit-tested in tests/unit/test_matmul.c.
- * grader/README.md, "Every timed output as strict as a check", has the
+ * confine/README.md, "Every timed output as strict as a check", has the
  * numbers.
  *
  * Two tests, and every output passes both:

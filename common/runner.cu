@@ -1,5 +1,5 @@
 /*
- * runner.cu: the runner's loop (remote.h; grader/README.md, "The judge").
+ * runner.cu: the runner's loop (remote.h; confine/README.md, "The judge").
  *
  * Linked with one kernel.cu and the family's call file (common/<family>_call.cu,
  * which calls the contract function on the pointers of one request), this

@@ -18,7 +18,7 @@
  *    round trip, the flushes, the check of the outputs) is measured with a
  *    no-op in each call's place, through the echo runner, which holds no
  *    student code, and subtracted. The baselines are timed the same way
- *    in this process. grader/README.md, "The judge", says why.
+ *    in this process. confine/README.md, "The judge", says why.
  */
 #include "gpu.h"
 #include "l2_flush.h"
