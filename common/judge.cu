@@ -2,12 +2,14 @@
  * judge.cu: the judge's side of the runners (remote.h; confine/README.md,
  * "The judge"). Linked into the judge builds only (-DLAB_JUDGE), where the
  * contract function (matmul, transpose, reduce) is a stub that queues a call
- * here (common/<family>_stub.cu) instead of running student code.
+ * here (common/family_calls.cu, built with -DLAB_JUDGE_FAMILY_<family>
+ * into build/judge/<family>_stub.o) instead of running student code.
  *
  * The runners are started with the judge (lab_judge_spawn), the student's
  * from --runner PATH
  * (default: this program's path with -judge replaced by -runner), inside
- * --confine PATH when given. Buffers are shared on demand: a pointer the
+ * --confine PATH (and the GPU driver's files, --confine-files FILE) when
+ * given. Buffers are shared on demand: a pointer the
  * stub passes must lie inside a buffer made by lab_buffer_new, whose whole
  * allocation (guard zones included) the runner maps by CUDA IPC. The echo
  * runner (--echo PATH), the same loop without student code, measures what
