@@ -187,9 +187,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "slow")) {
         s.pct = 5.0;
         s.speedup = 1.2;
-    } else if (!strcmp(mode, "slow_then_fast") || !strcmp(mode, "slow_then_wrong")) {
-        /* slow the first time, then fast, or wrong: the runs are counted in
-         * the file FAKE_RUNS names (the test runs these unconfined) */
+    } else if (!strcmp(mode, "slow_then_fast") || !strcmp(mode, "slow_then_wrong") ||
+               !strcmp(mode, "flagged_then_fine")) {
+        /* slow (or flagged) the first time, then fast, or wrong: the runs
+         * are counted in the file FAKE_RUNS names (the test runs these
+         * unconfined) */
         const char *path = getenv("FAKE_RUNS");
         FILE *f = path ? fopen(path, "a+") : NULL;
         long runs = 0;
@@ -199,7 +201,10 @@ int main(int argc, char **argv)
             fputc('x', f);
             fclose(f);
         }
-        if (runs == 0) {
+        if (runs == 0 && !strcmp(mode, "flagged_then_fine")) {
+            s.disturbed = "the judge's own GPU work ran slower while your code was idle between its calls "
+                          "(0.0912 against 0.0463 ms; 5 of 19 checks over 1.5 times)";
+        } else if (runs == 0) {
             s.pct = 5.0;
             s.speedup = 1.2;
         } else if (!strcmp(mode, "slow_then_wrong")) {

@@ -278,17 +278,18 @@ build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/bad" --
 check "grader: --baselines: a negative time or a line without its size hands nothing on" \
     "$(grep -qE '^\[1/1\] baseline_take: wrong result' "$bl/bad.log"; echo $?)" "$(cat "$bl/bad.log")"
 
-echo "== grader: a correct stage that misses a speed tier runs again"
+echo "== grader: a correct stage that misses a speed tier, or is flagged, runs again"
 # slow_then_fast is slow on its first run and fast after it, slow_then_wrong
-# wrong after it; each counts its runs in the file FAKE_RUNS names
-# (unconfined, so that it can write that file)
+# wrong after it, flagged_then_fine flagged (the judge's canaries) on its
+# first run only, disturbed every time; each counts its runs in the file
+# FAKE_RUNS names (unconfined, so that it can write that file)
 again=$out/again
 rm -rf "$again"
 mkdir -p "$again"
-for name in slow_then_fast slow_then_wrong; do ln -sf ../fake "$out/bin/$name"; done
+for name in slow_then_fast slow_then_wrong flagged_then_fine; do ln -sf ../fake "$out/bin/$name"; done
 {
     printf 'setting\tlimit_s\t3\nsetting\tcorrect_points\t6\n'
-    for name in slow_then_fast slow_then_wrong; do
+    for name in slow_then_fast slow_then_wrong flagged_then_fine disturbed; do
         printf 'stage\t%s\t6\n' "$name"
         printf 'tier\t%s\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name"
         printf 'tier\t%s\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n' "$name"
@@ -310,6 +311,15 @@ again_run slow_then_wrong wrong
 check "grader: a second run that is wrong is the verdict (0 points, and the first run is named)" \
     "$(grep -q '^0 the first run was correct (6/10) but missed a speed tier; this is the second run, which did not pass' <<<"$(again_said wrong)"; echo $?)" \
     "$(again_said wrong); $(cat "$again/wrong.log")"
+again_run flagged_then_fine flagged
+check "grader: a flagged stage is run again, and a flag that does not repeat costs nothing (6/10, then 10/10)" \
+    "$([ "$(wc -c <"$again/flagged.runs")" = 2 ] &&
+       grep -q '^10 .*its time was flagged, so the stage ran a second time: 6/10, then 10/10' <<<"$(again_said flagged)"; echo $?)" \
+    "$(again_said flagged); $(cat "$again/flagged.log")"
+again_run disturbed disturbed
+check "grader: a flag that repeats costs the speed points, and says why (6/10, then 6/10)" \
+    "$(grep -q "^6 flagged: the judge's own GPU work ran slower.*its time was flagged, so the stage ran a second time: 6/10, then 6/10" <<<"$(again_said disturbed)"; echo $?)" \
+    "$(again_said disturbed); $(cat "$again/disturbed.log")"
 again_run slow_then_fast once --once
 check "grader: --once (make grade ONCE=1) runs a stage that missed a tier only once" \
     "$([ "$(wc -c <"$again/once.runs")" = 1 ] && grep -q '^6 ' <<<"$(again_said once)"; echo $?)" \
