@@ -378,6 +378,7 @@ void lab_record_check_begin(lab_record *r, const char *size, int ok, const lab_c
     lab_json_int(j, "elements", c->checked);
     lab_json_int(j, "wrong", c->bad);
     lab_json_int(j, "never_written", c->never_written);
+    lab_json_int(j, "nan", c->nan);
 }
 
 void lab_record_timing_begin(lab_record *r, const char *size, const char *metric, double work,

@@ -62,6 +62,8 @@ typedef struct {
     const char *message;
     const char *disturbed; /* timing.disturbed: what the judge's canaries saw */
     int offer_baseline;    /* timing.baseline_reusable, a timed baseline row */
+    int whole_first;       /* a passed check of whole tiles (n=256) first    */
+    int all_nan;           /* the failed check's elements all NaN, written   */
 } record_spec;
 
 /* A record shaped like common/matmul_main.cu's. */
@@ -80,12 +82,22 @@ static void write_record(const record_spec *s)
     lab_json_string(&j, "name", s->gpu);
     lab_json_end(&j);
     lab_json_array(&j, "checks");
+    if (s->whole_first) {
+        lab_json_object(&j, NULL);
+        lab_json_string(&j, "size", "n=256");
+        lab_json_bool(&j, "ok", 1);
+        lab_json_int(&j, "elements", 65536);
+        lab_json_int(&j, "wrong", 0);
+        lab_json_bool(&j, "whole_tiles", 1);
+        lab_json_end(&j);
+    }
     lab_json_object(&j, NULL);
     lab_json_string(&j, "size", "n=17");
     lab_json_bool(&j, "ok", s->checks_ok && s->inputs_unchanged);
     lab_json_int(&j, "elements", 289);
     lab_json_int(&j, "wrong", s->checks_ok ? 0 : 289);
-    lab_json_int(&j, "never_written", s->checks_ok ? 0 : 289);
+    lab_json_int(&j, "never_written", s->checks_ok || s->all_nan || s->whole_first ? 0 : 289);
+    lab_json_int(&j, "nan", s->checks_ok ? 0 : s->all_nan ? 289 : 0);
     lab_json_bool(&j, "guards_ok", 1);
     lab_json_bool(&j, "inputs_unchanged", s->inputs_unchanged);
     lab_json_end(&j);
@@ -220,6 +232,14 @@ int main(int argc, char **argv)
         s.with_pct = 0;
     } else if (!strcmp(mode, "wrong")) {
         s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+    } else if (!strcmp(mode, "partial_tile")) {
+        /* right at n=256 (whole tiles), wrong at n=17 */
+        s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+        s.whole_first = 1;
+    } else if (!strcmp(mode, "reads_output")) {
+        /* every element NaN, yet written: 0 * NaN from the poisoned output */
+        s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+        s.all_nan = 1;
     } else if (!strcmp(mode, "clobber")) {
         s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 1, 0, 1, 0, 1, 1, 0, 0, "wrong result"};
     } else if (!strcmp(mode, "last_call_wrong")) {

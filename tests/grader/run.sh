@@ -67,6 +67,8 @@ implausible|implausible||6/10|faster than the memory system
 disturbed|disturbed||6/10|flagged: the judge's own GPU work ran slower while your code was idle
 missing_field|missing_field||7/10|the rubric and the driver disagree
 wrong|wrong||0/10|wrong result at n=17: 289 of 289 elements wrong (289 never written)
+partial_tile|partial_tile||0/10|correct at n=256, wrong at n=17: the last, partial tile (289 of 289 elements wrong)
+reads_output|reads_output||0/10|wrong result at n=17: 289 of 289 elements wrong, every one NaN though the inputs hold none
 clobber|clobber||0/10|changed its input arrays
 last_call_wrong|last_call_wrong||0/10|output of the last timed call is wrong
 cuda_error|cuda_error||0/10|cudaErrorIllegalAddress
@@ -200,6 +202,14 @@ s=$(idx disturbed)
 check "grader: times the judge's canaries saw disturbed are flagged, not scored, with advice" \
     "$([ "$(get "stages.$s.flagged")" = true ] && [ "$(get "stages.$s.tiers.0.points")" = 0 ] &&
        get "stages.$s.advice.0" | grep -q 'GPU busy between the calls'; echo $?)" "$(get "stages.$s.note")"
+s=$(idx partial_tile)
+check "grader: right on whole tiles, wrong on a partial one: the advice names the bounds tests and the zero fill" \
+    "$(get "stages.$s.advice.0" | grep -q 'right when the size is a multiple of its tile.*bounds tests'; echo $?)" \
+    "$(get "stages.$s.advice.0")"
+s=$(idx reads_output)
+check "grader: every element NaN though written: the advice asks whether the kernel reads its output first" \
+    "$(get "stages.$s.advice.0" | grep -q 'does your kernel read its output before writing it'; echo $?)" \
+    "$(get "stages.$s.advice.0")"
 s=$(idx flood)
 check "grader: 100 MB of output is drained, only its tail kept" \
     "$([ "$(get "stages.$s.output_bytes")" -ge 104857600 ] && [ "$(get "stages.$s.output_tail" | wc -c)" -le 17000 ]; echo $?)"
