@@ -202,7 +202,7 @@ int main(int argc, char **argv)
             fclose(lf);
         }
         if (no_gpu_here) {
-            int rc = report_without_gpu(t, n, missing, log);
+            int rc = report_without_gpu(t, n, missing, log, &pol);
             free(log);
             return rc;
         }
@@ -250,9 +250,14 @@ int main(int argc, char **argv)
             score_fail(s, "no kernel.cu was submitted for this stage", advice);
         } else if (!target_built(&t[i])) {
             char reason[REASON_LEN + 32], advice[REASON_LEN], lines[4096];
-            build_failure(&t[i], log, reason, sizeof reason, lines, sizeof lines);
-            snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).",
-                     command);
+            build_failure(&t[i], log, &pol, reason, sizeof reason, lines, sizeof lines);
+            if (!strncmp(reason, "did not link", 12))
+                snprintf(advice, sizeof advice, "Call only your own kernels and what a kernel launcher "
+                         "needs: common/%s.h says what kernel.cu may do (`%s` shows the linker's "
+                         "message).", t[i].family, command);
+            else
+                snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).",
+                         command);
             score_fail(s, reason, advice);
             s->output = malloc(strlen(lines) + 1);
             if (s->output)

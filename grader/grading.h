@@ -102,12 +102,15 @@ void build(const char *dir, target *t, int n, int jobs, int judge, char **log, d
 /* 1 when the target's programs exist. */
 int target_built(const target *t);
 /* Why a stage has no program after the build: "kernel.cu does not define
- * matmul(...)" when its object lacks the contract's function, else the
+ * matmul(...)" when its object lacks the contract's function; "did not
+ * link: undefined reference to cublasCreate_v2: kernel.cu calls cuBLAS:
+ * ..." (the policy's sentence where it refuses the symbol); else the
  * compiler's first error; lines to show beneath it. */
-void build_failure(const target *t, const char *log, char *reason, size_t rlen, char *lines, size_t llen);
+void build_failure(const target *t, const char *log, const policy *pol, char *reason, size_t rlen,
+                   char *lines, size_t llen);
 /* No GPU here: what the build found for each stage, then the one line why
  * nothing runs. Returns GRADE_NO_GPU. */
-int report_without_gpu(const target *t, int n, const int *missing, const char *log);
+int report_without_gpu(const target *t, int n, const int *missing, const char *log, const policy *pol);
 /* The compiler's complaint about one stage, from the build log. */
 void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                   char *lines, size_t lineslen);

@@ -481,6 +481,17 @@ check "grader: --src: a stage not submitted scores 0 and says so" \
     "$(sget stages.1.reason | grep -q "no kernel.cu was submitted"; echo $?)"
 check "grader: --src builds in build/grade-src with this lab's harness" \
     "$([ "$(readlink build/grade-src/common)" = "$PWD/common" ] && [ -f "build/grade-src/exercises/$broken/kernel.cu" ]; echo $?)"
+# a kernel.cu that calls cuBLAS, graded by the judge: its runner does not
+# link; the reason names the linker's cause and the policy's sentence
+rm -rf "$sub" "$out/link-reports"
+mkdir -p "$sub/$broken"
+cp tests/grader/kernels/cublas_call/kernel.cu "$sub/$broken/kernel.cu"
+PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
+    build/grader/grade --judge --probed --src "$sub" "$broken" --out "$out/link-reports" >"$out/link.log" 2>&1
+lget() { "$out/check" get "$out/link-reports/grade.json" "$1" 2>/dev/null; }
+check "grader: a link failure names the undefined symbol and the policy's sentence (cuBLAS)" \
+    "$(lget stages.0.reason | grep -q '^did not link: undefined reference to cublas.*: kernel.cu calls cuBLAS: the lab grades' &&
+       lget stages.0.advice.0 | grep -q "the linker's message"; echo $?)" "$(tail -n 15 "$out/link.log")"
 
 echo "== grader: a student's kernel.cu reaching out of its run in a class (tests/grader/attacks/class_escape)"
 # The attack's constructor runs before the driver's main, so it is tried here
