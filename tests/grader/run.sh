@@ -336,13 +336,17 @@ check "grader: --once (make grade ONCE=1) runs a stage that missed a tier only o
     "$(again_said once); $(cat "$again/once.log")"
 
 echo "== grader: make calibrate's arithmetic"
-# two stand-in solutions of one family; the second's pass threshold (0.75 x 12%
-# = 9%) is also met by the first (10%): calibration must warn about that
+# two stand-in stages of one family, each with a reference kernel per tier
+# (cal_first's stretch reference is its solution): each threshold is the
+# margin times its own reference's value. cal_second's pass threshold (0.75
+# x 11% = 8.25%) is also met by the tier before it (cal_first's stretch
+# reference, 10%): calibration must warn about that
 cal=$out/calibrate
 rm -rf "$cal"
 mkdir -p "$cal"
-ln -sf ../fake "$out/bin/cal_first"
-ln -sf ../fake "$out/bin/cal_second"
+for name in cal_first cal_second cal_first@pass cal_second@pass cal_second@stretch; do
+    ln -sf ../fake "$out/bin/$name"
+done
 {
     printf 'setting\tlimit_s\t3\nmargin\tpass\t0.75\nmargin\tstretch\t0.9\n'
     for name in cal_first cal_second; do
@@ -352,21 +356,23 @@ ln -sf ../fake "$out/bin/cal_second"
         printf 'threshold\t%s\tpass\tdefault\t1\nthreshold\t%s\tstretch\tdefault\t1\n' "$name" "$name"
     done
 } >"$cal/rubric.tsv"
-build/grader/grade --calibrate --runs 2 --rubric "$cal/rubric.tsv" --seed 7 \
-    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >"$cal/log" 2>&1
+cal_programs=(--program "cal_first=$out/bin/cal_first" --program "cal_first:pass=$out/bin/cal_first@pass"
+              --program "cal_first:stretch=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second"
+              --program "cal_second:pass=$out/bin/cal_second@pass"
+              --program "cal_second:stretch=$out/bin/cal_second@stretch")
+build/grader/grade --calibrate --runs 2 --rubric "$cal/rubric.tsv" --seed 7 "${cal_programs[@]}" >"$cal/log" 2>&1
 st=$?
 th() { awk -F'\t' -v s="$1" -v t="$2" '$1 == "threshold" && $2 == s && $3 == t && $4 == "Test GPU 9000" { print $5 }' "$cal/rubric.tsv"; }
-check "calibrate: thresholds are the margin times the solution's value, for this GPU" \
-    "$([ $st = 0 ] && [ "$(th cal_first pass)" = 7.5 ] && [ "$(th cal_first stretch)" = 2.7 ] &&
-       [ "$(th cal_second pass)" = 9 ] && [ "$(th cal_second stretch)" = 5.4 ]; echo $?)" "$(cat "$cal/log")"
-check "calibrate: warns where the previous stage's solution would pass too" \
-    "$(grep -q 'cal_first 10  WARNING: would pass too' "$cal/log" && grep -q '1 threshold(s) are within 5%' "$cal/log"; echo $?)" \
-    "$(cat "$cal/log")"
-check "calibrate: prints each tier's margins: how far the solution clears it, how far the previous stage misses it" \
-    "$(grep -E '^  cal_second +stretch .* 5\.4 +11%  cal_first 3 \(80%\)$' "$cal/log" >/dev/null &&
-       grep -E '^  cal_first +pass .* 7\.5 +33%  -$' "$cal/log" >/dev/null; echo $?)" "$(cat "$cal/log")"
-build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" --seed 7 \
-    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >/dev/null 2>&1
+check "calibrate: each threshold is the margin times its own tier's reference kernel, for this GPU" \
+    "$([ $st = 0 ] && [ "$(th cal_first pass)" = 6.75 ] && [ "$(th cal_first stretch)" = 2.7 ] &&
+       [ "$(th cal_second pass)" = 8.25 ] && [ "$(th cal_second stretch)" = 4.95 ]; echo $?)" "$(cat "$cal/log")"
+check "calibrate: warns where the tier before, or the previous stage's solution, would pass too" \
+    "$(grep -qE '^  cal_second +pass .* cal_first stretch 10 WOULD PASS +cal_first 10 WOULD PASS' "$cal/log" &&
+       grep -q '2 margin(s) under 5%' "$cal/log"; echo $?)" "$(cat "$cal/log")"
+check "calibrate: prints each tier's margins: the reference clears it, the tier before and the previous stage miss it, the solution clears it" \
+    "$(grep -E '^  cal_second +stretch +speedup_vs_baseline +5\.5  +4\.95 +11%  pass 4 \(24%\) +cal_first 3 \(65%\) +6 \(21%\)$' "$cal/log" >/dev/null &&
+       grep -E '^  cal_first +pass +pct_of_reference +9  +6\.75 +33%  - +- +10 \(48%\)$' "$cal/log" >/dev/null; echo $?)" "$(cat "$cal/log")"
+build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" --seed 7 "${cal_programs[@]}" >/dev/null 2>&1
 check "calibrate: a second calibration replaces the rows, keeps the defaults" \
     "$([ "$(grep -c $'^threshold\tcal_first\tpass\tTest GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
        [ "$(grep -c $'^threshold\tcal_first\tpass\tdefault' "$cal/rubric.tsv")" = 1 ] &&
@@ -383,15 +389,15 @@ check "calibrate: a second calibration replaces the rows, keeps the defaults" \
 } >"$cal/rubric-fields.tsv"
 build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric-fields.tsv" --seed 7 \
     --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >"$cal/log-fields" 2>&1
-check "calibrate: the previous stage's margin on a field only the next stage's tiers read (its record has it)" \
-    "$(grep -E '^  cal_second +pass .* 10\.8 +11%  cal_first 10 \(8%\)$' "$cal/log-fields" >/dev/null; echo $?)" \
+check "calibrate: without a reference kernel a tier falls back to the solution (*); the previous stage's margin on a field only the next stage's tiers read" \
+    "$(grep -E '^  cal_second +pass +pct_of_reference +12\* +10\.8 +11%  cal_first stretch: not measured +cal_first 10 \(8%\) +12 \(11%\)$' "$cal/log-fields" >/dev/null; echo $?)" \
     "$(cat "$cal/log-fields")"
 ln -sf ../fake "$out/bin/crash"
 build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" \
     --program "cal_first=$out/bin/cal_first" --program "crash=$out/bin/crash" >"$cal/log2" 2>&1
 check "calibrate: a solution that fails is reported, exit 1, its rows kept" \
     "$([ $? = 1 ] && grep -q 'crash (solution): FAILED: crashed' "$cal/log2" &&
-       [ "$(th cal_second pass)" = 9 ] && [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
+       [ "$(th cal_second pass)" = 8.25 ] && [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
        [ "$(awk '/^# calibrated for/ { c = 1 } c && /^threshold.*Test GPU/ { n++ } END { print n }' "$cal/rubric.tsv")" = 4 ]
        echo $?)" "$(cat "$cal/log2" "$cal/rubric.tsv")"
 
@@ -460,6 +466,16 @@ rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
 check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
     "$([ $st = 3 ] && [ -x "build/$first/exercise" ] && rget stages.0.reason | grep -q "no usable GPU"; echo $?)" \
     "$(tail -n 15 "$out/real.log")"
+# --reference: a tier's reference kernel (references/tiers.tsv) built in its
+# tier's folder and run in place of the exercise
+coarse=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
+rm -rf "$out/ref"
+PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
+    build/grader/grade --reference pass "$coarse" --out "$out/ref" >"$out/ref.log" 2>&1
+st=$?
+check "grader: --reference pass builds and runs the tier's reference kernel (build/$coarse/pass/reference)" \
+    "$([ $st = 3 ] && [ -x "build/$coarse/pass/reference" ] && grep -q 'reference kernels of tier pass' "$out/ref.log" &&
+       "$out/check" get "$out/ref/grade.json" stages.0.reason | grep -q "no usable GPU"; echo $?)" "$(tail -n 15 "$out/ref.log")"
 fi
 
 # a submission (--src): one stage that does not compile, one not submitted
