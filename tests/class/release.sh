@@ -80,7 +80,7 @@ check "make run SOLUTION=1 in the release says plainly that it is a student rele
 out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1; make --no-print-directory -C "$rel" class SUBMISSIONS=x 2>&1;
     make --no-print-directory -C "$rel" calibrate 2>&1)
 check "make release, make class and make calibrate in the release say why they cannot run there" \
-    "$([ "$(grep -c "instructors' copy" <<<"$out")" = 2 ] && grep -q "this student release has none" <<<"$out" &&
+    "$([ "$(grep -c "instructors' copy" <<<"$out")" = 2 ] && grep -q "this student release has neither" <<<"$out" &&
        [ "$(grep -c 'Error 2$' <<<"$out")" = 3 ]; ok)" "$out"
 out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
 check "make check passes in the release and says what it skips" \
