@@ -401,6 +401,22 @@ check "calibrate: a solution that fails is reported, exit 1, its rows kept" \
        [ "$(awk '/^# calibrated for/ { c = 1 } c && /^threshold.*Test GPU/ { n++ } END { print n }' "$cal/rubric.tsv")" = 4 ]
        echo $?)" "$(cat "$cal/log2" "$cal/rubric.tsv")"
 
+# the default rows from the GPUs' rows (tools/default-thresholds.sh): the
+# most lenient of each tier's, a later row of a GPU winning
+{
+    printf 'stage\ts1\t6\ntier\ts1\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo.\n'
+    printf 'tier\ts1\tfast\t1\ttiming.ms\t<=\tms\tGo.\ntier\ts1\tother\t1\ttiming.x\t>=\tx\tGo.\n'
+    printf 'threshold\ts1\tpass\tdefault\t10\nthreshold\ts1\tfast\tdefault\t5\nthreshold\ts1\tother\tdefault\t7\n'
+    printf 'threshold\ts1\tpass\tGPU A\t8\nthreshold\ts1\tfast\tGPU A\t3\n'
+    printf 'threshold\ts1\tpass\tGPU B\t9.5\nthreshold\ts1\tfast\tGPU B\t4\nthreshold\ts1\tpass\tGPU A\t11\n'
+} >"$cal/defaults.tsv"
+tools/default-thresholds.sh "$cal/defaults.tsv" >"$cal/defaults.log" 2>&1
+dth() { awk -F'\t' -v t="$1" '$1 == "threshold" && $3 == t && $4 == "default" { print $5 }' "$cal/defaults.tsv"; }
+check "default-thresholds: each default is the most lenient GPU row (lowest for >=, highest for <=); a tier without GPU rows keeps its own" \
+    "$([ "$(dth pass)" = 9.5 ] && [ "$(dth fast)" = 4 ] && [ "$(dth other)" = 7 ] &&
+       [ "$(grep -c . "$cal/defaults.tsv")" = 12 ] && grep -q 'pass: default 10 -> 9.5' "$cal/defaults.log"; echo $?)" \
+    "$(cat "$cal/defaults.log" "$cal/defaults.tsv")"
+
 echo "== grader: SANITIZE=1 with a stand-in compute-sanitizer"
 # It reports a race in kernel.cu for sanitize_race, one in a library's
 # kernel for sanitize_library, and nothing for sanitize_clean.
