@@ -315,7 +315,7 @@ GRADE_PREBUILD := $(if $(GRADE_SRC)$(REFERENCE),,$(foreach s,$(GRADE_STAGES),bui
 grade: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
 calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
-	@$(if $(RELEASE),echo "error: make calibrate measures the tiers' reference kernels and the solutions, and this student release has neither"; exit 2)
+	@$(if $(RELEASE),echo "error: make calibrate measures the tiers' reference kernels and the solutions: this student release has neither"; exit 2)
 	@NVCC="$(NVCC)" build/grader/grade --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
 
 # ---------------------------------------------------------------- profile
