@@ -7,7 +7,8 @@
 #   make run EX=03 N=2048 SEED=7 SANITIZE=1
 #   make sweep EX=03          build and time every knob value, one table
 #   make grade                grade every stage (EX=03: one; SANITIZE=1; SEED=)
-#   make calibrate            instructors: thresholds for this GPU (grader/rubric.tsv)
+#   make calibrate            instructors: thresholds for this GPU (grader/rubric.tsv),
+#                             each tier's from its reference kernel (references/tiers.tsv)
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
@@ -182,6 +183,18 @@ $(foreach s,$(STAGES),$(foreach v,exercise solution,\
   $(eval $(call binary_rules,$(s),$(v),build/$(s))) \
   $(foreach k,$(SWEEP_$(s)),$(eval $(call binary_rules,$(s),$(v),build/$(s)/k$(k),-D$(KNOB_$(s))=$(k),$(KNOB_$(s))=$(k))))))
 
+# The reference kernel of each speed tier (references/tiers.tsv), which make
+# calibrate measures to set the tier's threshold: build/<stage>/<tier>/<source>,
+# its judge and its runner, from solutions/ or references/<stage>/kernel.cu
+# with the row's compiler flags. A student release has no references/.
+ifneq ($(wildcard references/tiers.tsv),)
+include build/references.mk
+endif
+build/references.mk: references/tiers.tsv
+	@mkdir -p $(@D)
+	@awk -F'\t+' '!/^#/ && NF >= 5 && !($$3 == "solution" && $$4 == "-") { flags = $$4 == "-" ? "" : $$4; \
+	    print "$$(eval $$(call binary_rules," $$1 "," $$3 ",build/" $$1 "/" $$2 "," flags "," $$2 " reference))" }' $< > $@
+
 # A student release (make release) has no solutions/: it builds the exercises.
 RELEASE := $(if $(wildcard solutions/*/kernel.cu),,1)
 BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise $(if $(wildcard solutions/$(s)/kernel.cu),build/$(s)/solution))
@@ -290,20 +303,20 @@ GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)
               $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),--require-confinement) \
               $(if $(filter-out 0,$(PROBED)),--probed) $(if $(filter-out 0,$(ONCE)),--once) \
               $(if $(filter-out 0,$(PREBUILT)),--prebuilt) \
-              $(if $(BASELINES),--baselines $(BASELINES)) \
+              $(if $(BASELINES),--baselines $(BASELINES)) $(if $(REFERENCE),--reference $(REFERENCE)) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.
-GRADE_HINTS := $(if $(GRADE_SRC),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(filter 1,$(HINTS))),1)))
+GRADE_HINTS := $(if $(GRADE_SRC)$(REFERENCE),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(filter 1,$(HINTS))),1)))
 # From a login node (tools/gpu-run.sh) the stages are built here first,
 # and the grader, on the GPU node, only links them again.
 GRADE_STAGES := $(if $(EX),$(foreach e,$(EX),$(firstword $(filter $(e)%,$(STAGES)))),$(STAGES))
-GRADE_PREBUILD := $(if $(GRADE_SRC),,$(foreach s,$(GRADE_STAGES),build/$(s)/exercise \
+GRADE_PREBUILD := $(if $(GRADE_SRC)$(REFERENCE),,$(foreach s,$(GRADE_STAGES),build/$(s)/exercise \
                   $(if $(GRADE_JUDGE),build/$(s)/exercise-judge build/$(s)/exercise-runner build/judge/echo-runner)))
 grade: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
 calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
-	@$(if $(RELEASE),echo "error: make calibrate measures the solutions and this student release has none"; exit 2)
+	@$(if $(RELEASE),echo "error: make calibrate measures the tiers' reference kernels and the solutions: this student release has neither"; exit 2)
 	@NVCC="$(NVCC)" build/grader/grade --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
 
 # ---------------------------------------------------------------- profile
@@ -411,7 +424,7 @@ help:
 	@echo "  make run EX=NN        check and time your kernel"
 	@echo "  make sweep EX=NN      time each value of the stage's knob"
 	@echo "  make grade            grade every stage (EX=NN: one stage; SANITIZE=1: also compute-sanitizer)"
-	@$(if $(RELEASE),,echo "  make calibrate        instructors: measure the solutions, write this GPU's thresholds")
+	@$(if $(RELEASE),,echo "  make calibrate        instructors: measure each tier's reference kernel, write this GPU's thresholds")
 	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"

@@ -83,7 +83,7 @@ long long lab_guard_first_bad(const float *zone, size_t count)
 }
 
 void lab_explain_failures(FILE *out, const lab_compare *c, long long rows,
-                          long long cols)
+                          long long cols, const char *whole_ok, const char *label)
 {
     if (c->bad == 0)
         return;
@@ -94,6 +94,20 @@ void lab_explain_failures(FILE *out, const lab_compare *c, long long rows,
     if (c->never_written > 0)
         fprintf(out, "  %lld elements were never written: does the grid cover the whole output?\n",
                 c->never_written);
+    if (whole_ok) {
+        /* right when the size is a multiple of the tile, wrong when it is not */
+        fprintf(out, "  correct at %s, wrong at %s: the last, partial tile. Check the bounds tests,\n"
+                     "  the zeros that fill what a tile holds past the edge of the matrix, and that\n"
+                     "  the grid rounds up\n", whole_ok, label);
+        return;
+    }
+    if (c->nan == c->checked) {
+        /* the inputs are finite: a NaN comes from memory the kernel should not read */
+        fprintf(out, "  every element is NaN, though the inputs hold none: does the kernel read its\n"
+                     "  output before writing it (it holds NaN when the kernel starts, and 0 * NaN is\n"
+                     "  NaN), or read past the end of an input (NaN lies there)?\n");
+        return;
+    }
     int edge_rows = c->bad_row_min > 0 && c->bad_row_max == rows - 1;
     int edge_cols = c->bad_col_min > 0 && c->bad_col_max == cols - 1;
     if (edge_rows || edge_cols)

@@ -134,6 +134,12 @@ void lab_gpu_open(lab_gpu *g)
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
+    /* without the NVIDIA kernel driver, the runtime finds no libcuda and
+     * calls the driver "insufficient": say what is missing instead */
+    if (err == cudaErrorInsufficientDriver && access("/proc/driver/nvidia/version", F_OK) != 0)
+        lab_die(LAB_EXIT_NO_GPU, "no usable CUDA GPU here: this machine runs no NVIDIA driver (no "
+                "/proc/driver/nvidia); run on a machine with an NVIDIA GPU (from a Slurm login node, make run "
+                "and make grade go to a GPU node through srun where the lab knows the cluster: tools/gpu-run.sh)");
     if (err != cudaSuccess || count == 0)
         lab_die(LAB_EXIT_NO_GPU, "no usable CUDA GPU here (%s); run on a machine with an NVIDIA GPU and its driver",
                 err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
@@ -378,6 +384,7 @@ void lab_record_check_begin(lab_record *r, const char *size, int ok, const lab_c
     lab_json_int(j, "elements", c->checked);
     lab_json_int(j, "wrong", c->bad);
     lab_json_int(j, "never_written", c->never_written);
+    lab_json_int(j, "nan", c->nan);
 }
 
 void lab_record_timing_begin(lab_record *r, const char *size, const char *metric, double work,

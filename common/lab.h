@@ -184,9 +184,12 @@ void lab_compare_arrays(const float *got, const float *want, const float *bound,
 long long lab_guard_first_bad(const float *zone, size_t count);
 
 /* Print one sentence that says where the failures are (edges, a tile, all),
- * for a student to act on. */
+ * for a student to act on. whole_ok: the label of an earlier check, at a
+ * size that is a multiple of every tile the lab's stages use, that passed
+ * ("n=256"), or NULL; then a failure at label ("n=17") is the last, partial
+ * tile's, and the sentence says so. */
 void lab_explain_failures(FILE *out, const lab_compare *c, long long rows,
-                          long long cols);
+                          long long cols, const char *whole_ok, const char *label);
 
 /* ------------------------------------------------------------------ hints */
 

@@ -18,7 +18,11 @@
 static const char *FAMILY_HELP =
     "  --n N            size of the timed problem (N x N matrices, default 4096;\n"
     "                   2048 with --profile)\n";
-static const char *DEFAULT_SIZES = "1,17,255,1000,1025";
+/* 256 first: a multiple of every tile of the lab's matrix-product stages (8
+ * to 32, 128, 128 x 256), so that a kernel right on whole tiles and wrong on
+ * the last, partial one is told so; then sizes that are multiples of none */
+static const char *DEFAULT_SIZES = "256,1,17,255,1000,1025";
+enum { WHOLE_TILES = 256 };
 static const int DEFAULT_N = 4096;
 /* make profile: ncu replays the call once per group of counters, and the
  * naive kernels take a while at 4096 */
@@ -127,9 +131,10 @@ static void problem_free(problem *p, int nsets)
 
 /* Check the output of set s (already computed by the kernel): values against
  * cuBLAS, guard zones, inputs unchanged. Prints one line, details beneath,
- * and records the check. Returns 1 when everything holds. */
+ * and records the check. whole_ok: the label of a check at a multiple of
+ * WHOLE_TILES that passed, or NULL. Returns 1 when everything holds. */
 static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
-                        const lab_args *a, lab_record *rec)
+                        const lab_args *a, lab_record *rec, const char *whole_ok)
 {
     int n = p->n;
     size_t count = (size_t)n * n;
@@ -160,7 +165,7 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
         fprintf(log, "    every element is within its bound, but the overall error %.2e is above %.2e:\n"
                      "    more rounding than FP32 arithmetic gives (TF32 or half precision?)\n",
                 c.rel_norm_err, tol);
-    lab_explain_failures(log, &c, n, n);
+    lab_explain_failures(log, &c, n, n, whole_ok, label);
     int ok = values_ok && guards && !changedA && !changedB;
     fclose(log);
 
@@ -184,6 +189,8 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
     lab_json_number(j, "worst_bound_ratio", c.worst_ratio);
     lab_json_bool(j, "guards_ok", guards);
     lab_json_bool(j, "inputs_unchanged", !changedA && !changedB);
+    if (n % WHOLE_TILES == 0)
+        lab_json_bool(j, "whole_tiles", 1);
     lab_json_end(j);
 
     free(details);
@@ -365,6 +372,7 @@ int main(int argc, char **argv)
      * timed calls' output is checked after timing, so that a correct kernel
      * too slow to time at that size has passed every check first */
     int nchecks = a.nsizes + (a.check_only ? 1 : 0);
+    char whole_ok[32] = ""; /* a size of whole tiles that passed */
     for (int i = 0; i < nchecks; i++) {
         int m = i < a.nsizes ? (int)a.sizes[i].rows : n; /* the timing size last (--check-only) */
         char label[32];
@@ -374,7 +382,10 @@ int main(int argc, char **argv)
         problem_new(&p, m, 1, a.seed);
         matmul(p.A[0].data, p.B[0].data, p.C[0].data, m);
         lab_student_sync(label);
-        all_ok &= check_output(&p, 0, h, label, &a, &rec);
+        int ok = check_output(&p, 0, h, label, &a, &rec, whole_ok[0] ? whole_ok : NULL);
+        if (ok && m % WHOLE_TILES == 0 && !whole_ok[0])
+            snprintf(whole_ok, sizeof whole_ok, "%s", label);
+        all_ok &= ok;
         problem_free(&p, 1);
     }
     lab_json_end(&rec.j);
@@ -419,7 +430,7 @@ int main(int argc, char **argv)
     char label[32];
     snprintf(label, sizeof label, "n=%d", n);
     lab_progress("check %s (the last timed call)", label);
-    int last_ok = check_output(&p, rows[0].last_set, h, label, &a, &rec);
+    int last_ok = check_output(&p, rows[0].last_set, h, label, &a, &rec, NULL);
     lab_json_end(&rec.j);
     if (!last_ok) {
         printf("the output of the last timed call is wrong, although the first call was right:\n"

@@ -49,13 +49,14 @@ static int same_bits(float a, float b)
 }
 
 void transpose_explain_failures(FILE *out, const lab_compare *c, const float *got,
-                                const float *in, long long rows, long long cols)
+                                const float *in, long long rows, long long cols,
+                                const char *whole_ok, const char *label)
 {
     if (c->bad == 0)
         return;
     /* out is cols x rows: the comparison's rows are the input's columns */
-    if (c->never_written == c->checked) {
-        lab_explain_failures(out, c, cols, rows);
+    if (c->never_written == c->checked || whole_ok) {
+        lab_explain_failures(out, c, cols, rows, whole_ok, label);
         return;
     }
     long long count = rows * cols, copied = 0;
@@ -74,7 +75,7 @@ void transpose_explain_failures(FILE *out, const lab_compare *c, const float *go
                      "  out[c * rows + r]; check which index each of rows and cols multiplies\n");
         return;
     }
-    lab_explain_failures(out, c, cols, rows);
+    lab_explain_failures(out, c, cols, rows, NULL, label);
 }
 
 const char *transpose_shape_hint(const lab_dims *sizes, const int *ok, int n)

@@ -37,9 +37,11 @@ double transpose_floor_ms(long long rows, long long cols, double peak_dram_gbs,
 
 /* Print one sentence about what the failures of a transpose suggest. got is
  * the kernel's output (cols x rows), in its input (rows x cols), c the result
- * of comparing got with the reference. Prints nothing when c has no failures. */
+ * of comparing got with the reference; whole_ok and label as for
+ * lab_explain_failures. Prints nothing when c has no failures. */
 void transpose_explain_failures(FILE *out, const lab_compare *c, const float *got,
-                                const float *in, long long rows, long long cols);
+                                const float *in, long long rows, long long cols,
+                                const char *whole_ok, const char *label);
 
 /* A hint drawn from the results at several sizes: when a square size with
  * several tiles and a partial one (65x65, not a multiple of 32) passes, and

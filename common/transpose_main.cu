@@ -23,7 +23,11 @@ static const char *FAMILY_HELP =
     "                   (default 8192x8192; --n N means NxN)\n";
 /* thin shapes, a single element, partial tiles on either side or both, a
  * square with partial tiles (for the rows-and-cols hint), whole tiles */
-static const char *DEFAULT_SIZES = "1x1,1x1000,1000x1,33x65,65x65,1025x777,2048x4096";
+/* 256x256 first: a multiple of every tile of the lab's transpose stages (32
+ * and 64), so that a kernel right on whole tiles and wrong on the last,
+ * partial one is told so; then shapes with partial tiles, and a large one */
+static const char *DEFAULT_SIZES = "256x256,1x1,1x1000,1000x1,33x65,65x65,1025x777,2048x4096";
+enum { WHOLE_TILES = 64 };
 static const int DEFAULT_SIDE = 8192;
 /* input sets the timed calls rotate over; a judge's batch is one call per
  * set, and a batch of short calls must last long enough to time (judge_timing.cu) */
@@ -121,9 +125,10 @@ static void problem_free(problem *p, int nsets)
 /* Check the output of set s (already computed by the kernel): values against
  * cuBLAS, bit for bit (a transpose only moves values), guard zones, input
  * unchanged. Prints one line, details beneath, and records the check.
- * Returns 1 when everything holds. */
+ * whole_ok: the label of a check of whole WHOLE_TILES tiles that passed, or
+ * NULL. Returns 1 when everything holds. */
 static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
-                        const lab_args *a, lab_record *rec)
+                        const lab_args *a, lab_record *rec, const char *whole_ok)
 {
     int rows = p->rows, cols = p->cols;
     size_t count = (size_t)rows * cols;
@@ -149,7 +154,7 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
     if (c.bad) {
         /* the hints compare the output with the input */
         float *in = lab_buffer_to_host(&p->in[s]);
-        transpose_explain_failures(log, &c, got, in, rows, cols);
+        transpose_explain_failures(log, &c, got, in, rows, cols, whole_ok, label);
         free(in);
     }
     int ok = c.bad == 0 && guards && !changed;
@@ -171,6 +176,8 @@ static int check_output(problem *p, int s, cublasHandle_t h, const char *label,
     lab_record_check_begin(rec, label, ok, &c);
     lab_json_bool(j, "guards_ok", guards);
     lab_json_bool(j, "inputs_unchanged", !changed);
+    if (rows % WHOLE_TILES == 0 && cols % WHOLE_TILES == 0)
+        lab_json_bool(j, "whole_tiles", 1);
     lab_json_end(j);
 
     free(details);
@@ -321,6 +328,7 @@ int main(int argc, char **argv)
      * timed calls' output is checked after timing, so that a correct kernel
      * too slow to time at that size has passed every check first */
     int nchecks = a.nsizes + (a.check_only ? 1 : 0);
+    char whole_ok[32] = ""; /* a size of whole tiles that passed */
     for (int i = 0; i < nchecks; i++) {
         checked[i] = i < a.nsizes ? a.sizes[i] : a.timing; /* the timing size last (--check-only) */
         int r = (int)checked[i].rows, c = (int)checked[i].cols;
@@ -331,7 +339,9 @@ int main(int argc, char **argv)
         problem_new(&p, r, c, 1, a.seed);
         transpose(p.in[0].data, p.out[0].data, r, c);
         lab_student_sync(label);
-        results[i] = check_output(&p, 0, h, label, &a, &rec);
+        results[i] = check_output(&p, 0, h, label, &a, &rec, whole_ok[0] ? whole_ok : NULL);
+        if (results[i] && r % WHOLE_TILES == 0 && c % WHOLE_TILES == 0 && !whole_ok[0])
+            snprintf(whole_ok, sizeof whole_ok, "%s", label);
         all_ok &= results[i];
         problem_free(&p, 1);
     }
@@ -385,7 +395,7 @@ int main(int argc, char **argv)
     char label[32];
     snprintf(label, sizeof label, "%dx%d", rows, cols);
     lab_progress("check %s (the last timed call)", label);
-    int last_ok = check_output(&p, t[STUDENT].last_set, h, label, &a, &rec);
+    int last_ok = check_output(&p, t[STUDENT].last_set, h, label, &a, &rec, NULL);
     lab_json_end(&rec.j);
     if (!last_ok) {
         printf("the output of the last timed call is wrong, although the first call was right:\n"

@@ -192,11 +192,15 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
     int shown = 0;
     for (int pass = 0; pass < 2 && !shown; pass++) {
         const char *p = log ? log : "";
+        int linking = 0; /* after the linker's "in function" line of this stage's object */
         while (*p && shown < 8) {
             size_t n = strcspn(p, "\n");
             char line[1024];
             snprintf(line, sizeof line, "%.*s", (int)(n < 1023 ? n : 1023), p);
             int mine = strstr(line, ex) || strstr(line, so) || strstr(line, bd);
+            if (strstr(line, "in function"))
+                linking = mine;
+            mine |= linking && strstr(line, "undefined reference");
             int error = strstr(line, "error") || strstr(line, "undefined reference");
             if (mine && (error || pass == 1)) {
                 if (!first[0])
@@ -252,12 +256,47 @@ static int contract_undefined(const target *t, char *decl, size_t len)
     return 1;
 }
 
-/* Why a stage has no binary after the build, as a reason for the table and
- * the lines to show beneath it. */
-void build_failure(const target *t, const char *log, char *reason, size_t rlen, char *lines,
-                          size_t llen)
+/* The symbols the linker found undefined for the stage's programs: the
+ * "undefined reference to `name'" lines after a line that names the stage's
+ * object (build/<stage>/...: in function ...). Returns how many (at most
+ * max), each once. */
+static int undefined_symbols(const char *log, const char *stage, char names[][NAME_LEN], int max)
 {
-    char decl[256], first[REASON_LEN];
+    char object[NAME_LEN + 16];
+    snprintf(object, sizeof object, "build/%s/", stage);
+    int n = 0, in_stage = 0;
+    for (const char *p = log ? log : ""; *p && n < max;) {
+        size_t len = strcspn(p, "\n");
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(len < 1023 ? len : 1023), p);
+        p += len + (p[len] == '\n');
+        if (strstr(line, "in function"))
+            in_stage = strstr(line, object) != NULL;
+        const char *ref = strstr(line, "undefined reference to ");
+        if (!ref || !(in_stage || strstr(line, object)))
+            continue;
+        /* the name between quotes: `name' (GNU ld) or 'name' */
+        ref += strlen("undefined reference to ") + 1;
+        size_t k = strcspn(ref, "'`");
+        char name[NAME_LEN];
+        snprintf(name, sizeof name, "%.*s", (int)(k < NAME_LEN - 1 ? k : NAME_LEN - 1), ref);
+        int seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= !strcmp(names[i], name);
+        if (!seen && name[0])
+            snprintf(names[n++], NAME_LEN, "%s", name);
+    }
+    return n;
+}
+
+/* Why a stage has no binary after the build, as a reason for the table and
+ * the lines to show beneath it: the contract's function missing, the
+ * linker's undefined symbols (with the policy's sentence about them, where
+ * it has one), or the compiler's first error. */
+void build_failure(const target *t, const char *log, const policy *pol, char *reason, size_t rlen,
+                   char *lines, size_t llen)
+{
+    char decl[256], first[REASON_LEN], names[4][NAME_LEN];
     if (contract_undefined(t, decl, sizeof decl)) {
         snprintf(reason, rlen, "kernel.cu does not define %s", decl);
         snprintf(lines, llen, "kernel.cu compiles, but the harness calls %s, which common/%s.h declares "
@@ -265,12 +304,29 @@ void build_failure(const target *t, const char *log, char *reason, size_t rlen, 
         return;
     }
     build_errors(log, t->stage, first, sizeof first, lines, llen);
-    snprintf(reason, rlen, "did not compile: %s", first);
+    int n = undefined_symbols(log, t->stage, names, 4);
+    if (!n) {
+        snprintf(reason, rlen, "did not compile: %s", first);
+        return;
+    }
+    snprintf(reason, rlen, "did not link: undefined reference to %s", names[0]);
+    for (int i = 1; i < n; i++)
+        appendf(reason, rlen, "%s%s", i == 1 ? " (and " : ", ", names[i]);
+    if (n > 1)
+        appendf(reason, rlen, ")");
+    /* the first symbol the policy refuses says why it is not there */
+    for (int i = 0; i < n && pol; i++) {
+        const policy_rule *rule = policy_match(pol, names[i], 0);
+        if (rule && rule->deny) {
+            appendf(reason, rlen, ": kernel.cu %s", rule->reason);
+            break;
+        }
+    }
 }
 
 /* No GPU here: what the build found for each stage, then why nothing runs,
  * so that a compile or link error is known before a GPU is found. */
-int report_without_gpu(const target *t, int n, const int *missing, const char *log)
+int report_without_gpu(const target *t, int n, const int *missing, const char *log, const policy *pol)
 {
     int built = 0;
     for (int i = 0; i < n; i++) {
@@ -282,7 +338,7 @@ int report_without_gpu(const target *t, int n, const int *missing, const char *l
             built++;
         } else {
             char reason[REASON_LEN + 32], lines[4096];
-            build_failure(&t[i], log, reason, sizeof reason, lines, sizeof lines);
+            build_failure(&t[i], log, pol, reason, sizeof reason, lines, sizeof lines);
             printf("%s\n", reason);
             for (const char *p = lines; *p;) {
                 size_t k = strcspn(p, "\n");

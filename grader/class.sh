@@ -58,7 +58,8 @@
 # schedule.sh (the back ends), grading.sh (one student), gradebook.sh (the
 # rows and the gradebook).
 #
-# Exit status: 0 done (whatever the grades), 1 a step failed, 2 usage.
+# Exit status: 0 done (whatever the grades), 1 a step failed, 2 usage, 3 no
+# GPU here for the local back end (nothing was built).
 set -uo pipefail
 
 script=$(readlink -f "$0")
@@ -192,6 +193,21 @@ esac
 
 [ -n "$submissions" ] || usage "--submissions DIR is needed"
 [ -d "$submissions" ] || die "$submissions is not a folder"
+# The local back end grades on this machine's GPUs: with none, the class
+# stops before building anything, in one line (GPUS named by hand, or a
+# stand-in CLASS_MAKE, is taken at its word). A class already begun in OUT
+# first has its settings checked.
+stop_without_gpu() {
+    [ "$backend" = local ] && [ -z "${GPUS:-}${CLASS_MAKE:-}" ] || return 0
+    nvidia-smi -L 2>/dev/null | grep -q '^GPU' && return 0
+    if command -v sbatch >/dev/null; then
+        printf 'class: no GPU here (nvidia-smi lists none): from a Slurm login node, BACKEND=slurm grades on the GPU nodes\n' >&2
+    else
+        printf 'class: no GPU here (nvidia-smi lists none) and no Slurm (sbatch): grade the class on a machine with an NVIDIA GPU\n' >&2
+    fi
+    exit 3
+}
+[ -f "$out/class.conf" ] || stop_without_gpu
 case $out in *\'* | *$'\n'*) usage "the --out path may not hold a quote or a newline" ;; esac
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
@@ -202,6 +218,7 @@ fi
 setup_class
 check_confinement
 list_submissions
+stop_without_gpu
 m=$(students | wc -l)
 [ "$m" -gt 0 ] || die "$submissions holds no submissions (one folder or archive per student)"
 

@@ -68,9 +68,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "grade: %s\n", err);
         return GRADE_USAGE;
     }
-    static target t[MAX_STAGES];
+    static target t[MAX_TARGETS];
     static stage_info all[MAX_STAGES];
     int n;
+    if (o.reference && (o.src || o.calibrate || o.program_mode)) {
+        fprintf(stderr, "grade: --reference grades the lab's own reference kernels: not with --src, "
+                        "--calibrate or --program\n");
+        return GRADE_USAGE;
+    }
     if (o.program_mode) {
         if (o.src || o.nnames) {
             fprintf(stderr, "grade: --program grades (or calibrates with) the given programs only\n");
@@ -174,7 +179,7 @@ int main(int argc, char **argv)
     const char *variant = o.calibrate ? "solution" : "exercise";
     char build_dir[PATH_MAX];
     snprintf(build_dir, sizeof build_dir, "%s", lab);
-    int missing[MAX_STAGES] = {0};
+    int missing[MAX_TARGETS] = {0};
     char *log = NULL;
     if (!o.program_mode) {
         if (o.src && make_scratch(lab, o.src, t, n, missing, build_dir, sizeof build_dir)) {
@@ -182,18 +187,35 @@ int main(int argc, char **argv)
                     strerror(errno));
             return GRADE_USAGE;
         }
-        for (int i = 0; i < n; i++) {
-            snprintf(t[i].binary, sizeof t[i].binary, "%s/build/%s/%s%s", build_dir, t[i].stage, variant,
-                     o.judge ? "-judge" : "");
-            if (o.judge)
-                snprintf(t[i].runner, sizeof t[i].runner, "%s/build/%s/%s-runner", build_dir, t[i].stage, variant);
-            snprintf(t[i].object, sizeof t[i].object, "%s/build/%s/%s.o", build_dir, t[i].stage, variant);
-            snprintf(t[i].header, sizeof t[i].header, "%s/common/%s.h", lab, t[i].family);
-            snprintf(t[i].source, sizeof t[i].source, "%s/%ss/%s/kernel.cu", build_dir, variant, t[i].stage);
+        for (int i = 0; i < n; i++)
+            target_paths(&t[i], build_dir, lab, "", variant, o.judge);
+        /* the reference kernels of references/tiers.tsv: graded instead of
+         * the exercises (--reference), or measured beside the solutions */
+        static tier_reference refs[MAX_REFERENCES];
+        char refs_path[PATH_MAX + 32];
+        snprintf(refs_path, sizeof refs_path, "%s/references/tiers.tsv", lab);
+        int nrefs = o.reference || o.calibrate ? references_read(refs_path, refs, MAX_REFERENCES, err, sizeof err) : 0;
+        if (nrefs < 0) {
+            fprintf(stderr, "grade: %s\n", err);
+            return GRADE_USAGE;
         }
-        printf("%s %d stage%s%s on %s, seed %llu\n", o.calibrate ? "calibrating with" : "grading", n,
-               n == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "",
+        for (int i = 0; o.reference && i < n; i++) {
+            const tier_reference *ref = reference_find(refs, nrefs, t[i].stage, o.reference);
+            if (ref)
+                reference_target(&t[i], lab, ref, o.judge);
+            else
+                missing[i] = 1;
+        }
+        int nstages = n;
+        if (o.calibrate && (n = calibration_targets(t, n, MAX_TARGETS, refs, nrefs, &rb, lab, o.judge)) < 0) {
+            fprintf(stderr, "grade: too many programs to calibrate with (at most %d)\n", MAX_TARGETS);
+            return GRADE_USAGE;
+        }
+        printf("%s %d stage%s%s on %s, seed %llu\n", o.calibrate ? "calibrating with" : "grading", nstages,
+               nstages == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "",
                no_gpu_here ? "no GPU (building only)" : gpu_name, o.seed);
+        if (o.reference)
+            printf("the reference kernels of tier %s (references/tiers.tsv), not exercises/\n", o.reference);
         char log_path[PATH_MAX];
         snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", lab);
         if (o.prebuilt) {
@@ -214,7 +236,7 @@ int main(int argc, char **argv)
             }
         }
         if (no_gpu_here) {
-            int rc = report_without_gpu(t, n, missing, log);
+            int rc = report_without_gpu(t, n, missing, log, &pol);
             free(log);
             return rc;
         }
@@ -255,16 +277,25 @@ int main(int argc, char **argv)
         fflush(stdout);
         char command[256];
         run_command(t[i].stage, NULL, command, sizeof command);
-        if (missing[i]) {
+        if (missing[i] && o.reference) {
+            char reason[REASON_LEN];
+            snprintf(reason, sizeof reason, "no reference kernel for tier %s (references/tiers.tsv)", o.reference);
+            score_fail(s, reason, NULL);
+        } else if (missing[i]) {
             char advice[REASON_LEN];
             snprintf(advice, sizeof advice, "Submit %s/kernel.cu (your exercises/%s/kernel.cu) to have it graded.",
                      t[i].stage, t[i].stage);
             score_fail(s, "no kernel.cu was submitted for this stage", advice);
         } else if (!target_built(&t[i])) {
             char reason[REASON_LEN + 32], advice[REASON_LEN], lines[4096];
-            build_failure(&t[i], log, reason, sizeof reason, lines, sizeof lines);
-            snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).",
-                     command);
+            build_failure(&t[i], log, &pol, reason, sizeof reason, lines, sizeof lines);
+            if (!strncmp(reason, "did not link", 12))
+                snprintf(advice, sizeof advice, "Call only your own kernels and what a kernel launcher "
+                         "needs: common/%s.h says what kernel.cu may do (`%s` shows the linker's "
+                         "message).", t[i].family, command);
+            else
+                snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).",
+                         command);
             score_fail(s, reason, advice);
             s->output = malloc(strlen(lines) + 1);
             if (s->output)
@@ -288,7 +319,7 @@ int main(int argc, char **argv)
     g.seconds = now_s() - t0;
     g.sanitize = o.sanitize;
     g.rubric_path = rubric_path;
-    g.source = o.program_mode ? "programs" : o.src ? o.src : "exercises";
+    g.source = o.program_mode ? "programs" : o.src ? o.src : o.reference ? "references" : "exercises";
     /* the name the driver reports decides the thresholds; nvidia-smi's
      * stands in when no stage got as far as a record */
     snprintf(g.gpu, sizeof g.gpu, "%s", gpu_name);

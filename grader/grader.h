@@ -85,6 +85,24 @@ typedef struct {
 /* Read stages.tsv. Returns the number of stages, or -1 with err set. */
 int stages_read(const char *path, stage_info *out, int max, char *err, size_t errlen);
 
+/* The reference kernel of a speed tier (references/tiers.tsv): the plain
+ * form of what the tier's advice says, which make calibrate measures to set
+ * the tier's threshold. Built as build/<stage>/<tier>/<source> (the
+ * stage's own solution build when it is the solution without flags). */
+typedef struct {
+    char stage[NAME_LEN];
+    char tier[NAME_LEN];
+    char source[16];   /* solution or reference: solutions/ or references/<stage>/kernel.cu */
+    char flags[256];   /* compiler options ("-DBLOCK=8"), "" for none        */
+    char kernel[256];  /* what it does, in one line                          */
+} tier_reference;
+#define MAX_REFERENCES (MAX_STAGES * 2)
+/* Read references/tiers.tsv: the number of rows; 0 when the file does not
+ * exist (a student release); -1 with "FILE:LINE: ..." in err. */
+int references_read(const char *path, tier_reference *out, int max, char *err, size_t errlen);
+/* The reference of a stage's tier, or NULL. */
+const tier_reference *reference_find(const tier_reference *r, int n, const char *stage, const char *tier);
+
 typedef struct {
     char gpu[NAME_LEN]; /* as cudaGetDeviceProperties names it, or "default" */
     double value;

@@ -42,9 +42,15 @@ int confinement_wrap(const confinement *c, char **argv, int max);
 #define RUN_PROGRESS_FD 4
 #define RUN_PROGRESS_FD_TEXT "4"
 
-/* One stage to grade (or to calibrate with). */
+/* The programs of a grade or a calibration: the stages', and the reference
+ * kernels of their tiers. */
+#define MAX_TARGETS (MAX_STAGES * 2)
+
+/* One stage to grade (or to calibrate with): its own program, or the
+ * reference kernel of one of its tiers (tier). */
 typedef struct {
     char stage[NAME_LEN];
+    char tier[NAME_LEN];  /* "" or the tier whose reference kernel this is   */
     char family[NAME_LEN];
     char binary[1024];   /* the stage's program (the judge, with --judge)  */
     char runner[1024];   /* with --judge: the runner with kernel.cu        */
@@ -74,6 +80,7 @@ typedef struct {
     int probed;                /* --probed: the GPU checks were made before  */
     int once;                  /* --once: no second run after a missed tier  */
     int prebuilt;              /* --prebuilt: built by the caller; no make   */
+    const char *reference;     /* --reference TIER: grade the tier's reference kernels */
     const char *baselines;     /* --baselines FILE: kept between grades      */
     const confinement *conf;   /* set by main once probed                   */
     char *names[MAX_STAGES];
@@ -89,8 +96,16 @@ int parse_options(int argc, char **argv, options *o);
 /* The targets: every stage of stages.tsv, or those named by prefix; to
  * calibrate a stage, the previous stage of its family too. -1: unknown name. */
 int select_stages(const options *o, const stage_info *all, int nall, target *t);
-/* --program STAGE=BINARY[:OBJECT[:HEADER]] into a target. */
+/* --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER]] into a target (TIER:
+ * the reference kernel of that tier). */
 int program_target(const char *spec, target *t);
+/* The paths of a target's programs under dir: build/<stage>/<sub><variant>
+ * (with -judge when judged), its runner, object and source file; sub is ""
+ * or a tier's folder ("pass/"); variant exercise, solution or reference. */
+void target_paths(target *t, const char *dir, const char *lab, const char *sub, const char *variant, int judge);
+/* t (a stage's target) becomes the reference kernel ref of one of its tiers,
+ * built in lab. */
+void reference_target(target *t, const char *lab, const tier_reference *ref, int judge);
 
 /* build.c */
 /* The first GPU's name when one is here; 0 when there is none. */
@@ -105,12 +120,15 @@ void build(const char *dir, target *t, int n, int jobs, int judge, char **log, d
 /* 1 when the target's programs exist. */
 int target_built(const target *t);
 /* Why a stage has no program after the build: "kernel.cu does not define
- * matmul(...)" when its object lacks the contract's function, else the
+ * matmul(...)" when its object lacks the contract's function; "did not
+ * link: undefined reference to cublasCreate_v2: kernel.cu calls cuBLAS:
+ * ..." (the policy's sentence where it refuses the symbol); else the
  * compiler's first error; lines to show beneath it. */
-void build_failure(const target *t, const char *log, char *reason, size_t rlen, char *lines, size_t llen);
+void build_failure(const target *t, const char *log, const policy *pol, char *reason, size_t rlen,
+                   char *lines, size_t llen);
 /* No GPU here: what the build found for each stage, then the one line why
  * nothing runs. Returns GRADE_NO_GPU. */
-int report_without_gpu(const target *t, int n, const int *missing, const char *log);
+int report_without_gpu(const target *t, int n, const int *missing, const char *log, const policy *pol);
 /* The compiler's complaint about one stage, from the build log. */
 void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                   char *lines, size_t lineslen);
@@ -163,6 +181,12 @@ void progress_done(const stage_result *s);
 void show_output_tail(const stage_result *s, int max_lines);
 
 /* calibrate.c */
+/* After the stages' solutions t[0..n-1], the reference kernels calibrate
+ * measures: every tier's of a stage it calibrates, the last tier's of a
+ * stage it only compares with. Returns the new count (at most max), or -1
+ * when there is no room. */
+int calibration_targets(target *t, int n, int max, const tier_reference *refs, int nrefs, const rubric *rb,
+                        const char *lab, int judge);
 int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol,
               const char *log);
 

@@ -22,7 +22,10 @@ static const char *USAGE =
     "  --rubric FILE    default: grader/rubric.tsv\n"
     "  --policy FILE    default: grader/allowed-symbols.txt\n"
     "  --jobs N         parallel build jobs (default: one per CPU)\n"
-    "  --calibrate      instructors: run the solutions and write this GPU's thresholds\n"
+    "  --calibrate      instructors: run each tier's reference kernel (references/tiers.tsv)\n"
+    "                   and the solutions, and write this GPU's thresholds\n"
+    "  --reference TIER instructors: grade each stage's reference kernel of TIER\n"
+    "                   (references/tiers.tsv) instead of exercises/\n"
     "  --unconfined     run the programs without build/confine/confine around them\n"
     "  --judge          run each stage as the judge and a runner with kernel.cu, so that\n"
     "                   no result comes from the student's process (make grade, make class\n"
@@ -36,15 +39,17 @@ static const char *USAGE =
     "                   caller (make class's builders, before any GPU grades): build\n"
     "                   nothing; the build's messages are in build/grade-build.log\n"
     "  --once           run each stage once: by default a correct stage that misses a\n"
-    "                   speed tier runs a second time, and the better run counts\n"
+    "                   speed tier, or whose time was flagged, runs a second time, and\n"
+    "                   the better run counts\n"
     "  --baselines FILE the naive baselines timed by an earlier grade on this GPU (make\n"
     "                   class: one file a worker): used where no stage of this grade\n"
     "                   has timed its family's; those this grade times are written there\n"
-    "  --runs N         with --calibrate: runs of each solution (default 3)\n"
-    "  --program STAGE=BINARY[:OBJECT[:HEADER]]\n"
-    "                   testing the grader: grade (or calibrate with) BINARY as STAGE,\n"
-    "                   without building and without a GPU check; OBJECT goes through the\n"
-    "                   symbol policy, with HEADER as the contract\n"
+    "  --runs N         with --calibrate: runs of each program (default 3)\n"
+    "  --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER]]\n"
+    "                   testing the grader: grade (or calibrate with) BINARY as STAGE, or\n"
+    "                   as the reference kernel of its TIER, without building and without\n"
+    "                   a GPU check; OBJECT goes through the symbol policy, with HEADER as\n"
+    "                   the contract\n"
     "exit status: 0 graded (whatever the score), 1 a solution failed (--calibrate),\n"
     "             2 usage, 3 no GPU, 4 no build tools (nvcc, make, nm),\n"
     "             5 confinement (or the judge's sharing of GPU memory) required and impossible here\n";
@@ -62,7 +67,7 @@ int parse_options(int argc, char **argv, options *o)
         int value = !strcmp(a, "--seed") || !strcmp(a, "--src") || !strcmp(a, "--out") ||
                     !strcmp(a, "--lab") || !strcmp(a, "--rubric") || !strcmp(a, "--policy") ||
                     !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--program") ||
-                    !strcmp(a, "--baselines");
+                    !strcmp(a, "--baselines") || !strcmp(a, "--reference");
         if (value && (!v || !*v)) {
             fprintf(stderr, "grade: %s needs a value\n", a);
             return -1;
@@ -88,6 +93,8 @@ int parse_options(int argc, char **argv, options *o)
             o->prebuilt = 1;
         } else if (!strcmp(a, "--baselines")) {
             o->baselines = v;
+        } else if (!strcmp(a, "--reference")) {
+            o->reference = v;
         } else if (!strcmp(a, "--seed")) {
             char *end;
             errno = 0;
@@ -189,16 +196,19 @@ int select_stages(const options *o, const stage_info *all, int nall, target *t)
     return n;
 }
 
-/* --program STAGE=BINARY[:OBJECT[:HEADER]] into a target. */
+/* --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER]] into a target. */
 int program_target(const char *spec, target *t)
 {
     memset(t, 0, sizeof *t);
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof t->stage || !eq[1]) {
-        fprintf(stderr, "grade: --program '%s' is not STAGE=BINARY[:OBJECT[:HEADER]]\n", spec);
+        fprintf(stderr, "grade: --program '%s' is not STAGE[:TIER]=BINARY[:OBJECT[:HEADER]]\n", spec);
         return -1;
     }
-    snprintf(t->stage, sizeof t->stage, "%.*s", (int)(eq - spec), spec);
+    size_t name = strcspn(spec, ":=");
+    snprintf(t->stage, sizeof t->stage, "%.*s", (int)name, spec);
+    if (spec[name] == ':')
+        snprintf(t->tier, sizeof t->tier, "%.*s", (int)(eq - spec - name - 1), spec + name + 1);
     const char *p = eq + 1;
     char *fields[] = {t->binary, t->object, t->header};
     for (int i = 0; i < 3 && *p; i++) {
@@ -209,3 +219,25 @@ int program_target(const char *spec, target *t)
     return 0;
 }
 
+
+void target_paths(target *t, const char *dir, const char *lab, const char *sub, const char *variant, int judge)
+{
+    snprintf(t->binary, sizeof t->binary, "%s/build/%s/%s%s%s", dir, t->stage, sub, variant, judge ? "-judge" : "");
+    t->runner[0] = 0;
+    if (judge)
+        snprintf(t->runner, sizeof t->runner, "%s/build/%s/%s%s-runner", dir, t->stage, sub, variant);
+    snprintf(t->object, sizeof t->object, "%s/build/%s/%s%s.o", dir, t->stage, sub, variant);
+    snprintf(t->header, sizeof t->header, "%s/common/%s.h", lab, t->family);
+    /* exercises/, solutions/ or references/ */
+    snprintf(t->source, sizeof t->source, "%s/%ss/%s/kernel.cu", dir, variant, t->stage);
+}
+
+void reference_target(target *t, const char *lab, const tier_reference *ref, int judge)
+{
+    /* the solution as it is is the stage's own solution build */
+    int own = !strcmp(ref->source, "solution") && !ref->flags[0];
+    char sub[NAME_LEN + 2];
+    snprintf(sub, sizeof sub, "%s/", ref->tier);
+    snprintf(t->tier, sizeof t->tier, "%s", ref->tier);
+    target_paths(t, lab, lab, own ? "" : sub, ref->source, judge);
+}

@@ -1,6 +1,7 @@
 /*
- * rubric.c: the table of stages (stages.tsv) and the rubric
- * (grader/rubric.tsv; its header explains the format to instructors).
+ * rubric.c: the table of stages (stages.tsv), the rubric
+ * (grader/rubric.tsv; its header explains the format to instructors), and
+ * the reference kernel of each speed tier (references/tiers.tsv).
  */
 #include "grader.h"
 
@@ -77,6 +78,54 @@ int stages_read(const char *path, stage_info *out, int max, char *err, size_t er
     free(line);
     fclose(f);
     return n;
+}
+
+/* ====================================================== tier references */
+
+int references_read(const char *path, tier_reference *out, int max, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f && errno == ENOENT)
+        return 0; /* a student release: no references */
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0, lineno = 0, bad = 0;
+    while (!bad && getline(&line, &cap, f) > 0) {
+        lineno++;
+        chomp(line);
+        if (line[0] == '#' || line[0] == 0)
+            continue;
+        char *field[5];
+        tier_reference *r = &out[n];
+        /* the Makefile takes lines with five fields; so does this */
+        bad = split_tabs(line, field, 5) < 5 || n == max || copy_name(r->stage, field[0]) ||
+              copy_name(r->tier, field[1]) || strlen(field[3]) >= sizeof r->flags ||
+              (strcmp(field[2], "solution") && strcmp(field[2], "reference"));
+        if (bad)
+            break;
+        snprintf(r->source, sizeof r->source, "%s", field[2]);
+        snprintf(r->flags, sizeof r->flags, "%s", strcmp(field[3], "-") ? field[3] : "");
+        snprintf(r->kernel, sizeof r->kernel, "%s", field[4]);
+        n++;
+    }
+    if (bad)
+        snprintf(err, errlen, "%s:%d: not 'stage, tier, solution or reference, flags or -, what it is' "
+                              "(tab-separated), or too many lines", path, lineno);
+    free(line);
+    fclose(f);
+    return bad ? -1 : n;
+}
+
+const tier_reference *reference_find(const tier_reference *r, int n, const char *stage, const char *tier)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(r[i].stage, stage) && !strcmp(r[i].tier, tier))
+            return &r[i];
+    return NULL;
 }
 
 /* ================================================================ rubric */

@@ -133,15 +133,23 @@ static int run_scored(stage_result *s, const target *t, const rubric *rb, const 
     return ran_to_end;
 }
 
-/* Correct, timed, not flagged, and short of a speed tier it was scored on. */
-static int missed_speed(const stage_result *s)
+/* Why a correct, timed stage runs a second time: its time was flagged, or
+ * it is short of a speed tier it was scored on. Each reason in two forms:
+ * the cause, and what the first run did. */
+enum { AGAIN_NO, AGAIN_MISSED, AGAIN_FLAGGED };
+static const char *const AGAIN_CAUSE[] = {"", "a speed tier was missed", "its time was flagged"};
+static const char *const AGAIN_FIRST[] = {"", "missed a speed tier", "was flagged"};
+
+static int why_again(const stage_result *s)
 {
-    if (!s->correct || !s->speed_scored || s->flagged || s->reason[0] || s->no_gpu)
-        return 0;
+    if (!s->correct || !s->speed_scored || s->reason[0] || s->no_gpu)
+        return AGAIN_NO;
+    if (s->flagged)
+        return AGAIN_FLAGGED;
     for (int i = 0; i < s->ntiers; i++)
         if (s->tiers[i].graded && s->tiers[i].points < s->tiers[i].max)
-            return 1;
-    return 0;
+            return AGAIN_MISSED;
+    return AGAIN_NO;
 }
 
 /* The checks of the student's object before it runs: 1 when one refused
@@ -182,11 +190,14 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     if (refused(s, t, pol))
         return;
     int ran_to_end = run_scored(s, t, rb, sr, o, extra, command);
-    if (ran_to_end && missed_speed(s) && !o->once) {
+    int why = ran_to_end && !o->once ? why_again(s) : AGAIN_NO;
+    if (why != AGAIN_NO) {
         /* Noise only ever slows a run (another process on the machine, a
-         * clock that dipped): a correct stage that missed a speed tier is
-         * run once more, checks included, and the better run counts. A
-         * second run that is wrong, or does not finish, is the verdict. */
+         * clock that dipped), and it can disturb what the judge measures
+         * against: a correct stage that missed a speed tier, or whose time
+         * was flagged, is run once more, checks included, and the better
+         * run counts; only a flag that repeats costs points. A second run
+         * that is wrong, or does not finish, is the verdict. */
         static stage_result again;
         printf("once more... ");
         fflush(stdout);
@@ -204,11 +215,12 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
         stage_result_free(&again);
         s->seconds = both_s;
         if (fails)
-            appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but missed a speed tier; "
-                    "this is the second run, which did not pass", s->note[0] ? "; " : "", first_points, s->max);
+            appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but %s; this is the "
+                    "second run, which did not pass", s->note[0] ? "; " : "", first_points, s->max,
+                    AGAIN_FIRST[why]);
         else
-            appendf(s->note, sizeof s->note, "%sa speed tier was missed, so the stage ran a second time: "
-                    "%d/%d, then %d/%d; the better run counts", s->note[0] ? "; " : "", first_points, s->max,
+            appendf(s->note, sizeof s->note, "%s%s, so the stage ran a second time: %d/%d, then %d/%d; "
+                    "the better run counts", s->note[0] ? "; " : "", AGAIN_CAUSE[why], first_points, s->max,
                     again_points, s->max);
         ran_to_end = again_to_end;
     }

@@ -6,8 +6,10 @@
 #   tools/gpu-run.sh [--build 'TARGET...'] COMMAND [ARG...]
 #
 # Here (exec COMMAND) when nvidia-smi lists a GPU, when srun is not on PATH
-# or this machine is in no Slurm cluster (no slurm.conf and none of the
-# settings below), or when LAB_LOCAL=1. Otherwise the build stays here:
+# or this machine is in no Slurm cluster (no slurm.conf, none of the
+# settings below, and sinfo reaches no controller), or when LAB_LOCAL=1;
+# where srun is here but no cluster is, one line says so first, so that the
+# GPU-less run's own error is not taken for a driver's. Otherwise the build stays here:
 # TARGETs are made first (make -k: a stage that does not compile is left to
 # COMMAND, which reports it), and COMMAND runs on a GPU node with srun, in
 # this folder, which must be on a file system the GPU nodes share. The
@@ -74,9 +76,10 @@ fi
 
 # ------------------------------------------------------------- here, or not
 # Through srun only on a node that belongs to a Slurm cluster: a slurm.conf
-# where Slurm looks for it, or this lab's settings (a cluster whose nodes
-# get their configuration from the controller has no file). A machine with
-# Slurm's commands and no cluster runs here, and says it has no GPU.
+# where Slurm looks for it, this lab's settings, or a controller that sinfo
+# reaches (a cluster whose nodes get their configuration from the
+# controller has no file). A machine with Slurm's commands and no cluster
+# runs here, and says so in one line.
 conf=$root/lab-slurm.env
 slurm_cluster() {
     local f
@@ -84,10 +87,15 @@ slurm_cluster() {
         /run/slurm/conf/slurm.conf "$conf"; do
         [ -n "$f" ] && [ -f "$f" ] && return 0
     done
-    [ -n "${LAB_SRUN_PARTITION:-}${LAB_SRUN_ACCOUNT:-}${LAB_SRUN_GRES:-}${LAB_SRUN_TIME:-}${LAB_SRUN_ARGS:-}" ]
+    [ -n "${LAB_SRUN_PARTITION:-}${LAB_SRUN_ACCOUNT:-}${LAB_SRUN_GRES:-}${LAB_SRUN_TIME:-}${LAB_SRUN_ARGS:-}" ] ||
+        { command -v sinfo >/dev/null && timeout 10 sinfo -h -o %P >/dev/null 2>&1; }
 }
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-if [ "${LAB_LOCAL:-0}" != 0 ] || [ "${gpus:-0}" -gt 0 ] || ! command -v srun >/dev/null || ! slurm_cluster; then
+if [ "${LAB_LOCAL:-0}" != 0 ] || [ "${gpus:-0}" -gt 0 ] || ! command -v srun >/dev/null; then
+    exec "$@"
+fi
+if ! slurm_cluster; then
+    say "no GPU here, and srun is here but no Slurm cluster is (no slurm.conf, no LAB_SRUN_* settings, no controller that sinfo reaches): running here, without a GPU; on a cluster's login node set LAB_SRUN_PARTITION (or lab-slurm.env) to run on a GPU node"
     exec "$@"
 fi
 
@@ -102,6 +110,10 @@ if [ -f "$conf" ]; then
         case $line in '' | '#'*) continue ;; esac
         key=${line%%=*} value=${line#*=}
         [ "$key" != "$line" ] || fail "$conf, line $lineno: not KEY=value: $line"
+        # blanks around the key are not part of it (KEY = value)
+        key=${key#"${key%%[![:space:]]*}"}
+        key=${key%"${key##*[![:space:]]}"}
+        value=${value#"${value%%[![:space:]]*}"}
         case $key in
             LAB_SRUN_PARTITION | LAB_SRUN_ACCOUNT | LAB_SRUN_GRES | LAB_SRUN_TIME | LAB_SRUN_ARGS) ;;
             *) fail "$conf, line $lineno: unknown setting $key (the settings: LAB_SRUN_PARTITION, LAB_SRUN_ACCOUNT, LAB_SRUN_GRES, LAB_SRUN_TIME, LAB_SRUN_ARGS)" ;;

@@ -16,7 +16,7 @@
 #include "matmul.h"
 
 #ifndef BLOCK
-#define BLOCK 16 /* threads per block side: BLOCK x BLOCK threads */
+#define BLOCK 8 /* threads per block side: BLOCK x BLOCK threads (make sweep EX=01 tries 8, 16, 32) */
 #endif
 static_assert(BLOCK >= 1 && BLOCK <= 32,
               "BLOCK must be from 1 to 32: the block is BLOCK x BLOCK threads, and a block holds at most 1024");

@@ -25,7 +25,9 @@
  */
 #include "transpose.h"
 
+#ifndef TILE
 #define TILE 32 /* tile side: one warp moves one row of the tile */
+#endif
 #ifndef BLOCK_ROWS
 #define BLOCK_ROWS 8 /* the block is TILE x BLOCK_ROWS threads; each moves TILE / BLOCK_ROWS elements */
 #endif

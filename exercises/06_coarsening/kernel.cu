@@ -66,33 +66,32 @@ static_assert((BM + BN) * BK * sizeof(float) <= 48 * 1024,
  * ty + 16, ..., ty + 16 (TM - 1): the same rows it helps to load. */
 __global__ void matmul_strip(const float *A, const float *B, float *C, int n)
 {
-    __shared__ float As[BM][THREADS_X];
-    __shared__ float Bs[THREADS_Y][THREADS_X];
+    // ([[maybe_unused]] keeps the compiler from warning about what only the
+    // TODO(lab) parts use.)
+    [[maybe_unused]] __shared__ float As[BM][THREADS_X];
+    [[maybe_unused]] __shared__ float Bs[THREADS_Y][THREADS_X];
     int tx = threadIdx.x, ty = threadIdx.y;
     int row0 = blockIdx.y * BM;
     int col = blockIdx.x * THREADS_X + tx;
     float acc[TM] = {0.0f}; /* held in registers: the loops below are unrolled */
 
     for (int t = 0; t < n; t += THREADS_X) {
-        // the A tile has TM times as many elements as there are threads:
-        // TM passes, each filling 16 rows with coalesced 16-float reads
-#pragma unroll
-        for (int i = 0; i < TM; i++) {
-            int row = row0 + i * THREADS_Y + ty;
-            As[i * THREADS_Y + ty][tx] = (row < n && t + tx < n) ? A[(size_t)row * n + t + tx] : 0.0f;
-        }
-        Bs[ty][tx] = (t + ty < n && col < n) ? B[(size_t)(t + ty) * n + col] : 0.0f;
-        // wait until both tiles are complete before anyone reads them
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < THREADS_X; k++) {
-            float b = Bs[k][tx]; /* one shared-memory read, TM multiply-adds */
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-                acc[i] += As[i * THREADS_Y + ty][k] * b;
-        }
-        // wait until everyone is done with the tiles before they are refilled
-        __syncthreads();
+        // TODO(lab): copy the BM x 16 tile of A (rows row0 .., columns t ..)
+        // into As. It has TM times as many elements as there are threads: in
+        // pass i < TM, thread (tx, ty) copies A[row0 + i*16 + ty][t + tx]
+        // into As[i*16 + ty][tx], or 0 past the edge of A; a warp then reads
+        // 16 neighbouring floats of a row. Then its element of the 16 x 16
+        // tile of B: B[t + ty][col] into Bs[ty][tx], or 0 past the edge.
+
+        // TODO(lab): a barrier, so no thread reads the tiles before all of
+        // them are written.
+
+        // TODO(lab): for each k < 16, read b = Bs[k][tx] once and add
+        // As[i*16 + ty][k] * b into acc[i] for every i < TM: one read from
+        // shared memory serves TM multiply-adds.
+
+        // TODO(lab): a second barrier, so no thread overwrites the tiles in
+        // the next step while another still reads them.
     }
 #pragma unroll
     for (int i = 0; i < TM; i++) {

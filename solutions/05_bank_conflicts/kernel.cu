@@ -27,13 +27,15 @@
  */
 #include "transpose.h"
 
-#define TILE 64 /* tile side: two warps move one row of the tile */
+#ifndef TILE
+#define TILE 64 /* tile side: two warps move one row of the tile (-DTILE=32: the lesson's tile) */
+#endif
 #ifndef BLOCK_ROWS
 #define BLOCK_ROWS 4 /* the block is TILE x BLOCK_ROWS threads; each moves TILE / BLOCK_ROWS elements */
 #endif
-static_assert(BLOCK_ROWS >= 1 && TILE % BLOCK_ROWS == 0 && TILE * BLOCK_ROWS <= 1024,
-              "BLOCK_ROWS must divide 64 and keep the block at 1,024 threads (1, 2, 4, 8 or 16): each thread "
-              "moves TILE / BLOCK_ROWS rows of the tile");
+static_assert(TILE % 32 == 0 && BLOCK_ROWS >= 1 && TILE % BLOCK_ROWS == 0 && TILE * BLOCK_ROWS <= 1024,
+              "TILE must be whole warps (32 or 64), and BLOCK_ROWS must divide it and keep the block at "
+              "1,024 threads (1, 2, 4, 8 or 16 for 64): each thread moves TILE / BLOCK_ROWS rows of the tile");
 
 __global__ void transpose_padded(const float *in, float *out, int rows, int cols)
 {

@@ -24,6 +24,10 @@
 static_assert(BLOCK >= 64 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0,
               "BLOCK must be a power of two from 64 to 1024");
 
+#ifndef FLOAT4
+#define FLOAT4 1 /* 0: one float a load in the grid-stride loop (the pass tier's reference) */
+#endif
+
 #define FULL_MASK 0xffffffffu /* all 32 lanes of a warp take part in a shuffle */
 
 // Threads of the first pass, at most: about as many as a large GPU holds at
@@ -81,12 +85,13 @@ __global__ void reduce_all(const float *in, float *partials, float *out, int n)
     int first = blockIdx.x * BLOCK + tid; // this thread's index in the grid
     int stride = gridDim.x * BLOCK;       // threads in the grid
 
+    float v = 0.0f;
+#if FLOAT4
     // in is 16-byte aligned (reduce.h), so in4[k] is elements 4k to 4k+3 in
     // one 16-byte load; neighbouring threads read neighbouring float4s, a
     // warp 512 contiguous bytes per load
     const float4 *in4 = reinterpret_cast<const float4 *>(in);
     int n4 = n / 4;
-    float v = 0.0f;
     for (int k = first; k < n4; k += stride) {
         float4 q = in4[k];
         v += (q.x + q.y) + (q.z + q.w);
@@ -95,6 +100,11 @@ __global__ void reduce_all(const float *in, float *partials, float *out, int n)
     // first threads of the grid
     if (first < n - 4 * n4)
         v += in[4 * n4 + first];
+#else
+    // one float a load: a warp reads 128 contiguous bytes per load
+    for (int k = first; k < n; k += stride)
+        v += in[k];
+#endif
 
     float sum = block_sum(v);
     if (tid == 0) {

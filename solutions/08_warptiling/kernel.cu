@@ -49,6 +49,10 @@
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1 /* blocks an SM must hold: 1 lets a thread have 255 registers */
 #endif
+#ifndef DOUBLE_BUFFER
+#define DOUBLE_BUFFER 1 /* 0: one copy of each tile, refilled between two barriers (the pass tier's reference) */
+#endif
+#define BUFFERS (DOUBLE_BUFFER ? 2 : 1)
 #define WSUBM (WM / WMITER) /* 16: rows of a sub-tile */
 #define WSUBN (WN / WNITER) /* 32: columns of a sub-tile */
 #define THREADS ((BM / WM) * (BN / WN) * 32) /* 256: a warp per warp tile */
@@ -57,7 +61,7 @@ static_assert(BM % WM == 0 && BN % WN == 0, "the block's tile must be whole warp
 static_assert((WSUBM / TM) * (WSUBN / TN) == 32, "a sub-tile must be 32 threads of TM x TN");
 static_assert(BK % 4 == 0 && (BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
               "BK must be a multiple of 4, and the A and B tiles whole float4 vectors for every thread");
-static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
+static_assert(BUFFERS * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
               "two copies of the A and B tiles must fit in 48 KB of static shared memory: lower BK");
 
 /* EDGE: n is not a multiple of the tiles. Then every load and store is
@@ -66,8 +70,8 @@ static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
 template <bool EDGE>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const float *A, const float *B, float *C, int n)
 {
-    __shared__ __align__(16) float As[2][BK][BM]; /* As[buf][k][m] = A(row0 + m, k0 + k): transposed */
-    __shared__ __align__(16) float Bs[2][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */
+    __shared__ __align__(16) float As[BUFFERS][BK][BM]; /* As[buf][k][m] = A(row0 + m, k0 + k): transposed */
+    __shared__ __align__(16) float Bs[BUFFERS][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     /* which warp tile this warp owns, and where this thread is in a sub-tile */
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
@@ -138,9 +142,13 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
     store(0);
     __syncthreads();
     for (int t = 0; t < tiles; t++) {
+#if DOUBLE_BUFFER
         const int cur = t & 1; /* the half multiplied now; the other is filled */
         if (t + 1 < tiles)
             load((t + 1) * BK); /* in flight while this tile is multiplied */
+#else
+        const int cur = 0; /* one copy: the next tile waits for this one's multiply-adds */
+#endif
 #pragma unroll
         for (int k = 0; k < BK; k++) {
             float a[WMITER * TM], b[WNITER * TN];
@@ -160,8 +168,17 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) matmul_warptile(const flo
                 for (int j = 0; j < WNITER * TN; j++)
                     acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
+#if DOUBLE_BUFFER
         if (t + 1 < tiles)
             store(cur ^ 1); /* nobody reads that half until after the barrier */
+#else
+        if (t + 1 < tiles) {
+            // every warp is done with the tile before it is overwritten
+            __syncthreads();
+            load((t + 1) * BK);
+            store(0);
+        }
+#endif
         __syncthreads();
     }
 

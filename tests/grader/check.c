@@ -141,6 +141,58 @@ static void test_rubric(void)
     unlink(path);
 }
 
+/* references/tiers.tsv against the rubric, and the programs make
+ * calibrate measures with it. */
+static void test_references(void)
+{
+    static rubric r;
+    char err[512];
+    if (rubric_read("grader/rubric.tsv", &r, err, sizeof err))
+        return; /* test_rubric says why */
+    /* every tier has a reference kernel (references/tiers.tsv) whose source
+     * is here, and every reference belongs to a tier of the rubric */
+    static tier_reference refs[MAX_REFERENCES];
+    int nrefs = references_read("references/tiers.tsv", refs, MAX_REFERENCES, err, sizeof err);
+    int covered = nrefs > 0;
+    for (int i = 0; i < r.nstages && covered; i++)
+        for (int k = 0; k < r.stages[i].ntiers; k++)
+            covered &= reference_find(refs, nrefs, r.stages[i].stage, r.stages[i].tiers[k].name) != NULL;
+    expect(covered, "references: every tier of the rubric has a reference kernel");
+    int sound = nrefs > 0;
+    for (int i = 0; i < nrefs; i++) {
+        const stage_rubric *sr = rubric_stage(&r, refs[i].stage);
+        int tier_known = 0;
+        for (int k = 0; sr && k < sr->ntiers; k++)
+            tier_known |= !strcmp(sr->tiers[k].name, refs[i].tier);
+        char source[2 * NAME_LEN];
+        snprintf(source, sizeof source, "%ss/%s/kernel.cu", refs[i].source, refs[i].stage);
+        sound &= tier_known && access(source, R_OK) == 0;
+    }
+    expect(sound, "references: each names a tier of the rubric and a kernel.cu that is here");
+    expect(references_read("no/such/tiers.tsv", refs, MAX_REFERENCES, err, sizeof err) == 0,
+           "references: none where the file is absent (a student release)");
+
+    /* calibrating 02 measures its tiers' references and 01's last: the
+     * solution with -DBLOCK=8 in a folder of its tier, a solution without
+     * flags as the stage's own build */
+    static target t[MAX_TARGETS];
+    memset(t, 0, 2 * sizeof t[0]);
+    strcpy(t[0].stage, "01_naive");
+    strcpy(t[1].stage, "02_temp_accumulator");
+    strcpy(t[0].family, "matmul");
+    strcpy(t[1].family, "matmul");
+    t[0].compare_only = 1;
+    int n = calibration_targets(t, 2, MAX_TARGETS, refs, nrefs, &r, "/lab", 1);
+    expect(n == 5 && !strcmp(t[2].stage, "01_naive") && !strcmp(t[2].tier, "stretch") &&
+               !strcmp(t[2].binary, "/lab/build/01_naive/solution-judge") &&
+               !strcmp(t[3].tier, "pass") && !strcmp(t[3].binary, "/lab/build/02_temp_accumulator/pass/solution-judge") &&
+               !strcmp(t[3].runner, "/lab/build/02_temp_accumulator/pass/solution-runner") &&
+               !strcmp(t[4].object, "/lab/build/02_temp_accumulator/stretch/solution.o") &&
+               !strcmp(t[4].source, "/lab/solutions/02_temp_accumulator/kernel.cu"),
+           "calibrate: the programs it measures are each tier's reference, built in its tier's folder");
+    expect(calibration_targets(t, 2, 3, refs, nrefs, &r, "/lab", 1) == -1, "calibrate: no room is said, not overrun");
+}
+
 static void test_policy(void)
 {
     policy p;
@@ -398,6 +450,7 @@ int main(int argc, char **argv)
     }
     test_json();
     test_rubric();
+    test_references();
     test_policy();
     test_library();
     test_text();

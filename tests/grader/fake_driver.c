@@ -62,6 +62,8 @@ typedef struct {
     const char *message;
     const char *disturbed; /* timing.disturbed: what the judge's canaries saw */
     int offer_baseline;    /* timing.baseline_reusable, a timed baseline row */
+    int whole_first;       /* a passed check of whole tiles (n=256) first    */
+    int all_nan;           /* the failed check's elements all NaN, written   */
 } record_spec;
 
 /* A record shaped like common/matmul_main.cu's. */
@@ -80,12 +82,22 @@ static void write_record(const record_spec *s)
     lab_json_string(&j, "name", s->gpu);
     lab_json_end(&j);
     lab_json_array(&j, "checks");
+    if (s->whole_first) {
+        lab_json_object(&j, NULL);
+        lab_json_string(&j, "size", "n=256");
+        lab_json_bool(&j, "ok", 1);
+        lab_json_int(&j, "elements", 65536);
+        lab_json_int(&j, "wrong", 0);
+        lab_json_bool(&j, "whole_tiles", 1);
+        lab_json_end(&j);
+    }
     lab_json_object(&j, NULL);
     lab_json_string(&j, "size", "n=17");
     lab_json_bool(&j, "ok", s->checks_ok && s->inputs_unchanged);
     lab_json_int(&j, "elements", 289);
     lab_json_int(&j, "wrong", s->checks_ok ? 0 : 289);
-    lab_json_int(&j, "never_written", s->checks_ok ? 0 : 289);
+    lab_json_int(&j, "never_written", s->checks_ok || s->all_nan || s->whole_first ? 0 : 289);
+    lab_json_int(&j, "nan", s->checks_ok ? 0 : s->all_nan ? 289 : 0);
     lab_json_bool(&j, "guards_ok", 1);
     lab_json_bool(&j, "inputs_unchanged", s->inputs_unchanged);
     lab_json_end(&j);
@@ -152,8 +164,12 @@ int main(int argc, char **argv)
             progress_fd = atoi(argv[i + 1]);
     }
     const char *slash = strrchr(argv[0], '/');
-    stage = slash ? slash + 1 : argv[0];
-    const char *mode = stage;
+    const char *mode = slash ? slash + 1 : argv[0];
+    /* the stage is the name up to an '@': cal_first@pass is a reference
+     * kernel of stage cal_first */
+    static char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(mode, "@"), mode);
+    stage = name;
     record_spec s = GOOD;
     printf("fake driver '%s', seed and options as a driver would print them\n", mode);
     fflush(stdout);
@@ -184,12 +200,24 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "cal_second")) {
         s.pct = 12.0;
         s.speedup = 6.0;
+    } else if (!strcmp(mode, "cal_first@pass")) {
+        /* the reference kernels of tiers: a little slower than the solutions */
+        s.pct = 9.0;
+        s.speedup = 2.5;
+    } else if (!strcmp(mode, "cal_second@pass")) {
+        s.pct = 11.0;
+        s.speedup = 4.0;
+    } else if (!strcmp(mode, "cal_second@stretch")) {
+        s.pct = 12.0;
+        s.speedup = 5.5;
     } else if (!strcmp(mode, "slow")) {
         s.pct = 5.0;
         s.speedup = 1.2;
-    } else if (!strcmp(mode, "slow_then_fast") || !strcmp(mode, "slow_then_wrong")) {
-        /* slow the first time, then fast, or wrong: the runs are counted in
-         * the file FAKE_RUNS names (the test runs these unconfined) */
+    } else if (!strcmp(mode, "slow_then_fast") || !strcmp(mode, "slow_then_wrong") ||
+               !strcmp(mode, "flagged_then_fine")) {
+        /* slow (or flagged) the first time, then fast, or wrong: the runs
+         * are counted in the file FAKE_RUNS names (the test runs these
+         * unconfined) */
         const char *path = getenv("FAKE_RUNS");
         FILE *f = path ? fopen(path, "a+") : NULL;
         long runs = 0;
@@ -199,7 +227,10 @@ int main(int argc, char **argv)
             fputc('x', f);
             fclose(f);
         }
-        if (runs == 0) {
+        if (runs == 0 && !strcmp(mode, "flagged_then_fine")) {
+            s.disturbed = "the judge's own GPU work ran slower while your code was idle between its calls "
+                          "(0.0912 against 0.0463 ms; 5 of 19 checks over 1.5 times)";
+        } else if (runs == 0) {
             s.pct = 5.0;
             s.speedup = 1.2;
         } else if (!strcmp(mode, "slow_then_wrong")) {
@@ -215,6 +246,14 @@ int main(int argc, char **argv)
         s.with_pct = 0;
     } else if (!strcmp(mode, "wrong")) {
         s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+    } else if (!strcmp(mode, "partial_tile")) {
+        /* right at n=256 (whole tiles), wrong at n=17 */
+        s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+        s.whole_first = 1;
+    } else if (!strcmp(mode, "reads_output")) {
+        /* every element NaN, yet written: 0 * NaN from the poisoned output */
+        s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 0, 1, 1, 0, 1, 1, 0, 0, "wrong result"};
+        s.all_nan = 1;
     } else if (!strcmp(mode, "clobber")) {
         s = (record_spec){"wrong", 1, "Test GPU 9000", 0, 1, 0, 1, 0, 1, 1, 0, 0, "wrong result"};
     } else if (!strcmp(mode, "last_call_wrong")) {

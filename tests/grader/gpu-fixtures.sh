@@ -19,7 +19,10 @@
 #      15/16 of its input; the solutions score full marks with the judge
 #   5. a correct stage that misses a tier runs twice (and once with --once),
 #      and a naive baseline kept by one grade (--baselines) serves the next
-#   6. with compute-sanitizer: the missing barrier is found with its line, and
+#   6. each speed tier's reference kernel (references/tiers.tsv), graded by
+#      the judge (--reference TIER), earns its tier and every tier before it,
+#      and no tier after it
+#   7. with compute-sanitizer: the missing barrier is found with its line, and
 #      the solutions stay clean under SANITIZE=1 (memcheck cannot see the
 #      out-of-bounds write: it lands in the harness's guard zone, inside the
 #      allocation; the guard check catches it)
@@ -29,7 +32,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 # SECTION...: only those (solutions skeletons faults attacks flushes judged
-# again sanitize); none: all
+# again references sanitize); none: all
 only=" $* "
 want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 
@@ -222,20 +225,20 @@ done
 fi
 if want again; then
 echo "== a missed tier runs a second time under the judge; a kept baseline serves a later grade"
-# 03's solution against a rubric whose stretch tier it cannot reach: the
-# stage runs twice and keeps 9 of 10, the note says so; with --once, once
+# 03's solution against a rubric whose speed tier it cannot reach: the
+# stage runs twice and keeps 6 of 10, the note says so; with --once, once
 rm -rf "$out/again" "$out/again-once" "$out/kept" "$out/kept-later"
-awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "threshold" && $2 == "'"$stage"'" && $3 == "stretch" { $5 = 100000 } { print }' \
+awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "threshold" && $2 == "'"$stage"'" && $3 == "pass" { $5 = 100000 } { print }' \
     grader/rubric.tsv >"$out/unreachable.tsv"
 build/grader/grade --judge --src solutions --rubric "$out/unreachable.tsv" --out "$out/again" "$stage" >"$out/again.log" 2>&1
-check "judged: a missed tier runs the stage again (\"once more...\", 9/10, both runs in the note)" \
-    "$(grep -q "once more\.\.\. correct" "$out/again.log" && [ "$(get "$out/again" stages.0.points)" = 9 ] &&
-       grep -q 'ran a second time: 9/10, then 9/10' <<<"$(get "$out/again" stages.0.note)"; echo $?)" \
+check "judged: a missed tier runs the stage again (\"once more...\", 6/10, both runs in the note)" \
+    "$(grep -q "once more\.\.\. correct" "$out/again.log" && [ "$(get "$out/again" stages.0.points)" = 6 ] &&
+       grep -q 'ran a second time: 6/10, then 6/10' <<<"$(get "$out/again" stages.0.note)"; echo $?)" \
     "$(tail -n 20 "$out/again.log")"
 build/grader/grade --judge --once --src solutions --rubric "$out/unreachable.tsv" --out "$out/again-once" "$stage" \
     >"$out/again-once.log" 2>&1
-check "judged: --once runs it once (9/10, no second run)" \
-    "$(! grep -q "once more" "$out/again-once.log" && [ "$(get "$out/again-once" stages.0.points)" = 9 ]; echo $?)" \
+check "judged: --once runs it once (6/10, no second run)" \
+    "$(! grep -q "once more" "$out/again-once.log" && [ "$(get "$out/again-once" stages.0.points)" = 6 ]; echo $?)" \
     "$(tail -n 20 "$out/again-once.log")"
 first=$(awk -F'\t' '!/^#/ && $2 == "matmul" { print $1; exit }' stages.tsv)
 second=$(awk -F'\t' '!/^#/ && $2 == "matmul" { n++; if (n == 2) { print $1; exit } }' stages.tsv)
@@ -249,6 +252,36 @@ p="$(get "$out/kept-later" stages.0.points)/$(get "$out/kept-later" stages.0.max
 check "judged: --baselines: a later grade of $second, handed that baseline, scores full marks ($p)" \
     "$([ -n "${p%/*}" ] && [ "${p%/*}" = "${p#*/}" ] && [ "$(wc -l <"$out/kept.tsv")" = 1 ]; echo $?)" \
     "$(tail -n 20 "$out/kept-later.log")"
+fi
+if want references; then
+echo "== each tier's reference kernel, graded by the judge, earns its tier and none after it"
+# the tiers in the rubric's order: a reference of tier k earns tiers 0..k
+tiers=$(awk -F'\t+' '$1 == "tier" && !seen[$3]++ { print $3 }' grader/rubric.tsv)
+for tier in $tiers; do
+    rm -rf "$out/reference-$tier"
+    build/grader/grade --judge --reference "$tier" --out "$out/reference-$tier" >"$out/reference-$tier.log" 2>&1
+    r=$out/reference-$tier
+    n=$(nstages "$r")
+    check "grading the reference kernels of tier $tier runs (exit 0, ${n:-0} stages)" "$([ "${n:-0}" -gt 0 ]; echo $?)" \
+        "$(tail -n 30 "$out/reference-$tier.log")"
+    for ((i = 0; i < ${n:-0}; i++)); do
+        s=$(get "$r" "stages.$i.stage")
+        # a stage whose tiers end before this one has no reference for it
+        grep -q '^no reference kernel' <<<"$(get "$r" "stages.$i.reason")" && continue
+        earned="" ok=0
+        reached=0
+        for ((k = 0; k < $(get "$r" "stages.$i.tiers"); k++)); do
+            name=$(get "$r" "stages.$i.tiers.$k.name") p=$(get "$r" "stages.$i.tiers.$k.points")
+            earned="$earned $name=$p/$(get "$r" "stages.$i.tiers.$k.max_points")"
+            # its own tier and those before it: full points; those after: none
+            if [ $reached = 0 ]; then [ "$p" = "$(get "$r" "stages.$i.tiers.$k.max_points")" ] || ok=1
+            else [ "$p" = 0 ] || ok=1; fi
+            [ "$name" = "$tier" ] && reached=1
+        done
+        check "$s: the $tier tier's reference earns it and no tier after it ($earned)" "$ok" \
+            "$(get "$r" "stages.$i.reason"); $(get "$r" "stages.$i.note"); $(get "$r" "stages.$i.advice.0")"
+    done
+done
 fi
 if want sanitize; then
 echo "== SANITIZE=1 finds nothing in the solutions"

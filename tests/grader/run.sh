@@ -69,6 +69,8 @@ implausible|implausible||6/10|faster than the memory system
 disturbed|disturbed||6/10|flagged: the judge's own GPU work ran slower while your code was idle
 missing_field|missing_field||7/10|the rubric and the driver disagree
 wrong|wrong||0/10|wrong result at n=17: 289 of 289 elements wrong (289 never written)
+partial_tile|partial_tile||0/10|correct at n=256, wrong at n=17: the last, partial tile (289 of 289 elements wrong)
+reads_output|reads_output||0/10|wrong result at n=17: 289 of 289 elements wrong, every one NaN though the inputs hold none
 clobber|clobber||0/10|changed its input arrays
 last_call_wrong|last_call_wrong||0/10|output of the last timed call is wrong
 cuda_error|cuda_error||0/10|cudaErrorIllegalAddress
@@ -197,6 +199,14 @@ s=$(idx disturbed)
 check "grader: times the judge's canaries saw disturbed are flagged, not scored, with advice" \
     "$([ "$(get "stages.$s.flagged")" = true ] && [ "$(get "stages.$s.tiers.0.points")" = 0 ] &&
        get "stages.$s.advice.0" | grep -q 'GPU busy between the calls'; echo $?)" "$(get "stages.$s.note")"
+s=$(idx partial_tile)
+check "grader: right on whole tiles, wrong on a partial one: the advice names the bounds tests and the zero fill" \
+    "$(get "stages.$s.advice.0" | grep -q 'right when the size is a multiple of its tile.*bounds tests'; echo $?)" \
+    "$(get "stages.$s.advice.0")"
+s=$(idx reads_output)
+check "grader: every element NaN though written: the advice asks whether the kernel reads its output first" \
+    "$(get "stages.$s.advice.0" | grep -q 'does your kernel read its output before writing it'; echo $?)" \
+    "$(get "stages.$s.advice.0")"
 s=$(idx flood)
 check "grader: 100 MB of output is drained, only its tail kept" \
     "$([ "$(get "stages.$s.output_bytes")" -ge 104857600 ] && [ "$(get "stages.$s.output_tail" | wc -c)" -le 17000 ]; echo $?)"
@@ -275,17 +285,18 @@ build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/bad" --
 check "grader: --baselines: a negative time or a line without its size hands nothing on" \
     "$(grep -qE '^\[1/1\] baseline_take: wrong result' "$bl/bad.log"; echo $?)" "$(cat "$bl/bad.log")"
 
-echo "== grader: a correct stage that misses a speed tier runs again"
+echo "== grader: a correct stage that misses a speed tier, or is flagged, runs again"
 # slow_then_fast is slow on its first run and fast after it, slow_then_wrong
-# wrong after it; each counts its runs in the file FAKE_RUNS names
-# (unconfined, so that it can write that file)
+# wrong after it, flagged_then_fine flagged (the judge's canaries) on its
+# first run only, disturbed every time; each counts its runs in the file
+# FAKE_RUNS names (unconfined, so that it can write that file)
 again=$out/again
 rm -rf "$again"
 mkdir -p "$again"
-for name in slow_then_fast slow_then_wrong; do ln -sf ../fake "$out/bin/$name"; done
+for name in slow_then_fast slow_then_wrong flagged_then_fine; do ln -sf ../fake "$out/bin/$name"; done
 {
     printf 'setting\tlimit_s\t3\nsetting\tcorrect_points\t6\n'
-    for name in slow_then_fast slow_then_wrong; do
+    for name in slow_then_fast slow_then_wrong flagged_then_fine disturbed; do
         printf 'stage\t%s\t6\n' "$name"
         printf 'tier\t%s\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name"
         printf 'tier\t%s\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n' "$name"
@@ -307,19 +318,32 @@ again_run slow_then_wrong wrong
 check "grader: a second run that is wrong is the verdict (0 points, and the first run is named)" \
     "$(grep -q '^0 the first run was correct (6/10) but missed a speed tier; this is the second run, which did not pass' <<<"$(again_said wrong)"; echo $?)" \
     "$(again_said wrong); $(cat "$again/wrong.log")"
+again_run flagged_then_fine flagged
+check "grader: a flagged stage is run again, and a flag that does not repeat costs nothing (6/10, then 10/10)" \
+    "$([ "$(wc -c <"$again/flagged.runs")" = 2 ] &&
+       grep -q '^10 .*its time was flagged, so the stage ran a second time: 6/10, then 10/10' <<<"$(again_said flagged)"; echo $?)" \
+    "$(again_said flagged); $(cat "$again/flagged.log")"
+again_run disturbed disturbed
+check "grader: a flag that repeats costs the speed points, and says why (6/10, then 6/10)" \
+    "$(grep -q "^6 flagged: the judge's own GPU work ran slower.*its time was flagged, so the stage ran a second time: 6/10, then 6/10" <<<"$(again_said disturbed)"; echo $?)" \
+    "$(again_said disturbed); $(cat "$again/disturbed.log")"
 again_run slow_then_fast once --once
 check "grader: --once (make grade ONCE=1) runs a stage that missed a tier only once" \
     "$([ "$(wc -c <"$again/once.runs")" = 1 ] && grep -q '^6 ' <<<"$(again_said once)"; echo $?)" \
     "$(again_said once); $(cat "$again/once.log")"
 
 echo "== grader: make calibrate's arithmetic"
-# two stand-in solutions of one family; the second's pass threshold (0.75 x 12%
-# = 9%) is also met by the first (10%): calibration must warn about that
+# two stand-in stages of one family, each with a reference kernel per tier
+# (cal_first's stretch reference is its solution): each threshold is the
+# margin times its own reference's value. cal_second's pass threshold (0.75
+# x 11% = 8.25%) is also met by the tier before it (cal_first's stretch
+# reference, 10%): calibration must warn about that
 cal=$out/calibrate
 rm -rf "$cal"
 mkdir -p "$cal"
-ln -sf ../fake "$out/bin/cal_first"
-ln -sf ../fake "$out/bin/cal_second"
+for name in cal_first cal_second cal_first@pass cal_second@pass cal_second@stretch; do
+    ln -sf ../fake "$out/bin/$name"
+done
 {
     printf 'setting\tlimit_s\t3\nmargin\tpass\t0.75\nmargin\tstretch\t0.9\n'
     for name in cal_first cal_second; do
@@ -329,21 +353,23 @@ ln -sf ../fake "$out/bin/cal_second"
         printf 'threshold\t%s\tpass\tdefault\t1\nthreshold\t%s\tstretch\tdefault\t1\n' "$name" "$name"
     done
 } >"$cal/rubric.tsv"
-build/grader/grade --calibrate --runs 2 --rubric "$cal/rubric.tsv" --seed 7 \
-    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >"$cal/log" 2>&1
+cal_programs=(--program "cal_first=$out/bin/cal_first" --program "cal_first:pass=$out/bin/cal_first@pass"
+              --program "cal_first:stretch=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second"
+              --program "cal_second:pass=$out/bin/cal_second@pass"
+              --program "cal_second:stretch=$out/bin/cal_second@stretch")
+build/grader/grade --calibrate --runs 2 --rubric "$cal/rubric.tsv" --seed 7 "${cal_programs[@]}" >"$cal/log" 2>&1
 st=$?
 th() { awk -F'\t' -v s="$1" -v t="$2" '$1 == "threshold" && $2 == s && $3 == t && $4 == "Test GPU 9000" { print $5 }' "$cal/rubric.tsv"; }
-check "calibrate: thresholds are the margin times the solution's value, for this GPU" \
-    "$([ $st = 0 ] && [ "$(th cal_first pass)" = 7.5 ] && [ "$(th cal_first stretch)" = 2.7 ] &&
-       [ "$(th cal_second pass)" = 9 ] && [ "$(th cal_second stretch)" = 5.4 ]; echo $?)" "$(cat "$cal/log")"
-check "calibrate: warns where the previous stage's solution would pass too" \
-    "$(grep -q 'cal_first 10  WARNING: would pass too' "$cal/log" && grep -q '1 threshold(s) are within 5%' "$cal/log"; echo $?)" \
-    "$(cat "$cal/log")"
-check "calibrate: prints each tier's margins: how far the solution clears it, how far the previous stage misses it" \
-    "$(grep -E '^  cal_second +stretch .* 5\.4 +11%  cal_first 3 \(80%\)$' "$cal/log" >/dev/null &&
-       grep -E '^  cal_first +pass .* 7\.5 +33%  -$' "$cal/log" >/dev/null; echo $?)" "$(cat "$cal/log")"
-build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" --seed 7 \
-    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >/dev/null 2>&1
+check "calibrate: each threshold is the margin times its own tier's reference kernel, for this GPU" \
+    "$([ $st = 0 ] && [ "$(th cal_first pass)" = 6.75 ] && [ "$(th cal_first stretch)" = 2.7 ] &&
+       [ "$(th cal_second pass)" = 8.25 ] && [ "$(th cal_second stretch)" = 4.95 ]; echo $?)" "$(cat "$cal/log")"
+check "calibrate: warns where the tier before, or the previous stage's solution, would pass too" \
+    "$(grep -qE '^  cal_second +pass .* cal_first stretch 10 WOULD PASS +cal_first 10 WOULD PASS' "$cal/log" &&
+       grep -q '2 margin(s) under 5%' "$cal/log"; echo $?)" "$(cat "$cal/log")"
+check "calibrate: prints each tier's margins: the reference clears it, the tier before and the previous stage miss it, the solution clears it" \
+    "$(grep -E '^  cal_second +stretch +speedup_vs_baseline +5\.5  +4\.95 +11%  pass 4 \(24%\) +cal_first 3 \(65%\) +6 \(21%\)$' "$cal/log" >/dev/null &&
+       grep -E '^  cal_first +pass +pct_of_reference +9  +6\.75 +33%  - +- +10 \(48%\)$' "$cal/log" >/dev/null; echo $?)" "$(cat "$cal/log")"
+build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" --seed 7 "${cal_programs[@]}" >/dev/null 2>&1
 check "calibrate: a second calibration replaces the rows, keeps the defaults" \
     "$([ "$(grep -c $'^threshold\tcal_first\tpass\tTest GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
        [ "$(grep -c $'^threshold\tcal_first\tpass\tdefault' "$cal/rubric.tsv")" = 1 ] &&
@@ -360,17 +386,33 @@ check "calibrate: a second calibration replaces the rows, keeps the defaults" \
 } >"$cal/rubric-fields.tsv"
 build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric-fields.tsv" --seed 7 \
     --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >"$cal/log-fields" 2>&1
-check "calibrate: the previous stage's margin on a field only the next stage's tiers read (its record has it)" \
-    "$(grep -E '^  cal_second +pass .* 10\.8 +11%  cal_first 10 \(8%\)$' "$cal/log-fields" >/dev/null; echo $?)" \
+check "calibrate: without a reference kernel a tier falls back to the solution (*); the previous stage's margin on a field only the next stage's tiers read" \
+    "$(grep -E '^  cal_second +pass +pct_of_reference +12\* +10\.8 +11%  cal_first stretch: not measured +cal_first 10 \(8%\) +12 \(11%\)$' "$cal/log-fields" >/dev/null; echo $?)" \
     "$(cat "$cal/log-fields")"
 ln -sf ../fake "$out/bin/crash"
 build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" \
     --program "cal_first=$out/bin/cal_first" --program "crash=$out/bin/crash" >"$cal/log2" 2>&1
 check "calibrate: a solution that fails is reported, exit 1, its rows kept" \
     "$([ $? = 1 ] && grep -q 'crash (solution): FAILED: crashed' "$cal/log2" &&
-       [ "$(th cal_second pass)" = 9 ] && [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
+       [ "$(th cal_second pass)" = 8.25 ] && [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
        [ "$(awk '/^# calibrated for/ { c = 1 } c && /^threshold.*Test GPU/ { n++ } END { print n }' "$cal/rubric.tsv")" = 4 ]
        echo $?)" "$(cat "$cal/log2" "$cal/rubric.tsv")"
+
+# the default rows from the GPUs' rows (tools/default-thresholds.sh): the
+# most lenient of each tier's, a later row of a GPU winning
+{
+    printf 'stage\ts1\t6\ntier\ts1\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo.\n'
+    printf 'tier\ts1\tfast\t1\ttiming.ms\t<=\tms\tGo.\ntier\ts1\tother\t1\ttiming.x\t>=\tx\tGo.\n'
+    printf 'threshold\ts1\tpass\tdefault\t10\nthreshold\ts1\tfast\tdefault\t5\nthreshold\ts1\tother\tdefault\t7\n'
+    printf 'threshold\ts1\tpass\tGPU A\t8\nthreshold\ts1\tfast\tGPU A\t3\n'
+    printf 'threshold\ts1\tpass\tGPU B\t9.5\nthreshold\ts1\tfast\tGPU B\t4\nthreshold\ts1\tpass\tGPU A\t11\n'
+} >"$cal/defaults.tsv"
+tools/default-thresholds.sh "$cal/defaults.tsv" >"$cal/defaults.log" 2>&1
+dth() { awk -F'\t' -v t="$1" '$1 == "threshold" && $3 == t && $4 == "default" { print $5 }' "$cal/defaults.tsv"; }
+check "default-thresholds: each default is the most lenient GPU row (lowest for >=, highest for <=); a tier without GPU rows keeps its own" \
+    "$([ "$(dth pass)" = 9.5 ] && [ "$(dth fast)" = 4 ] && [ "$(dth other)" = 7 ] &&
+       [ "$(grep -c . "$cal/defaults.tsv")" = 12 ] && grep -q 'pass: default 10 -> 9.5' "$cal/defaults.log"; echo $?)" \
+    "$(cat "$cal/defaults.log" "$cal/defaults.tsv")"
 
 echo "== grader: SANITIZE=1 with a stand-in compute-sanitizer"
 # It reports a race in kernel.cu for sanitize_race, one in a library's
@@ -437,6 +479,16 @@ rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
 check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
     "$([ $st = 3 ] && [ -x "build/$first/exercise" ] && rget stages.0.reason | grep -q "no usable GPU"; echo $?)" \
     "$(tail -n 15 "$out/real.log")"
+# --reference: a tier's reference kernel (references/tiers.tsv) built in its
+# tier's folder and run in place of the exercise
+coarse=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
+rm -rf "$out/ref"
+PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
+    build/grader/grade --reference pass "$coarse" --out "$out/ref" >"$out/ref.log" 2>&1
+st=$?
+check "grader: --reference pass builds and runs the tier's reference kernel (build/$coarse/pass/reference)" \
+    "$([ $st = 3 ] && [ -x "build/$coarse/pass/reference" ] && grep -q 'reference kernels of tier pass' "$out/ref.log" &&
+       "$out/check" get "$out/ref/grade.json" stages.0.reason | grep -q "no usable GPU"; echo $?)" "$(tail -n 15 "$out/ref.log")"
 fi
 
 # a submission (--src): one stage that does not compile, one not submitted
@@ -458,6 +510,17 @@ check "grader: --src: a stage not submitted scores 0 and says so" \
     "$(sget stages.1.reason | grep -q "no kernel.cu was submitted"; echo $?)"
 check "grader: --src builds in build/grade-src with this lab's harness" \
     "$([ "$(readlink build/grade-src/common)" = "$PWD/common" ] && [ -f "build/grade-src/exercises/$broken/kernel.cu" ]; echo $?)"
+# a kernel.cu that calls cuBLAS, graded by the judge: its runner does not
+# link; the reason names the linker's cause and the policy's sentence
+rm -rf "$sub" "$out/link-reports"
+mkdir -p "$sub/$broken"
+cp tests/grader/kernels/cublas_call/kernel.cu "$sub/$broken/kernel.cu"
+PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
+    build/grader/grade --judge --probed --src "$sub" "$broken" --out "$out/link-reports" >"$out/link.log" 2>&1
+lget() { "$out/check" get "$out/link-reports/grade.json" "$1" 2>/dev/null; }
+check "grader: a link failure names the undefined symbol and the policy's sentence (cuBLAS)" \
+    "$(lget stages.0.reason | grep -q '^did not link: undefined reference to cublas.*: kernel.cu calls cuBLAS: the lab grades' &&
+       lget stages.0.advice.0 | grep -q "the linker's message"; echo $?)" "$(tail -n 15 "$out/link.log")"
 
 # header-only libraries, and every solution and skeleton passing both checks
 . tests/grader/library.sh

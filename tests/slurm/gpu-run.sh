@@ -79,8 +79,10 @@ out=$(gr LAB_LOCAL=1 "$mini/tools/gpu-run.sh" sh -c "$where" 2>&1)
 check "LAB_LOCAL=1: runs here, no srun" "$([ "$out" = here ] && [ ! -s "$FAKE_SRUN_LOG" ]; ok)" "$out"
 out=$(gr FAKE_GPU=1 "$mini/tools/gpu-run.sh" sh -c "$where" 2>&1)
 check "a GPU here: runs here" "$([ "$out" = here ]; ok)" "$out"
-out=$(gr SLURM_CONF=/nonexistent "$mini/tools/gpu-run.sh" sh -c "$where" 2>&1)
-check "srun installed but no cluster (no slurm.conf, no settings): runs here" "$([ "$out" = here ]; ok)" "$out"
+out=$(gr SLURM_CONF=/nonexistent "$mini/tools/gpu-run.sh" sh -c "$where" 2>"$tmp/err")
+check "srun installed but no cluster (no slurm.conf, no settings): runs here, after one line saying so" \
+    "$([ "$out" = here ] && [ "$(grep -c . "$tmp/err")" = 1 ] &&
+       grep -q "srun is here but no Slurm cluster is" "$tmp/err"; ok)" "$out; $(cat "$tmp/err")"
 out=$(gr SLURM_CONF=/nonexistent LAB_SRUN_PARTITION=gpu "$mini/tools/gpu-run.sh" sh -c "$where" 2>/dev/null)
 check "no slurm.conf, but the lab's settings name a partition: through srun" "$([ "$out" = job ]; ok)" "$out"
 
@@ -114,6 +116,10 @@ out=$(gr "$mini/tools/gpu-run.sh" true 2>&1); st=$?
 check "an unknown setting in lab-slurm.env: status 125, one line naming the line and the settings" \
     "$([ $st = 125 ] && grep -q "lab-slurm.env, line 7: unknown setting LAB_SRUN_QUEUE" <<<"$out" &&
        [ "$(grep -c . <<<"$out")" = 1 ]; ok)" "exit $st; $out"
+printf 'LAB_SRUN_PARTITION = spaced\n' >"$mini/lab-slurm.env"
+gr "$mini/tools/gpu-run.sh" true 2>/dev/null
+check "lab-slurm.env: blanks around = are part of neither the key nor the value" \
+    "$(grep -qx -- --partition=spaced "$FAKE_SRUN_LOG"; ok)" "$(cat "$FAKE_SRUN_LOG")"
 echo "just words" >"$mini/lab-slurm.env"
 out=$(gr "$mini/tools/gpu-run.sh" true 2>&1); st=$?
 check "a line that is not KEY=value: status 125" "$([ $st = 125 ] && grep -q "not KEY=value" <<<"$out"; ok)" "exit $st; $out"

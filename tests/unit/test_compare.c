@@ -13,14 +13,20 @@ static float from_bits(uint32_t u)
     return f;
 }
 
-/* Run lab_explain_failures into a string. */
-static char *explain(const lab_compare *c, long long rows, long long cols)
+/* Run lab_explain_failures into a string (whole_ok: a passed check of
+ * whole tiles, or NULL), for a check labelled "n=17". */
+static char *explain_after(const lab_compare *c, long long rows, long long cols, const char *whole_ok)
 {
     static char buf[1024];
     FILE *f = fmemopen(buf, sizeof buf, "w");
-    lab_explain_failures(f, c, rows, cols);
+    lab_explain_failures(f, c, rows, cols, whole_ok, "n=17");
     fclose(f);
     return buf;
+}
+
+static char *explain(const lab_compare *c, long long rows, long long cols)
+{
+    return explain_after(c, rows, cols, NULL);
 }
 
 void test_compare(void)
@@ -63,6 +69,17 @@ void test_compare(void)
         got[3 * C + col] += 1.0f;
     lab_compare_arrays(got, want, bound, R, C, 0, NULL, &c);
     CHECK(strstr(explain(&c, R, C), "row 3: look at the bounds check") != NULL);
+
+    /* ... and after a size of whole tiles passed: the last, partial tile */
+    CHECK(strstr(explain_after(&c, R, C, "n=256"), "correct at n=256, wrong at n=17: the last, partial tile") != NULL);
+
+    /* every element NaN but written (0 * NaN, after reading the poisoned
+     * output): the question is whether the kernel reads its output */
+    for (int i = 0; i < R * C; i++)
+        got[i] = NAN;
+    lab_compare_arrays(got, want, bound, R, C, 0, NULL, &c);
+    CHECK(strstr(explain(&c, R, C), "read its\n  output before writing it") != NULL);
+    CHECK(strstr(explain(&c, R, C), "index arithmetic") == NULL);
 
     /* nothing written at all */
     for (int i = 0; i < R * C; i++)

@@ -5,15 +5,22 @@
 #include "transpose_host.h"
 #include "unit.h"
 
-/* Run transpose_explain_failures into a string. */
-static char *explain(const lab_compare *c, const float *got, const float *in, long long rows,
-                     long long cols)
+/* Run transpose_explain_failures into a string (whole_ok: a passed check
+ * of whole tiles, or NULL), for a check labelled "1x1". */
+static char *explain_after(const lab_compare *c, const float *got, const float *in, long long rows,
+                           long long cols, const char *whole_ok)
 {
     static char buf[1024];
     FILE *f = fmemopen(buf, sizeof buf, "w");
-    transpose_explain_failures(f, c, got, in, rows, cols);
+    transpose_explain_failures(f, c, got, in, rows, cols, whole_ok, "1x1");
     fclose(f);
     return buf;
+}
+
+static char *explain(const lab_compare *c, const float *got, const float *in, long long rows,
+                     long long cols)
+{
+    return explain_after(c, got, in, rows, cols, NULL);
 }
 
 static float from_bits(uint32_t u)
@@ -98,6 +105,9 @@ static void test_explain(void)
     char *msg = explain(&cmp, got, in, R, C);
     CHECK(strstr(msg, "every element is wrong") != NULL && strstr(msg, "out[c * rows + r]") != NULL);
     CHECK(strstr(msg, "loop over k") == NULL);
+    /* ... unless a size of whole tiles passed: then the partial tile */
+    msg = explain_after(&cmp, got, in, R, C, "256x256");
+    CHECK(strstr(msg, "correct at 256x256, wrong at 1x1: the last, partial tile") != NULL);
 
     /* the last row of out (the last column of in) never written: the edge */
     memcpy(got, want, sizeof got);
