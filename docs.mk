@@ -7,8 +7,9 @@
 #               slides/lab.md -> build/docs/slides.html, and slides.pdf when LaTeX is there
 #   docs-check  build the docs, then fail on a broken link or anchor, a missing
 #               figure, a figure nothing references, a page that needs the network,
-#               or a measured number that no record in measurements/ holds
-#               (tools/check-numbers.sh)
+#               a measured number that no record in measurements/ holds
+#               (tools/check-numbers.sh), or a threshold a stage's text quotes
+#               that is no row of the rubric (tools/check-thresholds.sh)
 #   docs-test   tests of the checker (tests/docs/) and of the plot pipeline
 #   plots       results/<stage>.json -> handouts/plots/<stage>.svg, and one ladder per
 #               family of stages.tsv that has a record there: every stage's kernel beside
@@ -61,6 +62,7 @@ docs:
 	@echo "docs: pandoc is missing; install it (Debian/Ubuntu: apt-get install pandoc) to build the handouts and slides"
 docs-check:
 	tools/check-numbers.sh
+	tools/check-thresholds.sh
 	@echo "docs-check: pandoc is missing; install it (Debian/Ubuntu: apt-get install pandoc)" >&2; exit 1
 else
 docs: $(docs_pages) $(docs_pdf)
@@ -70,7 +72,8 @@ docs: $(docs_pages) $(docs_pdf)
 docs-check: docs
 	tools/check-docs.sh --html $(DOCS_OUT) handouts slides
 	tools/check-numbers.sh
-	@echo "docs-check: links, anchors, figures and measured numbers are fine"
+	tools/check-thresholds.sh
+	@echo "docs-check: links, anchors, figures, measured numbers and quoted thresholds are fine"
 endif
 
 $(DOCS_OUT)/index.html: handouts/README.md handouts/handout.css tools/docs-links.lua | $(DOCS_OUT)
