@@ -10,7 +10,8 @@
 #               or a measured number that its record does not hold: the handouts,
 #               the exercises' READMEs and the slides name the record (a file under
 #               measurements/ or profile/) of each number they quote
-#               (tools/check-numbers.sh, tools/record-values.sh)
+#               (tools/check-numbers.sh, tools/record-values.sh); or a threshold a
+#               stage's text quotes that is no row of the rubric (tools/check-thresholds.sh)
 #   docs-test   tests of the checker (tests/docs/) and of the plot pipeline
 #   plots       results/<stage>.json -> handouts/plots/<stage>.svg, and one ladder per
 #               family of stages.tsv that has a record there: every stage's kernel beside
@@ -63,6 +64,7 @@ docs:
 	@echo "docs: pandoc is missing; install it (Debian/Ubuntu: apt-get install pandoc) to build the handouts and slides"
 docs-check:
 	tools/check-numbers.sh
+	tools/check-thresholds.sh
 	@echo "docs-check: pandoc is missing; install it (Debian/Ubuntu: apt-get install pandoc)" >&2; exit 1
 else
 docs: $(docs_pages) $(docs_pdf)
@@ -72,7 +74,8 @@ docs: $(docs_pages) $(docs_pdf)
 docs-check: docs
 	tools/check-docs.sh --html $(DOCS_OUT) handouts slides
 	tools/check-numbers.sh
-	@echo "docs-check: links, anchors, figures and measured numbers are fine"
+	tools/check-thresholds.sh
+	@echo "docs-check: links, anchors, figures, measured numbers and quoted thresholds are fine"
 endif
 
 $(DOCS_OUT)/index.html: handouts/README.md handouts/handout.css tools/docs-links.lua | $(DOCS_OUT)

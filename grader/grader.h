@@ -7,6 +7,7 @@
  *   progress.c  how far a run got, from the driver's progress lines
  *   policy.c    which symbols the student's object may use
  *   score.c     a record and the rubric make points, reasons and advice
+ *   wrong.c     why a run is not correct, and what to do
  *   sanitize.c  what compute-sanitizer found
  *   report.c    the table, grade.json and Gradescope's results.json
  *   util.c      appending to messages, cleaning text, PATH, the clock
@@ -307,6 +308,9 @@ void score_fail(stage_result *s, const char *reason, const char *advice);
  * the run for themselves (make run EX=03). */
 void score_run(stage_result *s, const run_result *run, const stage_rubric *sr,
                const char *command);
+/* wrong.c: a run with a valid record that is not correct (its exit
+ * status): the reason and the advice, from its first failed check. */
+void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command);
 /* The sanitizer found errors: the correctness points are lost. */
 void score_sanitizer(stage_result *s, const char *finding, const char *command);
 void score_add_advice(stage_result *s, const char *fmt, ...)

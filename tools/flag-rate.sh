@@ -11,7 +11,7 @@
 # go on. A round grades the solutions, each tier's reference kernels
 # (--reference pass, --reference stretch), the plain kernels of
 # tests/grader/honest/ and every DIR given (a submission's folder,
-# DIR/NN_*/kernel.cu). Each stage's first run counts once: flagged when
+# DIR/NN_*/kernel.cu). Each correct stage's first run counts once: flagged when
 # its note says its time was flagged (the grader then ran it again); a
 # flag costs points only when the stage ends flagged. OUT/flags.tsv keeps
 # one line a stage grade; the summary says, for all and per stage, how
@@ -47,7 +47,8 @@ grade_set() { # ROUND NAME GRADE-OPTIONS...
     n=$(get "$dir" stages)
     for ((i = 0; i < ${n:-0}; i++)); do
         note=$(get "$dir" "stages.$i.note")
-        grep -q '^no reference kernel' <<<"$(get "$dir" "stages.$i.reason")" && continue
+        # only a correct stage is timed, and so can be flagged
+        [ "$(get "$dir" "stages.$i.correct")" = true ] || continue
         first=0 final=0
         grep -qE 'its time was flagged, so the stage ran a second time|but was flagged; this is the second run' \
             <<<"$note" && first=1
@@ -65,7 +66,8 @@ while [ "$(graded)" -lt "$want" ] && [ "$(date +%s)" -lt "$deadline" ]; do
     grade_set "$round" solutions --src solutions
     grade_set "$round" pass --reference pass
     grade_set "$round" stretch --reference stretch
-    grade_set "$round" honest --src tests/grader/honest
+    # shellcheck disable=SC2046 # the stages, one word each
+    grade_set "$round" honest --src tests/grader/honest $(ls tests/grader/honest)
     for d in ${srcs[@]+"${srcs[@]}"}; do grade_set "$round" "$(basename "$d")" --src "$d"; done
     round=$((round + 1))
 done

@@ -12,8 +12,9 @@
 #            (tests/confine/run.sh) and the judge's own tests
 #   grader   tests/grader/gpu-fixtures.sh: solutions, skeletons, fault
 #            kernels and attacks graded, by the judge too, a missed tier's
-#            second run, a kept baseline, and SANITIZE=1 (FIXTURES: only
-#            those sections, e.g. FIXTURES=again)
+#            second run, a kept baseline, each tier's reference kernel
+#            earning its tier and no higher, and SANITIZE=1 (FIXTURES: only
+#            those sections, e.g. FIXTURES="references again")
 #   grades   the solutions graded RUNS times (default 3) in each of
 #            GRADE_KINDS (default "events judge"; also judge-raw: the judge
 #            with LAB_JUDGE_WRITEBACK=0; judge-rse: with LAB_JUDGE_RSE=JUDGE_RSE,
@@ -29,8 +30,14 @@
 #            (tools/diagnose/ipc-sync.cu)
 #   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
 #            confinement refuses what the GPU driver needs
-#   calibrate make calibrate: this GPU's thresholds written into
+#   calibrate make calibrate: this GPU's thresholds, each tier's from its
+#            reference kernel (references/tiers.tsv), written into
 #            grader/rubric.tsv (copied to OUTDIR), with every tier's margins
+#            (the log line counts those under 5%)
+#   flagrate tools/flag-rate.sh: honest kernels graded by the judge until
+#            FLAG_GRADES (default 200) stage grades, into OUTDIR/flag-rate
+#            (run the phase again with the same OUTDIR to go on): how many
+#            were flagged on their first run, how many twice
 #   class    make class of STUDENTS (default 8) copies of the solutions, a
 #            skeleton, two attackers, an out-of-bounds kernel, a kernel that
 #            never ends and host code that crashes on this
@@ -53,7 +60,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate class sweep profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -167,8 +174,12 @@ for phase in $phases; do
             log "diagnose: $(grep -c '^the GPU works' "$out/diagnose.log") of the runs worked (diagnose.log)" ;;
         calibrate)
             timeout "$limit" make --no-print-directory calibrate >"$out/calibrate.log" 2>&1
-            log "make calibrate: exit $? ($(grep -c WARNING "$out/calibrate.log") warnings; calibrate.log)"
+            log "make calibrate: exit $? ($(grep -cE '[0-9]%\)?!|WOULD PASS|FAILS IT' "$out/calibrate.log") tiers with a margin under 5%; calibrate.log)"
             cp grader/rubric.tsv "$out/rubric.tsv" ;;
+        flagrate)
+            tools/flag-rate.sh --grades "${FLAG_GRADES:-200}" --minutes $((limit / 60)) "$out/flag-rate" \
+                >"$out/flagrate.log" 2>&1
+            log "flag rate: $(grep -m 1 'stage grades' "$out/flagrate.log") (flagrate.log)" ;;
         class)
             # STUDENTS copies of the solutions, then a skeleton, four attackers
             # (tests/grader/attacks: class_escape reaches for the class
@@ -250,7 +261,7 @@ for phase in $phases; do
             timeout "$limit" make bench >"$out/bench.log" 2>&1
             log "make bench: exit $?"
             cp -r results "$out/results" 2>/dev/null ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate class sweep profile bench)"; status=2 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench)"; status=2 ;;
     esac
 done
 log "done (exit $status)"

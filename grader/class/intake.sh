@@ -200,7 +200,9 @@ intake() {
     src=$(conf_get_sub)/$entry
     rm -rf "$dir" "$out/work/$name.unpacked"
     mkdir -p "$dir/kernels"
-    if [ -d "$src" ] && [ ! -L "$src" ]; then
+    # a folder, or the instructor's link to one: its kernel.cu files must
+    # lie in the folder it names
+    if [ -d "$src" ]; then
         root=$src
     else
         root=$out/work/$name.unpacked

@@ -85,8 +85,11 @@ mkdir -p "$subs/trudy/exercises/$s1"
 ln -s "$lab/solutions/$s1/kernel.cu" "$subs/trudy/exercises/$s1/kernel.cu"
 mkdir -p "$subs/oscar"
 echo "I will hand it in next week" >"$subs/oscar/README"
+# an entry the instructor made a link to the student's folder
+mk "$tmp/peggy-work/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+ln -s "$tmp/peggy-work" "$subs/peggy"
 echo "a stray file" >"$subs/notes.txt"
-class_names="alice bob carol dave $([ $have_zip = 1 ] && echo eve) mallory1 mallory2 mallory3 oscar trudy"
+class_names="alice bob carol dave $([ $have_zip = 1 ] && echo eve) mallory1 mallory2 mallory3 oscar peggy trudy"
 
 # field CSV-LINE N: field N (from 1) of a CSV line, quotes undone
 field() {
@@ -180,6 +183,8 @@ check "mallory2 (absolute path): refused, nothing written there" \
 check "mallory3 (symbolic link in the tarball): refused" \
     "$([ "$(status_of "$o1" mallory3)" = refused ] && grep -q "link" <<<"$(notes_of "$o1" mallory3)"; ok)" \
     "$(row "$o1" mallory3)"
+check "peggy (the entry a link to a folder): graded as the folder" \
+    "$(row "$o1" peggy | grep -q "^peggy,10,0,10,20,graded,42"; ok)" "$(row "$o1" peggy)"
 check "trudy (kernel.cu a symbolic link in a folder): refused" \
     "$([ "$(status_of "$o1" trudy)" = refused ] && grep -q "not a plain file" <<<"$(notes_of "$o1" trudy)"; ok)" \
     "$(row "$o1" trudy)"
@@ -187,7 +192,7 @@ check "oscar (no kernel.cu): 'no submission', with what was expected" \
     "$([ "$(status_of "$o1" oscar)" = "no submission" ] && grep -q "exercises/NN_name/kernel.cu" <<<"$(notes_of "$o1" oscar)"; ok)" \
     "$(row "$o1" oscar)"
 check "each student graded once, in a copy of the lab with no solutions/" \
-    "$([ "$(cut -d' ' -f1 "$log1" | sort | tr '\n' ' ')" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')" ] &&
+    "$([ "$(cut -d' ' -f1 "$log1" | sort | tr '\n' ' ')" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')peggy " ] &&
        ! grep -q solutions "$log1"; ok)" "$(cat "$log1")"
 check "only kernel.cu files reach a student's copy: the lab's Makefile and common/, not alice's" \
     "$(cmp -s Makefile "$o1/work/alice/Makefile" && cmp -s common/gpu.cu "$o1/work/alice/common/gpu.cu" &&
@@ -296,7 +301,7 @@ out=$(GPUS=0 CLASS_BUILDERS=2 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log8 FAKE_BUILD_L
     FAKE_BUILD_SLEEP=0.3 grader/class.sh --submissions "$subs" --out "$o8" --stages "$class_stages" 2>&1); st=$?
 graded=$(cut -d' ' -f1 "$log8" | sort | tr '\n' ' ')
 check "built ahead: each student's stages built once by a builder, before its make grade (PREBUILT=1); the same gradebook" \
-    "$([ $st = 0 ] && [ "$graded" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')" ] &&
+    "$([ $st = 0 ] && [ "$graded" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')peggy " ] &&
        [ "$(grep -c ' built-ahead$' "$log8")" = "$(wc -l <"$log8")" ] &&
        [ "$(grep -c ' prebuilt=1' "$log8")" = "$(wc -l <"$log8")" ] &&
        [ "$(awk '$2 == "build" { print $1 }' "$blog8" | sort | tr '\n' ' ')" = "$graded" ] &&

@@ -131,6 +131,23 @@ output=$($MAKE --no-print-directory -C "$tree" -f docs.mk docs-check 2>&1); stat
 if [ $status != 0 ] && grep -qF "$h:$line: 3914 GB/s is in no record named here" <<<"$output"; then
     pass "make docs-check fails on a wrong number planted in $h"
 else fail "make docs-check fails on a wrong number planted in $h (status $status)" "$output"; fi
+# the thresholds a stage's text quotes (tools/check-thresholds.sh): the
+# lab's texts quote only the rubric's; a stale one beside the word is
+# caught, a measured value in another clause and a size are not
+if output=$(tools/check-thresholds.sh 2>&1); then pass "every threshold the stages' texts quote is a row of the rubric"
+else fail "every threshold the stages' texts quote is a row of the rubric" "$output"; fi
+td=$out_dir/thresholds/exercises/07_reduction
+rm -rf "$td" && mkdir -p "$td"
+printf 'Calibrated on an H200, the
+pass tier needs 1.32x; the solution reads 1.76x at 8192x8192.
+' >"$td/README.md"
+output=$(tools/check-thresholds.sh "$td/README.md" 2>&1); status=$?
+if [ $status = 1 ] && grep -qF "README.md:2: 1.32 quoted beside a threshold" <<<"$output" && ! grep -q "1.76\|8192" <<<"$output"
+then pass "check-thresholds rejects a stale threshold, and only it"
+else fail "check-thresholds rejects a stale threshold, and only it (status $status)" "$output"; fi
+printf 'The pass threshold on an H200 is %s%s.\n' "$(awk -F'\t+' '$1 == "threshold" && $2 == "07_reduction" { v = $5 } END { print v }' grader/rubric.tsv)" x >"$td/README.md"
+if output=$(tools/check-thresholds.sh "$td/README.md" 2>&1); then pass "check-thresholds accepts a threshold of the rubric"
+else fail "check-thresholds accepts a threshold of the rubric" "$output"; fi
 
 mkdir -p "$out_dir"
 for record in tests/fixtures/records/*.json; do

@@ -21,7 +21,8 @@
 #      and a naive baseline kept by one grade (--baselines) serves the next
 #   6. each speed tier's reference kernel (references/tiers.tsv), graded by
 #      the judge (--reference TIER), earns its tier and every tier before it,
-#      and no tier after it
+#      and no tier after it; the plain kernels of tests/grader/honest/ earn
+#      the pass tier
 #   7. with compute-sanitizer: the missing barrier is found with its line, and
 #      the solutions stay clean under SANITIZE=1 (memcheck cannot see the
 #      out-of-bounds write: it lands in the harness's guard zone, inside the
@@ -281,6 +282,17 @@ for tier in $tiers; do
         check "$s: the $tier tier's reference earns it and no tier after it ($earned)" "$ok" \
             "$(get "$r" "stages.$i.reason"); $(get "$r" "stages.$i.note"); $(get "$r" "stages.$i.advice.0")"
     done
+done
+# plain kernels written as students write them (a 32 x 32 tiled product, a
+# two-launch grid-stride reduction with scalar loads) earn the pass tier
+rm -rf "$out/honest"
+# shellcheck disable=SC2046 # the stages, one word each
+build/grader/grade --judge --src tests/grader/honest --out "$out/honest" $(ls tests/grader/honest) >"$out/honest.log" 2>&1
+n=$(nstages "$out/honest")
+for ((i = 0; i < ${n:-0}; i++)); do
+    check "tests/grader/honest: $(get "$out/honest" "stages.$i.stage") earns the pass tier" \
+        "$([ "$(get "$out/honest" "stages.$i.tiers.0.points")" = "$(get "$out/honest" "stages.$i.tiers.0.max_points")" ]; echo $?)" \
+        "$(get "$out/honest" "stages.$i.reason"); $(get "$out/honest" "stages.$i.note"); $(get "$out/honest" "stages.$i.advice.0")"
 done
 fi
 if want sanitize; then

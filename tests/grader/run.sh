@@ -9,6 +9,9 @@
 # kernels that include header-only libraries and every solution and skeleton
 # (tests/grader/library.sh). Each must get its
 # points and its reason, and the grader must survive all of them at once.
+# Its parts in files of their own, sourced where they run: again.sh (a
+# second run), calibrate.sh (make calibrate's arithmetic) and real-stages.sh
+# (the real stages without a GPU).
 # Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
 # "N passed, N failed[, N skipped]". Run from anywhere; needs
 # build/grader/grade (make build/grader/grade).
@@ -285,134 +288,9 @@ build/grader/grade --lab . --rubric "$bl/rubric.tsv" --seed 7 --out "$bl/bad" --
 check "grader: --baselines: a negative time or a line without its size hands nothing on" \
     "$(grep -qE '^\[1/1\] baseline_take: wrong result' "$bl/bad.log"; echo $?)" "$(cat "$bl/bad.log")"
 
-echo "== grader: a correct stage that misses a speed tier, or is flagged, runs again"
-# slow_then_fast is slow on its first run and fast after it, slow_then_wrong
-# wrong after it, flagged_then_fine flagged (the judge's canaries) on its
-# first run only, disturbed every time; each counts its runs in the file
-# FAKE_RUNS names (unconfined, so that it can write that file)
-again=$out/again
-rm -rf "$again"
-mkdir -p "$again"
-for name in slow_then_fast slow_then_wrong flagged_then_fine; do ln -sf ../fake "$out/bin/$name"; done
-{
-    printf 'setting\tlimit_s\t3\nsetting\tcorrect_points\t6\n'
-    for name in slow_then_fast slow_then_wrong flagged_then_fine disturbed; do
-        printf 'stage\t%s\t6\n' "$name"
-        printf 'tier\t%s\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name"
-        printf 'tier\t%s\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n' "$name"
-        printf 'threshold\t%s\tpass\tTest GPU 9000\t40\nthreshold\t%s\tstretch\tTest GPU 9000\t6\n' "$name" "$name"
-    done
-} >"$again/rubric.tsv"
-# again_run NAME OUT [OPTION]: grade NAME alone, counting its runs
-again_run() {
-    FAKE_RUNS=$again/$2.runs build/grader/grade --lab . --unconfined --rubric "$again/rubric.tsv" --seed 7 \
-        --out "$again/$2" ${3:+"$3"} --program "$1=$out/bin/$1" >"$again/$2.log" 2>&1
-}
-again_said() { echo "$("$out/check" get "$again/$1/grade.json" stages.0.points 2>/dev/null) $("$out/check" get "$again/$1/grade.json" stages.0.note 2>/dev/null)"; }
-again_run slow_then_fast fast
-check "grader: a missed tier is timed again, and the better run counts (6/10, then 10/10)" \
-    "$([ "$(wc -c <"$again/fast.runs")" = 2 ] && grep -q '^10 .*ran a second time: 6/10, then 10/10; the better run counts' <<<"$(again_said fast)" &&
-       grep -qE '^\[1/1\] slow_then_fast: once more\.\.\. correct' "$again/fast.log"; echo $?)" \
-    "$(again_said fast); runs: $(cat "$again/fast.runs" 2>/dev/null); $(cat "$again/fast.log")"
-again_run slow_then_wrong wrong
-check "grader: a second run that is wrong is the verdict (0 points, and the first run is named)" \
-    "$(grep -q '^0 the first run was correct (6/10) but missed a speed tier; this is the second run, which did not pass' <<<"$(again_said wrong)"; echo $?)" \
-    "$(again_said wrong); $(cat "$again/wrong.log")"
-again_run flagged_then_fine flagged
-check "grader: a flagged stage is run again, and a flag that does not repeat costs nothing (6/10, then 10/10)" \
-    "$([ "$(wc -c <"$again/flagged.runs")" = 2 ] &&
-       grep -q '^10 .*its time was flagged, so the stage ran a second time: 6/10, then 10/10' <<<"$(again_said flagged)"; echo $?)" \
-    "$(again_said flagged); $(cat "$again/flagged.log")"
-again_run disturbed disturbed
-check "grader: a flag that repeats costs the speed points, and says why (6/10, then 6/10)" \
-    "$(grep -q "^6 flagged: the judge's own GPU work ran slower.*its time was flagged, so the stage ran a second time: 6/10, then 6/10" <<<"$(again_said disturbed)"; echo $?)" \
-    "$(again_said disturbed); $(cat "$again/disturbed.log")"
-again_run slow_then_fast once --once
-check "grader: --once (make grade ONCE=1) runs a stage that missed a tier only once" \
-    "$([ "$(wc -c <"$again/once.runs")" = 1 ] && grep -q '^6 ' <<<"$(again_said once)"; echo $?)" \
-    "$(again_said once); $(cat "$again/once.log")"
+. tests/grader/again.sh
 
-echo "== grader: make calibrate's arithmetic"
-# two stand-in stages of one family, each with a reference kernel per tier
-# (cal_first's stretch reference is its solution): each threshold is the
-# margin times its own reference's value. cal_second's pass threshold (0.75
-# x 11% = 8.25%) is also met by the tier before it (cal_first's stretch
-# reference, 10%): calibration must warn about that
-cal=$out/calibrate
-rm -rf "$cal"
-mkdir -p "$cal"
-for name in cal_first cal_second cal_first@pass cal_second@pass cal_second@stretch; do
-    ln -sf ../fake "$out/bin/$name"
-done
-{
-    printf 'setting\tlimit_s\t3\nmargin\tpass\t0.75\nmargin\tstretch\t0.9\n'
-    for name in cal_first cal_second; do
-        printf 'stage\t%s\t6\n' "$name"
-        printf 'tier\t%s\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n' "$name"
-        printf 'tier\t%s\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n' "$name"
-        printf 'threshold\t%s\tpass\tdefault\t1\nthreshold\t%s\tstretch\tdefault\t1\n' "$name" "$name"
-    done
-} >"$cal/rubric.tsv"
-cal_programs=(--program "cal_first=$out/bin/cal_first" --program "cal_first:pass=$out/bin/cal_first@pass"
-              --program "cal_first:stretch=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second"
-              --program "cal_second:pass=$out/bin/cal_second@pass"
-              --program "cal_second:stretch=$out/bin/cal_second@stretch")
-build/grader/grade --calibrate --runs 2 --rubric "$cal/rubric.tsv" --seed 7 "${cal_programs[@]}" >"$cal/log" 2>&1
-st=$?
-th() { awk -F'\t' -v s="$1" -v t="$2" '$1 == "threshold" && $2 == s && $3 == t && $4 == "Test GPU 9000" { print $5 }' "$cal/rubric.tsv"; }
-check "calibrate: each threshold is the margin times its own tier's reference kernel, for this GPU" \
-    "$([ $st = 0 ] && [ "$(th cal_first pass)" = 6.75 ] && [ "$(th cal_first stretch)" = 2.7 ] &&
-       [ "$(th cal_second pass)" = 8.25 ] && [ "$(th cal_second stretch)" = 4.95 ]; echo $?)" "$(cat "$cal/log")"
-check "calibrate: warns where the tier before, or the previous stage's solution, would pass too" \
-    "$(grep -qE '^  cal_second +pass .* cal_first stretch 10 WOULD PASS +cal_first 10 WOULD PASS' "$cal/log" &&
-       grep -q '2 margin(s) under 5%' "$cal/log"; echo $?)" "$(cat "$cal/log")"
-check "calibrate: prints each tier's margins: the reference clears it, the tier before and the previous stage miss it, the solution clears it" \
-    "$(grep -E '^  cal_second +stretch +speedup_vs_baseline +5\.5  +4\.95 +11%  pass 4 \(24%\) +cal_first 3 \(65%\) +6 \(21%\)$' "$cal/log" >/dev/null &&
-       grep -E '^  cal_first +pass +pct_of_reference +9  +6\.75 +33%  - +- +10 \(48%\)$' "$cal/log" >/dev/null; echo $?)" "$(cat "$cal/log")"
-build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" --seed 7 "${cal_programs[@]}" >/dev/null 2>&1
-check "calibrate: a second calibration replaces the rows, keeps the defaults" \
-    "$([ "$(grep -c $'^threshold\tcal_first\tpass\tTest GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
-       [ "$(grep -c $'^threshold\tcal_first\tpass\tdefault' "$cal/rubric.tsv")" = 1 ] &&
-       [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ]; echo $?)" "$(cat "$cal/rubric.tsv")"
-# the previous stage measured on a field that only the next stage's tiers read
-{
-    printf 'setting\tlimit_s\t3\nmargin\tpass\t0.9\nmargin\tstretch\t0.9\n'
-    printf 'stage\tcal_first\t6\n'
-    printf 'tier\tcal_first\tstretch\t1\ttiming.speedup_vs_baseline\t>=\tx\tGo even faster.\n'
-    printf 'threshold\tcal_first\tstretch\tdefault\t1\n'
-    printf 'stage\tcal_second\t6\n'
-    printf 'tier\tcal_second\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo faster.\n'
-    printf 'threshold\tcal_second\tpass\tdefault\t1\n'
-} >"$cal/rubric-fields.tsv"
-build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric-fields.tsv" --seed 7 \
-    --program "cal_first=$out/bin/cal_first" --program "cal_second=$out/bin/cal_second" >"$cal/log-fields" 2>&1
-check "calibrate: without a reference kernel a tier falls back to the solution (*); the previous stage's margin on a field only the next stage's tiers read" \
-    "$(grep -E '^  cal_second +pass +pct_of_reference +12\* +10\.8 +11%  cal_first stretch: not measured +cal_first 10 \(8%\) +12 \(11%\)$' "$cal/log-fields" >/dev/null; echo $?)" \
-    "$(cat "$cal/log-fields")"
-ln -sf ../fake "$out/bin/crash"
-build/grader/grade --calibrate --runs 1 --rubric "$cal/rubric.tsv" \
-    --program "cal_first=$out/bin/cal_first" --program "crash=$out/bin/crash" >"$cal/log2" 2>&1
-check "calibrate: a solution that fails is reported, exit 1, its rows kept" \
-    "$([ $? = 1 ] && grep -q 'crash (solution): FAILED: crashed' "$cal/log2" &&
-       [ "$(th cal_second pass)" = 8.25 ] && [ "$(grep -c '^# calibrated for Test GPU 9000' "$cal/rubric.tsv")" = 1 ] &&
-       [ "$(awk '/^# calibrated for/ { c = 1 } c && /^threshold.*Test GPU/ { n++ } END { print n }' "$cal/rubric.tsv")" = 4 ]
-       echo $?)" "$(cat "$cal/log2" "$cal/rubric.tsv")"
-
-# the default rows from the GPUs' rows (tools/default-thresholds.sh): the
-# most lenient of each tier's, a later row of a GPU winning
-{
-    printf 'stage\ts1\t6\ntier\ts1\tpass\t3\ttiming.pct_of_reference\t>=\t%%\tGo.\n'
-    printf 'tier\ts1\tfast\t1\ttiming.ms\t<=\tms\tGo.\ntier\ts1\tother\t1\ttiming.x\t>=\tx\tGo.\n'
-    printf 'threshold\ts1\tpass\tdefault\t10\nthreshold\ts1\tfast\tdefault\t5\nthreshold\ts1\tother\tdefault\t7\n'
-    printf 'threshold\ts1\tpass\tGPU A\t8\nthreshold\ts1\tfast\tGPU A\t3\n'
-    printf 'threshold\ts1\tpass\tGPU B\t9.5\nthreshold\ts1\tfast\tGPU B\t4\nthreshold\ts1\tpass\tGPU A\t11\n'
-} >"$cal/defaults.tsv"
-tools/default-thresholds.sh "$cal/defaults.tsv" >"$cal/defaults.log" 2>&1
-dth() { awk -F'\t' -v t="$1" '$1 == "threshold" && $3 == t && $4 == "default" { print $5 }' "$cal/defaults.tsv"; }
-check "default-thresholds: each default is the most lenient GPU row (lowest for >=, highest for <=); a tier without GPU rows keeps its own" \
-    "$([ "$(dth pass)" = 9.5 ] && [ "$(dth fast)" = 4 ] && [ "$(dth other)" = 7 ] &&
-       [ "$(grep -c . "$cal/defaults.tsv")" = 12 ] && grep -q 'pass: default 10 -> 9.5' "$cal/defaults.log"; echo $?)" \
-    "$(cat "$cal/defaults.log" "$cal/defaults.tsv")"
+. tests/grader/calibrate.sh
 
 echo "== grader: SANITIZE=1 with a stand-in compute-sanitizer"
 # It reports a race in kernel.cu for sanitize_race, one in a library's
@@ -461,66 +339,7 @@ check "sanitize: an error in a library's kernel is noted, not scored" \
     "$(zget stages.1.note)"
 check "sanitize: a clean kernel keeps every point" "$([ "$(zget stages.2.points)" = 10 ]; echo $?)"
 
-echo "== grader: building the real stages"
-# A stand-in nvidia-smi lets the grader go past its GPU check here: it then
-# builds with make -k, checks real objects and runs real drivers, which find
-# no GPU. One stage, so that only a link is needed (make all built the rest).
-if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    skip "grader: a driver that finds no GPU ends in exit 3: a real GPU is here (gpu-fixtures.sh grades for real)"
-else
-printf '#!/bin/sh\necho "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$fakebin/nvidia-smi"
-chmod +x "$fakebin/nvidia-smi"
-first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
-rm -rf "$out/real"
-PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade "$first" --out "$out/real" >"$out/real.log" 2>&1
-st=$?
-rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
-check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
-    "$([ $st = 3 ] && [ -x "build/$first/exercise" ] && rget stages.0.reason | grep -q "no usable GPU"; echo $?)" \
-    "$(tail -n 15 "$out/real.log")"
-# --reference: a tier's reference kernel (references/tiers.tsv) built in its
-# tier's folder and run in place of the exercise
-coarse=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
-rm -rf "$out/ref"
-PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade --reference pass "$coarse" --out "$out/ref" >"$out/ref.log" 2>&1
-st=$?
-check "grader: --reference pass builds and runs the tier's reference kernel (build/$coarse/pass/reference)" \
-    "$([ $st = 3 ] && [ -x "build/$coarse/pass/reference" ] && grep -q 'reference kernels of tier pass' "$out/ref.log" &&
-       "$out/check" get "$out/ref/grade.json" stages.0.reason | grep -q "no usable GPU"; echo $?)" "$(tail -n 15 "$out/ref.log")"
-fi
-
-# a submission (--src): one stage that does not compile, one not submitted
-sub=$out/submission
-rm -rf "$sub" "$out/sub-reports"
-stages2=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv | head -n 2)
-broken=$(head -n 1 <<<"$stages2") absent=$(tail -n 1 <<<"$stages2")
-mkdir -p "$sub/$broken"
-printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *C, int n) { oops }\n' \
-    >"$sub/$broken/kernel.cu"
-PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade --src "$sub" $stages2 --out "$out/sub-reports" >"$out/sub.log" 2>&1
-st=$?
-sget() { "$out/check" get "$out/sub-reports/grade.json" "$1" 2>/dev/null; }
-check "grader: --src: a kernel.cu that does not compile scores 0 with the compiler's error" \
-    "$([ $st = 0 ] && sget stages.0.reason | grep -q "did not compile: exercises/$broken/kernel.cu(2): error"; echo $?)" \
-    "$(tail -n 15 "$out/sub.log")"
-check "grader: --src: a stage not submitted scores 0 and says so" \
-    "$(sget stages.1.reason | grep -q "no kernel.cu was submitted"; echo $?)"
-check "grader: --src builds in build/grade-src with this lab's harness" \
-    "$([ "$(readlink build/grade-src/common)" = "$PWD/common" ] && [ -f "build/grade-src/exercises/$broken/kernel.cu" ]; echo $?)"
-# a kernel.cu that calls cuBLAS, graded by the judge: its runner does not
-# link; the reason names the linker's cause and the policy's sentence
-rm -rf "$sub" "$out/link-reports"
-mkdir -p "$sub/$broken"
-cp tests/grader/kernels/cublas_call/kernel.cu "$sub/$broken/kernel.cu"
-PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade --judge --probed --src "$sub" "$broken" --out "$out/link-reports" >"$out/link.log" 2>&1
-lget() { "$out/check" get "$out/link-reports/grade.json" "$1" 2>/dev/null; }
-check "grader: a link failure names the undefined symbol and the policy's sentence (cuBLAS)" \
-    "$(lget stages.0.reason | grep -q '^did not link: undefined reference to cublas.*: kernel.cu calls cuBLAS: the lab grades' &&
-       lget stages.0.advice.0 | grep -q "the linker's message"; echo $?)" "$(tail -n 15 "$out/link.log")"
+. tests/grader/real-stages.sh
 
 # header-only libraries, and every solution and skeleton passing both checks
 . tests/grader/library.sh
