@@ -153,11 +153,16 @@ static void test_references(void)
      * is here, and every reference belongs to a tier of the rubric */
     static tier_reference refs[MAX_REFERENCES];
     int nrefs = references_read("references/tiers.tsv", refs, MAX_REFERENCES, err, sizeof err);
+    /* but 08's pass tier, whose reference is to be drawn again
+     * (references/tiers.tsv says why): its threshold comes from the solution */
     int covered = nrefs > 0;
     for (int i = 0; i < r.nstages && covered; i++)
-        for (int k = 0; k < r.stages[i].ntiers; k++)
-            covered &= reference_find(refs, nrefs, r.stages[i].stage, r.stages[i].tiers[k].name) != NULL;
-    expect(covered, "references: every tier of the rubric has a reference kernel");
+        for (int k = 0; k < r.stages[i].ntiers; k++) {
+            int exempt = !strcmp(r.stages[i].stage, "08_warptiling") && !strcmp(r.stages[i].tiers[k].name, "pass");
+            int found = reference_find(refs, nrefs, r.stages[i].stage, r.stages[i].tiers[k].name) != NULL;
+            covered &= found != exempt;
+        }
+    expect(covered, "references: every tier of the rubric has a reference kernel, but 08's pass tier (none yet)");
     int sound = nrefs > 0;
     for (int i = 0; i < nrefs; i++) {
         const stage_rubric *sr = rubric_stage(&r, refs[i].stage);
