@@ -17,6 +17,8 @@
  *   seccomp.c     the system calls: no new processes (threads yes), no
  *                 other program, no sockets, no tracing, no namespaces, no io_uring, no 32-bit
  *                 entry points;
+ *   build.c       a build's limits, where it may not run, and running it
+ *                 plainly where the machine cannot confine (--or-unconfined);
  *   libraries.c   the files a program needs to start: itself, its loader
  *                 and the libraries it is linked with, found as the loader
  *                 finds them;
@@ -134,6 +136,21 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len);
  * the caller's own exec of the program; processes: a build's filter, where
  * new processes and programs are allowed. -1 with why. */
 int confine_seccomp(const void *exec_path, int processes, char *why, size_t len);
+
+/* --------------------------------------------------------------- build.c */
+
+/* A build's limits (address space a process, a written file's size, no
+ * core), inherited by every process it starts, and TMPDIR its private
+ * /dev/shm. -1 with why. */
+int confine_build_limits(long memory_mb, long file_mb, char *why, size_t len);
+/* Exit (CONFINE_UNAVAILABLE, one line naming label) when the working
+ * folder lies beneath a folder every build may read: a lab there would
+ * show its solutions to every build. */
+void confine_build_check_folder(const confine_paths *paths, const char *label);
+/* Return when this machine confines (confine --probe); else one note, and
+ * PROGRAM runs plainly under the build's limits (never returns). */
+void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const char *label, long memory_mb,
+                                           long file_mb);
 
 /* ----------------------------------------------------------- libraries.c */
 

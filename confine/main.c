@@ -191,30 +191,13 @@ static void fail(int status, const char *what, const char *why)
     _exit(status);
 }
 
-/* A build's limits, inherited by every process it starts, and its scratch
- * folder (the private /dev/shm) as TMPDIR. */
-static int set_build_limits(char *why, size_t len)
-{
-    struct rlimit mem = {(rlim_t)g_memory_mb << 20, (rlim_t)g_memory_mb << 20};
-    struct rlimit file = {(rlim_t)g_file_mb << 20, (rlim_t)g_file_mb << 20};
-    struct rlimit none = {0, 0};
-    if (setrlimit(RLIMIT_AS, &mem) || setrlimit(RLIMIT_FSIZE, &file) || setrlimit(RLIMIT_CORE, &none)) {
-        snprintf(why, len, "cannot set the build's limits: %s", strerror(errno));
-        return -1;
-    }
-    /* a file past the limit is an error the compiler reports, not a signal */
-    signal(SIGXFSZ, SIG_IGN);
-    setenv("TMPDIR", "/dev/shm", 1);
-    return 0;
-}
-
 /* Process 2: the last layers, then PROGRAM (or, probing, a report). */
 static void program(const confine_paths *paths, char *const argv[], const char *path, int probe,
                     int fresh_proc)
 {
     char why[512] = "";
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (paths->build && set_build_limits(why, sizeof why))
+    if (paths->build && confine_build_limits(g_memory_mb, g_file_mb, why, sizeof why))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if ((!g_without_landlock && confine_landlock(paths, why, sizeof why)) ||
         (!g_without_caps && drop_capabilities(why, sizeof why)) ||
@@ -273,76 +256,6 @@ static double number_arg(const char *option, const char *text, double min)
         exit(CONFINE_USAGE);
     }
     return v;
-}
-
-/* A build must not run where the folders it may read hold the lab: a lab
- * beneath /usr would show its solutions to every build. */
-static int beneath(const char *path, const char *dir)
-{
-    char real[PATH_MAX];
-    if (!realpath(dir, real))
-        return 0;
-    size_t n = strlen(real);
-    return !strncmp(path, real, n) && (path[n] == '/' || path[n] == 0 || (n == 1 && real[0] == '/'));
-}
-
-static void check_build_folder(const confine_paths *paths)
-{
-    char here[PATH_MAX];
-    if (!getcwd(here, sizeof here))
-        return;
-    const char *inside = NULL;
-    for (int i = 0; confine_system_dirs[i] && !inside; i++)
-        if (beneath(here, confine_system_dirs[i]))
-            inside = confine_system_dirs[i];
-    for (int i = 0; confine_config_dirs[i] && !inside; i++)
-        if (beneath(here, confine_config_dirs[i]))
-            inside = confine_config_dirs[i];
-    for (int i = 0; i < paths->nread_exec && !inside; i++)
-        if (beneath(here, paths->read_exec[i]))
-            inside = paths->read_exec[i];
-    if (inside) {
-        fprintf(stderr, "confine: %s: error: the build runs in %s, beneath %s, which every build may read: "
-                        "move the lab (and the class's folder) out of the system's folders and the CUDA Toolkit\n",
-                g_label, here, inside);
-        exit(CONFINE_UNAVAILABLE);
-    }
-}
-
-/* --or-unconfined: whether this machine confines (confine --probe, run
- * again as a process of its own); when it cannot, one note, and the
- * build runs plainly under its limits of memory and file size. */
-static void build_plainly_if_unconfinable(char *const argv[], const char *path)
-{
-    int out[2];
-    if (pipe(out))
-        return;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], 1);
-        close(out[0]);
-        execl("/proc/self/exe", "confine", "--probe", (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    char line[512] = "";
-    ssize_t got = pid > 0 ? read(out[0], line, sizeof line - 1) : -1;
-    line[got > 0 ? got : 0] = 0;
-    close(out[0]);
-    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    if (!strncmp(line, "confined: ", 10))
-        return;
-    line[strcspn(line, "\n")] = 0;
-    fprintf(stderr, "confine: note: %s is built without its wall (%s); make class requires the wall\n", g_label,
-            line[0] ? line : "the probe said nothing");
-    char why[256];
-    if (set_build_limits(why, sizeof why))
-        fprintf(stderr, "confine: %s\n", why);
-    execv(path, argv);
-    fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
-    exit(CONFINE_EXEC_FAILED);
 }
 
 static volatile sig_atomic_t g_timed_out;
@@ -419,8 +332,6 @@ int main(int argc, char **argv)
             return CONFINE_USAGE;
         }
     }
-    if (paths.build)
-        g_left_root = 0; /* a build stays its user: see drop_capabilities */
     if (read_list && confine_list_read(&paths.files, read_list)) {
         fprintf(stderr, "confine: cannot read the list of files %s: %s\n", read_list, strerror(errno));
         return CONFINE_USAGE;
@@ -452,13 +363,13 @@ int main(int argc, char **argv)
                 return CONFINE_USAGE;
             }
         if (paths.build)
-            check_build_folder(&paths);
+            confine_build_check_folder(&paths, g_label);
         if (paths.build && or_unconfined)
-            build_plainly_if_unconfinable(argv + i, path);
+            confine_build_plainly_if_unconfinable(argv + i, path, g_label, g_memory_mb, g_file_mb);
     }
     char why[512] = "";
     g_root = geteuid() == 0;
-    g_left_root = g_root && !paths.build;
+    g_left_root = g_root && !paths.build; /* a build stays its user: see drop_capabilities */
     confine_find_nobody();
     confine_open_paths(&paths);
     if (!probe && paths.exec_fd[0] < 0 && (paths.exec_fd[0] = open(path, O_PATH)) < 0) {
