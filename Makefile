@@ -69,33 +69,31 @@ build/stages.mk: stages.tsv
 	    print "KNOB_" $$1 " := " $$3; print "SWEEP_" $$1 " := " $$4 }' $< > $@
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
-COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o hints.o gpu.o timing.o)
-# A family's own host code in plain C, common/<family>_*.c, links with its
-# driver and is unit-tested with the rest.
+# The harness (common/harness.cu, family.h): one sequence for every stage,
+# compiled once, with the family's file (common/<family>_family.cu) and its
+# other files, common/<family>_*.cu and plain-C common/<family>_*.c (those
+# are unit-tested with the rest), but stage 05's baseline, linked below as
+# source or object.
+HARNESS_OBJS := $(addprefix build/common/,harness.o args.o stats.o compare.o json.o hints.o gpu.o timing.o flush.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
-# and its own CUDA files beside the driver, common/<family>_*.cu (but stage
-# 05's baseline, linked below as source or object).
-FAMILY_CU = $(filter-out common/$(1)_main.cu common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
-$(foreach f,$(FAMILIES),$(eval OBJS_$(f) := build/common/$(f)_main.o \
-  $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
-  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(COMMON_OBJS)))
+FAMILY_CU = $(filter-out common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
+$(foreach f,$(FAMILIES),$(eval OBJS_$(f) := $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
+  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(HARNESS_OBJS)))
 # Stage 05 is timed against stage 04's answer, the unpadded tiled transpose.
 # A student release ships it as an object compiled by make release
 # (common/transpose_unpadded.o), without its source: link whichever is here.
 UNPADDED_OBJ := $(if $(wildcard common/transpose_unpadded.cu),build/common/transpose_unpadded.o,common/transpose_unpadded.o)
 OBJS_transpose += $(UNPADDED_OBJ)
 
-# The judge (confine/README.md, "The judge"): the same drivers built with
-# -DLAB_JUDGE into build/judge/, without kernel.cu, talking to a runner that
-# has it (build/<stage>/<variant>-runner) and to the echo runner. Grades use
-# it unless JUDGE=0; JUDGE=1 picks it for make run too.
-JUDGE_COMMON := $(addprefix build/judge/common/,gpu.o timing.o judge_timing.o judge_flush.o judge.o) \
-                $(addprefix build/common/,args.o stats.o compare.o json.o hints.o remote.o signals.o)
-$(foreach f,$(FAMILIES),$(eval JUDGE_OBJS_$(f) := build/judge/common/$(f)_main.o build/judge/$(f)_stub.o \
-  $(patsubst common/%.cu,build/judge/common/%.o,$(call FAMILY_CU,$(f))) \
-  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(JUDGE_COMMON)))
-JUDGE_OBJS_transpose += $(UNPADDED_OBJ)
-RUNNER_OBJS := build/judge/runner.o build/common/remote.o build/common/signals.o
+# Where the student's code runs (common/backend.h) is what is linked with the
+# harness: kernel.cu and common/run_here.cu (build/<stage>/<variant>, make
+# run), or the judge (judge/README.md, "The judge"): judge/judge.cu and the
+# family's stand-in for the contract function (judge/calls.cu), talking to a
+# runner that has kernel.cu (build/<stage>/<variant>-runner) and to the echo
+# runner. Grades use the judge unless JUDGE=0; JUDGE=1 picks it for make run.
+HERE_OBJS := build/common/run_here.o
+JUDGE_OBJS := build/judge/judge.o build/judge/remote.o build/common/signals.o
+RUNNER_OBJS := build/judge/runner.o build/judge/remote.o build/common/signals.o
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -109,31 +107,31 @@ build/common/%.o: common/%.c build/flags.txt | build/common
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 build/common/%.o: common/%.cu build/flags.txt | build/common
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
-build/judge/common/%.o: common/%.cu build/flags.txt
+build/judge/%.o: judge/%.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_JUDGE -MMD -MP -c $< -o $@
-build/judge/runner.o: common/runner.cu build/flags.txt
+	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -MMD -MP -c $< -o $@
+build/judge/%.o: judge/%.c build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
-build/judge/%_stub.o: common/family_calls.cu build/flags.txt
+	$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
+build/judge/%_stub.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_JUDGE -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
-build/judge/%_call.o: common/family_calls.cu build/flags.txt
+	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
+build/judge/%_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
-build/judge/echo_call.o: common/family_calls.cu build/flags.txt
+	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
+build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
+	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
 build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS)
 	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
 # For tests/grader/gpu-fixtures.sh only: stage 03's solution in a runner
 # that skips the judge's cache flushes, as a runner whose student code
 # tampered with it would (the judge must notice).
-build/judge/runner-skips-flushes.o: common/runner.cu build/flags.txt
+build/judge/runner-skips-flushes.o: judge/runner.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
+	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
 build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/judge/matmul_call.o \
-                               build/judge/runner-skips-flushes.o build/common/remote.o build/common/signals.o
+                               build/judge/runner-skips-flushes.o build/judge/remote.o build/common/signals.o
 	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
 
 # The wall around a kernel.cu's build (grader/README.md, "The build"): the
@@ -170,9 +168,9 @@ $(3)/$(2)_info.o: common/build_info.c build/flags.txt
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
 	    -DLAB_KNOB_TEXT='"$(5)"' -c $$< -o $$@
-$(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1)))
+$(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) $$(HERE_OBJS)
 	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
-$(3)/$(2)-judge: $(3)/$(2)_info.o $$(JUDGE_OBJS_$(FAMILY_$(1)))
+$(3)/$(2)-judge: $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) build/judge/$(FAMILY_$(1))_stub.o $$(JUDGE_OBJS)
 	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
 $(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS)
 	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@
@@ -281,21 +279,21 @@ build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/signals.
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
 
 # build/confine/confine: the wall around student code in graded runs
-# (confine/confine.h). Plain C and Linux; position-independent, so that the
-# address its one allowed execve names is random (confine/seccomp.c).
-CONFINE_SRCS := $(wildcard confine/*.c)
-build/confine/confine: $(CONFINE_SRCS) confine/confine.h
+# (judge/confine.h). Plain C and Linux; position-independent, so that the
+# address its one allowed execve names is random (judge/seccomp.c).
+CONFINE_SRCS := $(addprefix judge/,confine.c confine_build.c landlock.c libraries.c namespaces.c seccomp.c)
+build/confine/confine: $(CONFINE_SRCS) judge/confine.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)
-build/confine/cuda-probe: confine/cuda_probe.cu build/flags.txt
+build/confine/cuda-probe: judge/cuda_probe.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
 
 # Grades (make grade, make class, make calibrate) are the judge's unless
-# JUDGE=0 (confine/README.md, "The judge"); make run and make profile run the
+# JUDGE=0 (judge/README.md, "The judge"); make run and make profile run the
 # student's code in the driver's own process unless JUDGE=1.
 GRADE_JUDGE := $(filter-out 0,$(or $(JUDGE),1))
 GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
@@ -396,7 +394,7 @@ build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu)
 FIXTURES := $(patsubst tests/fixtures/%.cu,build/fixtures/%,$(FIXTURE_SRCS))
-# A fixture is named <family>_<bug>.cu and links with its family's driver.
+# A fixture is named <family>_<bug>.cu and links with its family's harness.
 build/fixtures/%.o: tests/fixtures/%.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
@@ -406,7 +404,7 @@ build/fixtures/%_info.o: common/build_info.c
 # keep the objects of pattern-built fixtures (make would delete them as intermediates)
 .SECONDARY:
 .SECONDEXPANSION:
-build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstword $$(subst _, ,$$*)))
+build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstword $$(subst _, ,$$*))) $$(HERE_OBJS)
 	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@ $(LDLIBS)
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
@@ -438,4 +436,6 @@ help:
 clean:
 	rm -rf build results
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# the compiler's lists of what each object was made from (not those of the
+# lab copies under build/, e.g. build/grade-src)
+-include $(shell find $(wildcard build/common build/judge build/fixtures $(addprefix build/,$(STAGES))) -name '*.d' 2>/dev/null)

@@ -1,10 +1,8 @@
 /*
  * gpu.cu: the CUDA side of the harness (see gpu.h).
  */
+#include "backend.h"
 #include "gpu.h"
-#ifdef LAB_JUDGE
-#include "judge.h"
-#endif
 
 #include <cuda_profiler_api.h>
 #include <fcntl.h>
@@ -87,10 +85,8 @@ void lab_cublas_check(cublasStatus_t st, const char *text, const char *file, int
 
 void lab_student_sync(const char *what)
 {
-#ifdef LAB_JUDGE
-    /* the student's calls run in the runner: send them, wait for "done" */
-    lab_judge_flush(what, 0);
-#endif
+    /* the student's calls may run in a runner: send them, wait for "done" */
+    lab_backend_send(lab_backend_student_side(), what, 0);
     /* a bad launch configuration shows at once; a fault inside the kernel
      * shows at the next synchronization, and poisons the whole context */
     cudaError_t err = cudaGetLastError();
@@ -223,9 +219,7 @@ void lab_buffer_new(lab_buffer *b, size_t count)
     CUDA_CHECK(cudaMalloc(&b->base, total * sizeof(float)));
     b->data = b->base + LAB_GUARD_FLOATS;
     b->count = count;
-#ifdef LAB_JUDGE
-    lab_judge_register(b);
-#endif
+    lab_backend_register(b);
     fill_bits<<<FILL_BLOCKS, FILL_THREADS>>>((uint32_t *)b->base, total, LAB_GUARD_BITS);
     CUDA_CHECK(cudaGetLastError());
     lab_buffer_poison(b);
@@ -233,9 +227,7 @@ void lab_buffer_new(lab_buffer *b, size_t count)
 
 void lab_buffer_free(lab_buffer *b)
 {
-#ifdef LAB_JUDGE
-    lab_judge_forget(b);
-#endif
+    lab_backend_forget(b);
     CUDA_CHECK(cudaFree(b->base));
     memset(b, 0, sizeof *b);
 }
@@ -310,16 +302,17 @@ int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void
         prepare(ctx, 0);
     /* the fills, checks and references must be over before the range opens */
     CUDA_CHECK(cudaDeviceSynchronize());
-#ifdef LAB_JUDGE
-    /* the call runs in the runner: the runner opens and closes the range */
-    fn(ctx, 0);
-    lab_judge_flush("the profiled call", 1);
-#else
-    CUDA_CHECK(cudaProfilerStart());
-    fn(ctx, 0);
-    lab_student_sync("the profiled call");
-    CUDA_CHECK(cudaProfilerStop());
-#endif
+    const int side = lab_backend_student_side();
+    if (side == LAB_HERE) {
+        CUDA_CHECK(cudaProfilerStart());
+        fn(ctx, 0);
+        lab_student_sync("the profiled call");
+        CUDA_CHECK(cudaProfilerStop());
+    } else {
+        /* the call runs in a runner, which opens and closes the range */
+        fn(ctx, 0);
+        lab_backend_send(side, "the profiled call", 1);
+    }
     lab_json_string(&r->j, "profiled_size", size);
     lab_record_end(r, LAB_EXIT_OK, "profiled one call (--profile)");
     return LAB_EXIT_OK;
@@ -335,9 +328,7 @@ void lab_record_begin(lab_record *r, const char *family, const lab_args *a,
         lab_die(LAB_EXIT_NO_MEMORY, "cannot allocate the record");
     g_record = r;
     g_args = a;
-#ifdef LAB_JUDGE
-    lab_judge_family = family;
-#endif
+    lab_backend_family(family);
     lab_json_start(&r->j, r->mem);
     lab_json_int(&r->j, "schema", 1);
     lab_json_string(&r->j, "family", family);
@@ -480,9 +471,7 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
 {
     /* strict FP32 everywhere: this must be set before cuBLAS first loads */
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
-#ifdef LAB_JUDGE
-    lab_judge_take_args(&argc, argv);
-#endif
+    lab_backend_take_args(&argc, argv);
     char err[256];
     if (lab_parse_args(argc, argv, allow_2d, a, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);
@@ -506,8 +495,6 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
             exit(LAB_EXIT_USAGE);
         }
     g_args = a;
-#ifdef LAB_JUDGE
-    lab_judge_spawn();
-#endif
+    lab_backend_spawn();
     lab_gpu_open(g);
 }

@@ -1,5 +1,5 @@
 /*
- * gpu.h: the CUDA side of the harness, shared by every driver.
+ * gpu.h: the CUDA side of the harness, shared by every family.
  *
  * Checked CUDA and cuBLAS calls, the device description, guarded and poisoned
  * buffers, event timing with L2 flushing, and the record every run writes.
@@ -27,7 +27,7 @@ void lab_die(int status, const char *fmt, ...);
  * "checks passed", "timing n=4096 your kernel", "done"), written with one
  * write(2) so that it reaches the grader even if the process is killed the
  * moment after. Nothing happens without --progress-fd. lab_time announces
- * each timed kernel and lab_record_end says "done"; a driver announces each
+ * each timed kernel and lab_record_end says "done"; the harness announces each
  * check and "checks passed". */
 void lab_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The timing size as the checks label it: "n=4096", or "8192x4096". */
@@ -55,7 +55,7 @@ void lab_gpu_open(lab_gpu *g);
 /* A device array with a guard zone on each side. The kernel sees data; the
  * zones hold LAB_GUARD_BITS, so a write before or past the array is seen. */
 #define LAB_GUARD_FLOATS 16384
-typedef struct {
+typedef struct lab_buffer {
     float *base;  /* what cudaMalloc returned                            */
     float *data;  /* base + LAB_GUARD_FLOATS: what the kernel is given   */
     size_t count; /* elements in data                                    */
@@ -64,7 +64,7 @@ typedef struct {
 void lab_buffer_new(lab_buffer *b, size_t count);
 /* How many input sets of bytes_per_set to time over: want, or as many as
  * fit in half of the GPU's free memory (at least 1), for GPUs with less
- * memory than the judge's many sets need. */
+ * memory than the many sets of a batch need. */
 int lab_sets_that_fit(int want, size_t bytes_per_set);
 void lab_buffer_free(lab_buffer *b);
 /* Fill data with LAB_POISON_BITS (a NaN), so unwritten outputs show. */
@@ -84,7 +84,7 @@ float *lab_buffer_to_host(const lab_buffer *b);
 
 /* After a call into kernel.cu: catch launch errors and errors of the kernel
  * itself (which are sticky: the process cannot go on), naming the call.
- * In a judge build: send the queued calls to the runner and wait for it. */
+ * Where the calls run in a runner (backend.h): send them and wait for it. */
 void lab_student_sync(const char *what);
 /* The kernel failed with err in `what`: say why, with a hint, and end. */
 void lab_student_error(cudaError_t err, const char *what);
@@ -105,22 +105,23 @@ typedef struct {
     int last_set;      /* the input set of the last timed call            */
 } lab_timing;
 
-/* Time fn: one warm-up call, then calls rotating over nsets input sets,
- * each preceded by prepare and an L2 flush and bracketed by CUDA events,
- * until the policy is satisfied. is_student routes errors to the student. */
+/* Time fn (timing.cu): warm-up calls, then batches of calls rotating over
+ * nsets input sets, each call preceded by prepare and an L2 flush, until
+ * the policy is satisfied. is_student: the student's calls, which run
+ * where the backend says (backend.h), with errors said to the student. */
 void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student);
 
-/* Judge builds time batches of calls (confine/README.md, "The judge"):
+/* Calls are timed in batches (timing.cu; judge/README.md, "The judge"):
  * before a batch, refresh gives each input set fresh data from a seed nobody
  * knew (and poisons its outputs); after it, check launches ONE kernel that
  * checks the outputs of sets first .. first + count - 1 (samples picked
  * then) and counts in *bad (device memory) what it finds wrong. One small
  * launch, of the same cost for every kernel timed, so that the check weighs
- * the same on all of them. The driver names its hooks before each lab_time
- * whose output they fit, with one sentence that says what a wrong element
- * suggests (NULL: state kept from an earlier call, or a call that returns
- * early); other builds ignore them. */
+ * the same on all of them. The harness names the hooks before each
+ * lab_time whose output they fit, with one sentence that says what a wrong
+ * element suggests (NULL: state kept from an earlier call, or a call that
+ * returns early). */
 typedef struct {
     unsigned long long wrong;     /* elements outside their bound, NaN included */
     unsigned long long imprecise; /* sets whose samples, taken together, have
@@ -132,14 +133,14 @@ typedef struct {
 typedef void (*lab_refresh_fn)(void *ctx, int set, uint64_t seed);
 typedef void (*lab_check_fn)(void *ctx, int first, int count, lab_batch_bad *bad);
 void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check, const char *wrong_hint);
-/* The bytes each call of the next lab_time writes (its output). A judge
- * build takes out of a call's time what writing that much back from L2
- * costs the flush after it, which the events never see (judge_timing.cu;
- * LAB_JUDGE_WRITEBACK=0 leaves it in). Other builds ignore it. */
+/* The bytes each call of the next lab_time writes (its output). The timing
+ * takes out of a call's time what writing that much back from L2 costs the
+ * flush after it, which events never see (flush.cu; LAB_JUDGE_WRITEBACK=0
+ * leaves it in). */
 void lab_time_writes(size_t bytes);
-/* Empty, or why the student's times just measured cannot be trusted (a
- * judge build: its own GPU work ran slower while the student's process sat
- * idle between its calls; judge_timing.cu). lab_record_timing_begin records it. */
+/* Empty, or why the student's times just measured cannot be trusted (this
+ * process's own GPU work ran slower while the student's code sat idle
+ * between its calls; timing.cu). lab_record_timing_begin records it. */
 const char *lab_timing_disturbed(void);
 
 /* Milliseconds on a monotonic clock. */
@@ -147,7 +148,7 @@ double lab_now_ms(void);
 /* The least number of timed calls for a kernel whose first call took
  * first_ms (over 100 ms: a slow one; timing.cu). */
 int lab_slow_call_reps(double first_ms);
-/* 64 bits nobody could know in advance (getrandom): a judge's batch inputs
+/* 64 bits nobody could know in advance (getrandom): a batch's inputs
  * and the elements its checks sample. */
 uint64_t lab_fresh_seed(void);
 
@@ -193,7 +194,7 @@ void lab_record_end(lab_record *r, int status, const char *message);
  * `ncu --profile-from-start off` measures that call and nothing else (not the
  * fills, the checks, cuBLAS or the baseline). prepare (may be NULL) runs
  * before it, outside the range. Adds "profiled_size" to the record, ends
- * it, and returns LAB_EXIT_OK. A driver calls it once its checks have
+ * it, and returns LAB_EXIT_OK. The harness calls it once the checks have
  * passed and its timing problem is built, before any lab_time:
  *     if (a.profile)
  *         return lab_profile_call(&rec, call_student, prepare, &ctx); */
@@ -204,7 +205,7 @@ int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void
 void lab_print_timings(const lab_timing *rows, int nrows, const char *unit,
                        const lab_timing *reference, const lab_timing *baseline);
 
-/* Shared start of every driver: parse args (exit 2 on error), print help,
+/* Shared start of every program: parse args (exit 2 on error), print help,
  * open the GPU. */
 void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
                lab_args *a, lab_gpu *g);

@@ -1,5 +1,5 @@
 /*
- * lab.h: the host-side pieces every driver and the grader share.
+ * lab.h: the host-side pieces every stage program and the grader share.
  *
  * Plain C, no CUDA: exit statuses, the random-number generator, argument
  * parsing, statistics, result comparison and the JSON writer. Everything here
@@ -18,7 +18,7 @@ extern "C" {
 
 /* ---------------------------------------------------------------- exit codes */
 
-/* Every driver ends with one of these; the grader and the tests rely on them. */
+/* Every stage program ends with one of these; the grader and the tests rely on them. */
 enum lab_exit {
     LAB_EXIT_OK = 0,         /* every check passed (and timing ran)            */
     LAB_EXIT_WRONG = 1,      /* the kernel ran but a check failed              */
@@ -82,7 +82,7 @@ int lab_parse_dims(const char *text, int allow_2d, lab_dims *out,
 int lab_parse_sizes(const char *list, int allow_2d, lab_dims *sizes, int *nsizes,
                     char *err, size_t errlen);
 
-/* Parse the options every driver shares. Returns 0, or -1 with a one-line
+/* Parse the options every stage program shares. Returns 0, or -1 with a one-line
  * message in err (the caller prints it and exits LAB_EXIT_USAGE). */
 int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a,
                    char *err, size_t errlen);

@@ -1,8 +1,8 @@
 /*
  * matmul_check.h: the arithmetic behind the matrix product's checks, the
- * same on the host (matmul_main.cu's full checks) and the GPU (the samples
+ * same on the host (matmul_family.cu's full checks) and the GPU (the samples
  * of every timed call); plain C, unit-tested in tests/unit/test_matmul.c.
- * confine/README.md, "Every timed output as strict as a check", has the
+ * judge/README.md, "Every timed output as strict as a check", has the
  * numbers.
  *
  * Two tests, and every output passes both:

@@ -1,7 +1,7 @@
 /*
  * reduce_batch.cu: the reduction's inputs on the GPU (reduce_inputs.h), their
- * exact sums, and its hooks for the judge's timed batches (gpu.h,
- * lab_batch_hooks; judge_timing.cu says how a batch is timed).
+ * exact sums, and its hooks for the timed batches (gpu.h,
+ * lab_batch_hooks; timing.cu says how a batch is timed).
  */
 #include <math.h>
 #include <string.h>
@@ -93,7 +93,7 @@ void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs)
     *sum_abs = (double)(long long)h[1] / 16777216.0;
 }
 
-/* A batch's inputs are made from a seed nobody knew before it (judge_timing.cu):
+/* A batch's inputs are made from a seed nobody knew before it (timing.cu):
  * new timed data for set s (its spikes somewhere else), its exact sums, out
  * poisoned. */
 void refresh_set(void *ctx, int s, uint64_t seed)

@@ -1,6 +1,6 @@
 /*
  * reduce_inputs.h: the reduction's timed inputs, the same on the host and
- * the GPU (plain C; unit-tested in tests/unit/test_reduce.c). confine/README.md,
+ * the GPU (plain C; unit-tested in tests/unit/test_reduce.c). judge/README.md,
  * "Every timed output as strict as a check", has the numbers.
  *
  * Non-negative lab_uniform data alone let a sum that reads part of its

@@ -1,19 +1,15 @@
 /*
- * reduce_problem.h: what the reduction's driver (reduce_main.cu) and its
- * judge's batch hooks (reduce_batch.cu) share.
+ * reduce_problem.h: what the reduction's family file (reduce_family.cu) and
+ * its batch hooks (reduce_batch.cu) share.
  */
 #ifndef LAB_REDUCE_PROBLEM_H
 #define LAB_REDUCE_PROBLEM_H
 
 #include "gpu.h"
 
-/* input sets the timed calls rotate over; a judge's batch is one call per
- * set, and a batch of short calls must last long enough to time (judge_timing.cu) */
-#ifdef LAB_JUDGE
+/* input sets the timed calls rotate over: a batch is one call per set, and
+ * a batch of short calls must last long enough to time (timing.cu) */
 enum { NSETS = 24 };
-#else
-enum { NSETS = 3 };
-#endif
 
 /* What a problem's inputs hold: for the checks, lab_uniform in [-0.5, 0.5)
  * (where a sign error shows) and its absolute value (where a missing
@@ -43,11 +39,11 @@ typedef struct {
 void reduce_fill(problem *p, int s);
 long long reduce_changed(const problem *p, int s);
 /* The exact sum and sum of |x| of in (lab_uniform data, spikes or not:
- * multiples of 2^-24), on the GPU (the judge's many input sets would take
+ * multiples of 2^-24), on the GPU (a batch's many input sets would take
  * seconds on the host). */
 void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs);
 
-/* The judge's batch hooks (gpu.h, lab_batch_hooks): fresh timed data with
+/* The batch hooks (gpu.h, lab_batch_hooks): fresh timed data with
  * its exact sums; the checks of the sums, of cuBLAS SASUM's sums of |x|,
  * and of memcpy's copy; and what a wrong sum suggests. */
 void refresh_set(void *ctx, int s, uint64_t seed);

@@ -1,6 +1,6 @@
 /*
  * confinement.c: whether the graded programs run inside build/confine/confine
- * (confine/confine.h), and the command line that puts them there.
+ * (judge/confine.h), and the command line that puts them there.
  *
  * Decided once per grading run: build/confine/confine --probe sets every
  * layer up in a throw-away process and says whether it worked; then, where

@@ -14,7 +14,7 @@
  * is in it). So the check reads that list and refuses the headers below.
  *
  * It cannot see a library's source pasted into kernel.cu, nor hand-written
- * code that looks like a library's (confine/README.md, "The threat model").
+ * code that looks like a library's (judge/README.md, "The threat model").
  */
 #include "grader.h"
 #include "grading.h"

@@ -29,7 +29,7 @@ static const char *USAGE =
     "  --unconfined     run the programs without build/confine/confine around them\n"
     "  --judge          run each stage as the judge and a runner with kernel.cu, so that\n"
     "                   no result comes from the student's process (make grade, make class\n"
-    "                   and make calibrate pass it unless JUDGE=0; confine/README.md)\n"
+    "                   and make calibrate pass it unless JUDGE=0; judge/README.md)\n"
     "  --require-confinement\n"
     "                   stop (exit 5) where the runs cannot be confined (a class run)\n"
     "  --probed         the GPU was found to work inside the confinement, and the judge's\n"

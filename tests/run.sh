@@ -122,6 +122,7 @@ fi
 suite "the wall around student code: attacks without a GPU (tests/confine/run.sh)" confine tests/confine/run.sh
 suite "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" wall tests/confine/wall.sh
 suite "the judge and its runners without a GPU (tests/judge/run.sh)" judge tests/judge/run.sh
+suite "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" layout tests/layout/run.sh
 if [ -x tests/grader/run.sh ]; then
     suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
 else

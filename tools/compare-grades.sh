@@ -3,7 +3,7 @@
 # by side, as a Markdown table: for every stage and tier field, the median of
 # each set, how far the second's median is from the first's, and each set's
 # spread ((max - min) / median over its runs). Used to compare the judge's
-# timing with the drivers' event timing (confine/README.md, "The judge"):
+# timing with the drivers' event timing (judge/README.md, "The judge"):
 # the issue asks for ratios within 3% and a spread under 2%.
 #
 #   tools/compare-grades.sh DIR... -- DIR...     (each DIR holds a grade.json)

@@ -18,7 +18,7 @@
 #   grades   the solutions graded RUNS times (default 3) in each of
 #            GRADE_KINDS (default "events judge"; also judge-raw: the judge
 #            with LAB_JUDGE_WRITEBACK=0; judge-rse: with LAB_JUDGE_RSE=JUDGE_RSE,
-#            default 0.004; judge_timing.cu), alternating, each judge
+#            default 0.004; timing.cu), alternating, each judge
 #            compared with the events (tools/compare-grades.sh: ratios and
 #            spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for

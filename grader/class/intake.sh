@@ -246,7 +246,7 @@ intake() {
 conf_get_sub() { sed -n 's/^submissions=//p' "$out/submissions.conf"; }
 
 # ========================================================== confinement
-# A class is graded confined (confine/README.md, "The threat model"): every
+# A class is graded confined (judge/README.md, "The threat model"): every
 # student's make grade asks for it, and here, before anyone is graded, the
 # class stops (exit 5) where the machine cannot confine, unless the
 # instructor said --unconfined (UNCONFINED=1), which every row then notes.

@@ -1,7 +1,7 @@
 /*
  * 01_naive: one thread per element of C, with the warp laid along a row.
  *
- * What this version changes: the starting kernel (common/matmul_main.cu,
+ * What this version changes: the starting kernel (common/matmul_family.cu,
  * matmul_rows_naive) gives threadIdx.x the row, so the 32 threads of a warp
  * read addresses n floats apart. Here threadIdx.x gives the column: the warp
  * reads 32 neighbouring floats of B and writes 32 neighbouring floats of C,

@@ -320,7 +320,7 @@ static void test_sanitizer(void)
         "=========     by thread (0,1,0) in block (0,1,0)\n"
         "=========     Address 0x7f0000001000 is out of bounds\n"
         "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
-        "=========         Host Frame: main in /lab/common/matmul_main.cu:300\n"
+        "=========         Host Frame: main in /lab/common/matmul_family.cu:300\n"
         "=========\n"
         "========= ERROR SUMMARY: 17 errors\n";
     expect(sanitizer_finding(memcheck, f, sizeof f) == 1 &&

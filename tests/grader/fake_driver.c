@@ -66,7 +66,7 @@ typedef struct {
     int all_nan;           /* the failed check's elements all NaN, written   */
 } record_spec;
 
-/* A record shaped like common/matmul_main.cu's. */
+/* A record shaped like common/matmul_family.cu's. */
 static void write_record(const record_spec *s)
 {
     char *text = NULL;

@@ -147,7 +147,7 @@ fi
 if want attacks; then
 echo "== attacks (tests/grader/attacks/), graded by the judge (--judge)"
 # Each attack scores 0 when the judge grades it, and graded in the harness's
-# own process, but those marked judge-only (confine/README.md). Beside an
+# own process, but those marked judge-only (judge/README.md). Beside an
 # attack's kernel.cu: `stage`, the number of the stage it is graded as (03
 # when there is none); `reason`, a phrase the judged reason must hold. An
 # attack with a wrapper.cu instead of a kernel.cu wraps the stage's

@@ -1,5 +1,5 @@
 /*
- * check.c: the judge's side of a conversation with a runner (common/remote.c)
+ * check.c: the judge's side of a conversation with a runner (judge/remote.c)
  * against tests/judge/fake_runner.c: answers, a hang stopped at the time
  * limit, a death told from waitpid, a garbled answer, an error's number, and
  * a runner started inside build/confine/confine.

@@ -1,6 +1,6 @@
 /*
  * fake_runner.c: a runner without a GPU, for testing the judge's side of
- * the conversation (common/remote.c). It behaves as LAB_FAKE_RUNNER_MODE says
+ * the conversation (judge/remote.c). It behaves as LAB_FAKE_RUNNER_MODE says
  * (a runner gets no arguments):
  *
  *   good     answers every request (HELLO with "matmul"), as a runner does

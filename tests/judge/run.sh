@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/judge/run.sh: the judge's conversation with its runners without a
-# GPU (part of make check): common/remote.c against a fake runner
+# GPU (part of make check): judge/remote.c against a fake runner
 # (tests/judge/fake_runner.c) that answers, hangs, dies, crashes, garbles,
 # reports an error, and tries to write a file from inside build/confine/confine.
 # Ends with "N passed, N failed[, N skipped]".
@@ -9,10 +9,10 @@ cd "$(dirname "$0")/../.." || exit 2
 CC=${CC:-cc}
 out=build/tests/judge
 mkdir -p "$out"
-echo "== the judge and its runners (common/remote.c)"
-if ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/fake_runner.c common/remote.c common/signals.c \
+echo "== the judge and its runners (judge/remote.c)"
+if ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Ijudge tests/judge/fake_runner.c judge/remote.c common/signals.c \
         -o "$out/fake-runner" 2>"$out/cc.log" ||
-   ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon tests/judge/check.c common/remote.c common/signals.c \
+   ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Ijudge tests/judge/check.c judge/remote.c common/signals.c \
         -o "$out/check" 2>>"$out/cc.log"; then
     echo "FAIL  remote: the test programs compile"
     sed 's/^/      /' "$out/cc.log" | tail -n 15

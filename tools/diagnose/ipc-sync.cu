@@ -1,6 +1,6 @@
 /*
  * ipc-sync.cu: which path of a judge's clock around a call agrees with the
- * call's own CUDA events (confine/README.md, "The judge"). Two processes on
+ * call's own CUDA events (judge/README.md, "The judge"). Two processes on
  * one GPU, as the judge and a runner: the judge (here, context A) owns the
  * buffers and shares them by CUDA IPC with the runner (a forked child,
  * context B), which launches what it is asked, synchronizes its device and

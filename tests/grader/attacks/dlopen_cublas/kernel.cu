@@ -4,7 +4,7 @@
  * from its constructor it finds libc's dlopen and dlsym in memory, loads
  * the CUDA Toolkit's cuBLAS by name and calls cublasSgemm from matmul.
  * The runner may read only what it is linked with and the GPU driver's
- * files (confine/libraries.c, build/confine/driver-files), so cuBLAS cannot
+ * files (judge/libraries.c, build/confine/driver-files), so cuBLAS cannot
  * be read, let alone loaded: matmul does nothing and the stage scores 0.
  * (In the harness's own process, JUDGE=0, cuBLAS is linked: judge-only.)
  *

@@ -7,7 +7,7 @@
  * (where the harness writes its record) and exits with status 0.
  *
  * In the harness's own process (the drivers), this is the hole that the
- * judge closes: confine/README.md, "The threat model". Graded with the judge
+ * judge closes: judge/README.md, "The threat model". Graded with the judge
  * (JUDGE=1), descriptor 3 of the runner is the judge's request pipe, read
  * only, and the runner's death is the judge's to report: it must score 0.
  *

@@ -1,9 +1,11 @@
 /*
- * judge.cu: the judge's side of the runners (remote.h; confine/README.md,
- * "The judge"). Linked into the judge builds only (-DLAB_JUDGE), where the
- * contract function (matmul, transpose, reduce) is a stub that queues a call
- * here (common/family_calls.cu, built with -DLAB_JUDGE_FAMILY_<family>
- * into build/judge/<family>_stub.o) instead of running student code.
+ * judge.cu: the backend (common/backend.h) that runs the student's code in
+ * runners (remote.h; README.md, "The judge"). Linked into the judge
+ * programs (build/<stage>/<variant>-judge) instead of common/run_here.cu,
+ * with the same harness; the contract function (matmul, transpose, reduce)
+ * is a stand-in that queues a call here (judge/calls.cu, built with
+ * -DLAB_JUDGE_FAMILY_<family> into build/judge/<family>_stub.o) instead of
+ * running student code.
  *
  * The runners are started with the judge (lab_judge_spawn), the student's
  * from --runner PATH
@@ -14,8 +16,9 @@
  * allocation (guard zones included) the runner maps by CUDA IPC. The echo
  * runner (--echo PATH), the same loop without student code, measures what
  * a round trip costs, so that a call timed through the runner and a call
- * timed in this process compare fairly (judge_timing.cu).
+ * timed in this process compare fairly (common/timing.cu).
  */
+#include "backend.h"
 #include "gpu.h"
 #include "judge.h"
 #include "remote.h"
@@ -25,7 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *lab_judge_family;
+/* a batch (backend.h) is a flush and a call for each of its calls */
+static_assert(LAB_REMOTE_MAX_CALLS >= 2 * LAB_MAX_BATCH, "a request must hold a whole batch");
+
+static const char *g_family;
+
+void lab_backend_family(const char *family) { g_family = family; }
 
 static struct {
     char runner[4096], echo[4096], confine[4096], confine_files[4096];
@@ -42,7 +50,7 @@ static struct {
 
 /* Take the judge's own options out of argv: --runner, --echo, --confine,
  * --confine-files, --call-limit-s. The rest is the driver's. */
-void lab_judge_take_args(int *argc, char **argv)
+void lab_backend_take_args(int *argc, char **argv)
 {
     int out = 1;
     for (int i = 1; i < *argc; i++) {
@@ -169,17 +177,17 @@ static void start_student(void)
 {
     spawn_student();
     if (!J.greeted)
-        hello(&J.student, lab_judge_family, 1);
+        hello(&J.student, g_family, 1);
     J.greeted = 1;
 }
 
-void lab_judge_start_student(void) { start_student(); }
+void lab_backend_start_student(void) { start_student(); }
 
 /* Between the student's calls and the baselines: its runner stopped, so
  * that no work of its process (a CUDA context of its own included) is on
  * the GPU while the judge times anything else. The next call starts it
  * again, mapping the buffers anew. */
-void lab_judge_stop_student(void)
+void lab_backend_stop_student(void)
 {
     if (!J.started)
         return;
@@ -191,7 +199,7 @@ void lab_judge_stop_student(void)
         J.mapped[i] = 0;
 }
 
-void lab_judge_register(lab_buffer *b)
+void lab_backend_register(lab_buffer *b)
 {
     for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
         if (!J.buffers[i]) {
@@ -214,7 +222,7 @@ static void ask_or_die(lab_runner *r, lab_remote_request *q, const char *what, i
     g_said_ms = !strncmp(a.text, "ok ", 3) ? atof(a.text + 3) : -1;
 }
 
-double lab_judge_runner_said_ms(void) { return g_said_ms; }
+double lab_backend_said_ms(void) { return g_said_ms; }
 
 /* Map buffer i into runner r (or, unmap: let go of it there). */
 static void map_in(lab_runner *r, int i, int unmap, int is_student)
@@ -236,7 +244,7 @@ static void map_in(lab_runner *r, int i, int unmap, int is_student)
     (*(unmap ? &T.unmaps : &T.maps))++;
 }
 
-void lab_judge_forget(lab_buffer *b)
+void lab_backend_forget(lab_buffer *b)
 {
     for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
         if (J.buffers[i] == b) {
@@ -303,34 +311,50 @@ void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *
     queue_into(&J.pending, fn, ptr, nptr, value, nvalue);
 }
 
-void lab_judge_flush(const char *what, int profile)
+int lab_backend_student_side(void) { return LAB_STUDENT; }
+
+void lab_backend_send(int side, const char *what, int profile)
 {
+    if (side == LAB_ECHO) {
+        J.echo_pending.op = LAB_OP_CALLS;
+        ask_or_die(&J.echo_runner, &J.echo_pending, what, 0);
+        J.echo_pending.count = 0;
+        return;
+    }
     lab_remote_request *q = &J.pending;
-    if (!J.started)
+    if (side != LAB_STUDENT || !J.started)
         return;
     q->op = profile ? LAB_OP_PROFILE : LAB_OP_CALLS;
     ask_or_die(&J.student, q, what, 1);
     q->count = 0;
 }
 
+/* One call queued for the student's runner or the echo runner. */
+static void queue_on(int side, int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
+{
+    if (side == LAB_ECHO)
+        queue_into(&J.echo_pending, fn, ptr, nptr, value, nvalue);
+    else if (side == LAB_STUDENT)
+        lab_judge_queue(fn, ptr, nptr, value, nvalue);
+    else
+        lab_die(LAB_EXIT_CUDA_ERROR, "a call queued for no runner (a harness bug)");
+}
+
+void lab_backend_queue_noop(int side) { queue_on(side, LAB_FN_NOOP, NULL, 0, NULL, 0); }
+
+void lab_backend_queue_flush(int side, const void *buffer, unsigned long long *sum, size_t words, uint64_t salt)
+{
+    const void *ptr[] = {buffer, sum};
+    const long long value[] = {(long long)words, (long long)salt};
+    queue_on(side, LAB_FN_FLUSH, ptr, 2, value, 2);
+}
+
 static int start_echo(void);
 
-int lab_judge_have_echo(void)
+int lab_backend_empty_side(void)
 {
     start_student();
-    return start_echo() == 0;
-}
-
-void lab_judge_queue_echo(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
-{
-    queue_into(&J.echo_pending, fn, ptr, nptr, value, nvalue);
-}
-
-void lab_judge_flush_echo(void)
-{
-    J.echo_pending.op = LAB_OP_CALLS;
-    ask_or_die(&J.echo_runner, &J.echo_pending, "measuring the round trip", 0);
-    J.echo_pending.count = 0;
+    return start_echo() == 0 ? LAB_ECHO : LAB_HERE;
 }
 
 /* Start the echo runner (the first time), mapping what the student's runner
@@ -371,7 +395,7 @@ static int start_echo(void)
 
 /* Both runners' processes started at once, before the judge makes its own
  * CUDA context: their start-ups overlap its own and each other's. */
-void lab_judge_spawn(void)
+void lab_backend_spawn(void)
 {
     T.on = getenv("LAB_JUDGE_TRACE") != NULL;
     T.born_ms = lab_now_ms();

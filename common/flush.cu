@@ -1,16 +1,14 @@
 /*
- * judge_flush.cu: the L2 flushes of the judge's batches (-DLAB_JUDGE;
- * l2_flush.h has the flush itself, judge_timing.cu the batches): the
- * flushed buffer and its twin, the flushes queued for a runner or run here,
- * their sums verified after a batch; the canary, one flush timed here; and
+ * flush.cu: the L2 flushes of the timed batches (flush.h; l2_flush.h has
+ * the flush itself, timing.cu the batches): the flushed buffer and its
+ * twin, the flushes run here or queued for a runner (backend.h), their sums
+ * verified after a runner's batch; the canary, one flush timed here; and
  * what a flush costs more after a call that wrote its output.
- * confine/README.md, "The judge", says why.
+ * judge/README.md, "The judge", says why.
  */
-#ifndef LAB_JUDGE
-#error "judge_flush.cu is the judges' (build it with -DLAB_JUDGE)"
-#endif
+#include "backend.h"
+#include "flush.h"
 #include "gpu.h"
-#include "judge.h"
 #include "l2_flush.h"
 
 #include <stdlib.h>
@@ -38,42 +36,36 @@ void lab_l2_setup(void)
     lab_buffer_fill(&g_flush, seed);
     lab_buffer_new(&g_twin, g_flush_words * 4);
     lab_buffer_fill(&g_twin, seed);
-    lab_buffer_new(&g_sums, 2 * LAB_JUDGE_MAX_BATCH); /* LAB_JUDGE_MAX_BATCH 8-byte sums */
-    CUDA_CHECK(cudaMalloc(&g_want, LAB_JUDGE_MAX_BATCH * sizeof *g_want));
+    lab_buffer_new(&g_sums, 2 * LAB_MAX_BATCH); /* LAB_MAX_BATCH 8-byte sums */
+    CUDA_CHECK(cudaMalloc(&g_want, LAB_MAX_BATCH * sizeof *g_want));
 }
 
 static unsigned long long *flush_sums(void) { return (unsigned long long *)g_sums.data; }
 
 void lab_l2_clear_sums(void)
 {
-    CUDA_CHECK(cudaMemset(flush_sums(), 0, LAB_JUDGE_MAX_BATCH * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemset(flush_sums(), 0, LAB_MAX_BATCH * sizeof(unsigned long long)));
 }
 
-/* Flush k of a batch: here, or queued for the student's runner or the echo
- * runner (remote: 1 the student's, 2 the echo's). */
-void lab_l2_flush(int remote, int k, uint64_t salt)
+/* Flush k of a batch: here, or queued for a runner (side, backend.h). */
+void lab_l2_flush(int side, int k, uint64_t salt)
 {
     unsigned long long *sum = flush_sums() + k;
-    if (!remote) {
-        lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)g_flush.data, g_flush_words, salt, sum);
-        CUDA_CHECK(cudaGetLastError());
+    if (side != LAB_HERE) {
+        lab_backend_queue_flush(side, g_flush.data, sum, g_flush_words, salt);
         return;
     }
-    const void *ptr[] = {g_flush.data, sum};
-    const long long value[] = {(long long)g_flush_words, (long long)salt};
-    if (remote == 1)
-        lab_judge_queue(LAB_FN_FLUSH, ptr, 2, value, 2);
-    else
-        lab_judge_queue_echo(LAB_FN_FLUSH, ptr, 2, value, 2);
+    lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)g_flush.data, g_flush_words, salt, sum);
+    CUDA_CHECK(cudaGetLastError());
 }
 
-/* After a remote batch: every flush the runner was asked for gave the sum
+/* After a runner's batch: every flush the runner was asked for gave the sum
  * the judge computes itself on the twin, or the run ends. */
-void lab_l2_verify(const uint64_t *salt, int count, int remote)
+void lab_l2_verify(const uint64_t *salt, int count, int side)
 {
-    unsigned long long *sums = flush_sums(), got[LAB_JUDGE_MAX_BATCH], want[LAB_JUDGE_MAX_BATCH];
+    unsigned long long *sums = flush_sums(), got[LAB_MAX_BATCH], want[LAB_MAX_BATCH];
     CUDA_CHECK(cudaMemcpy(got, sums, count * sizeof *sums, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemset(g_want, 0, LAB_JUDGE_MAX_BATCH * sizeof *g_want));
+    CUDA_CHECK(cudaMemset(g_want, 0, LAB_MAX_BATCH * sizeof *g_want));
     for (int k = 0; k < count; k++)
         lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)g_twin.data, g_flush_words, salt[k],
                                                               g_want + k);
@@ -81,7 +73,7 @@ void lab_l2_verify(const uint64_t *salt, int count, int remote)
     CUDA_CHECK(cudaMemcpy(want, g_want, count * sizeof *g_want, cudaMemcpyDeviceToHost));
     for (int k = 0; k < count; k++)
         if (got[k] != want[k]) {
-            if (remote == 1)
+            if (side == LAB_STUDENT)
                 lab_die(LAB_EXIT_WRONG, "the cache flush the judge asked your kernel's process to run before a "
                                         "timed call (%d of %d in a batch) was skipped or changed: the timing of "
                                         "your calls cannot be trusted", k + 1, count);
@@ -89,7 +81,7 @@ void lab_l2_verify(const uint64_t *salt, int count, int remote)
         }
 }
 
-/* The write-back (LAB_JUDGE_WRITEBACK=0 leaves it in): the drivers' events stop when a
+/* The write-back (LAB_JUDGE_WRITEBACK=0 leaves it in): events stop when a
  * call's last store reaches L2, but in a batch the flush after a call must
  * first write the call's dirty lines back to memory, on the judge's clock.
  * What that costs after writing `bytes` is measured here once, by events:

@@ -1,20 +1,16 @@
 /*
- * reduce_main.cu: the driver for the reduction stage (07_reduction).
- *
- * Links with one kernel.cu that implements reduce() (reduce.h). It checks the
- * sum at several sizes, on signed and on non-negative data, against the exact
- * sum computed on the host (reduce_check.h); then times it, on non-negative
- * data with large values at random places (reduce_inputs.h), against a
- * device-to-device copy, cuBLAS SASUM and the interleaved baseline below, and
- * prints a table and a record.
- *
- *   build/07_reduction/exercise --help
+ * reduce_family.cu: the reduction stage, 07_reduction (family.h). The
+ * student's reduce() (reduce.h) is checked at several sizes, on signed and
+ * on non-negative data, against the exact sum (reduce_check.h); then timed,
+ * on non-negative data with large values at random places (reduce_inputs.h),
+ * against a device-to-device copy, cuBLAS SASUM and the interleaved
+ * baseline below.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "family.h"
 #include "reduce.h"
 #include "reduce_check.h"
 #include "reduce_inputs.h"
@@ -23,8 +19,22 @@
 static const char *FAMILY_HELP =
     "  --n N            floats in the timed sum (default 67108864 = 2^26, at most 2^28)\n";
 static const char *DEFAULT_SIZES = "1,2,3,31,33,1000,1025,65537,1000001";
-static const int DEFAULT_N = 1 << 26;
 static const long long MAX_N = 1LL << 28;
+
+static lab_dims default_size(int profile)
+{
+    (void)profile;
+    return {1 << 26, 1};
+}
+
+static int size_ok(lab_dims d, const char *what, char *err, size_t len)
+{
+    if (d.rows <= MAX_N)
+        return 0;
+    snprintf(err, len, "%s %lld is too large for this lab (at most 2^28 = %lld)", what, d.rows, MAX_N);
+    return -1;
+}
+
 
 /* ======================================================= baseline kernel */
 
@@ -75,10 +85,9 @@ static void baseline_reduce(const float *in, float *out, int n, float *scratch)
 
 /* ============================================================== problems */
 
-
-static void problem_new(problem *p, int n, int nsets, enum reduce_data data, uint64_t seed)
+static problem *problem_new(int n, int nsets, enum reduce_data data, uint64_t seed)
 {
-    memset(p, 0, sizeof *p);
+    problem *p = (problem *)calloc(1, sizeof *p);
     p->n = n;
     p->data = data;
     p->nsets = nsets;
@@ -87,15 +96,10 @@ static void problem_new(problem *p, int n, int nsets, enum reduce_data data, uin
         lab_buffer_new(&p->in[s], (size_t)n);
         lab_buffer_new(&p->out[s], 1);
         reduce_fill(p, s);
-#ifdef LAB_JUDGE
         exact_sum_gpu(&p->in[s], n, &p->exact[s], &p->sum_abs[s]);
-#else
-        float *h = lab_buffer_to_host(&p->in[s]);
-        reduce_exact_sum(h, n, &p->exact[s], &p->sum_abs[s]);
-        free(h);
-#endif
     }
     lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
+    return p;
 }
 
 static void problem_free(problem *p)
@@ -105,6 +109,7 @@ static void problem_free(problem *p)
         lab_buffer_free(&p->out[s]);
     }
     lab_buffer_free(&p->scratch);
+    free(p);
 }
 
 /* ============================================================== one check */
@@ -264,22 +269,22 @@ static int report(const char *label, const outcome *o, int count, const char *no
 
 /* Check reduce() at n elements: once on signed, once on non-negative data,
  * each with the output and the scratch poisoned before the call. */
-static int check_size(int n, uint64_t seed, const lab_args *a, lab_record *rec)
+static int check_size(lab_dims d, const char *label, const char *whole_ok, cublasHandle_t h, const lab_args *a,
+                      lab_record *rec)
 {
-    char label[32];
-    snprintf(label, sizeof label, "n=%d", n);
-    lab_progress("check %s", label);
+    (void)whole_ok;
+    (void)h;
+    int n = (int)d.rows;
     outcome o[2];
     char *notes = NULL;
     size_t notes_len = 0;
     FILE *log = open_memstream(&notes, &notes_len);
     for (int k = 0; k < 2; k++) {
-        problem p;
-        problem_new(&p, n, 1, k ? REDUCE_NONNEG : REDUCE_SIGNED, seed);
-        reduce(p.in[0].data, p.out[0].data, n, p.scratch.data);
+        problem *p = problem_new(n, 1, k ? REDUCE_NONNEG : REDUCE_SIGNED, a->seed);
+        reduce(p->in[0].data, p->out[0].data, n, p->scratch.data);
         lab_student_sync(label);
-        o[k] = judge(&p, 0, log);
-        problem_free(&p);
+        o[k] = judge(p, 0, log);
+        problem_free(p);
     }
     fclose(log);
     int ok = report(label, o, 2, notes, a, rec);
@@ -289,6 +294,54 @@ static int check_size(int n, uint64_t seed, const lab_args *a, lab_record *rec)
 
 /* ================================================================ timing */
 
+/* GB/s of DRAM traffic: a sum reads 4n bytes; the copy reads 4n and writes
+ * 4n, and moves 8n (its work_scale) */
+static double work(lab_dims d) { return 4.0 * d.rows; }
+
+static void *timing_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
+{
+    timing_ctx *t = (timing_ctx *)calloc(1, sizeof *t);
+    t->p = problem_new((int)d.rows, nsets, REDUCE_TIMED, seed);
+    t->h = h;
+    /* SASUM's result stays on the device */
+    CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+    CUDA_CHECK(cudaMalloc(&t->copy, (size_t)d.rows * sizeof(float)));
+    return t;
+}
+
+static void timing_free(void *ctx)
+{
+    timing_ctx *t = (timing_ctx *)ctx;
+    CUDA_CHECK(cudaFree(t->copy));
+    problem_free(t->p);
+    free(t);
+}
+
+static size_t set_bytes(lab_dims d) { return (size_t)d.rows * sizeof(float); }
+/* the copy's output; the sums write one float (writes_one) */
+static size_t output_bytes(void *ctx) { return (size_t)((timing_ctx *)ctx)->p->n * sizeof(float); }
+
+static void timing_intro(void *ctx, int nsets)
+{
+    printf("\ntiming at n=%d on non-negative data with about %d values of 2^%d to 2^%d, of either sign,\n"
+           "at random places (%d input sets, L2 flushed before each call)...\n",
+           ((timing_ctx *)ctx)->p->n, REDUCE_SPIKES, REDUCE_SPIKE_EXPONENT, REDUCE_SPIKE_EXPONENT + 1, nsets);
+}
+
+/* the last timed call's sum, judged and reported as a check */
+static int check_set(void *ctx, int set, const char *label, const char *whole_ok, const lab_args *a,
+                     lab_record *rec)
+{
+    (void)whole_ok;
+    char *notes = NULL;
+    size_t notes_len = 0;
+    FILE *log = open_memstream(&notes, &notes_len);
+    outcome last = judge(((timing_ctx *)ctx)->p, set, log);
+    fclose(log);
+    int ok = report(label, &last, 1, notes, a, rec);
+    free(notes);
+    return ok;
+}
 
 static void call_student(void *ctx, int s)
 {
@@ -343,134 +396,25 @@ static int reference_ok(problem *p, int s, const char *what, int abs)
     return ok;
 }
 
-/* ================================================================== main */
+static int sasum_ok(void *ctx, int s, const char *what) { return reference_ok(((timing_ctx *)ctx)->p, s, what, 1); }
+static int sum_ok(void *ctx, int s, const char *what) { return reference_ok(((timing_ctx *)ctx)->p, s, what, 0); }
 
-int main(int argc, char **argv)
+/* ============================================================ conclusion */
+
+/* a time below what reading 4n bytes takes at peak bandwidth cannot be real */
+static double floor_ms(void *ctx, const lab_gpu *g)
 {
-    lab_args a;
-    lab_gpu g;
-    lab_start(argc, argv, 0, FAMILY_HELP, &a, &g);
-    char err[128];
-    if (!a.have_sizes && lab_parse_sizes(DEFAULT_SIZES, 0, a.sizes, &a.nsizes, err, sizeof err))
-        lab_die(LAB_EXIT_USAGE, "default sizes: %s", err);
-    if (!a.have_timing)
-        a.timing.rows = DEFAULT_N;
-    for (int i = 0; i < a.nsizes; i++)
-        if (a.sizes[i].rows > MAX_N)
-            lab_die(LAB_EXIT_USAGE, "size %lld is too large for this lab (at most 2^28 = %lld)",
-                    a.sizes[i].rows, MAX_N);
-    if (a.timing.rows > MAX_N)
-        lab_die(LAB_EXIT_USAGE, "--n %lld is too large for this lab (at most 2^28 = %lld)",
-                a.timing.rows, MAX_N);
-    int n = (int)a.timing.rows;
+    double bytes = 4.0 * ((timing_ctx *)ctx)->p->n;
+    return g->peak_dram_gbs > 0 ? bytes / (g->peak_dram_gbs * 1e9) * 1e3 : 0.0;
+}
 
-    lab_record rec;
-    lab_record_begin(&rec, "reduce", &a, &g);
-    cublasHandle_t h = lab_cublas_strict();
-    CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+enum { STUDENT, MEMCPY, CUBLAS, BASELINE, NROWS };
 
-    printf("%s (%s%s%s) on %s, seed %llu\n", lab_stage, lab_variant, *lab_knob ? ", " : "",
-           lab_knob, g.name, (unsigned long long)a.seed);
-    printf("checking the sum against the exact sum, on signed data in [-0.5, 0.5) and on\n"
-           "non-negative data in [0, 0.5]; allowed error gamma(D) * sum|x| (common/reduce_check.h):\n");
-
-    /* ------------------------------------------------ correctness first */
-    int all_ok = 1;
-    lab_json_array(&rec.j, "checks");
-    /* the timing size is checked here only with --check-only: otherwise the
-     * timed calls' output is checked after timing, so that a correct kernel
-     * too slow to time at that size has passed every check first */
-    int nchecks = a.nsizes + (a.check_only ? 1 : 0);
-    for (int i = 0; i < nchecks; i++) {
-        int m = i < a.nsizes ? (int)a.sizes[i].rows : n; /* the timing size last (--check-only) */
-        all_ok &= check_size(m, a.seed, &a, &rec);
-    }
-    lab_json_end(&rec.j);
-    lab_json_bool(&rec.j, "correct", all_ok);
-    if (!all_ok) {
-        printf("\nnot timed: the kernel must pass every check first. Fix the first failing size,\n"
-               "then run again (make run EX=%s). The seed above repeats these inputs (SEED=%llu).\n",
-               lab_stage, (unsigned long long)a.seed);
-        if (!strcmp(lab_variant, "exercise"))
-            printf("Your edits go in the TODO(lab) parts of exercises/%s/kernel.cu.\n", lab_stage);
-        lab_record_end(&rec, LAB_EXIT_WRONG, "wrong result");
-        return LAB_EXIT_WRONG;
-    }
-    printf("all results match.\n");
-    lab_progress("checks passed");
-    if (a.check_only) {
-        lab_record_end(&rec, LAB_EXIT_OK, "checked, not timed (--check-only)");
-        return LAB_EXIT_OK;
-    }
-
-    /* ------------------------------------------------------------ timing */
-    problem p;
-    const int nsets = lab_sets_that_fit(NSETS, (size_t)n * sizeof(float));
-    problem_new(&p, n, nsets, REDUCE_TIMED, a.seed ^ 0x5eedULL);
-    timing_ctx ctx = {&p, h, NULL};
-    if (a.profile)
-        return lab_profile_call(&rec, call_student, poison_output, &ctx);
-    CUDA_CHECK(cudaMalloc(&ctx.copy, (size_t)n * sizeof(float)));
-    lab_timing_policy policy = lab_default_policy(&a);
-    enum { STUDENT, MEMCPY, CUBLAS, BASELINE, NROWS };
-    lab_timing rows[NROWS] = {
-        {"student", "your kernel"},
-        {"memcpy", "cudaMemcpy D2D (read + write)"},
-        {"cublas", "cuBLAS SASUM"},
-        {"baseline", "interleaved, divergent (step 1)"},
-    };
-    printf("\ntiming at n=%d on non-negative data with about %d values of 2^%d to 2^%d, of either sign,\n"
-           "at random places (%d input sets, L2 flushed before each call)...\n",
-           n, REDUCE_SPIKES, REDUCE_SPIKE_EXPONENT, REDUCE_SPIKE_EXPONENT + 1, nsets);
-    /* the student first, in the judge's runner that ran the checks (judge_timing.cu) */
-    lab_time_writes(sizeof(float)); /* a sum writes one float; the copy n */
-    lab_batch_hooks(refresh_set, check_summed, REDUCE_WRONG_HINT);
-    lab_time(&rows[STUDENT], call_student, poison_output, &ctx, nsets, &policy, 1);
-
-    /* the last timed call's output must be right too */
-    lab_json_array(&rec.j, "timed_output_check");
-    char label[32];
-    snprintf(label, sizeof label, "n=%d", n);
-    lab_progress("check %s (the last timed call)", label);
-    char *notes = NULL;
-    size_t notes_len = 0;
-    FILE *log = open_memstream(&notes, &notes_len);
-    outcome last = judge(&p, rows[STUDENT].last_set, log);
-    fclose(log);
-    int last_ok = report(label, &last, 1, notes, &a, &rec);
-    free(notes);
-    lab_json_end(&rec.j);
-    if (!last_ok) {
-        printf("the output of the last timed call is wrong, although the first call was right:\n"
-               "does the kernel depend on state left by an earlier call?\n");
-        lab_record_end(&rec, LAB_EXIT_WRONG, "the last timed call's output is wrong");
-        return LAB_EXIT_WRONG;
-    }
-    lab_time_writes((size_t)n * sizeof(float));
-    lab_batch_hooks(refresh_set, check_copied, NULL);
-    lab_time(&rows[MEMCPY], call_memcpy, NULL, &ctx, nsets, &policy, 0);
-    lab_time_writes(sizeof(float));
-    lab_batch_hooks(refresh_set, check_abs_summed, NULL);
-    lab_time(&rows[CUBLAS], call_cublas, NULL, &ctx, nsets, &policy, 0);
-    int cublas_ok = reference_ok(&p, rows[CUBLAS].last_set, "cuBLAS SASUM", 1);
-    lab_batch_hooks(refresh_set, check_summed, NULL);
-    lab_time(&rows[BASELINE], call_baseline, NULL, &ctx, nsets, &policy, 0);
-    int baseline_ok = reference_ok(&p, rows[BASELINE].last_set, "the baseline", 0);
-
-    /* GB/s of DRAM traffic: a sum reads 4n bytes; the copy reads 4n and
-     * writes 4n, and moves 8n */
-    double bytes = 4.0 * n;
-    for (int i = 0; i < NROWS; i++)
-        rows[i].rate = (i == MEMCPY ? 2.0 * bytes : bytes) / (rows[i].st.median * 1e-3) / 1e9;
+static void conclude(void *ctx, const lab_timing *rows, const lab_gpu *g, double floor, int plausible, lab_json *j)
+{
     double pct = 100.0 * rows[STUDENT].rate / rows[MEMCPY].rate;
     double vs_cublas = rows[STUDENT].rate / rows[CUBLAS].rate;
     double speedup = rows[BASELINE].st.median / rows[STUDENT].st.median;
-
-    /* a time below what the memory allows cannot be real */
-    double floor_ms = g.peak_dram_gbs > 0 ? bytes / (g.peak_dram_gbs * 1e9) * 1e3 : 0.0;
-    int plausible = rows[STUDENT].st.median >= floor_ms;
-
-    lab_print_timings(rows, NROWS, "GB/s", &rows[MEMCPY], &rows[BASELINE]);
     printf("  (GB/s: bytes read / time for the sums, 4n bytes; the copy reads 4n and writes 4n\n"
            "  bytes and is counted as both, 8n: the memory traffic a streaming kernel can reach)\n");
     printf("\n  your kernel: %.0f GB/s, %.1f%% of the copy rate, %.2fx cuBLAS SASUM, %.2fx the baseline\n",
@@ -478,19 +422,25 @@ int main(int argc, char **argv)
     if (!plausible)
         printf("  warning: %.4g ms is less than reading %.0f bytes takes at this GPU's peak memory\n"
                "  bandwidth (%.4g ms at %.0f GB/s): this time cannot be real\n",
-               rows[STUDENT].st.median, bytes, floor_ms, g.peak_dram_gbs);
-
-    lab_record_timing_begin(&rec, label, "GB/s", bytes, floor_ms, plausible);
-    lab_json_string(&rec.j, "reference", "memcpy, counted as bytes read + written");
-    lab_json_number(&rec.j, "pct_of_reference", pct);
-    lab_json_number(&rec.j, "ratio_to_cublas", vs_cublas);
-    lab_json_number(&rec.j, "speedup_vs_baseline", speedup);
-    lab_json_bool(&rec.j, "cublas_result_ok", cublas_ok);
-    lab_json_bool(&rec.j, "baseline_result_ok", baseline_ok);
-    lab_record_timing_end(&rec, rows, NROWS);
-    CUDA_CHECK(cudaFree(ctx.copy));
-    problem_free(&p);
-    CUBLAS_CHECK(cublasDestroy(h));
-    lab_record_end(&rec, LAB_EXIT_OK, plausible ? "ok" : "implausibly fast");
-    return LAB_EXIT_OK;
+               rows[STUDENT].st.median, 4.0 * ((timing_ctx *)ctx)->p->n, floor, g->peak_dram_gbs);
+    lab_json_string(j, "reference", "memcpy, counted as bytes read + written");
+    lab_json_number(j, "pct_of_reference", pct);
+    lab_json_number(j, "ratio_to_cublas", vs_cublas);
+    lab_json_number(j, "speedup_vs_baseline", speedup);
 }
+
+static const lab_kernel KERNELS[NROWS] = {
+    {"student", "your kernel", call_student, poison_output, check_summed, REDUCE_WRONG_HINT, 1, 1},
+    {"memcpy", "cudaMemcpy D2D (read + write)", call_memcpy, NULL, check_copied, NULL, 2},
+    {"cublas", "cuBLAS SASUM", call_cublas, NULL, check_abs_summed, NULL, 1, 1, 0, sasum_ok},
+    {"baseline", "interleaved, divergent (step 1)", call_baseline, NULL, check_summed, NULL, 1, 1, 0, sum_ok},
+};
+
+extern const lab_family lab_family_this = {
+    "reduce", FAMILY_HELP, 0, DEFAULT_SIZES, 0,
+    "checking the sum against the exact sum, on signed data in [-0.5, 0.5) and on\n"
+    "non-negative data in [0, 0.5]; allowed error gamma(D) * sum|x| (common/reduce_check.h):",
+    default_size, size_ok, check_size, NULL,
+    NSETS, set_bytes, timing_new, timing_free, work, timing_intro, refresh_set, output_bytes, check_set,
+    KERNELS, NROWS, MEMCPY, BASELINE, "GB/s", floor_ms, conclude,
+};

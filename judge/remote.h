@@ -1,5 +1,5 @@
 /*
- * remote.h: the judge and its runners (confine/README.md, "The judge").
+ * remote.h: the judge and its runners (judge/README.md, "The judge").
  *
  * The judge is the harness without the student's code: it makes the inputs,
  * checks, times and writes the record. A runner is a separate process with

@@ -1,7 +1,7 @@
 /*
  * confine.h: running a program that must not touch anything but its own run.
  *
- * build/confine/confine is the wall around student code (confine/README.md,
+ * build/confine/confine is the wall around student code (judge/README.md,
  * "The threat model"). It starts one program the way the grader wants it
  * confined, before a single instruction of that program runs (constructors,
  * static initializers and ifunc resolvers of the student's object included):

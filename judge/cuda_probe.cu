@@ -12,11 +12,11 @@
  * those the GPU driver loads at run time (libcuda.so.1 and its own), found
  * by watching a trusted program do what a runner does. The grader hands
  * them to confine (--read-list): a runner may read those and no other
- * library, so nothing it is not linked with can be loaded (confine/README.md,
+ * library, so nothing it is not linked with can be loaded (judge/README.md,
  * "What confinement takes away").
  *
  * `cuda-probe --ipc`: can two processes share GPU memory (CUDA IPC), as the
- * judge and its runner do (confine/README.md, "The judge")? Some systems
+ * judge and its runner do (judge/README.md, "The judge")? Some systems
  * cannot (WSL2, some virtual machines); the grader then grades in the
  * kernel's own process, with one line saying why (make grade), or stops
  * (make class). The second process is a child forked before CUDA starts.

@@ -1,11 +1,11 @@
 /*
- * family_calls.cu: both ends of a call to the contract function across the
- * judge and its runner (remote.h). One file, three families, two sides:
+ * calls.cu: both ends of a call to the contract function across the judge
+ * and its runner (remote.h). One file, three families, two sides:
  *
  *  -DLAB_RUNNER_FAMILY_<name>: the runner's lab_family_call, which calls the
  *   student's function on the pointers the judge shared;
  *  -DLAB_JUDGE_FAMILY_<name>: the judge's stand-in for the contract function,
- *   which queues the call for the runner (judge.h);
+ *   which queues the call for the runner (judge.h, judge.cu);
  *  -DLAB_RUNNER_ECHO: the echo runner, which calls nothing of a student's.
  *
  * The Makefile compiles it once per family and side.

@@ -1,13 +1,13 @@
 /*
- * runner.cu: the runner's loop (remote.h; confine/README.md, "The judge").
+ * runner.cu: the runner's loop (remote.h; judge/README.md, "The judge").
  *
- * Linked with one kernel.cu and the family's call file (common/family_calls.cu
+ * Linked with one kernel.cu and the family's call file (judge/calls.cu
  * built with -DLAB_RUNNER_FAMILY_<family> into build/judge/<family>_call.o,
  * which calls the contract function on the pointers of one request), this
  * is the only process in which the student's code runs. It believes the
  * judge, whose requests come on LAB_RUNNER_IN_FD, and answers on
  * LAB_RUNNER_OUT_FD; the judge believes nothing it says beyond "done".
- * Linked without a kernel.cu (family_calls.cu with -DLAB_RUNNER_ECHO) it is
+ * Linked without a kernel.cu (calls.cu with -DLAB_RUNNER_ECHO) it is
  * the echo runner,
  * which the judge uses to measure what a round trip costs.
  *

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/layout/run.sh: what the tree promises about itself (part of make
+# check): the execution backends are chosen at link time (no LAB_JUDGE
+# conditional outside judge/), no source file passes 500 lines, and the
+# family files (common/*_family.cu) share no run of 6 identical lines.
+# Ends with "N passed, N failed". LAB_LAYOUT_ROOT: check that tree instead
+# (tests plant faults in a copy).
+set -u
+root=${LAB_LAYOUT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$root" || exit 2
+pass=0 fail=0
+check() { # name, status (0 = pass), details
+    if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok    $1"
+    else fail=$((fail + 1)); echo "FAIL  $1"; [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/      /' | head -n 12; fi
+}
+sources() { git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cu' '*.sh' '*.awk' '*.mk' Makefile 2>/dev/null ||
+            find . -path ./build -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.sh' \
+                 -o -name '*.awk' -o -name '*.mk' -o -name Makefile \) -print | sed 's|^\./||'; }
+
+echo "== layout: the tree's own promises"
+found=$(sources | grep -v '^judge/' | while read -r f; do
+    [ -f "$f" ] && grep -Hn '^[[:space:]]*#[[:space:]]*if.*LAB_JUDGE' "$f"; done)
+check "no LAB_JUDGE conditional outside judge/ (the backend is chosen at link time)" "$([ -z "$found" ]; echo $?)" "$found"
+
+long=$(sources | while read -r f; do
+    [ -f "$f" ] && n=$(wc -l < "$f") && [ "$n" -gt 500 ] && echo "$f: $n lines"; done)
+check "no source file over 500 lines" "$([ -z "$long" ]; echo $?)" "$long"
+
+# every window of 6 lines (trimmed; those with fewer than four lines of more
+# than braces and blanks left out) of each family file, then the windows
+# found in two files
+shared=$(for f in common/*_family.cu; do
+    awk -v f="$f" '{ sub(/^[ \t]+/, ""); sub(/[ \t]+$/, ""); line[NR] = $0 }
+        END { for (i = 1; i + 5 <= NR; i++) {
+                  w = ""; big = 0
+                  for (k = 0; k < 6; k++) { w = w "\x1f" line[i + k]; if (length(line[i + k]) > 3) big++ }
+                  if (big >= 4) print f "\t" i "\t" w } }' "$f"
+    done | sort -t "$(printf '\t')" -k3,3 | awk -F'\t' '$3 == prev && $1 != pf { print pf ":" pl " and " $1 ":" $2 }
+        { prev = $3; pf = $1; pl = $2 }')
+check "the family files share no run of 6 identical lines" "$([ -z "$shared" ]; echo $?)" "$shared"
+
+# each check can fail: a copy with one fault of each kind planted
+if [ -z "${LAB_LAYOUT_ROOT:-}" ]; then
+    t=$(mktemp -d)
+    mkdir -p "$t/common" "$t/judge"
+    cp common/*_family.cu "$t/common/"
+    printf '#ifdef LAB_JUDGE\n#endif\n' > "$t/common/planted.cu"
+    printf '#if defined(LAB_JUDGE)\n#endif\n' > "$t/judge/allowed.cu"
+    seq 501 > "$t/common/long.sh"
+    sed -n '/^static int check_output/,/^}/p' common/matmul_family.cu > "$t/shared"
+    cat "$t/shared" "$t/shared" >> "$t/common/transpose_family.cu"
+    got=$(LAB_LAYOUT_ROOT=$t bash "$0" 2>&1)
+    planted=0
+    for want in "FAIL  no LAB_JUDGE conditional" "common/planted.cu:1" "FAIL  no source file over 500" \
+                "common/long.sh: 501 lines" "FAIL  the family files share no run" "0 passed, 3 failed"; do
+        case $got in *"$want"*) ;; *) planted=1; echo "      missing: $want" ;; esac
+    done
+    case $got in *judge/allowed.cu*) planted=1; echo "      judge/ was flagged" ;; esac
+    check "each of these checks fails on a tree with its fault planted" "$planted"
+    rm -rf "$t"
+fi
+
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
