@@ -227,12 +227,14 @@ static void settle_canaries(void)
     if (!g_pending.t)
         return;
     lab_backend_stop_student();
-    double c[5];
-    for (int i = 0; i < 5; i++)
-        c[i] = lab_l2_canary_ms();
-    lab_stats cs;
-    lab_stats_compute(c, 5, &cs);
-    canary_verdict(g_pending.t->label, cs.median, g_pending.canary, g_pending.n, g_pending.trace);
+    if (g_pending.canary) {
+        double c[5];
+        for (int i = 0; i < 5; i++)
+            c[i] = lab_l2_canary_ms();
+        lab_stats cs;
+        lab_stats_compute(c, 5, &cs);
+        canary_verdict(g_pending.t->label, cs.median, g_pending.canary, g_pending.n, g_pending.trace);
+    }
     /* every call of a batch but the last had a flush after it */
     const double wb = lab_l2_writeback_ms(g_pending.writes) * (g_pending.count - 1) / g_pending.count;
     for (int i = 0; i < g_pending.n; i++)
@@ -346,7 +348,13 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
     double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
-    double *canary = is_student ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
+    /* canaries where the student's calls run in a process of its own (a
+     * runner): what they watch for is that process's work between its
+     * calls. Where they run here, there is no such process; a canary would
+     * only time this process after its own batch (on an H100, 1.25 times
+     * the reference for stage 05's solution: a false flag). */
+    const int canaries = is_student && lab_backend_student_side() != LAB_HERE;
+    double *canary = canaries ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     /* LAB_JUDGE_TRACE: the samples' wall time, summed: the empty batch's
      * outside its window and in it, the timed batch's fresh inputs, window
      * and flush checks, and all of each sample (the canary, the verdict) */
