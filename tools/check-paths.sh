@@ -46,11 +46,11 @@ if [ ${#files[@]} -gt 0 ]; then
         read_files+=("$f")
     done
 else
-    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        mapfile -t files < <(git ls-files --cached --others --exclude-standard -- . | sort -u)
-    else
-        mapfile -t files < <(find . -path ./.git -prune -o -type f -print | sed 's|^\./||' | sort)
-    fi
+    # a checkout's files, or (a copy whose git tracks nothing here) every file
+    mapfile -t files < <(git ls-files --cached --others --exclude-standard -- . 2>/dev/null | sort -u)
+    [ ${#files[@]} -gt 0 ] ||
+        mapfile -t files < <(find . \( -path ./.git -o -path ./build -o -path ./results -o -path ./class-grades \) -prune \
+                             -o -type f -print | sed 's|^\./||' | sort)
     skip_re='^(build|results)/|^tests/docs/bad-|^measurements/.*\.(json|log|txt|csv)$|\.(svg|png|pdf|o|json|csv)$'
     for f in "${files[@]}"; do
         [[ $f =~ $skip_re ]] || { [ -f "$f" ] && read_files+=("$f"); }
