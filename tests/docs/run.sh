@@ -165,7 +165,7 @@ else
 fi
 pd=$out_dir/paths
 rm -rf "$pd" && mkdir -p "$pd"
-printf '/*\n * runner.cu: linked with common/echo_call.cu, the echo runner\n */\nint x; // common/runner.cu:4\n' >"$pd/stale.cu"
+printf '/*\n * runner.cu: linked with common/echo_call.cu, the echo runner\n */\nint x; // tools/check-paths.sh:1\n' >"$pd/stale.cu"
 printf 'Bench it with `tools/experiments/warptile.cu`.\n' >"$pd/stale.md"
 printf '#!/bin/sh\nf=tools/made-at-run-time.sh\n# the rest is in grader/gone.c\n' >"$pd/stale.sh"
 for f in stale.cu:2:common/echo_call.cu stale.md:1:tools/experiments/warptile.cu stale.sh:3:grader/gone.c; do
