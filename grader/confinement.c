@@ -106,7 +106,7 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
         c->on = 0;
         snprintf(c->why, sizeof c->why,
                  "not confined: the GPU works here, but not inside the confinement (%s): the driver may "
-                 "need a file it did not map (tools/diagnose/cuda-in-confine.sh finds which)",
+                 "need a file it did not map (research/diagnose/cuda-in-confine.sh finds which)",
                  confined_line[0] ? confined_line : "the probe said nothing");
     }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/gpu-suite.sh: the drivers on a GPU (tests/run.sh calls it; it also
-# runs alone, e.g. in tools/gpu-session.sh). Every solution passes its checks
+# runs alone, e.g. in research/gpu-session.sh). Every solution passes its checks
 # and says ok in its record; every skeleton fails cleanly (exit 1, naming
 # TODO(lab)); every deliberately wrong kernel of tests/fixtures/ is caught with
 # the exit status and phrase of tests/fixtures/expect.tsv. Without a GPU it

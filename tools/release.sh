@@ -23,8 +23,10 @@
 #                        (build/release/transpose_unpadded.o) for sm_75 to
 #                        sm_90 and PTX
 #   .ci/                 the lab's own CI
-#   tools/experiments/   benches of kernels outside the harness (one
-#                        includes the bonus stage's solution)
+#   research/            the maintainers' research: benches of kernels outside
+#                        the harness (one includes the bonus stage's
+#                        solution), diagnoses, GPU sessions, the flag rate
+#                        (research/README.md); no make target uses them
 #
 # README.md becomes the students' README: the blocks between the lines
 # <!-- instructors --> and <!-- /instructors --> are dropped, and those
@@ -54,7 +56,7 @@ in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|tools/experiments/)'
+left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"

@@ -17,7 +17,7 @@
  * for each block the SM holds, which an H200 (4252 GB/s of cudaMemcpy)
  * needs to come near its memcpy. Measured 2026-11-23 on an H200, 8192 x
  * 8192: 88.5% of memcpy with the 32 x 33 tile, 92.6% with 64 x 65
- * (tools/experiments/transpose_order.cu; handout 05, "A bigger tile";
+ * (research/experiments/transpose_order.cu; handout 05, "A bigger tile";
  * measurements/h200-2026-11-23-night/transpose_order.tsv). The
  * padding works as before: a warp reads tile[tx][j] for 32 consecutive tx,
  * 65 words apart, in 32 different banks.

@@ -104,17 +104,17 @@ __global__ void matmul_strip(const float *A, const float *B, float *C, int n)
 
 /* ================================================ 2D coarsening (STEP 2) */
 
-/* Four neighbouring floats of one row, M[row][col .. col+3] (col is a
+/* Four neighbouring floats of one row, mat[row][col .. col+3] (col is a
  * multiple of 4), with zeros for those outside the n x n matrix. VEC: one
  * 16-byte load, which needs n % 4 == 0 (then every row starts on a 16-byte
  * boundary, and a group of four is either all inside the row or all outside). */
 template <bool VEC>
-__device__ float4 load4(const float *M, int n, int row, int col)
+__device__ float4 load4(const float *mat, int n, int row, int col)
 {
     float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (row >= n || col >= n)
         return v;
-    const float *p = M + (size_t)row * n + col;
+    const float *p = mat + (size_t)row * n + col;
     if (VEC)
         return *reinterpret_cast<const float4 *>(p);
     v.x = p[0];
@@ -126,11 +126,11 @@ __device__ float4 load4(const float *M, int n, int row, int col)
 
 /* The other way: C[row][col .. col+3] = v, skipping what is outside C. */
 template <bool VEC>
-__device__ void store4(float *M, int n, int row, int col, float4 v)
+__device__ void store4(float *mat, int n, int row, int col, float4 v)
 {
     if (row >= n || col >= n)
         return;
-    float *p = M + (size_t)row * n + col;
+    float *p = mat + (size_t)row * n + col;
     if (VEC) {
         *reinterpret_cast<float4 *>(p) = v;
         return;

@@ -35,7 +35,7 @@
 #define BK 8 /* depth of a tile step: columns of the A tile, rows of the B tile */
 #endif
 /* The shape: fixed for the stage, each a -D option for the experiments
- * (tools/experiments/warptile.cu; the static_asserts say what fits) */
+ * (research/experiments/warptile.cu; the static_asserts say what fits) */
 #ifndef BM
 #define BM 128   /* rows of the block's tile of C */
 #define BN 256   /* columns of the block's tile of C */

@@ -42,7 +42,7 @@ nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 . tests/class/release.sh
 
 # ======================================================== the submissions
-# alice: a folder, exercises/NN/kernel.cu: the solutions of two stages, and a
+# alice: a folder, exercises/NN_name/kernel.cu: the solutions of two stages, and a
 #        Makefile and a common/gpu.cu that must not reach her copy of the lab
 # bob:   a tarball with one top folder, NN/kernel.cu: the skeletons
 # carol: a file named .tar.gz that is not a tarball

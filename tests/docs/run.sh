@@ -10,6 +10,8 @@
 #     (tools/check-numbers.sh); numbers planted wrong, or under the wrong
 #     record, in a copy of a handout must be caught on their line, by the
 #     checker and by `make docs-check` on a copy of the tree;
+#   - every file a comment or a text names must exist (tools/check-paths.sh),
+#     and names planted stale must be caught on their line;
 #   - tools/records2dat.sh must turn tests/fixtures/records/*.json into
 #     tests/fixtures/records/expected/*.dat exactly;
 #   - tools/records2ladder.sh must turn them into
@@ -148,6 +150,50 @@ else fail "check-thresholds rejects a stale threshold, and only it (status $stat
 printf 'The pass threshold on an H200 is %s%s.\n' "$(awk -F'\t+' '$1 == "threshold" && $2 == "07_reduction" { v = $5 } END { print v }' grader/rubric.tsv)" x >"$td/README.md"
 if output=$(tools/check-thresholds.sh "$td/README.md" 2>&1); then pass "check-thresholds accepts a threshold of the rubric"
 else fail "check-thresholds accepts a threshold of the rubric" "$output"; fi
+
+# the files that comments and texts name (tools/check-paths.sh): the lab's
+# all exist (in the instructors' copy: a student release names solutions/
+# and instructors' tools it does not have); names planted stale, in a
+# comment, a text and a script's comment, are caught on their line, and
+# placeholders, a build's outputs and a path in code (not a comment) are not
+if [ -d solutions ]; then
+    if output=$(tools/check-paths.sh 2>&1); then pass "every file a comment or a text of the lab names exists"
+    else fail "every file a comment or a text of the lab names exists" "$output"; fi
+else
+    skipped=$((skipped + 1))
+    echo "skip  the files comments name: a student release names the instructors' files it leaves out"
+fi
+pd=$out_dir/paths
+rm -rf "$pd" && mkdir -p "$pd"
+printf '/*\n * runner.cu: linked with common/echo_call.cu, the echo runner\n */\nint x; // tools/check-paths.sh:1\n' >"$pd/stale.cu"
+printf 'Bench it with `tools/experiments/warptile.cu`.\n' >"$pd/stale.md"
+printf '#!/bin/sh\nf=tools/made-at-run-time.sh\n# the rest is in grader/gone.c\n' >"$pd/stale.sh"
+for f in stale.cu:2:common/echo_call.cu stale.md:1:tools/experiments/warptile.cu stale.sh:3:grader/gone.c; do
+    name=${f%%:*} rest=${f#*:}
+    output=$(tools/check-paths.sh "$pd/$name" 2>&1); status=$?
+    if [ $status = 1 ] && [ "$output" = "$pd/$name:${rest%%:*}: ${rest#*:} names no file of the lab" ]; then
+        pass "check-paths rejects a stale name planted in $name, and only it"
+    else fail "check-paths rejects a stale name planted in $name, and only it (status $status)" "$output"; fi
+done
+if [ -d solutions ]; then
+    printf '%s\n' 'common/<family>_main.cu, exercises/NN_name/kernel.cu, tests/docs/bad-*/,' \
+        'build/judge/<family>_stub.o, common/transpose_unpadded.o, research/README.md,' \
+        'handouts/../slides/lab.md, $dir/tools/none.sh and /usr/local/common/none.h' >"$pd/fine.md"
+    if output=$(tools/check-paths.sh "$pd/fine.md" 2>&1); then pass "check-paths accepts placeholders, outputs and others' paths"
+    else fail "check-paths accepts placeholders, outputs and others' paths" "$output"; fi
+    # on the copy of the tree (no git there: every file is read), with the
+    # skeleton a handout names made a file that does not exist
+    if output=$(tools/check-paths.sh --root "$tree" 2>&1); then pass "check-paths passes on a copy of the tree"
+    else fail "check-paths passes on a copy of the tree" "$output"; fi
+    r=handouts/03_tiled.md
+    line=$(grep -nF 'exercises/03_tiled/kernel.cu' "$r" | head -1 | cut -d: -f1)
+    replace_on_line "$r" "$line" exercises/03_tiled/kernel.cu exercises/03_tiled/skeleton.cu >"$tree/$r"
+    output=$(tools/check-paths.sh --root "$tree" 2>&1); status=$?
+    if [ $status = 1 ] && grep -qxF "$r:$line: exercises/03_tiled/skeleton.cu names no file of the lab" <<<"$output"; then
+        pass "check-paths rejects a stale name planted in a copy of $r, on its line"
+    else fail "check-paths rejects a stale name planted in a copy of $r (status $status, line $line)" "$output"; fi
+    cp -p "$r" "$tree/$r"
+fi
 
 mkdir -p "$out_dir"
 for record in tests/fixtures/records/*.json; do

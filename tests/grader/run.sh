@@ -238,16 +238,16 @@ check "grader: grade.json's total is the sum of the stages" \
     "$(total=0; for ((k = 0; k < ${#names[@]}; k++)); do total=$((total + $(get "stages.$k.points"))); done
        [ "$(get score)" = "$total" ]; echo $?)"
 
-echo "== grader: comparing two sets of grading runs (tools/compare-grades.sh)"
+echo "== grader: comparing two sets of grading runs (research/compare-grades.sh)"
 cmp=$out/compare
 rm -rf "$cmp"; mkdir -p "$cmp/a1" "$cmp/a2" "$cmp/b1" "$cmp/b2"
 cp "$out/reports/grade.json" "$cmp/a1/"; cp "$out/reports/grade.json" "$cmp/a2/"
 sed 's/"value": 50,\{0,1\}$/"value": 51/' "$out/reports/grade.json" >"$cmp/b1/grade.json"
 sed 's/"value": 50,\{0,1\}$/"value": 52/' "$out/reports/grade.json" >"$cmp/b2/grade.json"
-o=$(tools/compare-grades.sh "$cmp/a1" "$cmp/a2" -- "$cmp/b1" "$cmp/b2" 2>&1); st=$?
+o=$(research/compare-grades.sh "$cmp/a1" "$cmp/a2" -- "$cmp/b1" "$cmp/b2" 2>&1); st=$?
 check "compare-grades: per stage and tier, the medians, the second against the first, the spreads" \
     "$([ $st = 0 ] && grep -qF '| good | timing.pct_of_reference | 50 (2) | 51.5 (2) | +3.0% | 0.0% | 1.9% |' <<<"$o"; echo $?)" "$o"
-o=$(tools/compare-grades.sh "$cmp/a1" -- "$cmp/nothing" 2>&1); st=$?
+o=$(research/compare-grades.sh "$cmp/a1" -- "$cmp/nothing" 2>&1); st=$?
 check "compare-grades: a folder without grade.json: exit 2" "$([ $st = 2 ] && grep -q 'no grade.json' <<<"$o"; echo $?)" "$o"
 
 echo "== grader: a baseline timed by one stage serves the next stages of its family"

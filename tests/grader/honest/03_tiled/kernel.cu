@@ -1,6 +1,6 @@
 /*
  * An honest stage 03, written as a student would: a 32 x 32 tiled product
- * with its bounds tests around the loads and the store. tools/flag-rate.sh
+ * with its bounds tests around the loads and the store. research/flag-rate.sh
  * grades it among the honest kernels whose flags it counts.
  */
 #include "matmul.h"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# tools/diagnose/cuda-in-confine.sh: where the GPU works unconfined but not
+# research/diagnose/cuda-in-confine.sh: where the GPU works unconfined but not
 # in the confinement (the grader's line "the GPU works here, but not inside
 # the confinement"), find which layer refuses what. Runs build/confine/
 # cuda-probe unconfined, confined, confined without each layer in turn, and
-# confined with failing C-library calls printed (tools/diagnose/
+# confined with failing C-library calls printed (research/diagnose/
 # failed-calls.c) and Landlock's denials logged (confine --log, then dmesg).
 # Run from anywhere on the machine with the GPU; prints everything.
 cd "$(dirname "$0")/../.." || exit 2
 make -s build/confine/confine build/confine/cuda-probe || exit 2
-gcc -shared -fPIC -O2 -o build/failed-calls.so tools/diagnose/failed-calls.c -ldl || exit 2
+gcc -shared -fPIC -O2 -o build/failed-calls.so research/diagnose/failed-calls.c -ldl || exit 2
 toolkit=$(dirname "$(dirname "$(command -v nvcc)")")
 confine=(build/confine/confine --read "$PWD/build" --read "$toolkit")
 probe=$PWD/build/confine/cuda-probe

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tools/flag-rate.sh: how often the grader flags honest work, and how often
+# research/flag-rate.sh: how often the grader flags honest work, and how often
 # that costs points (on a GPU; grader/README.md, "A missed tier, or a flag,
 # runs a second time").
 #
-#   tools/flag-rate.sh [--grades N] [--minutes M] [--src DIR]... OUT
+#   research/flag-rate.sh [--grades N] [--minutes M] [--src DIR]... OUT
 #
 # Grades honest kernels by the judge, as a class is graded, round after
 # round, until OUT holds N stage grades (default 200) or M minutes have
@@ -24,10 +24,10 @@ while [ $# -gt 1 ]; do
     --grades) want=$2; shift 2 ;;
     --minutes) minutes=$2; shift 2 ;;
     --src) srcs+=("$2"); shift 2 ;;
-    *) echo "flag-rate: unknown option $1 (try: tools/flag-rate.sh --grades 200 OUT)" >&2; exit 2 ;;
+    *) echo "flag-rate: unknown option $1 (try: research/flag-rate.sh --grades 200 OUT)" >&2; exit 2 ;;
     esac
 done
-[ $# = 1 ] || { echo "usage: tools/flag-rate.sh [--grades N] [--minutes M] [--src DIR]... OUT" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: research/flag-rate.sh [--grades N] [--minutes M] [--src DIR]... OUT" >&2; exit 2; }
 out=$1
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' || { echo "flag-rate: no GPU here (nvidia-smi lists none)" >&2; exit 3; }
 mkdir -p "$out"

@@ -7,7 +7,7 @@
  * kernels read 128 MiB of inputs at n = 4096, more than L2). Not part of
  * any build:
  *
- *   nvcc -O3 -std=c++17 -arch=native -Icommon -o build/warptile tools/experiments/warptile.cu -lcublas
+ *   nvcc -O3 -std=c++17 -arch=native -Icommon -o build/warptile research/experiments/warptile.cu -lcublas
  *   build/warptile [N]
  *   ... -DBK=16 ...              the solution's knob (its static_asserts say what fits)
  *   ... -DBM=128 -DBN=128 -DWM=32 -DWN=64 -DWMITER=2 -DWNITER=2 -DTM=4 -DTN=4 ...

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/gpu-session.sh OUTDIR [PHASE...]: what the lab needs a GPU for, in one
+# research/gpu-session.sh OUTDIR [PHASE...]: what the lab needs a GPU for, in one
 # command, with every log under OUTDIR (for a session with a GPU for a short
 # time: run it once, read the logs after). The phases, in this order:
 #
@@ -19,7 +19,7 @@
 #            GRADE_KINDS (default "events judge"; also judge-raw: the judge
 #            with LAB_JUDGE_WRITEBACK=0; judge-rse: with LAB_JUDGE_RSE=JUDGE_RSE,
 #            default 0.004; timing.cu), alternating, each judge
-#            compared with the events (tools/compare-grades.sh: ratios and
+#            compared with the events (research/compare-grades.sh: ratios and
 #            spreads per tier)
 #   trace    the judge's clock beside event times (LAB_JUDGE_TRACE=1) for
 #            the short calls (04, 05, 07), at the default timing size with
@@ -27,14 +27,14 @@
 #            sample's wall time goes) and at a larger one, the drivers' own
 #            tables, and 06 with the rubric's arguments; and the paths a
 #            judge's clock can take around a call in a second process
-#            (tools/diagnose/ipc-sync.cu)
-#   diagnose tools/diagnose/cuda-in-confine.sh: which layer of the
+#            (research/diagnose/ipc-sync.cu)
+#   diagnose research/diagnose/cuda-in-confine.sh: which layer of the
 #            confinement refuses what the GPU driver needs
 #   calibrate make calibrate: this GPU's thresholds, each tier's from its
 #            reference kernel (references/tiers.tsv), written into
 #            grader/rubric.tsv (copied to OUTDIR), with every tier's margins
 #            (the log line counts those under 5%)
-#   flagrate tools/flag-rate.sh: honest kernels graded by the judge until
+#   flagrate research/flag-rate.sh: honest kernels graded by the judge until
 #            FLAG_GRADES (default 200) stage grades, into OUTDIR/flag-rate
 #            (run the phase again with the same OUTDIR to go on): how many
 #            were flagged on their first run, how many twice
@@ -44,10 +44,10 @@
 #            machine's GPUs, confined: students per minute per GPU (the
 #            class's own progress lines in class.log), whether the
 #            submissions and the class folder stayed the grader's
-#   warptile tools/experiments/warptile.cu: the bonus stage's solution
+#   warptile research/experiments/warptile.cu: the bonus stage's solution
 #            checked and timed against cuBLAS at BK 8 and 16, and the
 #            candidate warptile_prefetch.cu both ways (WARPTILE_SHAPES)
-#   transpose tools/experiments/transpose_order.cu: stage 05's kernel with
+#   transpose research/experiments/transpose_order.cu: stage 05's kernel with
 #            BLOCK_ROWS 4, 2, 1, in the grid's order and diagonally, and with
 #            a 64 x 64 tile, against memcpy
 #   sweep    make sweep SOLUTION=1 of SWEEP_STAGES (default "05 08")
@@ -60,7 +60,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: tools/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -116,7 +116,7 @@ grades() {
     done
     for kind in ${GRADE_KINDS:-events judge}; do
         [ "$kind" = events ] && continue
-        tools/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/"$kind"-* >"$out/$kind-vs-events.md" 2>&1
+        research/compare-grades.sh "$out"/grades/events-* -- "$out"/grades/"$kind"-* >"$out/$kind-vs-events.md" 2>&1
         { echo "$kind vs events:"; cat "$out/$kind-vs-events.md"; } >>"$out/session.log"
     done
 }
@@ -156,7 +156,7 @@ for phase in $phases; do
               LAB_JUDGE_TRACE=1 timeout 120 "build/$s6/solution-judge" $args 2>&1; } >>"$out/trace.log" 2>&1
             # the paths of a clock around a call in a second process
             { echo "== ipc-sync"
-              nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu &&
+              nvcc -O2 -o build/ipc-sync research/diagnose/ipc-sync.cu &&
                   timeout 120 build/ipc-sync 536870912 2147483648; } >>"$out/trace.log" 2>&1
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         warptile)
@@ -165,19 +165,19 @@ for phase in $phases; do
             for shape in "${shapes[@]}"; do
                 echo "== warptile $shape"
                 # shellcheck disable=SC2086  # shape is zero or more options
-                nvcc -O3 -std=c++17 -arch=native -Icommon $shape -o build/warptile tools/experiments/warptile.cu \
+                nvcc -O3 -std=c++17 -arch=native -Icommon $shape -o build/warptile research/experiments/warptile.cu \
                     -lcublas && timeout 120 build/warptile
             done >"$out/warptile.log" 2>&1
             log "warptile: $(grep -c 'of cuBLAS' "$out/warptile.log") shapes timed; $(grep -o '[0-9.]*% of cuBLAS' "$out/warptile.log" | tr '\n' ' ')" ;;
         diagnose)
-            timeout "$limit" tools/diagnose/cuda-in-confine.sh >"$out/diagnose.log" 2>&1
+            timeout "$limit" research/diagnose/cuda-in-confine.sh >"$out/diagnose.log" 2>&1
             log "diagnose: $(grep -c '^the GPU works' "$out/diagnose.log") of the runs worked (diagnose.log)" ;;
         calibrate)
             timeout "$limit" make --no-print-directory calibrate >"$out/calibrate.log" 2>&1
             log "make calibrate: exit $? ($(grep -cE '[0-9]%\)?!|WOULD PASS|FAILS IT' "$out/calibrate.log") tiers with a margin under 5%; calibrate.log)"
             cp grader/rubric.tsv "$out/rubric.tsv" ;;
         flagrate)
-            tools/flag-rate.sh --grades "${FLAG_GRADES:-200}" --minutes $((limit / 60)) "$out/flag-rate" \
+            research/flag-rate.sh --grades "${FLAG_GRADES:-200}" --minutes $((limit / 60)) "$out/flag-rate" \
                 >"$out/flagrate.log" 2>&1
             log "flag rate: $(grep -m 1 'stage grades' "$out/flagrate.log") (flagrate.log)" ;;
         class)
@@ -247,7 +247,7 @@ for phase in $phases; do
             cat "$class/gradebook.csv" >>"$out/session.log" 2>/dev/null
             rm -rf "$class" ;;
         transpose)
-            { nvcc -O3 -std=c++17 -arch=native -o build/transpose-order tools/experiments/transpose_order.cu &&
+            { nvcc -O3 -std=c++17 -arch=native -o build/transpose-order research/experiments/transpose_order.cu &&
                   timeout 300 build/transpose-order; } >"$out/transpose.log" 2>&1
             log "transpose: $(grep -o '[0-9.]*% of memcpy' "$out/transpose.log" | tr '\n' ' ')" ;;
         sweep)

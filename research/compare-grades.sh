@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# tools/compare-grades.sh: the scored ratios of two sets of grading runs, side
+# research/compare-grades.sh: the scored ratios of two sets of grading runs, side
 # by side, as a Markdown table: for every stage and tier field, the median of
 # each set, how far the second's median is from the first's, and each set's
 # spread ((max - min) / median over its runs). Used to compare the judge's
 # timing with the drivers' event timing (judge/README.md, "The judge"):
 # the issue asks for ratios within 3% and a spread under 2%.
 #
-#   tools/compare-grades.sh DIR... -- DIR...     (each DIR holds a grade.json)
+#   research/compare-grades.sh DIR... -- DIR...     (each DIR holds a grade.json)
 #
 # Exit status 0; 2 when a set is empty or a grade.json is missing.
 set -u
@@ -17,7 +17,7 @@ for a in "$@"; do
     if [ $side = 1 ]; then first+=("$a/grade.json"); else second+=("$a/grade.json"); fi
 done
 [ ${#first[@]} -gt 0 ] && [ ${#second[@]} -gt 0 ] ||
-    { echo "usage: tools/compare-grades.sh DIR... -- DIR... (a grade.json in each)" >&2; exit 2; }
+    { echo "usage: research/compare-grades.sh DIR... -- DIR... (a grade.json in each)" >&2; exit 2; }
 
 # "SET<TAB>stage<TAB>field<TAB>value" for every graded tier of every file
 values() {

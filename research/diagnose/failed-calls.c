@@ -3,7 +3,7 @@
  * program that fails in the confinement without saying what was refused
  * (strace cannot follow it there: ptrace is refused). Preloaded:
  *
- *   gcc -shared -fPIC -O2 -o build/failed-calls.so tools/diagnose/failed-calls.c -ldl
+ *   gcc -shared -fPIC -O2 -o build/failed-calls.so research/diagnose/failed-calls.c -ldl
  *   LD_PRELOAD=$PWD/build/failed-calls.so build/confine/confine --read build -- PROGRAM
  *
  * Each failing open, openat, fopen, access, stat, mkdir, socket, connect,

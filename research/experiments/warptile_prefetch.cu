@@ -1,9 +1,9 @@
 /*
  * warptile_prefetch.cu: a candidate for the bonus stage's solution, not
- * part of any build; tools/experiments/warptile.cu benches it:
+ * part of any build; research/experiments/warptile.cu benches it:
  *
  *   nvcc -O3 -std=c++17 -arch=native -Icommon -DCANDIDATE=1 [-DEVERY_K=1] \
- *        -o build/warptile-prefetch tools/experiments/warptile.cu -lcublas
+ *        -o build/warptile-prefetch research/experiments/warptile.cu -lcublas
  *
  * EVERY_K=1 reads every k's fragments one k ahead (two sets live all the
  * time: 127 registers, 12 bytes spilled on sm_90 with CUDA 13.0); the

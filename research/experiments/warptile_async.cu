@@ -1,9 +1,9 @@
 /*
  * warptile_async.cu: a candidate for the bonus stage's solution, not part
- * of any build; tools/experiments/warptile.cu benches it:
+ * of any build; research/experiments/warptile.cu benches it:
  *
  *   nvcc -O3 -std=c++17 -arch=native -Icommon -DCANDIDATE=2 [-DSTAGES=4] \
- *        -o build/warptile-async tools/experiments/warptile.cu -lcublas
+ *        -o build/warptile-async research/experiments/warptile.cu -lcublas
  *
  * The solution's warp tiles (solutions/08_warptiling/kernel.cu), with the
  * tiles copied from global to shared memory by the copy engine of the SM

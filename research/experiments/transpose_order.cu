@@ -5,7 +5,7 @@
  * H200, where the solution measured 88.8%; 92.3% on an H100). Not part of
  * any build:
  *
- *   nvcc -O3 -std=c++17 -arch=native -o build/transpose-order tools/experiments/transpose_order.cu
+ *   nvcc -O3 -std=c++17 -arch=native -o build/transpose-order research/experiments/transpose_order.cu
  *   build/transpose-order [N]
  *
  * Why the order might matter: a block reads 32 rows of the input and

@@ -24,7 +24,7 @@
  *
  * Diagnosis only, not part of any build:
  *
- *   nvcc -O2 -o build/ipc-sync tools/diagnose/ipc-sync.cu && build/ipc-sync [BYTES...]
+ *   nvcc -O2 -o build/ipc-sync research/diagnose/ipc-sync.cu && build/ipc-sync [BYTES...]
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
