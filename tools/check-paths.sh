@@ -11,7 +11,7 @@
 # measurements/ (their *.tsv tables are read: their # lines are docs), the
 # figures and plots, build/ and results/.
 #
-# A path is a word that starts with a folder of the lab (common/, confine/,
+# A path is a word that starts with a folder of the lab (common/, judge/,
 # grader/, tools/, tests/, exercises/, solutions/, references/, handouts/,
 # slides/, measurements/, profile/, research/, .ci/, or any other top-level
 # folder of DIR) and is not part of a longer path ($dir/tools/x, /usr/...).
@@ -59,7 +59,7 @@ fi
 [ ${#read_files[@]} -gt 0 ] || exit 0
 
 # the folders a path may start with: the lab's, and those of this tree
-folders="common confine grader tools tests exercises solutions references handouts slides measurements profile research .ci"
+folders="common judge grader tools tests exercises solutions references handouts slides measurements profile research .ci"
 for d in */ .ci/; do
     d=${d%/}
     case $d in build | results | '*' | .ci) ;; *) folders="$folders $d" ;; esac
