@@ -135,7 +135,7 @@ while IFS='|' read -r name opts expect phrase line; do
 done <<'EOF'
 cublas_call||zero|refused: kernel.cu uses cublas|
 side_stream||zero|refused: kernel.cu uses cudaStreamCreateWithFlags|
-result_caching||zero|the output of the last timed call is wrong|
+result_caching||zero|depend on state left by an earlier call|
 clobbered_input||zero|changed its input arrays|
 out_of_bounds||zero|wrote outside its output array|
 missing_barrier|--sanitize|no-correctness||yes

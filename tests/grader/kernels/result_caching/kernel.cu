@@ -2,9 +2,11 @@
  * A kernel.cu that computes a size once and skips the work when it is
  * called again with the same n, hoping the old result is still in C. Each
  * checked size is called once, so every check passes; the timed calls
- * repeat n, and the harness poisons C before each of them, so the output
- * of the last timed call is NaN. The grader must give 0 points with
- * "the output of the last timed call is wrong".
+ * repeat n, and the harness poisons C before each of them, so the outputs
+ * of the timed calls are NaN: the sampled check of the first timed batch
+ * (or, failing that, the check of the last timed call) ends the run. The
+ * grader must give 0 points, saying the kernel may "depend on state left
+ * by an earlier call".
  *
  *   tests/grader/gpu-fixtures.sh        (grades it as 03_tiled)
  */
