@@ -222,6 +222,11 @@ check "a student without a row (a job that ended early) still gets a gradebook r
 out=$("$cls" --submissions "$subs" --out "$o1" --seed 7 2>&1); st=$?
 check "a re-run with another seed is refused (the class keeps one seed)" \
     "$([ $st != 0 ] && grep -q "seed 42, not 7" <<<"$out"; ok)" "$out"
+out=$("$cls" --submissions "$subs" --out "$o1" --stages "99 $s1" 2>&1; echo "exit $?"
+    flock "$o1/.lock" "$cls" --submissions "$subs" --out "$o1" 2>&1; echo "exit $?")
+check "a stage no stage name begins with: exit 1, naming the stages; a second class on the same OUT at once: exit 1" \
+    "$(grep -q "^class: no stage matches '99'; the stages are: $(echo $stages)$" <<<"$out" &&
+       grep -q "^class: another make class is running on $o1$" <<<"$out" && [ "$(grep -c '^exit 1$' <<<"$out")" = 2 ]; ok)" "$out"
 mkdir -p "$tmp/dup/alice" && cp "$subs/bob.tar.gz" "$tmp/dup/alice.tar.gz"
 out=$(CLASS_MAKE=$fake "$cls" --submissions "$tmp/dup" --out "$tmp/out-dup" 2>&1); st=$?
 check "two submissions of one student (alice/ and alice.tar.gz) are refused, naming both" \
@@ -358,8 +363,7 @@ CLASS_MAKE=$fake FAKE_GRADE_LOG=$log11 FAKE_GRADE_SLEEP=1 setsid "$cls" --task 0
     --todo "$o11/logs/todo-task.txt" --out "$o11" >"$tmp/task.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q '^grading bob' "$tmp/task.out" && break; sleep 0.1; done
-kill -KILL -- -"$pid"
-wait "$pid" 2>/dev/null
+{ kill -KILL -- -"$pid"; wait "$pid"; } 2>/dev/null
 check "an array task killed while grading its second student: the first's row written, the second's not" \
     "$([ -f "$o11/students/alice/row.csv" ] && [ ! -f "$o11/students/bob/row.csv" ] &&
        grep -q '^array task 0 on .*: alice bob$' "$tmp/task.out"; ok)" "$(cat "$tmp/task.out")"
