@@ -242,6 +242,15 @@ check "no GPU: the row says 'no GPU' with the grader's own line, and no points" 
 log2=$tmp/fake2.log
 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 "$cls" --submissions "$sub2" --out "$o2" >"$tmp/o2.out" 2>&1
 check "a plain re-run keeps 'no GPU' rows" "$([ ! -s "$log2" ] && [ "$(status_of "$o2" alice)" = "no GPU" ]; ok)" "$(cat "$tmp/o2.out")"
+# each status of make grade that blames the machine, its row, and --retry
+out=$(for g in no-tools unconfined crash; do
+    CLASS_MAKE=$fake FAKE_GRADE=$g "$cls" --submissions "$sub2" --out "$o2" --retry >/dev/null 2>&1
+    echo "$(status_of "$o2" alice): $(notes_of "$o2" alice)"
+done)
+check "make grade's statuses 4, 5 and a crash: 'no build tools', 'not confined', 'grader error', each with what was said; --retry each" \
+    "$([ "$out" = "no build tools: cannot grade here: nvcc is not installed (a test)
+not confined: cannot confine the runs here (a test)
+grader error: make grade ended with status 139: Segmentation fault (core dumped)" ]; ok)" "$out"
 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 "$cls" --submissions "$sub2" --out "$o2" --retry >"$tmp/o2.out" 2>&1
 check "--retry grades them again" \
     "$([ "$(cut -d' ' -f1 "$log2" | sort | tr '\n' ' ')" = "alice bob " ] && [ "$(status_of "$o2" alice)" = graded ]; ok)" \
