@@ -10,7 +10,7 @@
 #   references/          the speed tiers' reference kernels (answers too)
 #   INSTRUCTORS.md       the instructors' guide
 #   tools/release.sh     this script
-#   grader/class.sh      class grading, and its parts in grader/class/
+#   grader/class/        class grading (make class's program)
 #   tests/class/         its tests (they grade copies of the solutions)
 #   tests/slurm/         the test cluster for class grading
 #   tests/grader/        the grader's own tests: some of their wrong-on-purpose
@@ -56,7 +56,7 @@ in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
+left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"

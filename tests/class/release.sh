@@ -10,7 +10,7 @@ check "make release DEST=dir: exit 0 and a line saying what it made" \
 found=$(cd "$rel" && find . \( -name .git -o -path ./solutions -o -path ./build -o -path ./results \
     -o -name grade.json -o -name results.json \) -print)
 check "the release has no solutions/, .git, build/, results/ or grade reports" "$([ -z "$found" ]; ok)" "$found"
-found=$(cd "$rel" && ls -d INSTRUCTORS.md references tools/release.sh research grader/class.sh grader/class tests/class tests/slurm \
+found=$(cd "$rel" && ls -d INSTRUCTORS.md references tools/release.sh research grader/class tests/class tests/slurm \
     tests/grader .ci 2>/dev/null)
 check "the release leaves out the instructors' guide and tools, the research/ folder, their tests, the grader's tests and the CI" "$([ -z "$found" ]; ok)" "$found"
 # the lab's files as make release lists them: git's, or (a copy whose git
@@ -23,7 +23,7 @@ lab_files() {
             -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
     fi
 }
-want=$( (lab_files | grep -vE '^(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)';
+want=$( (lab_files | grep -vE '^(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)';
     echo common/transpose_unpadded.o) | while IFS= read -r f; do [ -e "$f" ] || [ "$f" = common/transpose_unpadded.o ] && echo "$f"; done | sort)
 have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
 check "the release holds exactly the tracked files, less those, and stage 05's baseline as an object" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/class/run.sh: tests of make release and make class (grader/class.sh).
+# tests/class/run.sh: tests of make release and make class (build/grader/class).
 #
 # The release: what it leaves out, that no file of it comes close to a
 # solution (tests/class/answer-overlap.sh), that its README is the students'
@@ -9,8 +9,9 @@
 # archives, no kernel at all) graded by a stand-in for make grade
 # (tests/class/fake-make), so that the gradebook's points can be checked
 # without a GPU; resuming, retrying, two workers, a class stopped midway,
-# and one Slurm array task of several students run by hand (killed midway,
-# started again). Then the real make grade: without a GPU every row says "no
+# one Slurm array task of several students run by hand (killed midway,
+# started again), and the Slurm back end's jobs and their options with a
+# stand-in for sbatch and squeue (tests/class/fake-slurm). Then the real make grade: without a GPU every row says "no
 # GPU"; on one, a solution scores, and a class with two attackers graded by
 # the judge gives them 0 and keeps its folder the grader's. Last, the Slurm back end on a single-node test cluster, one student
 # per task and PER_TASK=2 (tests/slurm/cluster.sh; needs root and Slurm,
@@ -34,6 +35,13 @@ cleanup() {
 }
 trap cleanup EXIT
 fake=$lab/tests/class/fake-make
+# the class grading program, built as make class builds it
+cls=$lab/build/grader/class
+if ! make --no-print-directory -s build/grader/class >"$tmp/build-class.log" 2>&1; then
+    fail "build/grader/class builds" "$(cat "$tmp/build-class.log")"
+    totals
+    exit 1
+fi
 stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
@@ -124,25 +132,19 @@ notes_of() { field "$(row "$1" "$2")" "$(column "$1" notes)"; }
 echo "== make class, local back end, with a stand-in for make grade"
 out=$(make --no-print-directory class 2>&1); st=$?
 check "make class without SUBMISSIONS: exit 2 and what to give" "$([ $st = 2 ] && grep -q "SUBMISSIONS=dir" <<<"$out"; ok)" "$out"
-out=$(grader/class.sh --submissions "$subs" --backend cloud 2>&1); st=$?
+out=$("$cls" --submissions "$subs" --backend cloud 2>&1); st=$?
 check "an unknown back end: exit 2" "$([ $st = 2 ] && grep -q "local or slurm" <<<"$out"; ok)" "$out"
 out=$(make --no-print-directory class SUBMISSIONS="$subs" OUT="$tmp/out-pt" BACKEND=slurm PER_TASK=0 2>&1
-    grader/class.sh --submissions "$subs" --out "$tmp/out-pt" --backend slurm --per-task x 2>&1; echo "exit $?")
+    "$cls" --submissions "$subs" --out "$tmp/out-pt" --backend slurm --per-task x 2>&1; echo "exit $?")
 check "PER_TASK=0 and --per-task x: refused (exit 2) with what it takes, before anything is written" \
     "$(grep -q "a whole number, 1 or more, not '0'" <<<"$out" && grep -q "a whole number, 1 or more, not 'x'" <<<"$out" &&
        grep -q '^exit 2$' <<<"$out" && [ ! -e "$tmp/out-pt" ]; ok)" "$out"
-out=$(grader/class.sh --submissions "$subs" --out "$tmp/out-pt" --per-task 2 2>&1); st=$?
+out=$("$cls" --submissions "$subs" --out "$tmp/out-pt" --per-task 2 2>&1); st=$?
 check "--per-task on the local back end: exit 2, it is for Slurm" \
     "$([ $st = 2 ] && grep -q "for the Slurm back end" <<<"$out" && [ ! -e "$tmp/out-pt" ]; ok)" "exit $st; $out"
-out=$(SLURM_TIME=soon grader/class.sh --submissions "$subs" --out "$tmp/out-pt" --backend slurm --per-task 2 2>&1); st=$?
+out=$(SLURM_TIME=soon "$cls" --submissions "$subs" --out "$tmp/out-pt" --backend slurm --per-task 2 2>&1); st=$?
 check "--per-task 2 with a SLURM_TIME Slurm would not take: exit 2 and the forms it takes" \
     "$([ $st = 2 ] && grep -q "not 'soon'" <<<"$out" && [ ! -e "$tmp/out-pt" ]; ok)" "exit $st; $out"
-# a task of N students gets N times one student's SLURM_TIME, in each form Slurm takes
-out=$(. grader/class/schedule.sh; for t in 5 7:30 1:30:00 1-12 2-3:04 08:09:10 UNLIMITED 0 1:2:3:4 1h; do
-    echo "$t $(slurm_time_times "$t" 3 || echo refused)"; done)
-check "SLURM_TIME times the students of a task: minutes, M:S, H:M:S, D-H, D-H:M, a leading 0; no limit (0, UNLIMITED) kept; 1:2:3:4 and 1h refused" \
-    "$([ "$(tr '\n' ' ' <<<"$out")" = "5 0-00:15:00 7:30 0-00:22:30 1:30:00 0-04:30:00 1-12 4-12:00:00 2-3:04 6-09:12:00 08:09:10 1-00:27:30 UNLIMITED UNLIMITED 0 0 1:2:3:4 refused 1h refused " ]; ok)" "$out"
-
 o1=$tmp/out1
 log1=$tmp/fake1.log
 t0=$SECONDS
@@ -208,20 +210,25 @@ rm "$o1/students/bob/row.csv"
 before=$(stat -c '%n %Y' "$o1"/students/*/row.csv)
 sleep 1
 : >"$log1"
-out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log1 grader/class.sh --submissions "$subs" --out "$o1" 2>&1); st=$?
+out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log1 "$cls" --submissions "$subs" --out "$o1" 2>&1); st=$?
 check "a re-run grades only the student whose row is missing, and keeps the others' rows" \
     "$([ $st = 0 ] && [ "$(cut -d' ' -f1 "$log1")" = bob ] && [ "$before" = "$(stat -c '%n %Y' "$o1"/students/*/row.csv | grep -v /bob/)" ] &&
        row "$o1" bob | grep -q "^bob,0,0,0,20,graded,42,"; ok)" "exit $st; $out; graded: $(cat "$log1")"
 rm "$o1/students/dave/row.csv"
-out=$(grader/class.sh --collect --out "$o1" 2>&1)
+out=$("$cls" --collect --out "$o1" 2>&1)
 check "a student without a row (a job that ended early) still gets a gradebook row: 'not graded'" \
     "$([ "$(status_of "$o1" dave)" = "not graded" ] && grep -q "run make class again" <<<"$(notes_of "$o1" dave)" &&
        [ "$(tail -n +2 "$o1/gradebook.csv" | wc -l)" = "$(wc -w <<<"$class_names")" ]; ok)" "$out; $(row "$o1" dave)"
-out=$(grader/class.sh --submissions "$subs" --out "$o1" --seed 7 2>&1); st=$?
+out=$("$cls" --submissions "$subs" --out "$o1" --seed 7 2>&1); st=$?
 check "a re-run with another seed is refused (the class keeps one seed)" \
     "$([ $st != 0 ] && grep -q "seed 42, not 7" <<<"$out"; ok)" "$out"
+out=$("$cls" --submissions "$subs" --out "$o1" --stages "99 $s1" 2>&1; echo "exit $?"
+    flock "$o1/.lock" "$cls" --submissions "$subs" --out "$o1" 2>&1; echo "exit $?")
+check "a stage no stage name begins with: exit 1, naming the stages; a second class on the same OUT at once: exit 1" \
+    "$(grep -q "^class: no stage matches '99'; the stages are: $(echo $stages)$" <<<"$out" &&
+       grep -q "^class: another make class is running on $o1$" <<<"$out" && [ "$(grep -c '^exit 1$' <<<"$out")" = 2 ]; ok)" "$out"
 mkdir -p "$tmp/dup/alice" && cp "$subs/bob.tar.gz" "$tmp/dup/alice.tar.gz"
-out=$(CLASS_MAKE=$fake grader/class.sh --submissions "$tmp/dup" --out "$tmp/out-dup" 2>&1); st=$?
+out=$(CLASS_MAKE=$fake "$cls" --submissions "$tmp/dup" --out "$tmp/out-dup" 2>&1); st=$?
 check "two submissions of one student (alice/ and alice.tar.gz) are refused, naming both" \
     "$([ $st != 0 ] && grep -q "student 'alice': .*alice.tar.gz" <<<"$out"; ok)" "$out"
 
@@ -229,13 +236,22 @@ check "two submissions of one student (alice/ and alice.tar.gz) are refused, nam
 sub2=$tmp/sub2
 mkdir -p "$sub2" && cp -r "$subs/alice" "$subs/bob.tar.gz" "$sub2/"
 o2=$tmp/out2
-CLASS_MAKE=$fake FAKE_GRADE=no-gpu grader/class.sh --submissions "$sub2" --out "$o2" --stages "$class_stages" >"$tmp/o2.out" 2>&1
+CLASS_MAKE=$fake FAKE_GRADE=no-gpu "$cls" --submissions "$sub2" --out "$o2" --stages "$class_stages" >"$tmp/o2.out" 2>&1
 check "no GPU: the row says 'no GPU' with the grader's own line, and no points" \
     "$(row "$o2" alice | grep -q '^alice,,,,,no GPU,[0-9]*,cannot grade here: no NVIDIA GPU'; ok)" "$(cat "$o2/gradebook.csv")"
 log2=$tmp/fake2.log
-CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 grader/class.sh --submissions "$sub2" --out "$o2" >"$tmp/o2.out" 2>&1
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 "$cls" --submissions "$sub2" --out "$o2" >"$tmp/o2.out" 2>&1
 check "a plain re-run keeps 'no GPU' rows" "$([ ! -s "$log2" ] && [ "$(status_of "$o2" alice)" = "no GPU" ]; ok)" "$(cat "$tmp/o2.out")"
-CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 grader/class.sh --submissions "$sub2" --out "$o2" --retry >"$tmp/o2.out" 2>&1
+# each status of make grade that blames the machine, its row, and --retry
+out=$(for g in no-tools unconfined crash; do
+    CLASS_MAKE=$fake FAKE_GRADE=$g "$cls" --submissions "$sub2" --out "$o2" --retry >/dev/null 2>&1
+    echo "$(status_of "$o2" alice): $(notes_of "$o2" alice)"
+done)
+check "make grade's statuses 4, 5 and a crash: 'no build tools', 'not confined', 'grader error', each with what was said; --retry each" \
+    "$([ "$out" = "no build tools: cannot grade here: nvcc is not installed (a test)
+not confined: cannot confine the runs here (a test)
+grader error: make grade ended with status 139: Segmentation fault (core dumped)" ]; ok)" "$out"
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log2 "$cls" --submissions "$sub2" --out "$o2" --retry >"$tmp/o2.out" 2>&1
 check "--retry grades them again" \
     "$([ "$(cut -d' ' -f1 "$log2" | sort | tr '\n' ' ')" = "alice bob " ] && [ "$(status_of "$o2" alice)" = graded ]; ok)" \
     "$(cat "$tmp/o2.out")"
@@ -246,7 +262,7 @@ printf '#!/bin/sh\necho "make $*"\n' >"$tmp/echo-make" && chmod +x "$tmp/echo-ma
 # (the sanitizer cannot run confined: SANITIZE=1 comes with UNCONFINED=1)
 CLASS_MAKE=$tmp/echo-make make --no-print-directory class SUBMISSIONS="$sub2" OUT="$tmp/out-san" EX="$s1" SANITIZE=1 \
     UNCONFINED=1 >/dev/null 2>&1
-out=$(grader/class.sh --submissions "$sub2" --out "$o2" --sanitize 2>&1); st=$?
+out=$("$cls" --submissions "$sub2" --out "$o2" --sanitize 2>&1); st=$?
 check "SANITIZE=1: each student's make grade gets it, class.conf keeps it; refused on a class graded without it" \
     "$(grep -q "^make .* grade .*SANITIZE=1" "$tmp/out-san/students/alice/grade.log" &&
        grep -qx "sanitize=1" "$tmp/out-san/class.conf" && [ $st = 1 ] && grep -q "without SANITIZE=1" <<<"$out"; ok)" \
@@ -273,23 +289,23 @@ check "confinement: each student's make grade asks for it (REQUIRE_CONFINEMENT=1
     "$(cat "$tmp/out-san/students/alice/grade.log")"
 printf '#!/bin/sh\necho "not confined: no user namespaces here (a test)"\nexit 126\n' >"$tmp/no-confine" &&
     chmod +x "$tmp/no-confine"
-out=$(CLASS_CONFINE=$tmp/no-confine CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out-nc" 2>&1); st=$?
+out=$(CLASS_CONFINE=$tmp/no-confine CLASS_MAKE=$fake "$cls" --submissions "$sub2" --out "$tmp/out-nc" 2>&1); st=$?
 check "confinement impossible: the class stops before grading anyone (exit 5), saying why and how to go on" \
     "$([ $st = 5 ] && grep -q "cannot confine the students' runs here (not confined: no user namespaces" <<<"$out" &&
        grep -q "UNCONFINED=1" <<<"$out" && [ ! -e "$tmp/out-nc/gradebook.csv" ]; ok)" "exit $st: $out"
-out=$(CLASS_CONFINE=$tmp/no-confine CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out-uc" \
+out=$(CLASS_CONFINE=$tmp/no-confine CLASS_MAKE=$fake "$cls" --submissions "$sub2" --out "$tmp/out-uc" \
     --unconfined 2>&1); st=$?
 check "UNCONFINED=1: graded anyway, and every row of the gradebook says the runs were not confined" \
     "$([ $st = 0 ] && [ "$(grep -c 'not confined (UNCONFINED=1)' "$tmp/out-uc/gradebook.csv")" = 2 ] &&
        grep -qx "unconfined=1" "$tmp/out-uc/class.conf"; ok)" "exit $st: $out; $(cat "$tmp/out-uc/gradebook.csv" 2>/dev/null)"
-out=$(CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out-so" --sanitize 2>&1); st=$?
+out=$(CLASS_MAKE=$fake "$cls" --submissions "$sub2" --out "$tmp/out-so" --sanitize 2>&1); st=$?
 check "SANITIZE=1 without UNCONFINED=1: refused before grading (exit 5): the sanitizer cannot run confined" \
     "$([ $st = 5 ] && grep -q "add UNCONFINED=1" <<<"$out"; ok)" "exit $st: $out"
 
 # two workers: each takes its own GPU and its own students
 o3=$tmp/out3 log3=$tmp/fake3.log
 out=$(GPUS="0 1" CLASS_MAKE=$fake FAKE_GRADE_LOG=$log3 FAKE_GRADE_SLEEP=0.5 \
-    grader/class.sh --submissions "$subs" --out "$o3" --stages "$class_stages" 2>&1)
+    "$cls" --submissions "$subs" --out "$o3" --stages "$class_stages" 2>&1)
 check "GPUS=\"0 1\": two workers, CUDA_VISIBLE_DEVICES 0 and 1, each student graded once" \
     "$(grep -q 'gpu=0' "$log3" && grep -q 'gpu=1' "$log3" && [ -z "$(cut -d' ' -f1 "$log3" | sort | uniq -d)" ] &&
        [ "$(wc -l <"$log3")" = "$(grep -c ',graded,' "$o3/gradebook.csv")" ]; ok)" "$(cat "$log3"; echo "$out")"
@@ -298,7 +314,7 @@ check "GPUS=\"0 1\": two workers, CUDA_VISIBLE_DEVICES 0 and 1, each student gra
 # (one here) grades them, and make grade (PREBUILT=1) builds nothing
 o8=$tmp/out8 log8=$tmp/fake8.log blog8=$tmp/build8.log
 out=$(GPUS=0 CLASS_BUILDERS=2 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log8 FAKE_BUILD_LOG=$blog8 FAKE_GRADE_SLEEP=0.3 \
-    FAKE_BUILD_SLEEP=0.3 grader/class.sh --submissions "$subs" --out "$o8" --stages "$class_stages" 2>&1); st=$?
+    FAKE_BUILD_SLEEP=0.3 "$cls" --submissions "$subs" --out "$o8" --stages "$class_stages" 2>&1); st=$?
 graded=$(cut -d' ' -f1 "$log8" | sort | tr '\n' ' ')
 check "built ahead: each student's stages built once by a builder, before its make grade (PREBUILT=1); the same gradebook" \
     "$([ $st = 0 ] && [ "$graded" = "alice bob dave $([ $have_zip = 1 ] && echo 'eve ')peggy " ] &&
@@ -316,13 +332,13 @@ overlap=$(awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
               if (bn[i] != gn[j] && bs[i] < ge[j] && gs[j] < be[i]) { print bn[i] " while grading " gn[j]; exit } }' "$blog8")
 check "built ahead: no student is built while the GPU grades another (no compiler beside a timing judge)" \
     "$([ -z "$overlap" ] && [ "$(grep -c ' build ' "$blog8")" -gt 0 ]; ok)" "$overlap; $(cat "$blog8")"
-out=$(CLASS_BUILDERS=many CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$tmp/out9" --stages "$class_stages" 2>&1); st=$?
+out=$(CLASS_BUILDERS=many CLASS_MAKE=$fake "$cls" --submissions "$sub2" --out "$tmp/out9" --stages "$class_stages" 2>&1); st=$?
 check "CLASS_BUILDERS that is not a number: exit 1 and why" "$([ $st = 1 ] && grep -q "CLASS_BUILDERS is a number" <<<"$out"; ok)" "exit $st; $out"
 
 # a class stopped midway: nothing is lost, nothing keeps running, a re-run finishes
 o4=$tmp/out4 log4=$tmp/fake4.log
 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 FAKE_GRADE_SLEEP=1 \
-    grader/class.sh --submissions "$sub2" --out "$o4" --stages "$class_stages" >"$tmp/o4.out" 2>&1 &
+    "$cls" --submissions "$sub2" --out "$o4" --stages "$class_stages" >"$tmp/o4.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -f "$o4/students/alice/row.csv" ] && break; sleep 0.1; done
 sleep 0.3
@@ -339,7 +355,7 @@ check "a stopped class: exit 130, a word on how to go on, no grading left runnin
        [ -f "$o4/students/alice/row.csv" ] && [ ! -f "$o4/students/bob/row.csv" ] &&
        [ -z "$(find "$o4" -name '*.tmp')" ]; ok)" "exit $st; alive: $alive; $(cat "$tmp/o4.out")"
 : >"$log4"
-CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 grader/class.sh --submissions "$sub2" --out "$o4" >"$tmp/o4.out" 2>&1
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log4 "$cls" --submissions "$sub2" --out "$o4" >"$tmp/o4.out" 2>&1
 check "the re-run grades the rest and the gradebook is whole" \
     "$([ "$(cut -d' ' -f1 "$log4")" = bob ] && [ "$(grep -c ',graded,' "$o4/gradebook.csv")" = 2 ]; ok)" \
     "$(cat "$log4" "$tmp/o4.out")"
@@ -348,26 +364,25 @@ check "the re-run grades the rest and the gradebook is whole" \
 # script runs it): killed while grading the second, it has written the
 # first's row only; started again (a requeue), it skips the first
 o11=$tmp/out11 log11=$tmp/fake11.log
-CLASS_MAKE=$fake grader/class.sh --submissions "$sub2" --out "$o11" --stages "$class_stages" >/dev/null 2>&1
+CLASS_MAKE=$fake "$cls" --submissions "$sub2" --out "$o11" --stages "$class_stages" >/dev/null 2>&1
 rm -f "$o11"/students/*/row.csv
 printf 'alice\nbob\n' >"$o11/logs/todo-task.txt"
 touch -d '1 minute ago' "$o11/logs/todo-task.txt"
-CLASS_MAKE=$fake FAKE_GRADE_LOG=$log11 FAKE_GRADE_SLEEP=1 setsid grader/class.sh --task 0 --per-task 2 \
+CLASS_MAKE=$fake FAKE_GRADE_LOG=$log11 FAKE_GRADE_SLEEP=1 setsid "$cls" --task 0 --per-task 2 \
     --todo "$o11/logs/todo-task.txt" --out "$o11" >"$tmp/task.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q '^grading bob' "$tmp/task.out" && break; sleep 0.1; done
-kill -KILL -- -"$pid"
-wait "$pid" 2>/dev/null
+{ kill -KILL -- -"$pid"; wait "$pid"; } 2>/dev/null
 check "an array task killed while grading its second student: the first's row written, the second's not" \
     "$([ -f "$o11/students/alice/row.csv" ] && [ ! -f "$o11/students/bob/row.csv" ] &&
        grep -q '^array task 0 on .*: alice bob$' "$tmp/task.out"; ok)" "$(cat "$tmp/task.out")"
 : >"$log11"
-out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log11 grader/class.sh --task 0 --per-task 2 --todo "$o11/logs/todo-task.txt" \
+out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log11 "$cls" --task 0 --per-task 2 --todo "$o11/logs/todo-task.txt" \
     --out "$o11" 2>&1)
 check "the same task started again grades the second only, saying the first was graded already" \
     "$([ "$(cut -d' ' -f1 "$log11")" = bob ] && grep -q '^alice: graded already' <<<"$out" &&
        [ -f "$o11/students/bob/row.csv" ]; ok)" "$out; $(cat "$log11")"
-out=$(grader/class.sh --task 1 --per-task 2 --todo "$o11/logs/todo-task.txt" --out "$o11" 2>&1); st=$?
+out=$("$cls" --task 1 --per-task 2 --todo "$o11/logs/todo-task.txt" --out "$o11" 2>&1); st=$?
 check "a task beyond the to-do list: exit 1, saying so" "$([ $st = 1 ] && grep -q "array task 1 has no students" <<<"$out"; ok)" "exit $st; $out"
 
 # notes: a short phrase per stage that lost points; the stages not
@@ -377,7 +392,7 @@ mkdir -p "$sub7/frank/$s1" "$sub7/frank/$s2" "$sub7/grace/$s1"
 { cat "solutions/$s1/kernel.cu"; echo '// fake: slow'; } >"$sub7/frank/$s1/kernel.cu"
 cp "exercises/$s2/kernel.cu" "$sub7/frank/$s2/kernel.cu"
 cp "exercises/$s1/kernel.cu" "$sub7/grace/$s1/kernel.cu"
-out=$(CLASS_MAKE=$fake grader/class.sh --submissions "$sub7" --out "$o7" --stages "$class_stages" 2>&1)
+out=$(CLASS_MAKE=$fake "$cls" --submissions "$sub7" --out "$o7" --stages "$class_stages" 2>&1)
 frank=$(notes_of "$o7" frank) grace=$(notes_of "$o7" grace)
 check "notes: one phrase per stage that lost points (a correct but slow kernel: the tiers it missed)" \
     "$([ "$frank" = "$s1: correct, too slow for the pass, stretch tiers | $s2: wrong result (TODO(lab) left)" ]; ok)" \
@@ -395,7 +410,7 @@ check "notes: no phrase longer than 60 characters; the details stay in grade.log
 # ================================================== the real make grade
 echo "== make class with the real make grade"
 o5=$tmp/out5
-out=$(grader/class.sh --submissions "$sub2" --out "$o5" --stages "$s1" 2>&1); st=$?
+out=$("$cls" --submissions "$sub2" --out "$o5" --stages "$s1" 2>&1); st=$?
 if [ $have_gpu = 0 ]; then
     check "no GPU (and the local back end): exit 3 before building anything, in one line" \
         "$([ $st = 3 ] && [ "$(grep -c . <<<"$out")" = 1 ] && grep -q "^class: no GPU here" <<<"$out" &&
@@ -425,7 +440,7 @@ else
         printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
             "$o9/students/alice/kernels/$s3/kernel.cu" >"$sub9/ines/$s3/kernel.cu"
         marker=$(grep -m 1 -E '^ *[a-z_]+ *<<<|__global__' "solutions/$s3/kernel.cu")
-        out=$(grader/class.sh --submissions "$sub9" --out "$o9" --stages "$s3" --judge 2>&1); st=$?
+        out=$("$cls" --submissions "$sub9" --out "$o9" --stages "$s3" --judge 2>&1); st=$?
         check "on the GPU, judged: alice's solution scores, the attackers score 0, nothing else lands in the class folder" \
             "$([ $st = 0 ] && [ "$(field "$(row "$o9" alice)" 2)" -gt 0 ] &&
                [ "$(field "$(row "$o9" mallory)" 2)" = 0 ] && [ "$(field "$(row "$o9" eve)" 2)" = 0 ] &&
@@ -440,7 +455,10 @@ else
     fi
 fi
 
-# the Slurm back end on a test cluster
+# submissions at the limits, odd names; the Slurm back end with a stand-in
+# for sbatch and squeue, then on a test cluster
+. tests/class/intake.sh
+. tests/class/slurm-stand-in.sh
 . tests/class/slurm.sh
 
 totals

@@ -1,0 +1,260 @@
+/*
+ * local.c: the local back end. Builders on the CPUs first prepare and
+ * build every student of the to-do list (CLASS_BUILDERS, default one per
+ * CPU); then one worker per GPU (GPUS, default every GPU nvidia-smi lists)
+ * grades the next student that is ready, with CUDA_VISIBLE_DEVICES set to
+ * its GPU, so that no compiler ever runs beside a judge that is timing.
+ *
+ * Who does what is decided by claims, folders made with mkdir in
+ * OUT/work/claims.PID: build/NAME by the one builder that builds NAME,
+ * ready/NAME once it has, grade/NAME by the one worker that grades NAME.
+ * Each builder and worker is a process in a session of its own, so that
+ * stopping the class (SIGINT, SIGTERM) stops all of their processes (make,
+ * the grader, the student's program).
+ */
+#include "class.h"
+#include "grader.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const lab_tools[2] = {"build/grader/grade", "build/confine/confine"};
+
+static char **todo;
+static int ntodo;
+static const char *claims;
+
+static char *claim(const char *kind, const char *name)
+{
+    return fmt("%s/%s/%s", claims, kind, name);
+}
+
+/* One worker, on its GPU: grades the first student of the to-do list that
+ * no other worker has claimed (with builders: the first whose copy is
+ * built), until every student is claimed. */
+static void worker(const char *gpu)
+{
+    if (strcmp(gpu, "none"))
+        setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
+    char *ready_dir = fmt("%s/ready", claims);
+    int built = is_dir(ready_dir);
+    free(ready_dir);
+    for (;;) {
+        int left = 0, took = 0;
+        for (int i = 0; i < ntodo && !took; i++) {
+            char *grade = claim("grade", todo[i]), *ready = claim("ready", todo[i]);
+            if (!is_dir(grade)) {
+                left = 1;
+                if ((!built || exists(ready)) && mkdir(grade, 0755) == 0) {
+                    say("grading %s%s%s", todo[i], strcmp(gpu, "none") ? " on GPU " : "",
+                        strcmp(gpu, "none") ? gpu : "");
+                    if (built)
+                        grade_prepared(todo[i]);
+                    else
+                        grade_one(todo[i]);
+                    /* from the top again: earlier students first */
+                    took = 1;
+                }
+            }
+            free(grade);
+            free(ready);
+        }
+        if (!left)
+            return;
+        if (!took)
+            nanosleep(&(struct timespec){0, 200000000}, NULL);
+    }
+}
+
+/* One builder, on the CPUs: prepares and builds the next student no other
+ * builder has claimed. */
+static void builder(void)
+{
+    for (int i = 0; i < ntodo; i++) {
+        char *build = claim("build", todo[i]);
+        if (mkdir(build, 0755) == 0) {
+            if (prepare_one(todo[i], 1) == 0) {
+                char *ready = claim("ready", todo[i]);
+                if (write_atomic(ready, ""))
+                    warn("cannot write %s", ready);
+                free(ready);
+            } else {
+                /* its row says why; no worker takes it */
+                char *grade = claim("grade", todo[i]), *status = row_status(todo[i]);
+                mkdirs(grade);
+                say("[%d/%d] %s: %s", done_count(), cls.nstudents, todo[i], status);
+                free(status);
+                free(grade);
+            }
+        }
+        free(build);
+    }
+}
+
+static volatile sig_atomic_t stop_asked;
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_asked = 1;
+}
+static void on_child(int sig)
+{
+    (void)sig;
+}
+
+static pid_t *pids;
+static int npids;
+static sigset_t before;
+
+/* Start a builder (gpu NULL) or a worker in a session of its own. */
+static void start(const char *gpu)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("cannot start a %s: fork failed", gpu ? "worker" : "builder");
+    if (pid == 0) {
+        setsid();
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGCHLD, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &before, NULL);
+        if (gpu)
+            worker(gpu);
+        else
+            builder();
+        fflush(stdout);
+        _exit(0);
+    }
+    pids = xrealloc(pids, (npids + 1) * sizeof *pids);
+    pids[npids++] = pid;
+}
+
+/* Wait for every builder or worker; stopped, stop them all and end. */
+static void wait_all(void)
+{
+    for (;;) {
+        int alive = 0;
+        for (int i = 0; i < npids; i++) {
+            if (pids[i] > 0 && waitpid(pids[i], NULL, WNOHANG) == pids[i])
+                pids[i] = 0;
+            alive += pids[i] > 0;
+        }
+        if (stop_asked) {
+            for (int i = 0; i < npids; i++)
+                if (pids[i] > 0)
+                    kill(-pids[i], SIGTERM);
+            for (int i = 0; i < npids; i++)
+                while (pids[i] > 0 && waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+                    ;
+            remove_tree(claims);
+            say("class: stopped; run the same command again to grade the rest");
+            exit(130);
+        }
+        if (!alive)
+            break;
+        sigsuspend(&before);
+    }
+    npids = 0;
+}
+
+void run_local(const char *todo_file)
+{
+    char *text = slurp(todo_file);
+    todo = lines(text, &ntodo);
+    free(text);
+    char *listed = listed_gpus();
+    const char *given = getenv("GPUS"), *class_make = getenv("CLASS_MAKE");
+    int stand_in = class_make && *class_make;
+    char *gpus = xstrdup(given && *given ? given : listed);
+    for (char *c = gpus; *c; c++)
+        if (*c == ',')
+            *c = ' ';
+    char **gpu = words(gpus, NULL);
+    if (!gpu[0]) {
+        words_free(gpu);
+        gpu = words("none", NULL);
+    }
+    char *flags = fmt("%s/lab/build/flags.txt", cls.out);
+    if (*listed && !stand_in && have_program("nvcc") && !exists(flags)) {
+        /* build the harness and the skeletons once; each copy rebuilds
+         * only what the student changed (a stand-in CLASS_MAKE builds
+         * nothing) */
+        say("building the lab once in %s/lab (its objects are copied for each student)", cls.out);
+        char *lab = fmt("%s/lab", cls.out), *jobs = fmt("-j%ld", cpus());
+        char *log = fmt("%s/logs/lab-build.log", cls.out);
+        char *argv[] = {"make", "-C", lab, "-s", jobs, "all", (char *)lab_tools[0], (char *)lab_tools[1], NULL};
+        proc p = {.out = log, .err = ERR_TO_OUT};
+        if (run(argv, &p) != 0)
+            say("class: the lab's own build failed (see %s); each student's copy builds from scratch", log);
+        free(log);
+        free(jobs);
+        free(lab);
+    }
+    free(flags);
+    /* students are built ahead on the CPUs before the GPUs grade (where
+     * there is a GPU to keep busy, or a stand-in make): CLASS_BUILDERS
+     * builders, default one per CPU; 0 builds in the workers */
+    long builders = 0;
+    if (*listed || stand_in) {
+        const char *b = getenv("CLASS_BUILDERS");
+        if (b && *b) {
+            if (b[strspn(b, "0123456789")])
+                die("CLASS_BUILDERS is a number, not '%s'", b);
+            builders = atol(b);
+        } else {
+            builders = cpus();
+        }
+    }
+    char *dir = fmt("%s/work/claims.%ld", cls.out, (long)getpid());
+    claims = dir;
+    const char *kinds[] = {"grade", "build", "ready"};
+    for (int i = 0; i < (builders ? 3 : 1); i++) {
+        char *d = fmt("%s/%s", claims, kinds[i]);
+        if (mkdirs(d))
+            die("cannot create %s", d);
+        free(d);
+    }
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, &before);
+    struct sigaction stop = {.sa_handler = on_stop}, chld = {.sa_handler = on_child};
+    struct sigaction old_int, old_term, old_chld;
+    sigaction(SIGINT, &stop, &old_int);
+    sigaction(SIGTERM, &stop, &old_term);
+    sigaction(SIGCHLD, &chld, &old_chld);
+    /* first every student is built, on every CPU; then the GPUs grade */
+    time_t t0 = time(NULL);
+    for (long i = 0; i < builders; i++)
+        start(NULL);
+    if (builders) {
+        wait_all();
+        say("built every student in %ld s; grading", (long)(time(NULL) - t0));
+    }
+    for (int i = 0; gpu[i]; i++)
+        start(gpu[i]);
+    wait_all();
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGCHLD, &old_chld, NULL);
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    remove_tree(claims);
+    free(dir);
+    free(pids);
+    pids = NULL;
+    words_free(gpu);
+    free(gpus);
+    free(listed);
+    words_free(todo);
+}

@@ -1,0 +1,455 @@
+/*
+ * setup.c: the class itself: its lab (OUT/lab, a student release of the
+ * instructors' lab made once), OUT/class.conf (the seed, the stages and
+ * make grade's switches, kept for every later run), the list of
+ * submissions (OUT/students.tsv), and whether the students' runs can be
+ * confined here.
+ */
+#include "class.h"
+#include "grader.h"
+
+#include <dirent.h>
+#include <glob.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const switch_name[NSWITCHES] = {"sanitize", "unconfined", "judge", "once"};
+const char *const switch_var[NSWITCHES] = {"SANITIZE", "UNCONFINED", "JUDGE", "ONCE"};
+
+char *conf_get(const char *key)
+{
+    char *path = fmt("%s/class.conf", cls.out);
+    char *text = slurp(path);
+    free(path);
+    char *value = NULL;
+    size_t k = strlen(key);
+    for (char *p = text; p && *p && !value;) {
+        size_t n = strcspn(p, "\n");
+        if (n > k && !strncmp(p, key, k) && p[k] == '=') {
+            value = xrealloc(NULL, n - k);
+            memcpy(value, p + k + 1, n - k - 1);
+            value[n - k - 1] = 0;
+        }
+        p += n + (p[n] == '\n');
+    }
+    free(text);
+    return value;
+}
+
+/* OUT/students.tsv: NAME<TAB>ENTRY lines. */
+static void load_students(void)
+{
+    char *path = fmt("%s/students.tsv", cls.out);
+    char *text = slurp(path);
+    free(path);
+    cls.nstudents = 0;
+    for (char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        char *line = first_line(p);
+        char *tab = strchr(line, '\t');
+        if (tab) {
+            *tab = 0;
+            cls.names = xrealloc(cls.names, (cls.nstudents + 1) * sizeof *cls.names);
+            cls.entries = xrealloc(cls.entries, (cls.nstudents + 1) * sizeof *cls.entries);
+            cls.names[cls.nstudents] = xstrdup(line);
+            cls.entries[cls.nstudents++] = xstrdup(tab + 1);
+        }
+        free(line);
+        p += n + (p[n] == '\n');
+    }
+    free(text);
+}
+
+void class_load(void)
+{
+    char *stages = conf_get("stages");
+    cls.seed = conf_get("seed");
+    if (!stages || !cls.seed)
+        die("%s holds no class", cls.out);
+    char **w = words(stages, &cls.nstages);
+    if (cls.nstages > MAX_CLASS_STAGES)
+        die("%s/class.conf names more than %d stages", cls.out, MAX_CLASS_STAGES);
+    for (int i = 0; i < cls.nstages; i++)
+        cls.stages[i] = w[i];
+    free(w);
+    free(stages);
+    for (int i = 0; i < NSWITCHES; i++) {
+        char *v = conf_get(switch_name[i]);
+        cls.sw[i] = v && !strcmp(v, "1");
+        free(v);
+    }
+    load_students();
+}
+
+/* The stages to grade: every stage of the class's lab, or those want names
+ * (each the first stage it begins), once each, joined by spaces. */
+static char *resolve_stages(const char *want)
+{
+    char *path = fmt("%s/lab/stages.tsv", cls.out);
+    char *text = slurp(path);
+    free(path);
+    char *all = xstrdup("");
+    for (char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        int tabs = 0;
+        for (size_t i = 0; i < n; i++)
+            tabs += p[i] == '\t';
+        if (p[0] != '#' && tabs >= 4) {
+            char *more = fmt("%s%s%.*s", all, *all ? " " : "", (int)strcspn(p, "\t\n"), p);
+            free(all);
+            all = more;
+        }
+        p += n + (p[n] == '\n');
+    }
+    free(text);
+    if (!want || !*want)
+        return all;
+    char **w = words(want, NULL), **every = words(all, NULL);
+    char *result = xstrdup("");
+    for (int i = 0; w[i]; i++) {
+        const char *found = NULL;
+        for (int j = 0; every[j] && !found; j++)
+            if (!strncmp(every[j], w[i], strlen(w[i])))
+                found = every[j];
+        if (!found)
+            die("no stage matches '%s'; the stages are: %s", w[i], all);
+        char *padded = fmt(" %s ", result), *word = fmt(" %s ", found);
+        if (!strstr(padded, word)) {
+            char *more = fmt("%s%s%s", result, *result ? " " : "", found);
+            free(result);
+            result = more;
+        }
+        free(padded);
+        free(word);
+    }
+    words_free(w);
+    words_free(every);
+    free(all);
+    return result;
+}
+
+/* The lab snapshot, made by the instructors' tools/release.sh. */
+static void make_lab(const char *lab)
+{
+    char *dest = fmt("%s/lab", cls.out), *log = fmt("%s/logs/release.log", cls.out);
+    char *release = fmt("%s/tools/release.sh", lab);
+    remove_tree(dest);
+    if (access(release, X_OK))
+        die("%s has no tools/release.sh: class grading needs the instructors' copy of the lab", lab);
+    char *argv[] = {release, dest, NULL};
+    proc p = {.out = log, .err = ERR_TO_OUT};
+    int st = run(argv, &p);
+    char *text = slurp(log);
+    int n;
+    char **line = lines(text, &n);
+    if (st) {
+        char *tail = xstrdup("");
+        for (int i = n > 3 ? n - 3 : 0; i < n; i++) {
+            char *more = fmt("%s%s%s", tail, *tail ? "\n" : "", line[i]);
+            free(tail);
+            tail = more;
+        }
+        die("could not copy the lab into %s: %s", dest, tail);
+    }
+    /* its line "release: N files of commit C ...", then what it says
+     * after it (uncommitted changes of the lab are graded with) */
+    int at = n;
+    char *made = xstrdup("");
+    for (int i = 0; i < n && at == n; i++) {
+        unsigned files;
+        char commit[64];
+        if (sscanf(line[i], "release: %u files of commit %63[0-9a-f]", &files, commit) == 2) {
+            free(made);
+            made = fmt("%u files of commit %s", files, commit);
+            at = i;
+        }
+    }
+    say("the lab every student is graded with: %s, %s", dest, made);
+    for (int i = at + 1; i < n; i++)
+        if (!strstr(line[i], "is a git repository"))
+            say("%s", line[i] + (strncmp(line[i], "release: ", 9) ? 0 : 9));
+    words_free(line);
+    free(made);
+    free(text);
+    free(release);
+    free(log);
+    free(dest);
+}
+
+void class_setup(const char *lab, const char *submissions, const char *stages_arg,
+                 const char *seed_arg, const int *switches_on)
+{
+    const char *sub[] = {"students", "logs", "work", "bin"};
+    for (int i = 0; i < 4; i++) {
+        char *d = fmt("%s/%s", cls.out, sub[i]);
+        if (mkdirs(d))
+            die("cannot create %s", cls.out);
+        free(d);
+    }
+    char *stages_tsv = fmt("%s/lab/stages.tsv", cls.out);
+    if (!exists(stages_tsv))
+        make_lab(lab);
+    else
+        say("the lab every student is graded with: %s/lab (made by the first run of this class)", cls.out);
+    free(stages_tsv);
+    char *stages = resolve_stages(stages_arg);
+    char *conf = fmt("%s/class.conf", cls.out);
+    if (exists(conf)) {
+        char *was = conf_get("stages"), *seed = conf_get("seed");
+        if (stages_arg && *stages_arg && strcmp(stages, was ? was : ""))
+            die("%s was graded with stages '%s', not '%s': use another --out", cls.out, was ? was : "", stages);
+        if (seed_arg && *seed_arg && strcmp(seed_arg, seed ? seed : ""))
+            die("%s was graded with seed %s, not %s: use another --out", cls.out, seed ? seed : "", seed_arg);
+        for (int i = 0; i < NSWITCHES; i++) {
+            char *v = conf_get(switch_name[i]);
+            if (switches_on[i] && !(v && !strcmp(v, "1")))
+                die("%s was graded without %s=1: use another --out", cls.out, switch_var[i]);
+            free(v);
+        }
+        free(was);
+        free(seed);
+    } else {
+        /* one seed for the whole class: everyone gets the same inputs */
+        char *seed;
+        if (seed_arg && *seed_arg) {
+            seed = xstrdup(seed_arg);
+        } else {
+            uint32_t r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+            FILE *f = fopen("/dev/urandom", "rb");
+            if (f) {
+                if (fread(&r, sizeof r, 1, f) != 1)
+                    r ^= (uint32_t)clock();
+                fclose(f);
+            }
+            seed = fmt("%u", (unsigned)(r % 1000000007u));
+        }
+        char created[64];
+        time_t now = time(NULL);
+        strftime(created, sizeof created, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+        char *text = fmt("seed=%s\nstages=%s\n", seed, stages);
+        for (int i = 0; i < NSWITCHES; i++) {
+            char *more = fmt("%s%s=%d\n", text, switch_name[i], switches_on[i] ? 1 : 0);
+            free(text);
+            text = more;
+        }
+        char *more = fmt("%screated=%s\n", text, created);
+        if (write_atomic(conf, more))
+            die("cannot write %s", conf);
+        free(more);
+        free(text);
+        free(seed);
+    }
+    free(conf);
+    free(stages);
+    char *subs = abs_path(submissions), *path = fmt("%s/submissions.conf", cls.out);
+    char *text = fmt("submissions=%s\n", subs);
+    if (write_atomic(path, text))
+        die("cannot write %s", path);
+    free(text);
+    free(path);
+    free(subs);
+    /* the Slurm tasks run this copy, so that rebuilding the lab cannot
+     * change a running class */
+    char *bin = fmt("%s/bin/class", cls.out), *tmp = fmt("%s/bin/class.tmp", cls.out);
+    if (is_dir(bin) && !is_link(bin))
+        remove_tree(bin);
+    if (copy_file(cls.self, tmp) || chmod(tmp, 0755) || rename(tmp, bin))
+        die("cannot copy %s to %s", cls.self, bin);
+    free(bin);
+    free(tmp);
+}
+
+/* ========================================================== confinement */
+/* A class is graded confined (judge/README.md, "The threat model"):
+ * every student's make grade asks for it, and here, before anyone is
+ * graded, the class stops (exit 5) where the machine cannot confine,
+ * unless the instructor said --unconfined (UNCONFINED=1), which every row
+ * then notes. The probe is confine itself, built from the class's lab with
+ * the C compiler (CLASS_CONFINE names another program to probe: tests). */
+void check_confinement(void)
+{
+    /* (not confinement, but as much a matter of trust: each grade.json
+     * says "judged": false too) */
+    if (!cls.sw[2])
+        say("the grades are NOT the judge's (JUDGE=0): a student's own process makes their results");
+    if (cls.sw[1]) {
+        say("the runs are NOT confined (UNCONFINED=1): every row of the gradebook says so");
+        return;
+    }
+    if (cls.sw[0]) {
+        warn("SANITIZE=1 runs compute-sanitizer, which cannot run confined: add UNCONFINED=1 to grade with it");
+        exit(CLASS_UNCONFINED);
+    }
+    const char *given = getenv("CLASS_CONFINE");
+    char *probe = NULL, *log = fmt("%s/logs/confine-build.log", cls.out);
+    if (given && *given) {
+        probe = xstrdup(given);
+    } else {
+        const char *cc = getenv("CC");
+        char **argv = words(cc && *cc ? cc : "cc", NULL);
+        int n = 0;
+        while (argv[n])
+            n++;
+        char *pattern = fmt("%s/lab/confine/*.c", cls.out);
+        glob_t g;
+        int found = glob(pattern, 0, NULL, &g) == 0;
+        argv = xrealloc(argv, (n + 8 + (found ? g.gl_pathc : 0)) * sizeof *argv);
+        argv[n++] = xstrdup("-O2");
+        argv[n++] = xstrdup("-std=c11");
+        argv[n++] = xstrdup("-D_GNU_SOURCE");
+        argv[n++] = fmt("-I%s/lab/confine", cls.out);
+        for (size_t i = 0; found && i < g.gl_pathc; i++)
+            argv[n++] = xstrdup(g.gl_pathv[i]);
+        argv[n++] = xstrdup("-o");
+        argv[n++] = probe = fmt("%s/bin/confine", cls.out);
+        argv[n] = NULL;
+        proc p = {.out = log, .err = ERR_TO_OUT};
+        if (run(argv, &p) != 0)
+            probe = NULL;
+        else
+            probe = xstrdup(probe);
+        words_free(argv);
+        if (found)
+            globfree(&g);
+        free(pattern);
+    }
+    char *said = NULL;
+    if (probe) {
+        char *argv[] = {probe, "--probe", NULL};
+        proc p = {.capture = 1, .err = ERR_TO_OUT};
+        run(argv, &p);
+        said = p.text;
+        size_t n = said ? strlen(said) : 0;
+        while (n && said[n - 1] == '\n')
+            said[--n] = 0;
+    }
+    if (said && !strncmp(said, "confined: ", 10)) {
+        say("the runs are confined: %s", said + 10);
+    } else {
+        char *why = said && *said ? xstrdup(said) : NULL;
+        if (!why) {
+            char *text = slurp(log);
+            char *last = last_line(text, NULL);
+            why = fmt("confine could not be built: %s", last);
+            free(last);
+            free(text);
+        }
+        warn("cannot confine the students' runs here (%s); grade the class where user namespaces and "
+             "Landlock work, or say UNCONFINED=1 (every row then says so)", why);
+        exit(CLASS_UNCONFINED);
+    }
+    free(said);
+    free(probe);
+    free(log);
+}
+
+/* ========================================================== submissions */
+/* The student's name: the entry's name without its archive extension, with
+ * anything but letters, digits, . _ - turned into _ (it names a folder and
+ * a gradebook row), and an s before one that begins with neither. */
+static const char *const archive_ext[] = {".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip"};
+
+static int ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), e = strlen(end);
+    return n >= e && !strcmp(s + n - e, end);
+}
+
+char *student_name(const char *entry)
+{
+    char *n = xstrdup(entry);
+    /* each extension taken off in turn, as the list orders them */
+    for (size_t i = 0; i < sizeof archive_ext / sizeof *archive_ext; i++)
+        if (ends_with(n, archive_ext[i]))
+            n[strlen(n) - strlen(archive_ext[i])] = 0;
+    for (char *p = n; *p; p++)
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", *p))
+            *p = '_';
+    if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", n[0]) || !n[0]) {
+        char *s = fmt("s%s", n);
+        free(n);
+        n = s;
+    }
+    return n;
+}
+
+typedef struct {
+    char *name, *entry;
+} listed;
+
+static int by_name(const void *a, const void *b)
+{
+    const listed *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->entry, y->entry);
+}
+
+static int visible(const struct dirent *e)
+{
+    return e->d_name[0] != '.';
+}
+
+/* List SUBMISSIONS into OUT/students.tsv. Stops on two entries that make
+ * one name (alice/ and alice.tar.gz): the instructor has to say which. */
+void list_submissions(const char *submissions)
+{
+    struct dirent **e;
+    int n = scandir(submissions, &e, visible, alphasort);
+    if (n < 0)
+        die("cannot read %s", submissions);
+    char *out_real = realpath(cls.out, NULL);
+    listed *l = xrealloc(NULL, (n + 1) * sizeof *l);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        char *path = fmt("%s/%s", submissions, e[i]->d_name);
+        char *real = realpath(path, NULL);
+        int archive = 0;
+        for (size_t k = 0; k < sizeof archive_ext / sizeof *archive_ext; k++)
+            archive |= ends_with(e[i]->d_name, archive_ext[k]);
+        if (real && out_real && !strcmp(real, out_real)) {
+            /* OUT itself, where it lies in SUBMISSIONS */
+        } else if (!is_dir(path) && !archive) {
+            warn("ignored %s: not a folder, a tarball or a zip file", path);
+        } else {
+            l[m].entry = xstrdup(e[i]->d_name);
+            l[m++].name = student_name(e[i]->d_name);
+        }
+        free(real);
+        free(path);
+        free(e[i]);
+    }
+    free(e);
+    free(out_real);
+    qsort(l, m, sizeof *l, by_name);
+    char *text = xstrdup("");
+    for (int i = 0; i < m; i++) {
+        if (i + 1 < m && !strcmp(l[i].name, l[i + 1].name)) {
+            char *both = xstrdup("");
+            for (int j = i; j < m && !strcmp(l[j].name, l[i].name); j++) {
+                char *more = fmt("%s%s ", both, l[j].entry);
+                free(both);
+                both = more;
+            }
+            die("these submissions are all student '%s': %s(rename or remove one)", l[i].name, both);
+        }
+        char *more = fmt("%s%s\t%s\n", text, l[i].name, l[i].entry);
+        free(text);
+        text = more;
+    }
+    char *path = fmt("%s/students.tsv", cls.out);
+    if (write_atomic(path, text))
+        die("cannot write %s", path);
+    free(path);
+    free(text);
+    for (int i = 0; i < m; i++) {
+        free(l[i].name);
+        free(l[i].entry);
+    }
+    free(l);
+    load_students();
+}

@@ -1,0 +1,467 @@
+/*
+ * sys.c: class grading's helpers: messages, strings, files, and running
+ * the programs it needs (make, tar, unzip, cp, nvidia-smi, sbatch, squeue)
+ * with their input and output where the caller says.
+ */
+#include "class.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *vfmt(const char *f, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
+    char *s = xrealloc(NULL, (size_t)(n < 0 ? 0 : n) + 1);
+    vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, f, again);
+    va_end(again);
+    return s;
+}
+
+char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = vfmt(f, ap);
+    va_end(ap);
+    return s;
+}
+
+void say(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vprintf(f, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+void warn(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    fputs("class: ", stderr);
+    vfprintf(stderr, f, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void die(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    fflush(stdout);
+    fputs("class: ", stderr);
+    vfprintf(stderr, f, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(CLASS_FAILED);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fputs("class: out of memory\n", stderr);
+        exit(CLASS_FAILED);
+    }
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xrealloc(NULL, n), s, n);
+}
+
+char **words(const char *text, int *count)
+{
+    char **w = xrealloc(NULL, sizeof *w);
+    int n = 0;
+    while (text && *text) {
+        text += strspn(text, " \t\n");
+        size_t len = strcspn(text, " \t\n");
+        if (!len)
+            break;
+        w = xrealloc(w, (n + 2) * sizeof *w);
+        w[n] = memcpy(xrealloc(NULL, len + 1), text, len);
+        w[n++][len] = 0;
+        text += len;
+    }
+    w[n] = NULL;
+    if (count)
+        *count = n;
+    return w;
+}
+
+char **lines(const char *text, int *count)
+{
+    char **l = xrealloc(NULL, sizeof *l);
+    int n = 0;
+    for (const char *p = text; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        l = xrealloc(l, (n + 2) * sizeof *l);
+        l[n] = memcpy(xrealloc(NULL, len + 1), p, len);
+        l[n++][len] = 0;
+        p += len + (p[len] == '\n');
+    }
+    l[n] = NULL;
+    if (count)
+        *count = n;
+    return l;
+}
+
+void words_free(char **w)
+{
+    for (int i = 0; w && w[i]; i++)
+        free(w[i]);
+    free(w);
+}
+
+char *first_line(const char *text)
+{
+    size_t n = text ? strcspn(text, "\n") : 0;
+    char *s = xrealloc(NULL, n + 1);
+    if (n)
+        memcpy(s, text, n);
+    s[n] = 0;
+    return s;
+}
+
+char *last_line(const char *text, const char *skip)
+{
+    const char *best = NULL;
+    size_t best_len = 0;
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n && !(skip && !strncmp(p, skip, strlen(skip))))
+            best = p, best_len = n;
+        p += n + (p[n] == '\n');
+    }
+    char *s = xrealloc(NULL, best_len + 1);
+    if (best_len)
+        memcpy(s, best, best_len);
+    s[best_len] = 0;
+    return s;
+}
+
+char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *s = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (cap - n < 4096)
+            s = xrealloc(s, cap = cap * 2 + 4096);
+        size_t got = fread(s + n, 1, cap - n - 1, f);
+        n += got;
+        if (!got)
+            break;
+    }
+    fclose(f);
+    s[n] = 0;
+    return s;
+}
+
+int write_atomic(const char *path, const char *text)
+{
+    char *tmp = fmt("%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f))
+        ok = 0;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -1;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int ok = out >= 0;
+    char buf[65536];
+    ssize_t n;
+    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0 && write(out, buf, (size_t)n) == n;
+    }
+    close(in);
+    if (out >= 0 && close(out))
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* Empty the folder dir (a descriptor, closed here), then nothing else. */
+static void empty_dir(int dir)
+{
+    fchmod(dir, 0700);
+    DIR *d = fdopendir(dir);
+    if (!d) {
+        close(dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+            continue;
+        int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0) {
+            empty_dir(sub);
+            unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+        }
+    }
+    closedir(d);
+}
+
+void remove_tree(const char *path)
+{
+    if (unlink(path) == 0 || errno == ENOENT)
+        return;
+    int d = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d >= 0) {
+        empty_dir(d);
+        rmdir(path);
+    }
+}
+
+int exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int is_link(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+int newer(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa))
+        return 0;
+    if (stat(b, &sb))
+        return 1;
+    if (sa.st_mtim.tv_sec != sb.st_mtim.tv_sec)
+        return sa.st_mtim.tv_sec > sb.st_mtim.tv_sec;
+    return sa.st_mtim.tv_nsec > sb.st_mtim.tv_nsec;
+}
+
+char *abs_path(const char *path)
+{
+    char *joined;
+    if (path[0] == '/') {
+        joined = xstrdup(path);
+    } else {
+        /* the logical working folder, as the shell keeps it in PWD */
+        const char *pwd = getenv("PWD");
+        struct stat a, b;
+        char here[PATH_MAX];
+        if (!pwd || pwd[0] != '/' || stat(pwd, &a) || stat(".", &b) || a.st_dev != b.st_dev ||
+            a.st_ino != b.st_ino)
+            pwd = getcwd(here, sizeof here) ? here : "/";
+        joined = fmt("%s/%s", pwd, path);
+    }
+    /* drop "." and empty parts; ".." takes the part before it away */
+    char *out = xrealloc(NULL, strlen(joined) + 2);
+    size_t n = 0;
+    for (char *p = joined; *p;) {
+        while (*p == '/')
+            p++;
+        size_t len = strcspn(p, "/");
+        if (!len)
+            break;
+        if (len == 1 && p[0] == '.') {
+        } else if (len == 2 && p[0] == '.' && p[1] == '.') {
+            while (n > 0 && out[--n] != '/')
+                ;
+        } else {
+            out[n++] = '/';
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        p += len;
+    }
+    if (!n)
+        out[n++] = '/';
+    out[n] = 0;
+    free(joined);
+    return out;
+}
+
+long cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+char *host_name(int short_form)
+{
+    char h[256] = "";
+    gethostname(h, sizeof h - 1);
+    if (short_form)
+        h[strcspn(h, ".")] = 0;
+    return xstrdup(h);
+}
+
+/* ========================================================== programs */
+
+static void child(char *const argv[], proc *p, int in_fd, int out_fd)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    if (p->setsid)
+        setsid();
+    int in = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
+    if (in >= 0 && in != 0)
+        dup2(in, 0);
+    if (out_fd >= 0 && out_fd != 1)
+        dup2(out_fd, 1);
+    int err = -1;
+    if (p->err == ERR_NULL)
+        err = open("/dev/null", O_WRONLY);
+    else if (p->err == ERR_FILE)
+        err = open(p->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    else if (p->err == ERR_TO_OUT)
+        err = dup(1);
+    if (err >= 0)
+        dup2(err, 2);
+    for (int i = 0; p->env && p->env[i]; i++)
+        putenv(p->env[i]);
+    if (p->dir && chdir(p->dir)) {
+        fprintf(stderr, "class: cannot enter %s: %s\n", p->dir, strerror(errno));
+        _exit(127);
+    }
+    execvp(argv[0], argv);
+    fprintf(stderr, "class: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+int run(char *const argv[], proc *p)
+{
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, out_file = -1;
+    p->text = NULL;
+    p->truncated = 0;
+    if (p->input && pipe2(in, O_CLOEXEC))
+        return 127;
+    if (p->out) {
+        out_file = open(p->out, O_WRONLY | O_CREAT | O_CLOEXEC | (p->append ? O_APPEND : O_TRUNC), 0644);
+        if (out_file < 0)
+            return 127;
+    } else if (p->capture && pipe2(out, O_CLOEXEC)) {
+        return 127;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0)
+        child(argv, p, in[0], out_file >= 0 ? out_file : out[1]);
+    if (in[0] >= 0) {
+        close(in[0]);
+        /* a job script: far below what a pipe holds */
+        ssize_t put = pid > 0 ? write(in[1], p->input, strlen(p->input)) : 0;
+        (void)put;
+        close(in[1]);
+    }
+    if (out_file >= 0)
+        close(out_file);
+    if (out[1] >= 0) {
+        close(out[1]);
+        size_t n = 0, cap = 0;
+        char buf[65536];
+        ssize_t got;
+        while ((got = read(out[0], buf, sizeof buf)) != 0) {
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                break;
+            }
+            size_t take = (size_t)got;
+            if (n + take > PROC_CAPTURE)
+                take = PROC_CAPTURE - n, p->truncated = 1;
+            if (n + take + 1 > cap)
+                p->text = xrealloc(p->text, cap = (n + take + 1) * 2);
+            memcpy(p->text + n, buf, take);
+            n += take;
+        }
+        close(out[0]);
+        p->text = xrealloc(p->text, n + 1);
+        p->text[n] = 0;
+    }
+    if (pid < 0)
+        return 127;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 127;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+char *output_of(char *const argv[])
+{
+    proc p = {.capture = 1, .err = ERR_NULL};
+    if (run(argv, &p) != 0) {
+        free(p.text);
+        return NULL;
+    }
+    return p.text;
+}
+
+char *listed_gpus(void)
+{
+    char *argv[] = {"nvidia-smi", "-L", NULL};
+    char *text = output_of(argv);
+    char *list = xstrdup("");
+    for (char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        unsigned gpu;
+        char colon;
+        if (!strncmp(p, "GPU ", 4) && sscanf(p + 4, "%u%c", &gpu, &colon) == 2 && colon == ':') {
+            char *more = fmt("%s%s%u", list, *list ? " " : "", gpu);
+            free(list);
+            list = more;
+        }
+        p += n + (p[n] == '\n');
+    }
+    free(text);
+    return list;
+}
