@@ -59,14 +59,15 @@ ALL_CFLAGS := $(CFLAGS) -D_GNU_SOURCE -Icommon
 LDLIBS := -lcublas
 
 # ---------------------------------------------------------------- the stages
-# build/stages.mk is made from stages.tsv: STAGES, and FAMILY_, KNOB_ and
-# SWEEP_ of each stage.
+# The stages' facts, made once from stages.tsv by tools/stages-gen.awk (its
+# one reader): build/stages.mk (STAGES, and FAMILY_, KNOB_ and SWEEP_ of each
+# stage), build/stages.env for the scripts (tools/stages.sh sources it) and
+# build/stages.h for the grader.
+STAGE_FACTS := build/stages.mk build/stages.env build/stages.h
 include build/stages.mk
-build/stages.mk: stages.tsv
-	@mkdir -p $(@D)
-	@awk -F'\t' '!/^#/ && NF >= 5 { \
-	    print "STAGES += " $$1; print "FAMILY_" $$1 " := " $$2; \
-	    print "KNOB_" $$1 " := " $$3; print "SWEEP_" $$1 " := " $$4 }' $< > $@
+$(STAGE_FACTS) &: stages.tsv tools/stages-gen.awk
+	@mkdir -p build
+	@awk -v out=build -f tools/stages-gen.awk stages.tsv
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 COMMON_OBJS := $(addprefix build/common/,args.o stats.o compare.o json.o hints.o gpu.o timing.o)
@@ -276,9 +277,9 @@ sweep: stage-known $(SWEEP_BINS)
 # GRADE_DIR=dir puts grade.json and results.json there. (Its messages are
 # cut to fixed-size buffers on purpose: hence -Wno-format-truncation.)
 GRADER_SRCS := $(wildcard grader/*.c)
-build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/signals.c common/lab.h
+build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h common/json.c common/signals.c common/lab.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
 
 # build/confine/confine: the wall around student code in graded runs
 # (confine/confine.h). Plain C and Linux; position-independent, so that the
@@ -433,7 +434,7 @@ help:
 	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
 	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv")
 	@echo "stages (EX=, knob and its sweep):"
-	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
+	@. build/stages.env && $(foreach s,$(STAGES),printf '  %-22s %-10s %-9s %s\n' $(s) $(KNOB_$(s)) '$(SWEEP_$(s))' "$$LAB_LESSON_$(s)";)
 
 clean:
 	rm -rf build results

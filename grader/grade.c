@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "grade: cannot find the lab at %s\n", o.lab);
         return GRADE_USAGE;
     }
-    char rubric_path[PATH_MAX], policy_path[PATH_MAX], stages_path[PATH_MAX], err[1024];
+    char rubric_path[PATH_MAX], policy_path[PATH_MAX], err[1024];
     if (o.rubric_path)
         snprintf(rubric_path, sizeof rubric_path, "%s", o.rubric_path);
     else
@@ -60,7 +60,6 @@ int main(int argc, char **argv)
         snprintf(policy_path, sizeof policy_path, "%s", o.policy_path);
     else
         snprintf(policy_path, sizeof policy_path, "%s/grader/allowed-symbols.txt", lab);
-    snprintf(stages_path, sizeof stages_path, "%s/stages.tsv", lab);
 
     static rubric rb;
     static policy pol;
@@ -83,7 +82,7 @@ int main(int argc, char **argv)
         }
         n = o.nprograms;
         /* a program graded under a stage's name gets its lesson */
-        int nall = stages_read(stages_path, all, MAX_STAGES, err, sizeof err);
+        int nall = stages_all(all, MAX_STAGES);
         for (int i = 0; i < n; i++) {
             if (program_target(o.programs[i], &t[i]))
                 return GRADE_USAGE;
@@ -94,11 +93,7 @@ int main(int argc, char **argv)
                     snprintf(t[i].lesson, sizeof t[i].lesson, "%s", all[k].lesson);
         }
     } else {
-        int nall = stages_read(stages_path, all, MAX_STAGES, err, sizeof err);
-        if (nall < 0) {
-            fprintf(stderr, "grade: %s\n", err);
-            return GRADE_USAGE;
-        }
+        int nall = stages_all(all, MAX_STAGES);
         n = select_stages(&o, all, nall, t);
         if (n < 0)
             return GRADE_USAGE;

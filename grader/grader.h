@@ -2,7 +2,7 @@
  * grader.h: the pieces of the autograder (make grade, make calibrate).
  *
  *   jsonread.c  a strict reader for the drivers' records (untrusted input)
- *   rubric.c    grader/rubric.tsv and stages.tsv
+ *   rubric.c    grader/rubric.tsv, and stages.tsv's table (build/stages.h)
  *   run.c       one program in its own process group, with a time limit
  *   progress.c  how far a run got, from the driver's progress lines
  *   policy.c    which symbols the student's object may use
@@ -83,8 +83,9 @@ typedef struct {
     char lesson[256];      /* the table's one line: what the stage teaches */
 } stage_info;
 
-/* Read stages.tsv. Returns the number of stages, or -1 with err set. */
-int stages_read(const char *path, stage_info *out, int max, char *err, size_t errlen);
+/* The stages of stages.tsv, as build/stages.h has them compiled in: the
+ * number copied into out (at most max). */
+int stages_all(stage_info *out, int max);
 
 /* The reference kernel of a speed tier (references/tiers.tsv): the plain
  * form of what the tier's advice says, which make calibrate measures to set

@@ -34,7 +34,8 @@ cleanup() {
 }
 trap cleanup EXIT
 fake=$lab/tests/class/fake-make
-stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+. tools/stages.sh
+stages=$(printf '%s\n' $LAB_STAGES)
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 

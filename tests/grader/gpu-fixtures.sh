@@ -39,6 +39,7 @@ want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 
 FAIL_LINES=20
 . tests/lib.sh
+. tools/stages.sh
 summary() {
     totals
     exit
@@ -53,7 +54,7 @@ mkdir -p "$out"
 make -s build/grader/grade || exit 2
 [ -x build/tests/grader/check ] || tests/grader/run.sh >/dev/null 2>&1
 q=build/tests/grader/check
-stage=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
+stage=$(stage_numbered 03)
 have_sanitizer=0
 command -v compute-sanitizer >/dev/null 2>&1 && have_sanitizer=1
 get() { "$q" get "$1/grade.json" "$2" 2>/dev/null; }
@@ -156,7 +157,7 @@ echo "== attacks (tests/grader/attacks/), graded by the judge (--judge)"
 for dir in tests/grader/attacks/*/; do
     name=$(basename "$dir")
     num=$(cat "$dir/stage" 2>/dev/null || echo 03)
-    as=$(awk -F'\t' -v num="$num" '!/^#/ && index($1, num "_") == 1 { print $1; exit }' stages.tsv)
+    as=$(stage_numbered "$num")
     if [ -e "$dir/wrapper.cu" ] && [ ! -e "solutions/$as/kernel.cu" ]; then
         skip "attack $name: it wraps solutions/$as, which is not here"
         continue
@@ -165,7 +166,7 @@ for dir in tests/grader/attacks/*/; do
     rm -rf "$sub" "$out/attack-report-$name"
     mkdir -p "$sub/$as"
     if [ -e "$dir/wrapper.cu" ]; then
-        fn=$(awk -F'\t' -v s="$as" '$1 == s { print $2 }' stages.tsv)
+        fn=$(stage_family "$as")
         { echo "#define $fn solution_$fn"; cat "solutions/$as/kernel.cu"; echo "#undef $fn"; cat "$dir/wrapper.cu"; } \
             >"$sub/$as/kernel.cu"
     else
@@ -241,8 +242,8 @@ build/grader/grade --judge --once --src solutions --rubric "$out/unreachable.tsv
 check "judged: --once runs it once (6/10, no second run)" \
     "$(! grep -q "once more" "$out/again-once.log" && [ "$(get "$out/again-once" stages.0.points)" = 6 ]; echo $?)" \
     "$(tail -n 20 "$out/again-once.log")"
-first=$(awk -F'\t' '!/^#/ && $2 == "matmul" { print $1; exit }' stages.tsv)
-second=$(awk -F'\t' '!/^#/ && $2 == "matmul" { n++; if (n == 2) { print $1; exit } }' stages.tsv)
+first=$(stages_of matmul | sed -n 1p)
+second=$(stages_of matmul | sed -n 2p)
 build/grader/grade --judge --src solutions --baselines "$out/kept.tsv" --out "$out/kept" "$first" >"$out/kept.log" 2>&1
 check "judged: --baselines: $first's grade keeps the naive baseline it timed (matmul, this GPU, n=4096)" \
     "$(awk -F'\t' '$1 == "matmul" && $3 > 0 && $4 == "n=4096" { ok = 1 } END { exit !ok }' "$out/kept.tsv" 2>/dev/null; echo $?)" \

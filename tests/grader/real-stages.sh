@@ -12,7 +12,7 @@ if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
 else
 printf '#!/bin/sh\necho "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$fakebin/nvidia-smi"
 chmod +x "$fakebin/nvidia-smi"
-first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
+first=${LAB_STAGES%% *}
 rm -rf "$out/real"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
     build/grader/grade "$first" --out "$out/real" >"$out/real.log" 2>&1
@@ -23,7 +23,7 @@ check "grader: a driver that finds no GPU costs nothing of the kernel and ends i
     "$(tail -n 15 "$out/real.log")"
 # --reference: a tier's reference kernel (references/tiers.tsv) built in its
 # tier's folder and run in place of the exercise
-coarse=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
+coarse=$(stage_numbered 06)
 rm -rf "$out/ref"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
     build/grader/grade --reference pass "$coarse" --out "$out/ref" >"$out/ref.log" 2>&1
@@ -36,7 +36,7 @@ fi
 # a submission (--src): one stage that does not compile, one not submitted
 sub=$out/submission
 rm -rf "$sub" "$out/sub-reports"
-stages2=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv | head -n 2)
+stages2=$(printf '%s\n' $LAB_STAGES | head -n 2)
 broken=$(head -n 1 <<<"$stages2") absent=$(tail -n 1 <<<"$stages2")
 mkdir -p "$sub/$broken"
 printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *C, int n) { oops }\n' \

@@ -19,6 +19,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 . tests/lib.sh
+. tools/stages.sh
 
 CC=${CC:-cc}
 NVCC=${NVCC:-nvcc}
@@ -26,7 +27,7 @@ out=build/tests/grader
 mkdir -p "$out/bin" "$out/obj"
 
 echo "== grader: unit tests"
-if ! $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Icommon tests/grader/check.c \
+if ! $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Ibuild -Icommon tests/grader/check.c \
         $(ls grader/*.c | grep -v grade.c) common/json.c common/signals.c -lm -o "$out/check" 2>"$out/cc.log" ||
    ! $CC -O2 -std=c11 -Wall -D_GNU_SOURCE -Icommon tests/grader/fake_driver.c common/json.c -lm \
         -o "$out/fake" 2>>"$out/cc.log"; then
@@ -464,7 +465,7 @@ else
         skip "grader: the judge's CUDA IPC probe: build/confine/cuda-probe is not built"
     fi
     out2=$(build/grader/grade 2>&1); st=$?
-    nstages=$(awk -F'\t' '!/^#/ && NF >= 5' stages.tsv | wc -l)
+    nstages=$(wc -w <<<"$LAB_STAGES")
     check "grader: no GPU: builds every stage first, then exit 3 with one line saying there is none" \
         "$([ $st = 3 ] && [ "$(grep -c "compiles and links$" <<<"$out2")" = "$nstages" ] &&
            [ "$(grep -c "no NVIDIA GPU" <<<"$out2")" = 1 ]; echo $?)" "$out2"

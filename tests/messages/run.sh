@@ -22,7 +22,8 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
-stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+. tools/stages.sh
+stages=$(printf '%s\n' $LAB_STAGES)
 
 echo "== make grade and make run: names of stages and submissions"
 out=$(build/grader/grade --src "$tmp/nonexistent" 2>&1); st=$?
