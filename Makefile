@@ -271,8 +271,11 @@ sweep: stage-known $(SWEEP_BINS)
 	@$(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
 
 # ---------------------------------------------------------------- grading
-# The grader is plain C; it builds the stages itself (make -k -j, so one
-# stage that does not compile stops no other) and runs them one at a time.
+# The grader is plain C; it runs the stages one at a time, as make built them
+# just before (tools/grade-build.sh: one make -k of what the grader's --plan
+# names, so that one stage that does not compile stops no other; the
+# grader reads its messages in build/grade-build.log). PREBUILT=1: the
+# caller built them and wrote that log (make class builds ahead).
 # GRADE_SRC=dir grades dir/<stage>/kernel.cu with this lab's harness;
 # GRADE_DIR=dir puts grade.json and results.json there. (Its messages are
 # cut to fixed-size buffers on purpose: hence -Wno-format-truncation.)
@@ -303,22 +306,22 @@ GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)
               $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
               $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),--require-confinement) \
               $(if $(filter-out 0,$(PROBED)),--probed) $(if $(filter-out 0,$(ONCE)),--once) \
-              $(if $(filter-out 0,$(PREBUILT)),--prebuilt) \
               $(if $(BASELINES),--baselines $(BASELINES)) $(if $(REFERENCE),--reference $(REFERENCE)) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.
 GRADE_HINTS := $(if $(GRADE_SRC)$(REFERENCE),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(filter 1,$(HINTS))),1)))
-# From a login node (tools/gpu-run.sh) the stages are built here first,
-# and the grader, on the GPU node, only links them again.
-GRADE_STAGES := $(if $(EX),$(foreach e,$(EX),$(firstword $(filter $(e)%,$(STAGES)))),$(STAGES))
-GRADE_PREBUILD := $(if $(GRADE_SRC)$(REFERENCE),,$(foreach s,$(GRADE_STAGES),build/$(s)/exercise \
-                  $(if $(GRADE_JUDGE),build/$(s)/exercise-judge build/$(s)/exercise-runner build/judge/echo-runner)))
+# The build comes first, here (on a Slurm login node too: the grader then
+# runs on a GPU node through tools/gpu-run.sh, and builds nothing there).
+GRADE_BUILD = @$(if $(filter-out 0,$(PREBUILT)),echo "built before grading (build/grade-build.log)",NVCC="$(NVCC)" tools/grade-build.sh $(1))
 grade: build/grader/grade build/confine/confine build/confine/cuda-probe
-	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
+	$(call GRADE_BUILD,$(GRADE_ARGS))
+	@$(GPU_RUN) sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.tsv)'
+CALIBRATE_ARGS := --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
 calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(if $(RELEASE),echo "error: make calibrate measures the tiers' reference kernels and the solutions: this student release has neither"; exit 2)
-	@NVCC="$(NVCC)" build/grader/grade --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
+	$(call GRADE_BUILD,$(CALIBRATE_ARGS))
+	@NVCC="$(NVCC)" build/grader/grade $(CALIBRATE_ARGS)
 
 # ---------------------------------------------------------------- profile
 # make profile EX=03: one call of the kernel under Nsight Compute (after its

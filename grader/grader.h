@@ -9,7 +9,8 @@
  *   score.c     a record and the rubric make points, reasons and advice
  *   wrong.c     why a run is not correct, and what to do
  *   sanitize.c  what compute-sanitizer found
- *   report.c    the table, grade.json and Gradescope's results.json
+ *   report.c    the table, grade.json, Gradescope's results.json, grade.tsv
+ *   recordtsv.c a driver's run record as tab-separated lines (--record-tsv)
  *   util.c      appending to messages, cleaning text, PATH, the clock
  *   grading.h   how make grade's own files (options, build, stage,
  *               calibrate, grade) fit together
@@ -30,7 +31,7 @@ enum {
     GRADE_FAILED = 1,    /* make calibrate: a solution did not pass           */
     GRADE_USAGE = 2,     /* bad options, unknown stage, unreadable rubric     */
     GRADE_NO_GPU = 3,    /* no NVIDIA GPU here                                */
-    GRADE_NO_TOOLS = 4,  /* no nvcc, make or nm                               */
+    GRADE_NO_TOOLS = 4,  /* no nvcc or nm                                     */
     GRADE_UNCONFINED = 5 /* confinement asked for and impossible here         */
 };
 
@@ -333,6 +334,10 @@ int sanitizer_finding(const char *out, char *finding, size_t len);
 
 /* =============================================================== reports */
 
+/* recordtsv.c: --record-tsv RECORD.json: a driver's run record, one line a
+ * kernel, on stdout; the exit status. */
+int record_tsv(const char *path);
+
 typedef struct {
     unsigned long long seed;
     int confined;          /* the runs were inside build/confine/confine   */
@@ -347,7 +352,7 @@ typedef struct {
 
 /* The table and the advice, on out. */
 void report_table(FILE *out, const stage_result *s, int n, const grade_info *g);
-/* grade.json and results.json in dir; returns 0 or -1 (message on stderr). */
+/* grade.json, results.json and grade.tsv in dir; returns 0 or -1 (message on stderr). */
 int report_write(const char *dir, const stage_result *s, int n, const grade_info *g);
 /* Copy text into out (size outlen) fit for JSON and terminals: valid UTF-8
  * kept, other bytes and control characters but \n and \t become '?'. */

@@ -98,9 +98,9 @@ suite() {
 suite "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" gpu tests/gpu-suite.sh
 suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
 mkdir -p build/tests
-printf '{\n  "stages": [\n    {\n      "stage": "%s",\n      "correct": true\n    },\n    {\n      "stage": "later",\n      "correct": false\n    }\n  ]\n}\n' \
-    "$first" >build/tests/hints.json
-out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.json 2>&1)
+printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason\n%s\tfalse\t6\t10\ttrue\tfalse\t7\tpass\t-\nlater\tfalse\t0\t10\tfalse\tfalse\t7\t-\twrong\n' \
+    "$first" >build/tests/hints.tsv
+out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.tsv 2>&1)
 check "profile: make grade's hints: the stages that passed, one line when ncu is missing" \
     "$(grep -q "hints, not scored" <<<"$out" && grep -q "^  $first:" <<<"$out" && ! grep -q "later" <<<"$out" &&
        grep -q "not installed" <<<"$out"; echo $?)" "$out"

@@ -108,6 +108,8 @@ grades() {
             dir=$out/grades/$kind-$r
             mkdir -p "$dir"
             start=$SECONDS
+            # the build first, as make grade's (the grader runs no make)
+            tools/grade-build.sh --src solutions $([ $kind != events ] && echo --judge) >"$dir/build.log" 2>&1
             LAB_JUDGE_RSE=$([ $kind = judge-rse ] && echo "${JUDGE_RSE:-0.004}") \
             LAB_JUDGE_WRITEBACK=$([ $kind = judge-raw ] && echo 0 || echo 1) \
                 timeout "$limit" build/grader/grade --src solutions $([ $kind != events ] && echo --judge) \

@@ -239,6 +239,27 @@ check "grader: grade.json's total is the sum of the stages" \
     "$(total=0; for ((k = 0; k < ${#names[@]}; k++)); do total=$((total + $(get "stages.$k.points"))); done
        [ "$(get score)" = "$total" ]; echo $?)"
 
+# grade.tsv: what scripts read (class grading's rows, the hints), as grade.json has it
+tsv=$out/reports/grade.tsv
+tsv_agrees() {
+    local k=0 st bonus pts maxp corr flag seed missed reason want
+    [ "$(head -n 1 "$tsv")" = "$(printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason')" ] &&
+        [ "$(($(wc -l <"$tsv") - 1))" = ${#names[@]} ] || return 1
+    while IFS=$'\t' read -r st bonus pts maxp corr flag seed missed reason; do
+        want=$(get "stages.$k.reason"); want=${want//$'\n'/ }; want=${want//$'\t'/ }
+        [ "$st" = "$(get "stages.$k.stage")" ] && [ "$bonus" = "$(get "stages.$k.bonus")" ] &&
+            [ "$pts" = "$(get "stages.$k.points")" ] && [ "$maxp" = "$(get "stages.$k.max_points")" ] &&
+            [ "$corr" = "$(get "stages.$k.correct")" ] && [ "$flag" = "$(get "stages.$k.flagged")" ] &&
+            [ "$seed" = 42 ] && [ "$reason" = "${want:--}" ] || return 1
+        k=$((k + 1))
+    done < <(tail -n +2 "$tsv")
+}
+check "grader: grade.tsv beside grade.json: a header, then each stage's points, bonus, correct, flagged, seed and reason as grade.json has them" \
+    "$(tsv_agrees; ok)" "$(head -n 4 "$tsv")"
+check "grader: grade.tsv names the tiers a stage missed (slow: pass,stretch; good: -)" \
+    "$([ "$(awk -F'\t' '$1 == "slow" { print $8 }' "$tsv")" = pass,stretch ] &&
+       [ "$(awk -F'\t' '$1 == "good" { print $8 }' "$tsv")" = - ]; ok)" "$(grep -E '^(slow|good)\s' "$tsv")"
+
 echo "== grader: comparing two sets of grading runs (tools/compare-grades.sh)"
 cmp=$out/compare
 rm -rf "$cmp"; mkdir -p "$cmp/a1" "$cmp/a2" "$cmp/b1" "$cmp/b2"
@@ -464,7 +485,7 @@ else
     else
         skip "grader: the judge's CUDA IPC probe: build/confine/cuda-probe is not built"
     fi
-    out2=$(build/grader/grade 2>&1); st=$?
+    out2=$(built_grade 2>&1); st=$?
     nstages=$(wc -w <<<"$LAB_STAGES")
     check "grader: no GPU: builds every stage first, then exit 3 with one line saying there is none" \
         "$([ $st = 3 ] && [ "$(grep -c "compiles and links$" <<<"$out2")" = "$nstages" ] &&

@@ -47,7 +47,7 @@ else
     : >"$tmp/sub/01_naive/kernel.cu"
     printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *C, int n) { oops }\n' \
         >"$tmp/sub/03_tiled/kernel.cu"
-    out=$(build/grader/grade --src "$tmp/sub" 1 3 2>&1); st=$?
+    out=$(built_grade --src "$tmp/sub" 1 3 2>&1); st=$?
     check "grade without a GPU: an empty kernel.cu is named as not defining matmul(...)" \
         "$(grep -q "01_naive: kernel.cu does not define matmul(const float \*A" <<<"$out"; ok)" "$out"
     check "grade without a GPU: a compile error is shown with its line" \
