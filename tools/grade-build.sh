@@ -20,13 +20,11 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 plan=$(build/grader/grade --plan "$@") || exit $?
 [ -n "$plan" ] || exit 0
-# make's variables of the command line (CUDA_ARCH=...) come along in
-# MAKEFLAGS, but not the jobserver of a make that runs this script
-kept=()
-for w in ${MAKEFLAGS:-}; do
-    case $w in --jobserver-auth=* | --jobserver-fds=*) ;; *) kept+=("$w") ;; esac
-done
-export MAKEFLAGS="${kept[*]}"
+# make's variables of the command line come along in MAKEFLAGS as they are
+# (CUDA_ARCH="80 90" with its escaped blanks), but not the jobserver of a
+# make that runs this script
+MAKEFLAGS=$(sed -E 's/(^| )--jobserver-(auth|fds)=[^ ]*//g' <<<"${MAKEFLAGS:-}")
+export MAKEFLAGS
 jobs=${plan#*-j}
 printf 'building (make -k -j%s)...' "${jobs%% *}"
 t0=$(date +%s)
