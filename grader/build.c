@@ -150,12 +150,20 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
  * The old programs go first, so that one that does not compile now cannot
  * be graded from an earlier build; so does an object without a list of its
  * headers that library.c can read (compiled by an older Makefile with
- * -MMD, say), so that it is compiled again with one. */
+ * -MMD, say), so that it is compiled again with one. With the judge, the
+ * program without it too (one link more: the grader falls back to it where
+ * the judge cannot share GPU memory with a runner, which only the GPU's
+ * machine can tell). */
 void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judge)
 {
     fprintf(out, "-C %s -j%d", dir, jobs);
     size_t skip = strlen(dir) + 1; /* the programs' paths relative to dir */
     for (int i = 0; i < n; i++) {
+        char plain[sizeof t[i].binary];
+        size_t len = strlen(t[i].binary);
+        snprintf(plain, sizeof plain, "%s", t[i].binary);
+        if (t[i].runner[0] && len > 6 && !strcmp(plain + len - 6, "-judge"))
+            plain[len - 6] = 0;
         unlink(t[i].binary);
         if (!library_list_usable(&t[i]))
             unlink(t[i].object);
@@ -163,6 +171,10 @@ void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judg
         if (t[i].runner[0]) {
             unlink(t[i].runner);
             fprintf(out, " %s", t[i].runner + skip);
+        }
+        if (strcmp(plain, t[i].binary)) {
+            unlink(plain);
+            fprintf(out, " %s", plain + skip);
         }
     }
     if (judge)
