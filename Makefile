@@ -59,14 +59,15 @@ ALL_CFLAGS := $(CFLAGS) -D_GNU_SOURCE -Icommon
 LDLIBS := -lcublas
 
 # ---------------------------------------------------------------- the stages
-# build/stages.mk is made from stages.tsv: STAGES, and FAMILY_, KNOB_ and
-# SWEEP_ of each stage.
+# The stages' facts, made once from stages.tsv by tools/stages-gen.awk (its
+# one reader): build/stages.mk (STAGES, and FAMILY_, KNOB_ and SWEEP_ of each
+# stage), build/stages.env for the scripts (tools/stages.sh sources it) and
+# build/stages.h for the grader.
+STAGE_FACTS := build/stages.mk build/stages.env build/stages.h
 include build/stages.mk
-build/stages.mk: stages.tsv
-	@mkdir -p $(@D)
-	@awk -F'\t' '!/^#/ && NF >= 5 { \
-	    print "STAGES += " $$1; print "FAMILY_" $$1 " := " $$2; \
-	    print "KNOB_" $$1 " := " $$3; print "SWEEP_" $$1 " := " $$4 }' $< > $@
+$(STAGE_FACTS) &: stages.tsv tools/stages-gen.awk
+	@mkdir -p build
+	@awk -v out=build -f tools/stages-gen.awk stages.tsv
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 # The harness (common/harness.cu, family.h): one sequence for every stage,
@@ -268,15 +269,18 @@ sweep: stage-known $(SWEEP_BINS)
 	@$(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
 
 # ---------------------------------------------------------------- grading
-# The grader is plain C; it builds the stages itself (make -k -j, so one
-# stage that does not compile stops no other) and runs them one at a time.
+# The grader is plain C; it runs the stages one at a time, as make built them
+# just before (tools/grade-build.sh: one make -k of what the grader's --plan
+# names, so that one stage that does not compile stops no other; the
+# grader reads its messages in build/grade-build.log). PREBUILT=1: the
+# caller built them and wrote that log (make class builds ahead).
 # GRADE_SRC=dir grades dir/<stage>/kernel.cu with this lab's harness;
 # GRADE_DIR=dir puts grade.json and results.json there. (Its messages are
 # cut to fixed-size buffers on purpose: hence -Wno-format-truncation.)
 GRADER_SRCS := $(wildcard grader/*.c)
-build/grader/grade: $(GRADER_SRCS) grader/grader.h common/json.c common/signals.c common/lab.h
+build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h common/json.c common/signals.c common/lab.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
 
 # build/confine/confine: the wall around student code in graded runs
 # (judge/confine.h). Plain C and Linux; position-independent, so that the
@@ -300,22 +304,22 @@ GRADE_ARGS := $(EX) $(if $(SEED),--seed $(SEED)) $(if $(filter-out 0,$(SANITIZE)
               $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
               $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),--require-confinement) \
               $(if $(filter-out 0,$(PROBED)),--probed) $(if $(filter-out 0,$(ONCE)),--once) \
-              $(if $(filter-out 0,$(PREBUILT)),--prebuilt) \
               $(if $(BASELINES),--baselines $(BASELINES)) $(if $(REFERENCE),--reference $(REFERENCE)) \
               $(if $(GRADE_SRC),--src $(GRADE_SRC)) $(if $(GRADE_DIR),--out $(GRADE_DIR))
 # Hints from the hardware counters (tools/grade-hints.sh) follow the table:
 # for one stage (EX=NN) by default, for all with HINTS=1, none with HINTS=0.
 GRADE_HINTS := $(if $(GRADE_SRC)$(REFERENCE),,$(if $(filter 0,$(HINTS)),,$(if $(or $(EX),$(filter 1,$(HINTS))),1)))
-# From a login node (tools/gpu-run.sh) the stages are built here first,
-# and the grader, on the GPU node, only links them again.
-GRADE_STAGES := $(if $(EX),$(foreach e,$(EX),$(firstword $(filter $(e)%,$(STAGES)))),$(STAGES))
-GRADE_PREBUILD := $(if $(GRADE_SRC)$(REFERENCE),,$(foreach s,$(GRADE_STAGES),build/$(s)/exercise \
-                  $(if $(GRADE_JUDGE),build/$(s)/exercise-judge build/$(s)/exercise-runner build/judge/echo-runner)))
+# The build comes first, here (on a Slurm login node too: the grader then
+# runs on a GPU node through tools/gpu-run.sh, and builds nothing there).
+GRADE_BUILD = @$(if $(filter-out 0,$(PREBUILT)),echo "built before grading (build/grade-build.log)",NVCC="$(NVCC)" tools/grade-build.sh $(1))
 grade: build/grader/grade build/confine/confine build/confine/cuda-probe
-	@$(GPU_RUN) --build '$(GRADE_PREBUILD)' sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.json)'
+	$(call GRADE_BUILD,$(GRADE_ARGS))
+	@$(GPU_RUN) sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.tsv)'
+CALIBRATE_ARGS := --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
 calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
 	@$(if $(RELEASE),echo "error: make calibrate measures the tiers' reference kernels and the solutions: this student release has neither"; exit 2)
-	@NVCC="$(NVCC)" build/grader/grade --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
+	$(call GRADE_BUILD,$(CALIBRATE_ARGS))
+	@NVCC="$(NVCC)" build/grader/grade $(CALIBRATE_ARGS)
 
 # ---------------------------------------------------------------- profile
 # make profile EX=03: one call of the kernel under Nsight Compute (after its
@@ -437,7 +441,7 @@ help:
 	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
 	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv")
 	@echo "stages (EX=, knob and its sweep):"
-	@awk -F'\t' '!/^#/ && NF >= 5 { printf "  %-22s %-10s %-9s %s\n", $$1, $$3, $$4, $$5 }' stages.tsv
+	@. build/stages.env && $(foreach s,$(STAGES),printf '  %-22s %-10s %-9s %s\n' $(s) $(KNOB_$(s)) '$(SWEEP_$(s))' "$$LAB_LESSON_$(s)";)
 
 clean:
 	rm -rf build results

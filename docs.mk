@@ -105,8 +105,14 @@ docs-test:
 
 plots_records := $(wildcard $(PLOTS_RESULTS)/*.json)
 plots_svg     := $(patsubst $(PLOTS_RESULTS)/%.json,$(PLOTS_DIR)/%.svg,$(plots_records))
-# "stage:family" for each stage of stages.tsv; a family gets a ladder when one of its stages has a record
-plots_stage_family := $(shell awk -F'\t' '$$1 ~ /^[0-9]/ { print $$1 ":" $$2 }' stages.tsv)
+# the stages' facts (STAGES, FAMILY_<stage>): the Makefile's, or, when this
+# file runs on their own, made here by their one generator (tools/stages-gen.awk)
+ifeq ($(STAGES),)
+docs_facts := $(shell mkdir -p build && awk -v out=build -f tools/stages-gen.awk stages.tsv)
+include build/stages.mk
+endif
+# "stage:family" for each stage; a family gets a ladder when one of its stages has a record
+plots_stage_family := $(foreach s,$(STAGES),$(s):$(FAMILY_$(s)))
 plots_families := $(sort $(foreach sf,$(plots_stage_family),$(if $(wildcard $(PLOTS_RESULTS)/$(firstword $(subst :, ,$(sf))).json),$(lastword $(subst :, ,$(sf))))))
 plots_ladders  := $(patsubst %,$(PLOTS_DIR)/ladder_%.svg,$(plots_families))
 
@@ -127,7 +133,7 @@ $(PLOTS_DIR)/%.svg: $(PLOTS_DATA)/%.dat tools/stage-plot.gp
 	$(GNUPLOT) -c tools/stage-plot.gp $< $@
 
 # a ladder reads every record of its family, so it depends on all the records
-$(PLOTS_DATA)/ladder_%.dat: $(plots_records) stages.tsv tools/ladder-references.tsv tools/records2ladder.sh tools/records2dat.sh
+$(PLOTS_DATA)/ladder_%.dat: $(plots_records) build/stages.env tools/ladder-references.tsv tools/records2ladder.sh tools/records2dat.sh
 	@mkdir -p $(@D)
 	tools/records2ladder.sh $* $(PLOTS_RESULTS) > $@.tmp && mv $@.tmp $@
 

@@ -1,7 +1,8 @@
 /*
  * build.c: what comes before running anything: is there a GPU, a copy of the
- * lab for submitted files (--src), the build of every stage (make -k -j),
- * and the compiler's complaint about one stage.
+ * lab for submitted files (--src), what make must build (--plan: the grader
+ * never runs make; tools/grade-build.sh does, before it), and the
+ * compiler's complaint about one stage, from that build's log.
  */
 #include "grader.h"
 #include "grading.h"
@@ -90,12 +91,22 @@ static int link_into(const char *lab, const char *scratch, const char *name)
 /* For --src: a copy of the lab whose exercises/ holds the submitted
  * kernel.cu files and everything else links to this lab (the pristine
  * harness). Its build/common is this lab's, so the harness is built once.
- * Stages without a submitted kernel.cu are marked missing. */
+ * Stages without a submitted kernel.cu are marked missing. Without prepare,
+ * only the folder's name and which stages are missing (grading what
+ * --plan prepared and make built). */
 int make_scratch(const char *lab, const char *src, target *t, int n, int *missing,
-                        char *scratch, size_t len)
+                 char *scratch, size_t len, int prepare)
 {
     snprintf(scratch, len, "%s/build/grade-src", lab);
     char path[PATH_MAX], from[PATH_MAX];
+    for (int i = 0; !prepare && i < n; i++) {
+        snprintf(from, sizeof from, "%s/%s/kernel.cu", src, t[i].stage);
+        if (access(from, R_OK))
+            snprintf(from, sizeof from, "%s/exercises/%s/kernel.cu", src, t[i].stage);
+        missing[i] = access(from, R_OK) != 0;
+    }
+    if (!prepare)
+        return 0;
     snprintf(path, sizeof path, "%s/build/common", lab);
     if (mkdirs(path) || mkdirs(scratch))
         return -1;
@@ -132,46 +143,43 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     return 0;
 }
 
-/* Build the targets' programs (binary, and runner where the judge runs it)
- * with one make -k -j: every stage that can be built is, whatever the
- * others do. The old programs go first, so that one that does not compile
- * now cannot be graded from an earlier build; so does an object without a
- * list of its headers that library.c can read (compiled by an older
- * Makefile with -MMD, say), so that it is compiled again with one. */
-void build(const char *dir, target *t, int n, int jobs, int judge, char **log, double *seconds)
+/* --plan: make's arguments for the build of the targets' programs (binary,
+ * and runner where the judge runs it) on one line: -C dir, -jN and the
+ * programs, relative to dir; tools/grade-build.sh runs one make -k with
+ * them, so that every stage that can be built is, whatever the others do.
+ * The old programs go first, so that one that does not compile now cannot
+ * be graded from an earlier build; so does an object without a list of its
+ * headers that library.c can read (compiled by an older Makefile with
+ * -MMD, say), so that it is compiled again with one. With the judge, the
+ * program without it too (one link more: the grader falls back to it where
+ * the judge cannot share GPU memory with a runner, which only the GPU's
+ * machine can tell). */
+void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judge)
 {
-    char jobs_arg[32];
-    snprintf(jobs_arg, sizeof jobs_arg, "-j%d", jobs);
-    char *argv[2 * MAX_STAGES + 9];
-    int a = 0;
-    argv[a++] = "make";
-    argv[a++] = "-C";
-    argv[a++] = (char *)dir;
-    argv[a++] = "-k";
-    argv[a++] = "-s";
-    argv[a++] = "--no-print-directory";
-    argv[a++] = jobs_arg;
+    fprintf(out, "-C %s -j%d", dir, jobs);
     size_t skip = strlen(dir) + 1; /* the programs' paths relative to dir */
     for (int i = 0; i < n; i++) {
+        char plain[sizeof t[i].binary];
+        size_t len = strlen(t[i].binary);
+        snprintf(plain, sizeof plain, "%s", t[i].binary);
+        if (t[i].runner[0] && len > 6 && !strcmp(plain + len - 6, "-judge"))
+            plain[len - 6] = 0;
         unlink(t[i].binary);
         if (!library_list_usable(&t[i]))
             unlink(t[i].object);
-        argv[a++] = t[i].binary + skip;
+        fprintf(out, " %s", t[i].binary + skip);
         if (t[i].runner[0]) {
             unlink(t[i].runner);
-            argv[a++] = t[i].runner + skip;
+            fprintf(out, " %s", t[i].runner + skip);
+        }
+        if (strcmp(plain, t[i].binary)) {
+            unlink(plain);
+            fprintf(out, " %s", plain + skip);
         }
     }
     if (judge)
-        argv[a++] = "build/judge/echo-runner";
-    argv[a] = NULL;
-    double t0 = now_s();
-    run_result r;
-    run_program(argv, -1, 1800, 1u << 20, &r);
-    *seconds = now_s() - t0;
-    *log = r.tail;
-    r.tail = NULL;
-    run_result_free(&r);
+        fprintf(out, " build/judge/echo-runner");
+    fprintf(out, "\n");
 }
 
 int target_built(const target *t)
@@ -213,6 +221,11 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
     }
     if (first[0])
         return;
+    if (!log) {
+        snprintf(first, firstlen, "not built: make grade builds the stages before it runs the grader "
+                 "(tools/grade-build.sh), and build/grade-build.log is missing");
+        return;
+    }
     /* nothing names the stage: the harness itself, or make, failed; show
      * the end of the log */
     snprintf(first, firstlen, "the build failed (build/grade-build.log has all of it)");

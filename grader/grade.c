@@ -7,8 +7,9 @@
  *   build/grader/grade --calibrate         instructors: thresholds for this GPU
  *   build/grader/grade --help
  *
- * One stage after another: build (all stages at once, make -j), check the
- * object against the symbol policy, run the program in its own process with
+ * One stage after another, as make built them (tools/grade-build.sh, which
+ * asks --plan what to build; the grader runs no make): check the object
+ * against the symbol policy, run the program in its own process with
  * a time limit, read its record, score it. The table, the advice and the
  * reports come at the end. Exit status 0 whenever grading ran.
  */
@@ -37,6 +38,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    /* a run record for the plots' scripts: nothing else */
+    if (argc == 3 && !strcmp(argv[1], "--record-tsv"))
+        return record_tsv(argv[2]);
     options o;
     if (parse_options(argc, argv, &o))
         return GRADE_USAGE;
@@ -51,7 +55,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "grade: cannot find the lab at %s\n", o.lab);
         return GRADE_USAGE;
     }
-    char rubric_path[PATH_MAX], policy_path[PATH_MAX], stages_path[PATH_MAX], err[1024];
+    char rubric_path[PATH_MAX], policy_path[PATH_MAX], err[1024];
     if (o.rubric_path)
         snprintf(rubric_path, sizeof rubric_path, "%s", o.rubric_path);
     else
@@ -60,7 +64,6 @@ int main(int argc, char **argv)
         snprintf(policy_path, sizeof policy_path, "%s", o.policy_path);
     else
         snprintf(policy_path, sizeof policy_path, "%s/grader/allowed-symbols.txt", lab);
-    snprintf(stages_path, sizeof stages_path, "%s/stages.tsv", lab);
 
     static rubric rb;
     static policy pol;
@@ -83,7 +86,7 @@ int main(int argc, char **argv)
         }
         n = o.nprograms;
         /* a program graded under a stage's name gets its lesson */
-        int nall = stages_read(stages_path, all, MAX_STAGES, err, sizeof err);
+        int nall = stages_all(all, MAX_STAGES);
         for (int i = 0; i < n; i++) {
             if (program_target(o.programs[i], &t[i]))
                 return GRADE_USAGE;
@@ -94,11 +97,7 @@ int main(int argc, char **argv)
                     snprintf(t[i].lesson, sizeof t[i].lesson, "%s", all[k].lesson);
         }
     } else {
-        int nall = stages_read(stages_path, all, MAX_STAGES, err, sizeof err);
-        if (nall < 0) {
-            fprintf(stderr, "grade: %s\n", err);
-            return GRADE_USAGE;
-        }
+        int nall = stages_all(all, MAX_STAGES);
         n = select_stages(&o, all, nall, t);
         if (n < 0)
             return GRADE_USAGE;
@@ -119,8 +118,7 @@ int main(int argc, char **argv)
             return GRADE_NO_GPU;
         }
         const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
-        const char *missing = !have_program(nvcc) ? nvcc : !have_program("make") ? "make"
-                              : !have_program("nm") ? "nm" : NULL;
+        const char *missing = !have_program(nvcc) ? nvcc : !have_program("nm") ? "nm" : NULL;
         if (missing) {
             fprintf(stderr, "grade: cannot grade here: %s is not installed or not on PATH (%s)\n", missing,
                     !strcmp(missing, "nm") ? "it comes with binutils" : "install the CUDA Toolkit");
@@ -130,8 +128,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "grade: cannot grade here: nm is not installed (it comes with binutils)\n");
         return GRADE_NO_TOOLS;
     }
-    /* the wall around the programs: probed once, said once */
+    /* the wall around the programs: probed once, said once (not for --plan,
+     * which only names what make builds) */
     static confinement conf;
+    if (o.plan)
+        goto targets;
     /* the driver's files and the GPU check inside the confinement: where a
      * GPU is, and when testing the grader (--program: its stand-in probe,
      * if the lab has one) */
@@ -175,6 +176,7 @@ int main(int argc, char **argv)
                  1000000007ULL;
     }
 
+targets:;
     double t0 = now_s();
     const char *variant = o.calibrate ? "solution" : "exercise";
     char build_dir[PATH_MAX];
@@ -182,7 +184,7 @@ int main(int argc, char **argv)
     int missing[MAX_TARGETS] = {0};
     char *log = NULL;
     if (!o.program_mode) {
-        if (o.src && make_scratch(lab, o.src, t, n, missing, build_dir, sizeof build_dir)) {
+        if (o.src && make_scratch(lab, o.src, t, n, missing, build_dir, sizeof build_dir, o.plan)) {
             fprintf(stderr, "grade: cannot prepare %s/build/grade-src for --src %s: %s\n", lab, o.src,
                     strerror(errno));
             return GRADE_USAGE;
@@ -211,30 +213,21 @@ int main(int argc, char **argv)
             fprintf(stderr, "grade: too many programs to calibrate with (at most %d)\n", MAX_TARGETS);
             return GRADE_USAGE;
         }
+        if (o.plan) {
+            plan_build(stdout, build_dir, t, n, o.jobs, o.judge);
+            return GRADE_OK;
+        }
         printf("%s %d stage%s%s on %s, seed %llu\n", o.calibrate ? "calibrating with" : "grading", nstages,
                nstages == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "",
-               no_gpu_here ? "no GPU (building only)" : gpu_name, o.seed);
+               no_gpu_here ? "no GPU (its build only)" : gpu_name, o.seed);
         if (o.reference)
             printf("the reference kernels of tier %s (references/tiers.tsv), not exercises/\n", o.reference);
         char log_path[PATH_MAX];
         snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", lab);
-        if (o.prebuilt) {
-            /* a class's builders built every stage before the GPUs graded:
-             * nothing is compiled beside a judge that is timing */
-            printf("built before grading (make class)\n");
-            log = read_file_text(log_path, 1u << 20);
-        } else {
-            printf("building (make -j%d)...", o.jobs);
-            fflush(stdout);
-            double build_s;
-            build(build_dir, t, n, o.jobs, o.judge, &log, &build_s);
-            printf(" %.1f s\n", build_s);
-            FILE *lf = fopen(log_path, "w");
-            if (lf) {
-                fputs(log ? log : "", lf);
-                fclose(lf);
-            }
-        }
+        /* built before: by make grade (tools/grade-build.sh), or by a
+         * class's builders before any GPU grades, so that nothing is
+         * compiled beside a judge that is timing */
+        log = read_file_text(log_path, 1u << 20);
         if (no_gpu_here) {
             int rc = report_without_gpu(t, n, missing, log, &pol);
             free(log);
@@ -332,7 +325,8 @@ int main(int argc, char **argv)
     if (o.out && mkdirs(out_dir))
         fprintf(stderr, "grade: cannot create %s\n", out_dir);
     if (report_write(out_dir, res, n, &g) == 0)
-        printf("reports: %s/grade.json, %s/results.json (%.0f s in all)\n", out_dir, out_dir, g.seconds);
+        printf("reports: %s/grade.json, %s/results.json, %s/grade.tsv (%.0f s in all)\n", out_dir, out_dir, out_dir,
+               g.seconds);
     int no_gpu = 0;
     for (int i = 0; i < n; i++) {
         no_gpu |= res[i].no_gpu;

@@ -2,14 +2,15 @@
  * grader.h: the pieces of the autograder (make grade, make calibrate).
  *
  *   jsonread.c  a strict reader for the drivers' records (untrusted input)
- *   rubric.c    grader/rubric.tsv and stages.tsv
+ *   rubric.c    grader/rubric.tsv, and stages.tsv's table (build/stages.h)
  *   run.c       one program in its own process group, with a time limit
  *   progress.c  how far a run got, from the driver's progress lines
  *   policy.c    which symbols the student's object may use
  *   score.c     a record and the rubric make points, reasons and advice
  *   wrong.c     why a run is not correct, and what to do
  *   sanitize.c  what compute-sanitizer found
- *   report.c    the table, grade.json and Gradescope's results.json
+ *   report.c    the table, grade.json, Gradescope's results.json, grade.tsv
+ *   recordtsv.c a driver's run record as tab-separated lines (--record-tsv)
  *   util.c      appending to messages, cleaning text, PATH, the clock
  *   grading.h   how make grade's own files (options, build, stage,
  *               calibrate, grade) fit together
@@ -30,7 +31,7 @@ enum {
     GRADE_FAILED = 1,    /* make calibrate: a solution did not pass           */
     GRADE_USAGE = 2,     /* bad options, unknown stage, unreadable rubric     */
     GRADE_NO_GPU = 3,    /* no NVIDIA GPU here                                */
-    GRADE_NO_TOOLS = 4,  /* no nvcc, make or nm                               */
+    GRADE_NO_TOOLS = 4,  /* no nvcc or nm                                     */
     GRADE_UNCONFINED = 5 /* confinement asked for and impossible here         */
 };
 
@@ -83,8 +84,9 @@ typedef struct {
     char lesson[256];      /* the table's one line: what the stage teaches */
 } stage_info;
 
-/* Read stages.tsv. Returns the number of stages, or -1 with err set. */
-int stages_read(const char *path, stage_info *out, int max, char *err, size_t errlen);
+/* The stages of stages.tsv, as build/stages.h has them compiled in: the
+ * number copied into out (at most max). */
+int stages_all(stage_info *out, int max);
 
 /* The reference kernel of a speed tier (references/tiers.tsv): the plain
  * form of what the tier's advice says, which make calibrate measures to set
@@ -332,6 +334,10 @@ int sanitizer_finding(const char *out, char *finding, size_t len);
 
 /* =============================================================== reports */
 
+/* recordtsv.c: --record-tsv RECORD.json: a driver's run record, one line a
+ * kernel, on stdout; the exit status. */
+int record_tsv(const char *path);
+
 typedef struct {
     unsigned long long seed;
     int confined;          /* the runs were inside build/confine/confine   */
@@ -346,7 +352,7 @@ typedef struct {
 
 /* The table and the advice, on out. */
 void report_table(FILE *out, const stage_result *s, int n, const grade_info *g);
-/* grade.json and results.json in dir; returns 0 or -1 (message on stderr). */
+/* grade.json, results.json and grade.tsv in dir; returns 0 or -1 (message on stderr). */
 int report_write(const char *dir, const stage_result *s, int n, const grade_info *g);
 /* Copy text into out (size outlen) fit for JSON and terminals: valid UTF-8
  * kept, other bytes and control characters but \n and \t become '?'. */

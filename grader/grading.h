@@ -3,7 +3,7 @@
  * calibrate); grader.h has the pieces they are built from.
  *
  *   options.c   the command line and which stages are graded
- *   build.c     is there a GPU; the copy of the lab for --src; make -k -j
+ *   build.c     is there a GPU; the copy of the lab for --src; what make builds (--plan)
  *   stage.c     one stage: policy, run, score, sanitizer; progress lines
  *   library.c   header-only library code that would do a stage's work
  *   calibrate.c thresholds from the solutions on this GPU
@@ -79,7 +79,7 @@ typedef struct {
     int require_confinement;   /* --require-confinement: a class run        */
     int probed;                /* --probed: the GPU checks were made before  */
     int once;                  /* --once: no second run after a missed tier  */
-    int prebuilt;              /* --prebuilt: built by the caller; no make   */
+    int plan;                  /* --plan: say what make must build; no grade */
     const char *reference;     /* --reference TIER: grade the tier's reference kernels */
     const char *baselines;     /* --baselines FILE: kept between grades      */
     const confinement *conf;   /* set by main once probed                   */
@@ -111,12 +111,14 @@ void reference_target(target *t, const char *lab, const tier_reference *ref, int
 /* The first GPU's name when one is here; 0 when there is none. */
 int find_gpu(char *name, size_t len);
 /* For --src: a copy of the lab in lab/build/grade-src holding the submitted
- * kernel.cu files, everything else linked to this lab. */
+ * kernel.cu files, everything else linked to this lab (prepare: make it;
+ * else only its name and the stages not submitted, in missing). */
 int make_scratch(const char *lab, const char *src, target *t, int n, int *missing,
-                 char *scratch, size_t len);
-/* make -k -j of every target's programs, old ones removed first; judge: the
- * echo runner too. Every program's path must begin with dir. */
-void build(const char *dir, target *t, int n, int jobs, int judge, char **log, double *seconds);
+                 char *scratch, size_t len, int prepare);
+/* --plan: make's arguments (-C dir -jN and the programs) for every target's
+ * programs, on one line on out, old ones removed first; judge: the echo
+ * runner too. Every program's path must begin with dir. */
+void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judge);
 /* 1 when the target's programs exist. */
 int target_built(const target *t);
 /* Why a stage has no program after the build: "kernel.cu does not define

@@ -11,8 +11,9 @@
 
 static const char *USAGE =
     "usage: grade [options] [STAGE...]\n"
-    "Grades exercises/NN_*/kernel.cu: builds each with the lab's harness, runs it in its\n"
-    "own process with a time limit, and scores correctness and speed (grader/rubric.tsv).\n"
+    "Grades exercises/NN_*/kernel.cu as make built it with the lab's harness (make grade:\n"
+    "tools/grade-build.sh first), runs each in its own process with a time limit, and\n"
+    "scores correctness and speed (grader/rubric.tsv).\n"
     "  STAGE            03 or 03_tiled: grade only these (default: every stage in stages.tsv)\n"
     "  --seed S         seed of the inputs (default: a new one, printed)\n"
     "  --sanitize       also run compute-sanitizer memcheck and racecheck at small sizes\n"
@@ -21,7 +22,10 @@ static const char *USAGE =
     "  --lab DIR        the lab (default: .)\n"
     "  --rubric FILE    default: grader/rubric.tsv\n"
     "  --policy FILE    default: grader/allowed-symbols.txt\n"
-    "  --jobs N         parallel build jobs (default: one per CPU)\n"
+    "  --plan           print what make must build for this grade (make's arguments:\n"
+    "                   -C DIR -jN and the programs), old programs removed, the copy of\n"
+    "                   the lab made for --src; grade nothing (tools/grade-build.sh)\n"
+    "  --jobs N         with --plan: parallel build jobs (default: one per CPU)\n"
     "  --calibrate      instructors: run each tier's reference kernel (references/tiers.tsv)\n"
     "                   and the solutions, and write this GPU's thresholds\n"
     "  --reference TIER instructors: grade each stage's reference kernel of TIER\n"
@@ -35,9 +39,7 @@ static const char *USAGE =
     "  --probed         the GPU was found to work inside the confinement, and the judge's\n"
     "                   sharing of GPU memory, by an earlier grade on this GPU (make class:\n"
     "                   every student after a worker's first): not checked again\n"
-    "  --prebuilt       the stages were built just now, each from its kernel.cu, by the\n"
-    "                   caller (make class's builders, before any GPU grades): build\n"
-    "                   nothing; the build's messages are in build/grade-build.log\n"
+
     "  --once           run each stage once: by default a correct stage that misses a\n"
     "                   speed tier, or whose time was flagged, runs a second time, and\n"
     "                   the better run counts\n"
@@ -45,13 +47,16 @@ static const char *USAGE =
     "                   class: one file a worker): used where no stage of this grade\n"
     "                   has timed its family's; those this grade times are written there\n"
     "  --runs N         with --calibrate: runs of each program (default 3)\n"
+    "  --record-tsv RECORD.json\n"
+    "                   alone: a driver's run record as tab-separated lines, one a kernel\n"
+    "                   (tools/records2dat.sh reads them)\n"
     "  --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER]]\n"
     "                   testing the grader: grade (or calibrate with) BINARY as STAGE, or\n"
     "                   as the reference kernel of its TIER, without building and without\n"
     "                   a GPU check; OBJECT goes through the symbol policy, with HEADER as\n"
     "                   the contract\n"
     "exit status: 0 graded (whatever the score), 1 a solution failed (--calibrate),\n"
-    "             2 usage, 3 no GPU, 4 no build tools (nvcc, make, nm),\n"
+    "             2 usage, 3 no GPU, 4 no build tools (nvcc, nm),\n"
     "             5 confinement (or the judge's sharing of GPU memory) required and impossible here\n";
 
 int parse_options(int argc, char **argv, options *o)
@@ -89,8 +94,8 @@ int parse_options(int argc, char **argv, options *o)
             o->probed = 1;
         } else if (!strcmp(a, "--once")) {
             o->once = 1;
-        } else if (!strcmp(a, "--prebuilt")) {
-            o->prebuilt = 1;
+        } else if (!strcmp(a, "--plan")) {
+            o->plan = 1;
         } else if (!strcmp(a, "--baselines")) {
             o->baselines = v;
         } else if (!strcmp(a, "--reference")) {

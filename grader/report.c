@@ -4,7 +4,8 @@
  * The table and the advice go to the terminal; grade.json holds everything
  * (one key per line, written with the harness's own JSON writer), and
  * results.json is Gradescope's format: score, execution_time, output, and
- * one test per stage with name, score, max_score, status and output.
+ * one test per stage with name, score, max_score, status and output;
+ * grade.tsv has the stages' lines for scripts (report_tsv says which).
  * Text that came from the student's program is cleaned first, so it can
  * neither break the JSON nor send escape sequences to a terminal.
  */
@@ -165,6 +166,61 @@ static void stage_summary(const stage_result *r, char *buf, size_t len)
         appendf(buf, len, "- %s\n", r->advice[k]);
 }
 
+/* A field of grade.tsv: cleaned text on one line, without tabs; "-" when
+ * empty, so that every field has a word (a shell's read splits on runs). */
+static void put_field(FILE *f, const char *text, const char *after)
+{
+    size_t n = text ? strlen(text) : 0;
+    char *clean = malloc(n + 1);
+    if (clean) {
+        text_clean(text ? text : "", n, clean, n + 1);
+        for (char *p = clean; *p; p++)
+            if (*p == '\t' || *p == '\n' || *p == '\r')
+                *p = ' ';
+    }
+    fprintf(f, "%s%s", clean && clean[0] ? clean : "-", after);
+    free(clean);
+}
+
+/* grade.tsv: a header line, then one line a stage, tab-separated:
+ *   stage      the stage's name
+ *   bonus      true for a bonus stage (its points are not in the total)
+ *   points     its points, of
+ *   max_points
+ *   correct    true when every check passed
+ *   flagged    true when its time was flagged
+ *   seed       the grade's seed (the same on every line)
+ *   missed     the speed tiers that earned less than their points, by name,
+ *              comma-separated ("-": none)
+ *   reason     why it lost points ("-": none), on one line
+ * The grade's score is the sum of the points of the lines whose bonus is
+ * false; its bonus the sum of the others'. */
+static int report_tsv(const char *dir, const stage_result *s, int n, const grade_info *g)
+{
+    char path[1024];
+    FILE *f = open_report(dir, "grade.tsv", path, sizeof path);
+    if (!f)
+        return -1;
+    fprintf(f, "stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason\n");
+    for (int i = 0; i < n; i++) {
+        const stage_result *r = &s[i];
+        char missed[MAX_TIERS * (NAME_LEN + 1)] = "";
+        for (int k = 0; k < r->ntiers; k++)
+            if (r->tiers[k].points < r->tiers[k].max)
+                appendf(missed, sizeof missed, "%s%s", missed[0] ? "," : "", r->tiers[k].name);
+        put_field(f, r->stage, "\t");
+        fprintf(f, "%s\t%d\t%d\t%s\t%s\t%llu\t", r->bonus ? "true" : "false", r->points, r->max,
+                r->correct ? "true" : "false", r->flagged ? "true" : "false", g->seed);
+        put_field(f, missed, "\t");
+        put_field(f, r->reason, "\n");
+    }
+    if (fclose(f)) {
+        fprintf(stderr, "grade: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
 int report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
 {
     int total = 0, max = 0, bonus = 0, bonus_max = 0;
@@ -286,5 +342,5 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
         fprintf(stderr, "grade: cannot write %s\n", path);
         return -1;
     }
-    return 0;
+    return report_tsv(dir, s, n, g);
 }

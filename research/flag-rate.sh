@@ -42,6 +42,8 @@ grade_set() { # ROUND NAME GRADE-OPTIONS...
     local round=$1 name=$2 dir=$out/r$1-$2
     shift 2
     rm -rf "$dir"
+    # the build first, as make grade's (the grader runs no make)
+    tools/grade-build.sh --judge "$@" >"$dir.build.log" 2>&1
     build/grader/grade --judge --out "$dir" "$@" >"$dir.log" 2>&1
     local n i note first final
     n=$(get "$dir" stages)

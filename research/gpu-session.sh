@@ -64,6 +64,7 @@ out=${1:-}
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
+. tools/stages.sh
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 runs=${RUNS:-3}
@@ -107,6 +108,8 @@ grades() {
             dir=$out/grades/$kind-$r
             mkdir -p "$dir"
             start=$SECONDS
+            # the build first, as make grade's (the grader runs no make)
+            tools/grade-build.sh --src solutions $([ $kind != events ] && echo --judge) >"$dir/build.log" 2>&1
             LAB_JUDGE_RSE=$([ $kind = judge-rse ] && echo "${JUDGE_RSE:-0.004}") \
             LAB_JUDGE_WRITEBACK=$([ $kind = judge-raw ] && echo 0 || echo 1) \
                 timeout "$limit" build/grader/grade --src solutions $([ $kind != events ] && echo --judge) \
@@ -138,8 +141,8 @@ for phase in $phases; do
             # one (16384x16384, 2^28 floats: calls 4 times longer, the round
             # trip's bias 4 times smaller in a ratio)
             args=$(awk -F'\t' '$1 == "setting" && $2 == "args" { print $3 }' grader/rubric.tsv)
-            awk -F'\t' '!/^#/ && NF >= 5 && ($2 == "transpose" || $2 == "reduce") { print $1, $2 }' stages.tsv |
-            while read -r s family; do
+            for s in $(stages_of transpose) $(stages_of reduce); do
+                family=$(stage_family "$s")
                 big=16384
                 [ "$family" = reduce ] && big=268435456
                 for size in "$args" "--n $big"; do
@@ -150,7 +153,7 @@ for phase in $phases; do
                 done
             done >"$out/trace.log" 2>&1
             # a matrix product, at the default size only, as a grade runs it
-            s6=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
+            s6=$(stage_numbered 06)
             { echo "== $s6 (default size, $args)"
               # shellcheck disable=SC2086  # args: the rubric's words
               LAB_JUDGE_TRACE=1 timeout 120 "build/$s6/solution-judge" $args 2>&1; } >>"$out/trace.log" 2>&1
@@ -195,7 +198,7 @@ for phase in $phases; do
                     cp "$d/kernel.cu" "$subs/student$k/$(basename "$d")/"
                 done
             done
-            s3=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
+            s3=$(stage_numbered 03)
             mkdir -p "$subs/skeleton/$s3" "$subs/mallory/$s3" "$subs/eve/$s3" "$subs/oob/$s3"
             cp "exercises/$s3/kernel.cu" "$subs/skeleton/$s3/"
             cp tests/grader/attacks/class_escape/kernel.cu "$subs/mallory/$s3/"

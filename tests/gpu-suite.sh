@@ -10,7 +10,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 
-stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+. tools/stages.sh
+stages=$(printf '%s\n' $LAB_STAGES)
 solutions=solutions
 [ -d solutions ] || solutions=""
 have_gpu=0

@@ -5,6 +5,8 @@
 #   pass NAME | fail NAME [DETAILS] | skip NAME
 #   check NAME STATUS [DETAILS]: pass when STATUS is 0, else fail
 #   ok: the status of the last command, as text (for check's STATUS)
+#   built_grade ARGS: what make grade does, with the grader's options: the
+#     build (tools/grade-build.sh ARGS), then build/grader/grade ARGS
 #   totals: the closing "N passed, N failed[, N skipped]" line; 0 when none failed
 passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
@@ -16,6 +18,7 @@ fail() {
 skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
 check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
 ok() { echo $?; }
+built_grade() { tools/grade-build.sh "$@" >/dev/null || return; build/grader/grade "$@"; }
 # totals: the line every suite ends with, "N passed, N failed[, N skipped]",
 # after a blank one; its status is 0 when nothing failed
 totals() {

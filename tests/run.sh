@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.." || exit 2
 
 . tests/lib.sh
 
-stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+. tools/stages.sh
+stages=$(printf '%s\n' $LAB_STAGES)
 # A student release (make release) has no solutions/: what needs them is skipped.
 solutions=solutions
 [ -d solutions ] || solutions=""
@@ -28,12 +29,14 @@ done < <(grep -E '^(ok|FAIL) +[a-z]+ +[0-9]+ checks' <<<"$unit_out")
 
 echo "== layout of the stages"
 [ -n "$solutions" ] || skip "solutions: none here (a student release): the checks of the solutions are skipped"
+# the files a stage needs (tools/stage-files.sh); a stage named in no file lacks every one
+out=$(tools/stage-files.sh 99_not_a_stage); st=$?
+check "a stage added without its files is caught: each missing file named, exit 1" \
+    "$([ $st = 1 ] && grep -q 'no line in stages.tsv' <<<"$out" && grep -q 'no exercises/99_not_a_stage/kernel.cu' <<<"$out" &&
+       grep -q 'grader/rubric.tsv' <<<"$out"; echo $?)" "$out"
 for s in $stages; do
-    missing=""
-    for f in exercises/$s/kernel.cu exercises/$s/README.md ${solutions:+solutions/$s/kernel.cu}; do
-        [ -f "$f" ] || missing="$missing $f"
-    done
-    check "$s: exercise, its README${solutions:+ and the solution} exist" "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+    out=$(tools/stage-files.sh "$s")
+    check "$s: exercise, its README${solutions:+, the solution} and its rubric line exist" $? "$out"
     grep -q 'TODO(lab)' "exercises/$s/kernel.cu" 2>/dev/null
     check "$s: the skeleton marks its edit points with TODO(lab)" $?
     if [ -n "$solutions" ]; then
@@ -95,9 +98,9 @@ suite() {
 suite "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" gpu tests/gpu-suite.sh
 suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
 mkdir -p build/tests
-printf '{\n  "stages": [\n    {\n      "stage": "%s",\n      "correct": true\n    },\n    {\n      "stage": "later",\n      "correct": false\n    }\n  ]\n}\n' \
-    "$first" >build/tests/hints.json
-out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.json 2>&1)
+printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason\n%s\tfalse\t6\t10\ttrue\tfalse\t7\tpass\t-\nlater\tfalse\t0\t10\tfalse\tfalse\t7\t-\twrong\n' \
+    "$first" >build/tests/hints.tsv
+out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.tsv 2>&1)
 check "profile: make grade's hints: the stages that passed, one line when ncu is missing" \
     "$(grep -q "hints, not scored" <<<"$out" && grep -q "^  $first:" <<<"$out" && ! grep -q "later" <<<"$out" &&
        grep -q "not installed" <<<"$out"; echo $?)" "$out"

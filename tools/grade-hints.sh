@@ -2,7 +2,7 @@
 # tools/grade-hints.sh: after make grade, the hardware counters of each stage
 # that passed its checks, as hints: a few lines each, not scored.
 #
-#   tools/grade-hints.sh GRADE_JSON
+#   tools/grade-hints.sh GRADE_TSV     (grade.tsv, beside grade.json)
 #
 # make grade runs this for one stage (EX=NN) by default, for every stage with
 # HINTS=1, never with HINTS=0: Nsight Compute takes 10-30 s a stage. The
@@ -11,14 +11,13 @@
 # says in one line when ncu is missing or its counters are restricted.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-report=${1:?usage: tools/grade-hints.sh GRADE_JSON}
+report=${1:?usage: tools/grade-hints.sh GRADE_TSV}
 [ -f "$report" ] || exit 0
 
-# the stages of grade.json whose checks passed; the report holds one key per
-# line, and each stage's object names its stage before "correct"
-correct=$(awk '
-    /"stage": "/ { s = $0; sub(/.*"stage": "/, "", s); sub(/".*/, "", s) }
-    /"correct": true/ && s != "" { print s; s = "" }' "$report")
+# the stages whose checks passed: grade.tsv's lines (grader/report.c names
+# its columns in its header line)
+correct=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["correct"] == "true" { print $col["stage"] }' "$report")
 [ -n "$correct" ] || exit 0
 
 echo

@@ -2,11 +2,11 @@
 # records2ladder.sh: one family's ladder (every stage's kernel beside the
 # library references) as a gnuplot data file, from the run records in a folder.
 #
-#   tools/records2ladder.sh [--stages FILE] [--references FILE] FAMILY DIR
+#   tools/records2ladder.sh [--references FILE] FAMILY DIR
 #   tools/records2ladder.sh matmul measurements/h200-2026-11-21 > build/plots/ladder_matmul.dat
 #
-# The stages of FAMILY are the lines of stages.tsv with that family, in the
-# table's order; a stage whose record DIR/<stage>.json is missing is left out,
+# The stages of FAMILY are those of stages.tsv with that family, in the
+# table's order (build/stages.env, through tools/stages.sh); a stage whose record DIR/<stage>.json is missing is left out,
 # so a new stage joins the ladder when its record appears. Each record is read
 # with tools/records2dat.sh (the one reader of the record format).
 #
@@ -25,12 +25,10 @@
 # references; 3 no record of the family in DIR; 4 a record that cannot be read,
 # names another stage, or disagrees with the others on the metric or the GPU.
 set -u
-stages=stages.tsv
 references=tools/ladder-references.tsv
-usage="usage: tools/records2ladder.sh [--stages FILE] [--references FILE] FAMILY DIR (prints gnuplot data)"
+usage="usage: tools/records2ladder.sh [--references FILE] FAMILY DIR (prints gnuplot data)"
 while [ $# -gt 0 ]; do
     case $1 in
-    --stages) stages=${2:-}; shift 2 || { echo "$usage" >&2; exit 2; } ;;
     --references) references=${2:-}; shift 2 || { echo "$usage" >&2; exit 2; } ;;
     -*) echo "$usage" >&2; exit 2 ;;
     *) break ;;
@@ -38,14 +36,14 @@ while [ $# -gt 0 ]; do
 done
 if [ $# -ne 2 ]; then echo "$usage" >&2; exit 2; fi
 family=$1 dir=$2
-for f in "$stages" "$references"; do
-    [ -f "$f" ] || { echo "records2ladder: no table $f (run from the repository root)" >&2; exit 2; }
-done
+[ -f stages.tsv ] || { echo "records2ladder: no stages.tsv here (run from the repository root)" >&2; exit 2; }
+[ -f "$references" ] || { echo "records2ladder: no table $references" >&2; exit 2; }
+. tools/stages.sh
 [ -d "$dir" ] || { echo "records2ladder: no records folder $dir" >&2; exit 2; }
 
-family_stages=$(awk -F'\t' -v fam="$family" '$1 ~ /^[0-9]/ && $2 == fam { print $1 }' "$stages")
+family_stages=$(stages_of "$family")
 if [ -z "$family_stages" ]; then
-    echo "records2ladder: no stage of family '$family' in $stages (families: $(awk -F'\t' '$1 ~ /^[0-9]/ { print $2 }' "$stages" | sort -u | paste -sd " "))" >&2
+    echo "records2ladder: no stage of family '$family' in stages.tsv (families: $(printf '%s\n' $LAB_FAMILIES | sort | paste -sd " "))" >&2
     exit 2
 fi
 if ! awk -F'\t' -v fam="$family" '$1 == fam && $4 == "yes" { found = 1 } END { exit !found }' "$references"; then

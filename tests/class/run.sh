@@ -42,7 +42,8 @@ if ! make --no-print-directory -s build/grader/class >"$tmp/build-class.log" 2>&
     totals
     exit 1
 fi
-stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+. tools/stages.sh
+stages=$(printf '%s\n' $LAB_STAGES)
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 

@@ -119,7 +119,7 @@ elif [ -x build/grader/grade ] && command -v "${NVCC:-nvcc}" >/dev/null; then
     printf '#include "../../solutions/03_tiled/kernel.cu"\n' >"$sub/03_tiled/kernel.cu"
     printf '#include "matmul.h"\n__asm__(".section .rodata\\n.incbin \\"%s/solutions/02_temp_accumulator/kernel.cu\\"\\n.previous");\nvoid matmul(const float *A, const float *B, float *C, int n) {}\n' \
         "$(pwd)" >"$sub/02_temp_accumulator/kernel.cu"
-    o=$(MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" build/grader/grade --src "$sub" 02 03 --out "$out/reports" 2>&1); st=$?
+    o=$(MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" built_grade --src "$sub" 02 03 --out "$out/reports" 2>&1); st=$?
     check "wall: make grade GRADE_SRC=: a kernel.cu that #includes the solution does not compile (Permission denied)" \
         "$(grep -q '03_tiled: did not compile: .*Permission denied' <<<"$o"; echo $?)" "exit $st: $o"
     check "wall: make grade GRADE_SRC=: a kernel.cu that .incbins the solution does not compile (file not found)" \

@@ -39,6 +39,7 @@ want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 
 FAIL_LINES=20
 . tests/lib.sh
+. tools/stages.sh
 summary() {
     totals
     exit
@@ -53,7 +54,7 @@ mkdir -p "$out"
 make -s build/grader/grade || exit 2
 [ -x build/tests/grader/check ] || tests/grader/run.sh >/dev/null 2>&1
 q=build/tests/grader/check
-stage=$(awk -F'\t' '!/^#/ && $1 ~ /^03_/ { print $1; exit }' stages.tsv)
+stage=$(stage_numbered 03)
 have_sanitizer=0
 command -v compute-sanitizer >/dev/null 2>&1 && have_sanitizer=1
 get() { "$q" get "$1/grade.json" "$2" 2>/dev/null; }
@@ -63,7 +64,7 @@ if want solutions; then
 echo "== the solutions score full marks"
 rm -rf build/grade-src "$out/solutions"
 start=$(date +%s)
-build/grader/grade --src solutions --out "$out/solutions" >"$out/solutions.log" 2>&1
+built_grade --src solutions --out "$out/solutions" >"$out/solutions.log" 2>&1
 st=$?
 elapsed=$(($(date +%s) - start))
 check "grading the solutions runs (exit 0)" "$([ $st = 0 ]; echo $?)" "$(tail -n 30 "$out/solutions.log")"
@@ -83,7 +84,7 @@ fi
 if want skeletons; then
 echo "== the skeletons, graded by the judge (make grade's default), score no speed points, and neither crash nor hang"
 rm -rf "$out/skeletons"
-build/grader/grade --judge --out "$out/skeletons" >"$out/skeletons.log" 2>&1
+built_grade --judge --out "$out/skeletons" >"$out/skeletons.log" 2>&1
 st=$?
 check "grading the skeletons runs (exit 0)" "$([ $st = 0 ]; echo $?)" "$(tail -n 30 "$out/skeletons.log")"
 n=$(nstages "$out/skeletons")
@@ -116,7 +117,7 @@ while IFS='|' read -r name opts expect phrase line; do
     mkdir -p "$sub/$stage"
     cp "tests/grader/kernels/$name/kernel.cu" "$sub/$stage/kernel.cu"
     # shellcheck disable=SC2086  # opts is empty or one option
-    build/grader/grade --src "$sub" $opts --out "$out/report-$name" "$stage" >"$out/$name.log" 2>&1
+    built_grade --src "$sub" $opts --out "$out/report-$name" "$stage" >"$out/$name.log" 2>&1
     st=$?
     r=$out/report-$name
     reason=$(get "$r" stages.0.reason)
@@ -156,7 +157,7 @@ echo "== attacks (tests/grader/attacks/), graded by the judge (--judge)"
 for dir in tests/grader/attacks/*/; do
     name=$(basename "$dir")
     num=$(cat "$dir/stage" 2>/dev/null || echo 03)
-    as=$(awk -F'\t' -v num="$num" '!/^#/ && index($1, num "_") == 1 { print $1; exit }' stages.tsv)
+    as=$(stage_numbered "$num")
     if [ -e "$dir/wrapper.cu" ] && [ ! -e "solutions/$as/kernel.cu" ]; then
         skip "attack $name: it wraps solutions/$as, which is not here"
         continue
@@ -165,13 +166,13 @@ for dir in tests/grader/attacks/*/; do
     rm -rf "$sub" "$out/attack-report-$name"
     mkdir -p "$sub/$as"
     if [ -e "$dir/wrapper.cu" ]; then
-        fn=$(awk -F'\t' -v s="$as" '$1 == s { print $2 }' stages.tsv)
+        fn=$(stage_family "$as")
         { echo "#define $fn solution_$fn"; cat "solutions/$as/kernel.cu"; echo "#undef $fn"; cat "$dir/wrapper.cu"; } \
             >"$sub/$as/kernel.cu"
     else
         cp "$dir/kernel.cu" "$sub/$as/kernel.cu"
     fi
-    build/grader/grade --judge --src "$sub" --out "$out/attack-report-$name" "$as" >"$out/attack-$name.log" 2>&1
+    built_grade --judge --src "$sub" --out "$out/attack-report-$name" "$as" >"$out/attack-$name.log" 2>&1
     st=$?
     # (refused by the symbol policy it would prove nothing: it must run)
     reason=$(get "$out/attack-report-$name" stages.0.reason)
@@ -183,7 +184,7 @@ for dir in tests/grader/attacks/*/; do
     # in the harness's own process too, but those marked judge-only: the
     # holes the judge closes (the file says which)
     [ -e "$dir/judge-only" ] && continue
-    build/grader/grade --src "$sub" --out "$out/attack-inproc-$name" "$as" >"$out/attack-inproc-$name.log" 2>&1
+    built_grade --src "$sub" --out "$out/attack-inproc-$name" "$as" >"$out/attack-inproc-$name.log" 2>&1
     st=$?
     check "attack $name: graded in the harness's process, it scores 0 ($(get "$out/attack-inproc-$name" stages.0.reason))" \
         "$([ $st = 0 ] && [ "$(get "$out/attack-inproc-$name" stages.0.points)" = 0 ]; echo $?)" \
@@ -212,7 +213,7 @@ fi
 if want judged; then
 echo "== the solutions, graded by the judge (--judge), score full marks"
 rm -rf "$out/judged"
-build/grader/grade --judge --src solutions --out "$out/judged" >"$out/judged.log" 2>&1
+built_grade --judge --src solutions --out "$out/judged" >"$out/judged.log" 2>&1
 n=$(nstages "$out/judged")
 check "grading the solutions with the judge runs (exit 0, $n stages)" "$([ "${n:-0}" -gt 0 ]; echo $?)" \
     "$(tail -n 30 "$out/judged.log")"
@@ -231,23 +232,23 @@ echo "== a missed tier runs a second time under the judge; a kept baseline serve
 rm -rf "$out/again" "$out/again-once" "$out/kept" "$out/kept-later"
 awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "threshold" && $2 == "'"$stage"'" && $3 == "pass" { $5 = 100000 } { print }' \
     grader/rubric.tsv >"$out/unreachable.tsv"
-build/grader/grade --judge --src solutions --rubric "$out/unreachable.tsv" --out "$out/again" "$stage" >"$out/again.log" 2>&1
+built_grade --judge --src solutions --rubric "$out/unreachable.tsv" --out "$out/again" "$stage" >"$out/again.log" 2>&1
 check "judged: a missed tier runs the stage again (\"once more...\", 6/10, both runs in the note)" \
     "$(grep -q "once more\.\.\. correct" "$out/again.log" && [ "$(get "$out/again" stages.0.points)" = 6 ] &&
        grep -q 'ran a second time: 6/10, then 6/10' <<<"$(get "$out/again" stages.0.note)"; echo $?)" \
     "$(tail -n 20 "$out/again.log")"
-build/grader/grade --judge --once --src solutions --rubric "$out/unreachable.tsv" --out "$out/again-once" "$stage" \
+built_grade --judge --once --src solutions --rubric "$out/unreachable.tsv" --out "$out/again-once" "$stage" \
     >"$out/again-once.log" 2>&1
 check "judged: --once runs it once (6/10, no second run)" \
     "$(! grep -q "once more" "$out/again-once.log" && [ "$(get "$out/again-once" stages.0.points)" = 6 ]; echo $?)" \
     "$(tail -n 20 "$out/again-once.log")"
-first=$(awk -F'\t' '!/^#/ && $2 == "matmul" { print $1; exit }' stages.tsv)
-second=$(awk -F'\t' '!/^#/ && $2 == "matmul" { n++; if (n == 2) { print $1; exit } }' stages.tsv)
-build/grader/grade --judge --src solutions --baselines "$out/kept.tsv" --out "$out/kept" "$first" >"$out/kept.log" 2>&1
+first=$(stages_of matmul | sed -n 1p)
+second=$(stages_of matmul | sed -n 2p)
+built_grade --judge --src solutions --baselines "$out/kept.tsv" --out "$out/kept" "$first" >"$out/kept.log" 2>&1
 check "judged: --baselines: $first's grade keeps the naive baseline it timed (matmul, this GPU, n=4096)" \
     "$(awk -F'\t' '$1 == "matmul" && $3 > 0 && $4 == "n=4096" { ok = 1 } END { exit !ok }' "$out/kept.tsv" 2>/dev/null; echo $?)" \
     "$(cat "$out/kept.tsv" 2>/dev/null); $(tail -n 5 "$out/kept.log")"
-build/grader/grade --judge --src solutions --baselines "$out/kept.tsv" --out "$out/kept-later" "$second" \
+built_grade --judge --src solutions --baselines "$out/kept.tsv" --out "$out/kept-later" "$second" \
     >"$out/kept-later.log" 2>&1
 p="$(get "$out/kept-later" stages.0.points)/$(get "$out/kept-later" stages.0.max_points)"
 check "judged: --baselines: a later grade of $second, handed that baseline, scores full marks ($p)" \
@@ -260,7 +261,7 @@ echo "== each tier's reference kernel, graded by the judge, earns its tier and n
 tiers=$(awk -F'\t+' '$1 == "tier" && !seen[$3]++ { print $3 }' grader/rubric.tsv)
 for tier in $tiers; do
     rm -rf "$out/reference-$tier"
-    build/grader/grade --judge --reference "$tier" --out "$out/reference-$tier" >"$out/reference-$tier.log" 2>&1
+    built_grade --judge --reference "$tier" --out "$out/reference-$tier" >"$out/reference-$tier.log" 2>&1
     r=$out/reference-$tier
     n=$(nstages "$r")
     check "grading the reference kernels of tier $tier runs (exit 0, ${n:-0} stages)" "$([ "${n:-0}" -gt 0 ]; echo $?)" \
@@ -287,7 +288,7 @@ done
 # two-launch grid-stride reduction with scalar loads) earn the pass tier
 rm -rf "$out/honest"
 # shellcheck disable=SC2046 # the stages, one word each
-build/grader/grade --judge --src tests/grader/honest --out "$out/honest" $(ls tests/grader/honest) >"$out/honest.log" 2>&1
+built_grade --judge --src tests/grader/honest --out "$out/honest" $(ls tests/grader/honest) >"$out/honest.log" 2>&1
 n=$(nstages "$out/honest")
 for ((i = 0; i < ${n:-0}; i++)); do
     check "tests/grader/honest: $(get "$out/honest" "stages.$i.stage") earns the pass tier" \
@@ -301,7 +302,7 @@ if [ $have_sanitizer = 0 ]; then
     skip "compute-sanitizer is not installed"
 else
     rm -rf "$out/sanitized"
-    build/grader/grade --src solutions --sanitize --out "$out/sanitized" >"$out/sanitized.log" 2>&1
+    built_grade --src solutions --sanitize --out "$out/sanitized" >"$out/sanitized.log" 2>&1
     n=$(nstages "$out/sanitized")
     for ((i = 0; i < ${n:-0}; i++)); do
         s=$(get "$out/sanitized" "stages.$i.stage")

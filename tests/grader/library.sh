@@ -37,7 +37,7 @@ if [ $have_nvcc = 1 ]; then
     awk -v h="$lib/two_passes.cuh" '/^#include "two_passes.cuh"/ { while ((getline l <h) > 0) print l; next } { print }' \
         "$lib/cub_block_macro.cu" >"$sub/07_reduction/kernel.cu"
     PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-        build/grader/grade --src "$sub" 07 --out "$out/library-src" >"$out/library-src.log" 2>&1
+        built_grade --src "$sub" 07 --out "$out/library-src" >"$out/library-src.log" 2>&1
     check "library: make grade builds kernel.cu with nvcc -MD, then refuses CUB's block reduction, naming stage 07's lesson" \
         "$(grep -q '/stdlib.h' build/grade-src/build/07_reduction/exercise.d &&
            "$out/check" get "$out/library-src/grade.json" stages.0.reason | grep -qF "refused: kernel.cu includes CUB's block reduction (cub/block/block_reduce.cuh): stage 07 asks you to write its kernels yourself (the reduction ladder: "

@@ -12,10 +12,10 @@ if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
 else
 printf '#!/bin/sh\necho "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$fakebin/nvidia-smi"
 chmod +x "$fakebin/nvidia-smi"
-first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
+first=${LAB_STAGES%% *}
 rm -rf "$out/real"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade "$first" --out "$out/real" >"$out/real.log" 2>&1
+    built_grade "$first" --out "$out/real" >"$out/real.log" 2>&1
 st=$?
 rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
 check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
@@ -23,10 +23,10 @@ check "grader: a driver that finds no GPU costs nothing of the kernel and ends i
     "$(tail -n 15 "$out/real.log")"
 # --reference: a tier's reference kernel (references/tiers.tsv) built in its
 # tier's folder and run in place of the exercise
-coarse=$(awk -F'\t' '!/^#/ && $1 ~ /^06_/ { print $1; exit }' stages.tsv)
+coarse=$(stage_numbered 06)
 rm -rf "$out/ref"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade --reference pass "$coarse" --out "$out/ref" >"$out/ref.log" 2>&1
+    built_grade --reference pass "$coarse" --out "$out/ref" >"$out/ref.log" 2>&1
 st=$?
 check "grader: --reference pass builds and runs the tier's reference kernel (build/$coarse/pass/reference)" \
     "$([ $st = 3 ] && [ -x "build/$coarse/pass/reference" ] && grep -q 'reference kernels of tier pass' "$out/ref.log" &&
@@ -36,13 +36,13 @@ fi
 # a submission (--src): one stage that does not compile, one not submitted
 sub=$out/submission
 rm -rf "$sub" "$out/sub-reports"
-stages2=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv | head -n 2)
+stages2=$(printf '%s\n' $LAB_STAGES | head -n 2)
 broken=$(head -n 1 <<<"$stages2") absent=$(tail -n 1 <<<"$stages2")
 mkdir -p "$sub/$broken"
 printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *C, int n) { oops }\n' \
     >"$sub/$broken/kernel.cu"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade --src "$sub" $stages2 --out "$out/sub-reports" >"$out/sub.log" 2>&1
+    built_grade --src "$sub" $stages2 --out "$out/sub-reports" >"$out/sub.log" 2>&1
 st=$?
 sget() { "$out/check" get "$out/sub-reports/grade.json" "$1" 2>/dev/null; }
 check "grader: --src: a kernel.cu that does not compile scores 0 with the compiler's error" \
@@ -58,7 +58,7 @@ rm -rf "$sub" "$out/link-reports"
 mkdir -p "$sub/$broken"
 cp tests/grader/kernels/cublas_call/kernel.cu "$sub/$broken/kernel.cu"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
-    build/grader/grade --judge --probed --src "$sub" "$broken" --out "$out/link-reports" >"$out/link.log" 2>&1
+    built_grade --judge --probed --src "$sub" "$broken" --out "$out/link-reports" >"$out/link.log" 2>&1
 lget() { "$out/check" get "$out/link-reports/grade.json" "$1" 2>/dev/null; }
 check "grader: a link failure names the undefined symbol and the policy's sentence (cuBLAS)" \
     "$(lget stages.0.reason | grep -q '^did not link: undefined reference to cublas.*: kernel.cu calls cuBLAS: the lab grades' &&

@@ -19,6 +19,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 . tests/lib.sh
+. tools/stages.sh
 
 CC=${CC:-cc}
 NVCC=${NVCC:-nvcc}
@@ -26,7 +27,7 @@ out=build/tests/grader
 mkdir -p "$out/bin" "$out/obj"
 
 echo "== grader: unit tests"
-if ! $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Icommon tests/grader/check.c \
+if ! $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Ibuild -Icommon tests/grader/check.c \
         $(ls grader/*.c | grep -v grade.c) common/json.c common/signals.c -lm -o "$out/check" 2>"$out/cc.log" ||
    ! $CC -O2 -std=c11 -Wall -D_GNU_SOURCE -Icommon tests/grader/fake_driver.c common/json.c -lm \
         -o "$out/fake" 2>>"$out/cc.log"; then
@@ -237,6 +238,27 @@ check "grader: results.json is Gradescope's format (score, execution_time, tests
 check "grader: grade.json's total is the sum of the stages" \
     "$(total=0; for ((k = 0; k < ${#names[@]}; k++)); do total=$((total + $(get "stages.$k.points"))); done
        [ "$(get score)" = "$total" ]; echo $?)"
+
+# grade.tsv: what scripts read (class grading's rows, the hints), as grade.json has it
+tsv=$out/reports/grade.tsv
+tsv_agrees() {
+    local k=0 st bonus pts maxp corr flag seed missed reason want
+    [ "$(head -n 1 "$tsv")" = "$(printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason')" ] &&
+        [ "$(($(wc -l <"$tsv") - 1))" = ${#names[@]} ] || return 1
+    while IFS=$'\t' read -r st bonus pts maxp corr flag seed missed reason; do
+        want=$(get "stages.$k.reason"); want=${want//$'\n'/ }; want=${want//$'\t'/ }
+        [ "$st" = "$(get "stages.$k.stage")" ] && [ "$bonus" = "$(get "stages.$k.bonus")" ] &&
+            [ "$pts" = "$(get "stages.$k.points")" ] && [ "$maxp" = "$(get "stages.$k.max_points")" ] &&
+            [ "$corr" = "$(get "stages.$k.correct")" ] && [ "$flag" = "$(get "stages.$k.flagged")" ] &&
+            [ "$seed" = 42 ] && [ "$reason" = "${want:--}" ] || return 1
+        k=$((k + 1))
+    done < <(tail -n +2 "$tsv")
+}
+check "grader: grade.tsv beside grade.json: a header, then each stage's points, bonus, correct, flagged, seed and reason as grade.json has them" \
+    "$(tsv_agrees; ok)" "$(head -n 4 "$tsv")"
+check "grader: grade.tsv names the tiers a stage missed (slow: pass,stretch; good: -)" \
+    "$([ "$(awk -F'\t' '$1 == "slow" { print $8 }' "$tsv")" = pass,stretch ] &&
+       [ "$(awk -F'\t' '$1 == "good" { print $8 }' "$tsv")" = - ]; ok)" "$(grep -E '^(slow|good)\s' "$tsv")"
 
 echo "== grader: comparing two sets of grading runs (research/compare-grades.sh)"
 cmp=$out/compare
@@ -463,8 +485,8 @@ else
     else
         skip "grader: the judge's CUDA IPC probe: build/confine/cuda-probe is not built"
     fi
-    out2=$(build/grader/grade 2>&1); st=$?
-    nstages=$(awk -F'\t' '!/^#/ && NF >= 5' stages.tsv | wc -l)
+    out2=$(built_grade 2>&1); st=$?
+    nstages=$(wc -w <<<"$LAB_STAGES")
     check "grader: no GPU: builds every stage first, then exit 3 with one line saying there is none" \
         "$([ $st = 3 ] && [ "$(grep -c "compiles and links$" <<<"$out2")" = "$nstages" ] &&
            [ "$(grep -c "no NVIDIA GPU" <<<"$out2")" = 1 ]; echo $?)" "$out2"

@@ -6,6 +6,7 @@
 # Ends with "N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+. tools/stages.sh
 CC=${CC:-cc}
 out=build/tests/judge
 mkdir -p "$out"
@@ -48,7 +49,7 @@ for judge in build/*/exercise-judge build/*/solution-judge; do
     mine=$(nm --defined-only "$obj" 2>/dev/null | awk '$2 ~ /^[TW]$/ { print $3 }' | sort -u)
     inside=$(nm --defined-only "$judge" 2>/dev/null | awk '{ print $3 }' | sort -u)
     in_runner=$(nm --defined-only "$runner" 2>/dev/null | awk '{ print $3 }' | sort -u)
-    family=$(awk -F'\t' -v s="$(basename "$(dirname "$judge")")" '$1 == s { print $2 }' stages.tsv)
+    family=$(stage_family "$(basename "$(dirname "$judge")")")
     leaked=$(comm -12 <(echo "$mine") <(echo "$inside") | grep -v "^_Z${#family}${family}" | head -n 3)
     missing=$(comm -23 <(echo "$mine") <(echo "$in_runner") | head -n 3)
     if [ -n "$mine" ] && [ -z "$leaked" ] && [ -z "$missing" ]; then

@@ -22,7 +22,8 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
-stages=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1 }' stages.tsv)
+. tools/stages.sh
+stages=$(printf '%s\n' $LAB_STAGES)
 
 echo "== make grade and make run: names of stages and submissions"
 out=$(build/grader/grade --src "$tmp/nonexistent" 2>&1); st=$?
@@ -46,7 +47,7 @@ else
     : >"$tmp/sub/01_naive/kernel.cu"
     printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *C, int n) { oops }\n' \
         >"$tmp/sub/03_tiled/kernel.cu"
-    out=$(build/grader/grade --src "$tmp/sub" 1 3 2>&1); st=$?
+    out=$(built_grade --src "$tmp/sub" 1 3 2>&1); st=$?
     check "grade without a GPU: an empty kernel.cu is named as not defining matmul(...)" \
         "$(grep -q "01_naive: kernel.cu does not define matmul(const float \*A" <<<"$out"; ok)" "$out"
     check "grade without a GPU: a compile error is shown with its line" \

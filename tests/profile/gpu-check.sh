@@ -26,7 +26,8 @@ finish() {
     exit
 }
 
-has_stage() { awk -F'\t' -v s="$1" '$1 == s { found = 1 } END { exit !found }' stages.tsv; }
+. tools/stages.sh
+has_stage() { [ -n "$(stage_family "$1")" ]; }
 # the value of KEY in the summary of BINARY (tools/profile.sh names it)
 value() {
     local n=${1#build/}

@@ -20,6 +20,7 @@ cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 . tests/lib.sh
+. tools/stages.sh
 
 lab=$(pwd)
 tmp=$(mktemp -d) || exit 2
@@ -196,7 +197,7 @@ if [ $st = 0 ]; then
 echo "GPU 0: Stand-in GPU (UUID: GPU-0)"
 EOF
     chmod +x "$tmp/bin2/nvidia-smi"
-    first=$(awk -F'\t' '!/^#/ && NF >= 5 { print $1; exit }' stages.tsv)
+    first=${LAB_STAGES%% *}
     # lmake ARGS...: make in the release, as a student on the login node
     lmake() {
         env -u LAB_LOCAL -u LAB_SRUN_PARTITION -u LAB_SRUN_ARGS PATH="$tmp/bin2:$PATH" LAB_SRUN_PARTITION=lab \
