@@ -9,8 +9,8 @@
 # kernels that include header-only libraries and every solution and skeleton
 # (tests/grader/library.sh). Each must get its
 # points and its reason, and the grader must survive all of them at once.
-# Its parts in files of their own, sourced where they run: again.sh (a
-# second run), calibrate.sh (make calibrate's arithmetic) and real-stages.sh
+# Its parts in files of their own, sourced where they run: tsv.sh (grade.tsv
+# against grade.json), again.sh (a second run), calibrate.sh (make calibrate's arithmetic) and real-stages.sh
 # (the real stages without a GPU).
 # Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
 # "N passed, N failed[, N skipped]". Run from anywhere; needs
@@ -239,26 +239,7 @@ check "grader: grade.json's total is the sum of the stages" \
     "$(total=0; for ((k = 0; k < ${#names[@]}; k++)); do total=$((total + $(get "stages.$k.points"))); done
        [ "$(get score)" = "$total" ]; echo $?)"
 
-# grade.tsv: what scripts read (class grading's rows, the hints), as grade.json has it
-tsv=$out/reports/grade.tsv
-tsv_agrees() {
-    local k=0 st bonus pts maxp corr flag seed missed reason want
-    [ "$(head -n 1 "$tsv")" = "$(printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason')" ] &&
-        [ "$(($(wc -l <"$tsv") - 1))" = ${#names[@]} ] || return 1
-    while IFS=$'\t' read -r st bonus pts maxp corr flag seed missed reason; do
-        want=$(get "stages.$k.reason"); want=${want//$'\n'/ }; want=${want//$'\t'/ }
-        [ "$st" = "$(get "stages.$k.stage")" ] && [ "$bonus" = "$(get "stages.$k.bonus")" ] &&
-            [ "$pts" = "$(get "stages.$k.points")" ] && [ "$maxp" = "$(get "stages.$k.max_points")" ] &&
-            [ "$corr" = "$(get "stages.$k.correct")" ] && [ "$flag" = "$(get "stages.$k.flagged")" ] &&
-            [ "$seed" = 42 ] && [ "$reason" = "${want:--}" ] || return 1
-        k=$((k + 1))
-    done < <(tail -n +2 "$tsv")
-}
-check "grader: grade.tsv beside grade.json: a header, then each stage's points, bonus, correct, flagged, seed and reason as grade.json has them" \
-    "$(tsv_agrees; ok)" "$(head -n 4 "$tsv")"
-check "grader: grade.tsv names the tiers a stage missed (slow: pass,stretch; good: -)" \
-    "$([ "$(awk -F'\t' '$1 == "slow" { print $8 }' "$tsv")" = pass,stretch ] &&
-       [ "$(awk -F'\t' '$1 == "good" { print $8 }' "$tsv")" = - ]; ok)" "$(grep -E '^(slow|good)\s' "$tsv")"
+. tests/grader/tsv.sh
 
 echo "== grader: comparing two sets of grading runs (research/compare-grades.sh)"
 cmp=$out/compare
