@@ -19,6 +19,19 @@ static int judged(void)
     return cls.sw[2];
 }
 
+/* CLASS_MAKE's words (or make), with room for more arguments and the NULL
+ * after them; *n is where the next one goes. */
+static char **make_argv(int more, int *n)
+{
+    int words = 0;
+    while (cls.make_cmd[words])
+        words++;
+    char **argv = xrealloc(NULL, (size_t)(words + more + 1) * sizeof *argv);
+    for (*n = 0; *n < words; (*n)++)
+        argv[*n] = cls.make_cmd[*n];
+    return argv;
+}
+
 /* A fresh copy of OUT/lab (or of a Slurm task's lab, built once for its
  * students) in OUT/work/NAME with the student's kernel.cu files put in;
  * with ahead, every program of the grade built there too (on the CPUs,
@@ -59,13 +72,8 @@ int prepare_one(const char *name, int ahead)
     /* what make grade would build before it grades: the grader, the
      * confinement, and each stage's program (with the judge: its judge and
      * the runner that holds the student's code) */
-    int n = 0;
-    char **argv = xrealloc(NULL, (16 + 3 * cls.nstages) * sizeof *argv);
-    char **make = cls.make_cmd;
-    while (make[n]) {
-        argv[n] = make[n];
-        n++;
-    }
+    int n;
+    char **argv = make_argv(8 + 3 * cls.nstages, &n);
     argv[n++] = "-s";
     argv[n++] = "-k";
     argv[n++] = "--no-print-directory";
@@ -222,10 +230,8 @@ void grade_prepared(const char *name)
         warn("cannot write %s", log);
     free(header);
     free(sent);
-    int n = 0;
-    char **argv = xrealloc(NULL, (8 + v) * sizeof *argv);
-    for (char **m = cls.make_cmd; *m; m++)
-        argv[n++] = *m;
+    int n;
+    char **argv = make_argv(2 + v, &n);
     argv[n++] = "--no-print-directory";
     argv[n++] = "grade";
     for (int i = 0; i < v; i++)
