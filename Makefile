@@ -447,5 +447,9 @@ clean:
 	rm -rf build results
 
 # the compiler's lists of what each object was made from (not those of the
-# lab copies under build/, e.g. build/grade-src)
--include $(shell find $(wildcard build/common build/judge build/fixtures $(addprefix build/,$(STAGES))) -name '*.d' 2>/dev/null)
+# lab copies under build/, e.g. build/grade-src), but those whose source is
+# gone (a file moved since that build: the object is made anew from where
+# its source is now)
+-include $(shell for d in $$(find $(wildcard build/common build/judge build/fixtures $(addprefix build/,$(STAGES))) \
+             -name '*.d' 2>/dev/null); do src=$$(sed -n '1s/^[^:]*:[[:space:]]*\([^[:space:]\\]*\).*/\1/p' "$$d"); \
+             [ -z "$$src" ] || [ -e "$$src" ] && echo "$$d"; done)

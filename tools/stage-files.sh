@@ -8,7 +8,7 @@
 #   exercises/<stage>/README.md    the exercise
 #   solutions/<stage>/kernel.cu    the answer (the instructors' copy only)
 #   grader/rubric.tsv              a "stage <stage>" line, with its tiers
-# and its family's driver, common/<family>_main.cu. make check runs this
+# and its family's file, common/<family>_family.cu. make check runs this
 # (tests/run.sh); the rubric's tiers need their reference kernels in
 # references/tiers.tsv, which the grader's tests check.
 # Prints one line per missing file ("03_tiled: no solutions/03_tiled/kernel.cu");
@@ -23,8 +23,8 @@ for s in "$@"; do
     family=$(stage_family "$s")
     if [ -z "$family" ]; then
         lack "$s" "no line in stages.tsv"
-    elif [ ! -f "common/${family}_main.cu" ]; then
-        lack "$s" "no driver common/${family}_main.cu for its family $family"
+    elif [ ! -f "common/${family}_family.cu" ]; then
+        lack "$s" "no family file common/${family}_family.cu for its family $family"
     fi
     for f in "exercises/$s/kernel.cu" "exercises/$s/README.md"; do
         [ -f "$f" ] || lack "$s" "no $f"

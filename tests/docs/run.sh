@@ -176,7 +176,7 @@ for f in stale.cu:2:common/echo_call.cu stale.md:1:tools/experiments/warptile.cu
     else fail "check-paths rejects a stale name planted in $name, and only it (status $status)" "$output"; fi
 done
 if [ -d solutions ]; then
-    printf '%s\n' 'common/<family>_main.cu, exercises/NN_name/kernel.cu, tests/docs/bad-*/,' \
+    printf '%s\n' 'common/<family>_family.cu, exercises/NN_name/kernel.cu, tests/docs/bad-*/,' \
         'build/judge/<family>_stub.o, common/transpose_unpadded.o, research/README.md,' \
         'handouts/../slides/lab.md, $dir/tools/none.sh and /usr/local/common/none.h' >"$pd/fine.md"
     if output=$(tools/check-paths.sh "$pd/fine.md" 2>&1); then pass "check-paths accepts placeholders, outputs and others' paths"
