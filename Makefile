@@ -327,12 +327,20 @@ calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
 # the values in profile/expected.tsv where it does not (a student release).
 # make profile-expected [EX=03] (instructors) stores the solutions' values
 # for this GPU in profile/expected.tsv. NCU=/path/to/ncu picks an ncu.
+# tools/profile.sh hands the work to build/tools/profile-report, plain C
+# (profile/*.c): it runs ncu, reads its raw page and writes the report.
+PROFILE_REPORT := build/tools/profile-report
+PROFILE_SRCS := $(wildcard profile/*.c)
+$(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Iprofile $(PROFILE_SRCS) -lm -o $@
+
 PROFILE_REF := $(if $(filter exercise,$(VARIANT)),$(if $(wildcard solutions/$(STAGE)/kernel.cu),$(RUN_DIR)/solution))
-profile: stage-known $(if $(STAGE),$(RUN_DEPS) $(PROFILE_REF))
+profile: stage-known $(PROFILE_REPORT) $(if $(STAGE),$(RUN_DEPS) $(PROFILE_REF))
 	@$(if $(NCU),NCU='$(NCU)') $(GPU_RUN) tools/profile.sh $(STAGE) $(RUN_BIN) $(PROFILE_REF) -- $(RUN_ARGS)
 
 EXPECTED_STAGES := $(foreach s,$(or $(STAGE),$(STAGES)),$(if $(wildcard solutions/$(s)/kernel.cu),$(s)))
-profile-expected: $(foreach s,$(EXPECTED_STAGES),build/$(s)/solution)
+profile-expected: $(PROFILE_REPORT) $(foreach s,$(EXPECTED_STAGES),build/$(s)/solution)
 	@for s in $(EXPECTED_STAGES); do \
 	    $(if $(NCU),NCU='$(NCU)') tools/profile.sh --expected $$s build/$$s/solution -- $(RUN_ARGS) || exit 1; \
 	done

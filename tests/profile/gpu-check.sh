@@ -44,7 +44,7 @@ has_stage 04_transpose && bins="$bins build/04_transpose/solution"
 has_stage 05_bank_conflicts && bins="$bins build/05_bank_conflicts/solution"
 echo "== building $bins"
 # shellcheck disable=SC2086  # a list of targets
-make -s $bins || { echo "FAIL  the build"; failed=1; finish; }
+make -s $bins build/tools/profile-report || { echo "FAIL  the build"; failed=1; finish; }
 
 echo "== ncu on the 01 solution"
 out=$(tools/profile.sh 01_naive build/01_naive/solution 2>&1); st=$?

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # tests/profile/run.sh: tests of make profile that need no GPU and no ncu.
 #
-# The parser (tools/ncu_raw.awk) reads hand-written CSV files in fixtures/,
+# The program behind tools/profile.sh (build/tools/profile-report, from
+# profile/*.c; built here first) reads hand-written CSV files in fixtures/,
 # laid out as `ncu --import R --csv --page raw --print-units base` prints
-# them; tools/profile.sh runs against a stand-in ncu (bin/ncu, put first on
-# PATH) and a stand-in program (fake-driver), through every way it can end:
-# counters shown, ncu missing, counters restricted (ERR_NVGPUCTRPERM), the
-# program failing its checks, no GPU, nothing profiled, stored reference
-# values, an ncu without the optional metrics. The verdicts are checked on
-# stored counter tables modelled on real runs (stage 04 on an H100, 06, 03):
-# a verdict must never contradict its own table. Ends with "N passed, N failed".
+# them (--summary); tools/profile.sh runs against a stand-in ncu (bin/ncu,
+# put first on PATH) and a stand-in program (fake-driver), through every way
+# it can end: counters shown, ncu missing, counters restricted
+# (ERR_NVGPUCTRPERM), the program failing its checks, no GPU, nothing
+# profiled, stored reference values, an ncu without the optional metrics.
+# The verdicts are checked on stored counter tables modelled on real runs
+# (stage 04 on an H100, 06, 03): a verdict must never contradict its own
+# table. Pages that lack metrics, a kernel name or values (n/a), and calls
+# of several kernels are read as well. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/profile
@@ -32,8 +35,13 @@ ok() { echo $?; } # the status of the last test command, for check
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
+program=build/tools/profile-report
+out=$(make --no-print-directory -s "$program" 2>&1); st=$?
+check "the program behind tools/profile.sh builds without a warning" "$([ $st = 0 ] && [ -z "$out" ]; ok)" "$out"
+[ -x "$program" ] || { echo; echo "$passed passed, $failed failed"; exit 1; }
+
 # summary FIXTURE: what the parser makes of a fixture
-summary() { awk -f tools/ncu_raw.awk "$fixtures/$1.csv"; }
+summary() { "$program" --summary "$fixtures/$1.csv"; }
 # has SUMMARY KEY VALUE: the summary says KEY is VALUE
 has() { awk -F'\t' -v k="$2" -v v="$3" '$1 == k && $2 == v { found = 1 } END { exit !found }' <<<"$1"; }
 # flat TEXT: the text on one line, runs of spaces and newlines made one space
@@ -43,7 +51,7 @@ flat() { tr -s ' \n' '  ' <<<"$1"; }
 lacks() { ! awk -F'\t' -v k="$2" '$1 == k { found = 1 } END { exit !found }' <<<"$1"; }
 
 echo "== the metrics asked for"
-list=$(awk -v list=1 -f tools/ncu_raw.awk </dev/null)
+list=$("$program" --metrics)
 missing=""
 for m in l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
     l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum l1tex__t_requests_pipe_lsu_mem_global_op_st.sum \
@@ -57,7 +65,7 @@ done
 check "every metric the table needs is asked for" "$([ -z "$missing" ]; ok)" "missing:$missing"
 check "the metric list is one comma-separated line, no spaces" \
     "$([ "$(wc -l <<<"$list")" = 1 ] && ! grep -q ' ' <<<"$list"; ok)" "$list"
-base=$(awk -v list=base -f tools/ncu_raw.awk </dev/null)
+base=$("$program" --metrics base)
 check "the bytes per request are asked for, and left out of the base list" \
     "$(grep -q 'sm__sass_data_bytes_mem_global_op_ld.sum' <<<"$list" &&
        ! grep -q 'sm__sass_data_bytes' <<<"$base" && grep -q 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' <<<"$base"; ok)" "$base"
@@ -116,8 +124,34 @@ check "no bytes columns: no bytes per request" "$(lacks "$s" gld_bpr && lacks "$
 
 s=$(summary no_launches)
 check "header and units only: 0 launches" "$([ "$s" = "launches	0" ]; ok)" "$s"
-s=$(printf '==PROF== nothing\nsome output\n' | awk -f tools/ncu_raw.awk)
+s=$(printf '==PROF== nothing\nsome output\n' | "$program" --summary -)
 check "no CSV at all: 0 launches" "$([ "$s" = "launches	0" ]; ok)" "$s"
+
+s=$(summary missing_metrics)
+check "only the global columns: their ratios, no line for the metrics ncu did not give" \
+    "$(has "$s" gld_spr 4.00 && has "$s" gst_spr 4.00 && lacks "$s" shld_wpi && lacks "$s" shld_conflicts &&
+       lacks "$s" occupancy && lacks "$s" theoretical && lacks "$s" time_us && lacks "$s" registers && lacks "$s" smem; ok)" "$s"
+s=$(summary no_kernel_name)
+check "no Kernel Name, Block Size or Grid Size columns: an empty name, block and grid from the launch metrics" \
+    "$(has "$s" kernel "" && has "$s" block 256 && has "$s" grid 4096 && has "$s" registers 30 && has "$s" time_us 5.1; ok)" "$s"
+s=$(summary na_values)
+check "n/a times: occupancy a plain mean; an n/a rate left out of its mean; n/a counts not summed" \
+    "$(has "$s" occupancy 70.0 && has "$s" dram 42.0 && lacks "$s" time_us && has "$s" gst_sectors 1024 &&
+       lacks "$s" gst_requests && lacks "$s" gst_spr; ok)" "$s"
+check "n/a on the longest launch's registers: the earlier launch's value" "$(has "$s" registers 16; ok)" "$s"
+s=$(summary three_kernels)
+check "three kernels in one call: the longest one's name, block, grid and shared memory" \
+    "$(has "$s" launches 3 && has "$s" kernel "void scan_sums<1024>(float *, int)" && has "$s" block "(1024, 1, 1)" &&
+       has "$s" grid "(1, 1, 1)" && has "$s" smem 8192; ok)" "$s"
+check "three kernels: registers from an earlier launch where the longest has n/a" "$(has "$s" registers 32; ok)" "$s"
+check "three kernels: counts summed over all three, occupancy weighted by time" \
+    "$(has "$s" gld_requests 2010 && has "$s" gld_sectors 8040 && has "$s" shld_wpi 2.48 && has "$s" occupancy 38.0 &&
+       has "$s" time_us 5.0; ok)" "$s"
+s=$(summary shared_zero_wavefronts)
+check "shared instructions without wavefronts: 0.00 per instruction, not 'none'" \
+    "$(has "$s" shld_wpi 0.00 && has "$s" shld_cpi 0.00 && has "$s" shst_wpi 1.00; ok)" "$s"
+s=$("$program" --summary "$tmp/absent.csv" 2>&1); st=$?
+check "--summary of a file that is not there: exit 2 and says so" "$([ $st = 2 ] && grep -q "cannot read" <<<"$s"; ok)" "$s"
 
 echo "== tools/profile.sh with a stand-in ncu"
 mkdir -p "$tmp/apps"
@@ -172,6 +206,48 @@ check "no reference anywhere: says so, still judges against the ideal" \
        grep -q "the writes are not coalesced" <<<"$(flat "$out")"; ok)" "$out"
 out=$(tools/profile.sh 01_naive "$apps/matmul_naive" -- --n 512 2>&1)
 check "driver arguments after -- reach the program" "$(grep -q "one call at n=512 on" <<<"$out"; ok)" "$out"
+
+out=$(tools/profile.sh 01_naive "$apps/matmul_naive" "$apps/no_fixture" 2>&1); st=$?
+check "a reference that cannot be measured: exit 0, says so and where its log is, no reference column" \
+    "$([ $st = 0 ] && grep -qF "reference: $apps/no_fixture could not be measured (see $tmp/out/" <<<"$out" &&
+       grep -Eq '^  global stores: sectors per request +4\.0 +-  4 for 4-byte stores$' <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh 01_naive "$apps/matmul_naive" "$apps/matmul_naive" 2>&1)
+yours=$(ls "$tmp/out" | grep 'matmul_naive\.tsv$'); theirs=$(ls "$tmp/out" | grep 'matmul_naive-reference\.tsv$')
+check "a reference that is the same program: its files get their own names (-reference)" \
+    "$([ -n "$yours" ] && [ -n "$theirs" ]; ok)" "$(ls "$tmp/out")"
+check "the summary left for gpu-check.sh: launches, ratios, then gpu, size, knob and ncu" \
+    "$(s=$(cat "$tmp/out/$yours"); has "$s" launches 1 && has "$s" gst_spr 4.00 && has "$s" gpu "NVIDIA H200" &&
+       has "$s" size n=2048 && has "$s" knob "" && has "$s" ncu 2099.1.0.0; ok)" "$(cat "$tmp/out/$yours")"
+out=$(tools/profile.sh 01_naive "$apps/matmul_naive" "$apps/matmul_naive" extra 2>&1); st=$?
+check "a word after the reference that is not --: exit 2 and the usage" "$([ $st = 2 ] && grep -q "usage:" <<<"$out"; ok)" "$out"
+
+echo "== pages that lack something, and calls of several kernels"
+out=$(tools/profile.sh 01_naive "$apps/missing_metrics" 2>&1); st=$?
+check "missing metrics: exit 0, n/a in their rows, the global rows judged" \
+    "$([ $st = 0 ] && grep -Eq '^  shared loads: wavefronts per instruction +n/a +-' <<<"$out" &&
+       grep -Eq '^  achieved occupancy \(% of the SM.s warps\) +n/a +-  as high as the launch allows$' <<<"$out" &&
+       grep -Eq '^  time of the call under ncu +n/a' <<<"$out" && grep -q "^  Global accesses coalesced\.$" <<<"$out" &&
+       ! grep -q "occupancy [0-9]" <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh --brief 01_naive "$apps/missing_metrics" 2>&1)
+check "missing metrics, brief: what the counters there show, and the hint line" \
+    "$([ "$(wc -l <<<"$out")" = 2 ] && grep -qx "global accesses coalesced" <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh 01_naive "$apps/no_kernel_name" 2>&1); st=$?
+check "no kernel name: exit 0, the launch counted, block and grid from the launch metrics" \
+    "$([ $st = 0 ] && grep -qF "  yours:     $apps/no_kernel_name: , 1 launch" <<<"$out" &&
+       grep -Eq '^  threads per block +256 +-' <<<"$out" && grep -Eq '^  blocks in the grid +4096 +-' <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh 01_naive "$apps/na_values" 2>&1); st=$?
+check "n/a values: exit 0, stores with no requests shown n/a, and no word on coalescing" \
+    "$([ $st = 0 ] && grep -Eq '^  global stores: sectors per request +n/a' <<<"$out" && ! grep -q "coalesced" <<<"$out" &&
+       grep -q "^  Occupancy 70%\.$" <<<"$out" &&
+       grep -Eq '^  DRAM throughput \(% of peak\) +42%' <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh 07_reduction "$apps/three_kernels" "$apps/reduction_two_launches" 2>&1); st=$?
+check "three kernels: the longest one named, 3 launches, the note on what is summed" \
+    "$([ $st = 0 ] && grep -qF "  yours:     $apps/three_kernels: scan_sums<1024>, 3 launches" <<<"$out" &&
+       grep -qF "(several launches in one call: counts summed" <<<"$out" &&
+       grep -Eq '^  shared memory per block +8192 B' <<<"$out"; ok)" "$out"
+out=$(tools/profile.sh --brief 03_tiled "$apps/shared_zero_wavefronts" 2>&1); st=$?
+check "0 wavefronts per shared instruction: no bank conflicts claimed, no nonsense degree" \
+    "$([ $st = 0 ] && ! grep -q -- "-way" <<<"$out" && grep -qx "no shared-memory bank conflicts" <<<"$out"; ok)" "$out"
 
 echo "== verdicts that agree with their table (counters as the issue quotes them)"
 # stage 04's solution on an H100, against itself (make profile EX=04 SOLUTION=1)

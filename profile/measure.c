@@ -1,0 +1,242 @@
+/*
+ * measure.c: one program under Nsight Compute (ncu), with --profile: its
+ * checks first, then one call of the kernel between cudaProfilerStart and
+ * cudaProfilerStop, the only part ncu measures (--profile-from-start off):
+ * not cuBLAS, not the fills, not the baseline. And why a run gave no
+ * counters, in words.
+ */
+#include "profile.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Run argv with its output to out_fd and its errors to err_fd (-1: as
+ * ours); c_locale: LC_ALL=C, so that numbers come with a decimal point.
+ * Returns its pid, or -1. */
+static pid_t start(char *const argv[], int out_fd, int err_fd, int c_locale)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    if (out_fd >= 0 && dup2(out_fd, 1) < 0)
+        _exit(127);
+    if (err_fd >= 0 && dup2(err_fd, 2) < 0)
+        _exit(127);
+    if (c_locale)
+        setenv("LC_ALL", "C", 1);
+    execvp(argv[0], argv);
+    fprintf(stderr, "%s: cannot run it\n", argv[0]);
+    _exit(127);
+}
+
+static int finish(pid_t pid)
+{
+    int status;
+    if (pid < 0)
+        return -1;
+    while (waitpid(pid, &status, 0) < 0)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+char *ncu_version(const char *ncu)
+{
+    int fd[2];
+    char *argv[] = {(char *)ncu, "--version", NULL};
+    if (pipe(fd) < 0)
+        return xstrdup("");
+    int null = open("/dev/null", O_WRONLY);
+    pid_t pid = start(argv, fd[1], null, 0);
+    close(fd[1]);
+    if (null >= 0)
+        close(null);
+    FILE *f = fdopen(fd[0], "r");
+    char *line = NULL, *version = NULL;
+    size_t cap = 0;
+    /* the second word of the first line that says "Version" */
+    while (f && getline(&line, &cap, f) >= 0)
+        if (!version && strstr(line, "Version")) {
+            char *save = NULL, *word = strtok_r(line, " \t\n", &save);
+            word = word ? strtok_r(NULL, " \t\n", &save) : NULL;
+            version = xstrdup(word ? word : "");
+        }
+    free(line);
+    if (f)
+        fclose(f);
+    finish(pid);
+    return version ? version : xstrdup("");
+}
+
+/* An ncu that does not know an optional metric refuses them all. */
+static int unknown_metric(const char *log)
+{
+    int n, found = 0;
+    char **lines = read_lines(log, &n);
+    for (int i = 0; i < n && !found; i++) {
+        for (char *p = lines[i]; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        const char *m = strstr(lines[i], "metric");
+        found = strstr(lines[i], "failed to find metric") ||
+                (m && (strstr(m + 6, "not found") || strstr(m + 6, "not supported") ||
+                       strstr(m + 6, "not available")));
+    }
+    free_lines(lines, n);
+    return found;
+}
+
+static int open_file(const char *path, int append)
+{
+    return open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+}
+
+/* ncu on bin; its output and the program's in log. */
+static void run_ncu(const struct profiler *p, const char *bin, const char *base, const char *metrics,
+                    const char *log, const char *json)
+{
+    int nargs = 0;
+    while (p->driver_args[nargs])
+        nargs++;
+    char **argv = xmalloc((size_t)(nargs + 16) * sizeof *argv);
+    int a = 0;
+    /* clocks locked to base (ncu's default, said here so that the report's
+     * note holds whatever a config file says) */
+    const char *fixed[] = {p->ncu, "--profile-from-start", "off", "--clock-control", "base",
+                           "--metrics", metrics, "--export", base, "--force-overwrite", bin,
+                           "--profile", "--json", json};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        argv[a++] = (char *)fixed[i];
+    for (int i = 0; i < nargs; i++)
+        argv[a++] = p->driver_args[i];
+    argv[a] = NULL;
+    int fd = open_file(log, 0);
+    finish(start(argv, fd, fd, 0));
+    if (fd >= 0)
+        close(fd);
+    free(argv);
+}
+
+int measure(const struct profiler *p, const char *bin, const char *name, struct kv *t)
+{
+    char *base = xasprintf("%s/%s", p->out, name);
+    char *log = xasprintf("%s.log", base), *json = xasprintf("%s.json", base);
+    char *rep = xasprintf("%s.ncu-rep", base), *csv = xasprintf("%s.csv", base);
+    char *tsv = xasprintf("%s.tsv", base);
+    char *status = NULL;
+    int code = MEASURED;
+    unlink(log), unlink(json), unlink(rep), unlink(csv), unlink(tsv);
+
+    const char *asked = p->metrics;
+    for (;;) {
+        run_ncu(p, bin, base, asked, log, json);
+        if (!strcmp(asked, p->base_metrics) || nonempty(rep) || !unknown_metric(log))
+            break;
+        /* asked again without the optional ones (the access width then
+         * comes from the stage) */
+        asked = p->base_metrics;
+    }
+    status = json_value(json, "exit_status");
+    if (file_has(log, "ERR_NVGPUCTRPERM"))
+        code = RESTRICTED;
+    else if (!status[0])
+        code = file_has(log, "no usable CUDA GPU") ? NO_GPU : PROGRAM_FAILED;
+    else if (!strcmp(status, "3"))
+        code = NO_GPU;
+    else if (strcmp(status, "0") != 0)
+        code = PROGRAM_FAILED;
+    else if (!nonempty(rep))
+        code = NOTHING_MEASURED;
+    if (code != MEASURED)
+        goto done;
+
+    char *argv[] = {(char *)p->ncu, "--import", rep, "--csv", "--page", "raw", "--print-units", "base", NULL};
+    int out = open_file(csv, 0), err = open_file(log, 1);
+    finish(start(argv, out, err, 1));
+    if (out >= 0)
+        close(out);
+    if (err >= 0)
+        close(err);
+    FILE *f = fopen(csv, "r");
+    if (f) {
+        summarize(f, t);
+        fclose(f);
+    } else {
+        kv_set(t, "launches", "0");
+    }
+    static const char *const from_record[][2] = {{"gpu", "name"}, {"size", "profiled_size"}, {"knob", "knob"}};
+    for (size_t i = 0; i < sizeof from_record / sizeof from_record[0]; i++) {
+        char *v = json_value(json, from_record[i][1]);
+        kv_set(t, from_record[i][0], v);
+        free(v);
+    }
+    kv_set(t, "ncu", p->ncu_version);
+    f = fopen(tsv, "w");
+    if (f) {
+        kv_write(t, f);
+        fclose(f);
+    }
+    if (strtol(kv_get(t, "launches"), NULL, 10) <= 0)
+        code = NOTHING_MEASURED;
+done:
+    free(status), free(base), free(log), free(json), free(rep), free(csv), free(tsv);
+    return code;
+}
+
+/* Print the lines of path that start (or, keep 0, do not start) with one of
+ * the prefixes: the first max of them (first) or the last max. */
+static void quote_log(const char *path, const char *const *prefixes, int keep, int max, int first)
+{
+    int n, picked = 0;
+    char **lines = read_lines(path, &n);
+    int *pick = xmalloc((size_t)(n + 1) * sizeof *pick);
+    for (int i = 0; i < n; i++) {
+        int starts = 0;
+        for (const char *const *p = prefixes; *p; p++)
+            starts |= !strncmp(lines[i], *p, strlen(*p));
+        if (starts == keep)
+            pick[picked++] = i;
+    }
+    int from = first ? 0 : (picked > max ? picked - max : 0);
+    int to = first && picked > max ? max : picked;
+    for (int i = from; i < to; i++)
+        printf("  %s\n", lines[pick[i]]);
+    free(pick);
+    free_lines(lines, n);
+}
+
+void explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex)
+{
+    char *log = xasprintf("%s/%s.log", p->out, name), *json = xasprintf("%s/%s.json", p->out, name);
+    static const char *const tool_lines[] = {"==", NULL};
+    static const char *const warnings[] = {"==ERROR==", "==WARNING==", NULL};
+    if (code == RESTRICTED) {
+        printf("hardware counters: skipped, this machine lets only administrators read the GPU's "
+               "performance counters (ERR_NVGPUCTRPERM); an administrator can allow all users (nvidia "
+               "module option NVreg_RestrictProfilingToAdminUsers=0) or run ncu as root / with "
+               "CAP_SYS_ADMIN\n");
+    } else if (code == PROGRAM_FAILED) {
+        char *message = json_value(json, "message");
+        printf("hardware counters: nothing to profile, %s failed (%s); make it pass its checks first: "
+               "make run EX=%s\n", bin, message[0] ? message : "it ended without a record", ex);
+        free(message);
+        if (!p->brief) {
+            quote_log(log, tool_lines, 0, 15, 0);
+            printf("(the whole output: %s)\n", log);
+        }
+    } else if (code == NO_GPU) {
+        printf("hardware counters: no usable CUDA GPU here; run on a machine with an NVIDIA GPU\n");
+    } else if (code == NOTHING_MEASURED) {
+        printf("hardware counters: ncu measured no kernel in the profiled call of %s\n", bin);
+        if (!p->brief) {
+            quote_log(log, warnings, 1, 5, 1);
+            printf("(the whole output: %s)\n", log);
+        }
+    }
+    free(log);
+    free(json);
+}
