@@ -458,6 +458,6 @@ clean:
 # lab copies under build/, e.g. build/grade-src), but those whose source is
 # gone (a file moved since that build: the object is made anew from where
 # its source is now)
--include $(shell for d in $$(find $(wildcard build/common build/judge build/fixtures $(addprefix build/,$(STAGES))) \
-             -name '*.d' 2>/dev/null); do src=$$(sed -n '1s/^[^:]*:[[:space:]]*\([^[:space:]\\]*\).*/\1/p' "$$d"); \
-             [ -z "$$src" ] || [ -e "$$src" ] && echo "$$d"; done)
+-include $(shell find $(wildcard build/common build/judge build/fixtures $(addprefix build/,$(STAGES))) -name '*.d' \
+             2>/dev/null | xargs -r awk 'FNR == 1 { src = $$0; sub(/^[^:]*:[[:space:]]*/, "", src); \
+             sub(/[[:space:]\\].*/, "", src); if (src == "" || (getline x < src) >= 0) print FILENAME; close(src) }')
