@@ -8,7 +8,7 @@
 #   make sweep EX=03          build and time every knob value, one table
 #   make grade                grade every stage (EX=03: one; SANITIZE=1; SEED=)
 #   make calibrate            instructors: thresholds for this GPU (grader/rubric.tsv),
-#                             each tier's from its reference kernel (references/tiers.tsv)
+#                             each tier's from its reference kernel (stages.tsv)
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
@@ -16,6 +16,8 @@
 #   make check                the test suite (its GPU part where a GPU is)
 #   make release DEST=dir     instructors: the student tree, without solutions
 #   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md)
+#   make tables               the stage tables of README.md and handouts/README.md,
+#                             from stages.tsv (make check fails when they are stale)
 #   make help                 the stages and these targets
 #   make clean
 #
@@ -60,10 +62,11 @@ LDLIBS := -lcublas
 
 # ---------------------------------------------------------------- the stages
 # The stages' facts, made once from stages.tsv by tools/stages-gen.awk (its
-# one reader): build/stages.mk (STAGES, and FAMILY_, KNOB_ and SWEEP_ of each
-# stage), build/stages.env for the scripts (tools/stages.sh sources it) and
-# build/stages.h for the grader.
-STAGE_FACTS := build/stages.mk build/stages.env build/stages.h
+# one reader): build/stages.mk (STAGES, and FAMILY_, KNOB_, SWEEP_, SIZES_
+# and TIMED_ of each stage), build/references.mk (the tiers' reference
+# kernels' rules, below), build/stages.env for the scripts (tools/stages.sh
+# sources it) and build/stages.h for the grader.
+STAGE_FACTS := build/stages.mk build/references.mk build/stages.env build/stages.h
 include build/stages.mk
 $(STAGE_FACTS) &: stages.tsv tools/stages-gen.awk
 	@mkdir -p build
@@ -156,6 +159,12 @@ wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT))
        $(foreach h,$(LAB_HEADERS),--read $(h)) --write $(2) --label $(1) \
        --time-limit $(WALL_LIMIT_S) --memory-mb $(WALL_MEMORY_MB) --
 
+# A stage's sizes (stages.tsv's sizes line: SIZES_ and TIMED_), compiled
+# into its binaries' common/build_info.c; build/<stage>/sizes.txt changes
+# only when they do, so that a change relinks that stage's binaries alone.
+$(foreach s,$(STAGES),$(eval build/$(s)/sizes.txt: FORCE ; @mkdir -p $$(@D) && echo '$(SIZES_$(s)) $(TIMED_$(s))' | \
+  cmp -s - $$@ || echo '$(SIZES_$(s)) $(TIMED_$(s))' > $$@))
+
 # One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
 # output folder $(3) (build/<stage> or build/<stage>/k<value>), extra
 # compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record.
@@ -165,10 +174,11 @@ $(3)/$(2).o: $(2)s/$(1)/kernel.cu build/flags.txt | build/confine/confine
 	$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
 	    -MF $(3)/$(2).wall/kernel.d -c $$< -o $(3)/$(2).wall/kernel.o
 	@mv $(3)/$(2).wall/kernel.d $(3)/$(2).d && mv $(3)/$(2).wall/kernel.o $$@ && rmdir $(3)/$(2).wall
-$(3)/$(2)_info.o: common/build_info.c build/flags.txt
+$(3)/$(2)_info.o: common/build_info.c build/flags.txt build/$(1)/sizes.txt
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
-	    -DLAB_KNOB_TEXT='"$(5)"' -c $$< -o $$@
+	    -DLAB_KNOB_TEXT='"$(5)"' -DLAB_STAGE_SIZES='"$(SIZES_$(1))"' -DLAB_STAGE_TIMED='"$(TIMED_$(1))"' \
+	    -c $$< -o $$@
 $(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) $$(HERE_OBJS)
 	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
 $(3)/$(2)-judge: $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) build/judge/$(FAMILY_$(1))_stub.o $$(JUDGE_OBJS)
@@ -182,17 +192,14 @@ $(foreach s,$(STAGES),$(foreach v,exercise solution,\
   $(eval $(call binary_rules,$(s),$(v),build/$(s))) \
   $(foreach k,$(SWEEP_$(s)),$(eval $(call binary_rules,$(s),$(v),build/$(s)/k$(k),-D$(KNOB_$(s))=$(k),$(KNOB_$(s))=$(k))))))
 
-# The reference kernel of each speed tier (references/tiers.tsv), which make
-# calibrate measures to set the tier's threshold: build/<stage>/<tier>/<source>,
-# its judge and its runner, from solutions/ or references/<stage>/kernel.cu
-# with the row's compiler flags. A student release has no references/.
-ifneq ($(wildcard references/tiers.tsv),)
+# The reference kernel of each speed tier (stages.tsv's reference lines),
+# which make calibrate measures to set the tier's threshold:
+# build/<stage>/<tier>/<source>, its judge and its runner, from solutions/
+# or references/<stage>/kernel.cu with the line's compiler flags
+# (build/references.mk). A student release has neither folder.
+ifneq ($(wildcard solutions/*/kernel.cu),)
 include build/references.mk
 endif
-build/references.mk: references/tiers.tsv
-	@mkdir -p $(@D)
-	@awk -F'\t+' '!/^#/ && NF >= 5 && !($$3 == "solution" && $$4 == "-") { flags = $$4 == "-" ? "" : $$4; \
-	    print "$$(eval $$(call binary_rules," $$1 "," $$3 ",build/" $$1 "/" $$2 "," flags "," $$2 " reference))" }' $< > $@
 
 # A student release (make release) has no solutions/: it builds the exercises.
 RELEASE := $(if $(wildcard solutions/*/kernel.cu),,1)
@@ -431,6 +438,12 @@ check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine
 	@tests/run.sh
 
 # ------------------------------------------------------------------- docs
+# make tables: the stage tables of README.md and handouts/README.md, written
+# anew from stages.tsv (tools/tables.sh; make check fails when they are stale)
+.PHONY: tables
+tables: build/stages.env
+	@tools/tables.sh
+
 # make docs, make docs-check, make plots: see docs.mk
 include docs.mk
 

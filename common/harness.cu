@@ -30,15 +30,20 @@ void lab_print_check(const char *label, int width, int ok, const char *ok_text, 
         fputs(details, stdout);
 }
 
-/* --sizes (or the family's) and --n (or the family's), each a size the
- * family takes, or the end with LAB_EXIT_USAGE. */
+/* --sizes (or the stage's, or the family's) and --n (or the stage's, or
+ * the family's), each a size the family takes, or the end with
+ * LAB_EXIT_USAGE. The stage's own come from stages.tsv (build_info.c). */
 static void settle_sizes(lab_args *a)
 {
     char err[192];
-    if (!a->have_sizes && lab_parse_sizes(F->sizes, F->allow_2d, a->sizes, &a->nsizes, err, sizeof err))
+    const char *sizes = *lab_stage_sizes ? lab_stage_sizes : F->sizes;
+    if (!a->have_sizes && lab_parse_sizes(sizes, F->allow_2d, a->sizes, &a->nsizes, err, sizeof err))
         lab_die(LAB_EXIT_USAGE, "default sizes: %s", err);
     if (!a->have_timing)
         a->timing = F->default_size(a->profile);
+    /* (stage_sizes has read the stage's timed size once already) */
+    if (!a->have_timing && *lab_stage_timed)
+        lab_parse_dims(lab_stage_timed, F->allow_2d, &a->timing, err, sizeof err);
     for (int i = 0; i < a->nsizes; i++)
         if (F->size_ok(a->sizes[i], "size", err, sizeof err))
             lab_die(LAB_EXIT_USAGE, "%s", err);
@@ -71,6 +76,28 @@ static void label_of(lab_dims d, char *out, size_t len)
 static int whole(lab_dims d)
 {
     return F->whole_tiles > 0 && d.rows % F->whole_tiles == 0 && (d.cols <= 1 || d.cols % F->whole_tiles == 0);
+}
+
+/* A stage's own sizes (stages.tsv), checked before anything else: sizes
+ * the family takes, the first of whole tiles as the family's is (so that a
+ * kernel wrong on partial tiles alone is told so). --help's text to help. */
+static void stage_sizes(char *help, size_t len)
+{
+    lab_dims d[LAB_MAX_SIZES];
+    int n;
+    char err[192];
+    if (*lab_stage_sizes && lab_parse_sizes(lab_stage_sizes, F->allow_2d, d, &n, err, sizeof err))
+        lab_die(LAB_EXIT_USAGE, "stages.tsv, the sizes of %s: %s", lab_stage, err);
+    if (*lab_stage_sizes && F->whole_tiles > 0 && !whole(d[0]))
+        lab_die(LAB_EXIT_USAGE, "stages.tsv, the sizes of %s: the first must be of whole tiles "
+                "(a multiple of %d), as the %s family's is (%s)", lab_stage, F->whole_tiles, F->name, F->sizes);
+    if (*lab_stage_timed && lab_parse_dims(lab_stage_timed, F->allow_2d, &d[0], err, sizeof err))
+        lab_die(LAB_EXIT_USAGE, "stages.tsv, the timed size of %s: %s", lab_stage, err);
+    int used = snprintf(help, len, "%s  default --sizes  %s (%s)\n", F->help,
+                        *lab_stage_sizes ? lab_stage_sizes : F->sizes,
+                        *lab_stage_sizes ? "this stage's, stages.tsv" : "the family's");
+    if (*lab_stage_timed && used > 0 && (size_t)used < len)
+        snprintf(help + used, len - used, "  default --n      %s (this stage's, stages.tsv)\n", lab_stage_timed);
 }
 
 /* Every check size (with --check-only, the timing size last); 1 when all
@@ -207,7 +234,9 @@ int main(int argc, char **argv)
 {
     lab_args a;
     lab_gpu g;
-    lab_start(argc, argv, F->allow_2d, F->help, &a, &g);
+    static char help[1024];
+    stage_sizes(help, sizeof help);
+    lab_start(argc, argv, F->allow_2d, help, &a, &g);
     settle_sizes(&a);
 
     lab_record rec;

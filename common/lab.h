@@ -42,6 +42,10 @@ const char *lab_signal_text(int sig);
 extern const char lab_stage[];
 extern const char lab_variant[];
 extern const char lab_knob[];
+/* The stage's own checked sizes and timed size (stages.tsv's sizes line),
+ * or "" for the family's. */
+extern const char lab_stage_sizes[];
+extern const char lab_stage_timed[];
 
 /* -------------------------------------------------------------- arguments */
 

@@ -1,8 +1,8 @@
 /*
  * calibrate.c: make calibrate. Each speed tier is earned by the technique
  * its advice names, so each tier's threshold comes from its own reference
- * kernel (references/tiers.tsv: the plain form of that advice), not from
- * the stage's solution: the reference's least favourable value over a few
+ * kernel (a reference line of stages.tsv: the plain form of that advice),
+ * not from the stage's solution: the reference's least favourable value over a few
  * runs times the tier's margin. The stages' solutions run too. Beside each
  * threshold the table shows how far the reference clears it, how far the
  * tier before it (the stage's previous tier, or the previous stage's last)
@@ -277,12 +277,12 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
         }
     }
     if (fallbacks)
-        printf("  (*: the tier has no reference kernel in references/tiers.tsv: its threshold comes from the "
+        printf("  (*: the tier has no reference line in stages.tsv: its threshold comes from the "
                "stage's solution)\n");
     if (warnings)
         printf("\nwarning: %d margin(s) under 5%% (marked ! or in capitals): a reference or solution that does "
                "not clear its threshold by 5%% loses points to noise; a tier before that misses it by less "
-               "does not tell the techniques apart. Change the tier's reference (references/tiers.tsv), its "
+               "does not tell the techniques apart. Change the tier's reference line (stages.tsv), its "
                "margin or its field in %s.\n", warnings, rb->path);
     /* this GPU's rows for stages not measured now stay as they were, in
      * the new block, which replaces every earlier row for this GPU */
@@ -305,7 +305,7 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
     time_t now = time(NULL);
     char date[32], comment[320], err[512];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    snprintf(comment, sizeof comment, "make calibrate on %s: each tier's reference kernel (references/tiers.tsv), "
+    snprintf(comment, sizeof comment, "make calibrate on %s: each tier's reference kernel (stages.tsv), "
                                       "least favourable of %d runs, times the tier's margin%s", date, o->runs,
              kept ? " (rows of stages not measured this time kept as they were)" : "");
     if (nth && rubric_write_thresholds(rb->path, gpu, th, nth, comment, err, sizeof err)) {

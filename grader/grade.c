@@ -191,12 +191,10 @@ targets:;
         }
         for (int i = 0; i < n; i++)
             target_paths(&t[i], build_dir, lab, "", variant, o.judge);
-        /* the reference kernels of references/tiers.tsv: graded instead of
-         * the exercises (--reference), or measured beside the solutions */
+        /* the tiers' reference kernels (stages.tsv): graded instead of the
+         * exercises (--reference), or measured beside the solutions */
         static tier_reference refs[MAX_REFERENCES];
-        char refs_path[PATH_MAX + 32];
-        snprintf(refs_path, sizeof refs_path, "%s/references/tiers.tsv", lab);
-        int nrefs = o.reference || o.calibrate ? references_read(refs_path, refs, MAX_REFERENCES, err, sizeof err) : 0;
+        int nrefs = o.reference || o.calibrate ? references_read(lab, refs, MAX_REFERENCES, err, sizeof err) : 0;
         if (nrefs < 0) {
             fprintf(stderr, "grade: %s\n", err);
             return GRADE_USAGE;
@@ -221,7 +219,7 @@ targets:;
                nstages == 1 ? "" : "s", o.src ? " (submitted kernel.cu files)" : "",
                no_gpu_here ? "no GPU (its build only)" : gpu_name, o.seed);
         if (o.reference)
-            printf("the reference kernels of tier %s (references/tiers.tsv), not exercises/\n", o.reference);
+            printf("the reference kernels of tier %s (stages.tsv), not exercises/\n", o.reference);
         char log_path[PATH_MAX];
         snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", lab);
         /* built before: by make grade (tools/grade-build.sh), or by a
@@ -272,7 +270,7 @@ targets:;
         run_command(t[i].stage, NULL, command, sizeof command);
         if (missing[i] && o.reference) {
             char reason[REASON_LEN];
-            snprintf(reason, sizeof reason, "no reference kernel for tier %s (references/tiers.tsv)", o.reference);
+            snprintf(reason, sizeof reason, "no reference kernel for tier %s (stages.tsv)", o.reference);
             score_fail(s, reason, NULL);
         } else if (missing[i]) {
             char advice[REASON_LEN];

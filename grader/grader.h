@@ -2,7 +2,8 @@
  * grader.h: the pieces of the autograder (make grade, make calibrate).
  *
  *   jsonread.c  a strict reader for the drivers' records (untrusted input)
- *   rubric.c    grader/rubric.tsv, and stages.tsv's table (build/stages.h)
+ *   rubric.c    stages.tsv (build/stages.h): the stages, their rubric lines and
+ *               tier references; then grader/rubric.tsv
  *   run.c       one program in its own process group, with a time limit
  *   progress.c  how far a run got, from the driver's progress lines
  *   policy.c    which symbols the student's object may use
@@ -88,7 +89,7 @@ typedef struct {
  * number copied into out (at most max). */
 int stages_all(stage_info *out, int max);
 
-/* The reference kernel of a speed tier (references/tiers.tsv): the plain
+/* The reference kernel of a speed tier (a reference line of stages.tsv): the plain
  * form of what the tier's advice says, which make calibrate measures to set
  * the tier's threshold. Built as build/<stage>/<tier>/<source> (the
  * stage's own solution build when it is the solution without flags). */
@@ -100,9 +101,10 @@ typedef struct {
     char kernel[256];  /* what it does, in one line                          */
 } tier_reference;
 #define MAX_REFERENCES (MAX_STAGES * 2)
-/* Read references/tiers.tsv: the number of rows; 0 when the file does not
- * exist (a student release); -1 with "FILE:LINE: ..." in err. */
-int references_read(const char *path, tier_reference *out, int max, char *err, size_t errlen);
+/* The reference lines of stages.tsv (build/stages.h) whose kernel.cu is in
+ * the lab at lab (a student release has none): their number, or -1 with
+ * why in err. */
+int references_read(const char *lab, tier_reference *out, int max, char *err, size_t errlen);
 /* The reference of a stage's tier, or NULL. */
 const tier_reference *reference_find(const tier_reference *r, int n, const char *stage, const char *tier);
 

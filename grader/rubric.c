@@ -1,14 +1,18 @@
 /*
- * rubric.c: the table of stages (compiled in from stages.tsv), the rubric
- * (grader/rubric.tsv; its header explains the format to instructors), and
- * the reference kernel of each speed tier (references/tiers.tsv).
+ * rubric.c: the table of stages, the rubric and the reference kernel of
+ * each speed tier. What is about one stage is in stages.tsv (its header
+ * explains the format to instructors), compiled in as build/stages.h; the
+ * rubric is its rubric lines, then grader/rubric.tsv (the settings, the
+ * margins and each GPU's calibrated thresholds).
  */
 #include "grader.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Split line at tabs (a run of tabs is one separator) into at most max
  * fields; the last field takes the rest of the line. Returns the count. */
@@ -67,42 +71,30 @@ int stages_all(stage_info *out, int max)
 
 /* ====================================================== tier references */
 
-int references_read(const char *path, tier_reference *out, int max, char *err, size_t errlen)
+int references_read(const char *lab, tier_reference *out, int max, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f && errno == ENOENT)
-        return 0; /* a student release: no references */
-    if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    int n = 0, lineno = 0, bad = 0;
-    while (!bad && getline(&line, &cap, f) > 0) {
-        lineno++;
-        chomp(line);
-        if (line[0] == '#' || line[0] == 0)
+    static const struct {
+        const char *stage, *tier, *source, *flags, *kernel;
+    } table[] = {LAB_STAGE_REFERENCES};
+    int n = 0;
+    for (size_t i = 0; table[i].stage; i++) {
+        /* a student release has neither solutions/ nor references/ */
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%ss/%s/kernel.cu", lab, table[i].source, table[i].stage);
+        if (access(path, R_OK))
             continue;
-        char *field[5];
         tier_reference *r = &out[n];
-        /* the Makefile takes lines with five fields; so does this */
-        bad = split_tabs(line, field, 5) < 5 || n == max || copy_name(r->stage, field[0]) ||
-              copy_name(r->tier, field[1]) || strlen(field[3]) >= sizeof r->flags ||
-              (strcmp(field[2], "solution") && strcmp(field[2], "reference"));
-        if (bad)
-            break;
-        snprintf(r->source, sizeof r->source, "%s", field[2]);
-        snprintf(r->flags, sizeof r->flags, "%s", strcmp(field[3], "-") ? field[3] : "");
-        snprintf(r->kernel, sizeof r->kernel, "%s", field[4]);
+        if (n == max || copy_name(r->stage, table[i].stage) || copy_name(r->tier, table[i].tier) ||
+            strlen(table[i].flags) >= sizeof r->flags) {
+            snprintf(err, errlen, "stages.tsv: too many reference lines, or a name or flags too long");
+            return -1;
+        }
+        snprintf(r->source, sizeof r->source, "%s", table[i].source);
+        snprintf(r->flags, sizeof r->flags, "%s", table[i].flags);
+        snprintf(r->kernel, sizeof r->kernel, "%s", table[i].kernel);
         n++;
     }
-    if (bad)
-        snprintf(err, errlen, "%s:%d: not 'stage, tier, solution or reference, flags or -, what it is' "
-                              "(tab-separated), or too many lines", path, lineno);
-    free(line);
-    fclose(f);
-    return bad ? -1 : n;
+    return n;
 }
 
 const tier_reference *reference_find(const tier_reference *r, int n, const char *stage, const char *tier)
@@ -210,7 +202,7 @@ static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno,
     stage_rubric *s = stage_entry(r, f[1], 1);
     if (!s)
         return bad_line(err, errlen, path, lineno, "too many stages, or a stage name too long");
-    if (!strcmp(kind, "stage")) {
+    if (!strcmp(kind, "stage") || !strcmp(kind, "points")) {
         if (n < 3 || parse_points(f[2], &s->correct_points))
             return bad_line(err, errlen, path, lineno,
                             "stage needs its points for correctness (a whole number)");
@@ -284,6 +276,18 @@ int rubric_read(const char *path, rubric *r, char *err, size_t errlen)
     r->sanitize_limit_s = 300;
     r->correct_points = 6;
     strcpy(r->sanitize_args, "--check-only --sizes 17,100 --n 128");
+    /* first the rubric's lines of stages.tsv (build/stages.h), then the file */
+    static const struct {
+        int line;
+        const char *text;
+    } table[] = {LAB_STAGE_RUBRIC};
+    for (size_t i = 0; table[i].text; i++) {
+        char copy[2048];
+        char *field[8] = {0};
+        snprintf(copy, sizeof copy, "%s", table[i].text);
+        if (rubric_line(r, field, split_tabs(copy, field, 8), "stages.tsv", table[i].line, err, errlen))
+            return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "cannot read the rubric %s: %s", path, strerror(errno));

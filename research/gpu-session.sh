@@ -31,7 +31,7 @@
 #   diagnose research/diagnose/cuda-in-confine.sh: which layer of the
 #            confinement refuses what the GPU driver needs
 #   calibrate make calibrate: this GPU's thresholds, each tier's from its
-#            reference kernel (references/tiers.tsv), written into
+#            reference kernel (stages.tsv), written into
 #            grader/rubric.tsv (copied to OUTDIR), with every tier's margins
 #            (the log line counts those under 5%)
 #   flagrate research/flag-rate.sh: honest kernels graded by the judge until

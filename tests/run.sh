@@ -33,10 +33,10 @@ echo "== layout of the stages"
 out=$(tools/stage-files.sh 99_not_a_stage); st=$?
 check "a stage added without its files is caught: each missing file named, exit 1" \
     "$([ $st = 1 ] && grep -q 'no line in stages.tsv' <<<"$out" && grep -q 'no exercises/99_not_a_stage/kernel.cu' <<<"$out" &&
-       grep -q 'grader/rubric.tsv' <<<"$out"; echo $?)" "$out"
+       grep -q 'no line in stages.tsv: points' <<<"$out" && grep -q 'no handouts/99_not_a_stage.md' <<<"$out"; echo $?)" "$out"
 for s in $stages; do
     out=$(tools/stage-files.sh "$s")
-    check "$s: exercise, its README${solutions:+, the solution} and its rubric line exist" $? "$out"
+    check "$s: its lines in stages.tsv, exercise, its README${solutions:+, the solution} and its handout exist" $? "$out"
     grep -q 'TODO(lab)' "exercises/$s/kernel.cu" 2>/dev/null
     check "$s: the skeleton marks its edit points with TODO(lab)" $?
     if [ -n "$solutions" ]; then
@@ -126,6 +126,7 @@ suite "the wall around student code: attacks without a GPU (tests/confine/run.sh
 suite "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" wall tests/confine/wall.sh
 suite "the judge and its runners without a GPU (tests/judge/run.sh)" judge tests/judge/run.sh
 suite "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" layout tests/layout/run.sh
+suite "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tables tests/tables/run.sh
 if [ -x tests/grader/run.sh ]; then
     suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
 else

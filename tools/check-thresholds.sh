@@ -10,8 +10,8 @@
 # 07_reduction.md). In each sentence (or clause: text up to . ; : ! ?) that
 # speaks of a threshold or of calibrating, each number followed by x or %
 # (1.32x, 88.4%; not a size such as 8192x8192) must equal a threshold row
-# of the stage in the rubric (default grader/rubric.tsv: any GPU's or the
-# default), within the rounding of the digits it shows. The simplest way
+# of the stage: any GPU's in the rubric (default grader/rubric.tsv) or its
+# default in stages.tsv, within the rounding of the digits it shows. The simplest way
 # to keep a text right is to quote none: `make grade` prints the
 # thresholds a kernel missed.
 #
@@ -40,7 +40,8 @@ for f in "${files[@]}"; do
     # the stage the path names: .../07_reduction/README.md or .../07_reduction.md
     [[ $f =~ (^|/)([0-9][0-9]_[A-Za-z0-9_]+)(/README)?\.md$ ]] || continue
     stage=${BASH_REMATCH[2]}
-    values=$(awk -F'\t+' -v s="$stage" '$1 == "threshold" && $2 == s { print $5 }' "$rubric" | tr '\n' ' ')
+    values=$(awk -F'\t+' -v s="$stage" '$1 == "threshold" && $2 == s { print $5 }' "$rubric" \
+             $([ -f stages.tsv ] && echo stages.tsv) | tr '\n' ' ')
     awk -v values="$values" -v file="$f" '
         # does the number q, as the text shows it, fit a row within its rounding?
         function fits(q,    i, d, tol) {

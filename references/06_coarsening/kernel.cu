@@ -17,7 +17,7 @@
  * Here the 16 threads of a half-warp read B-tile columns 8 apart, four to a
  * bank.
  *
- * make calibrate measures it to set the pass tier (references/tiers.tsv);
+ * make calibrate measures it to set the pass tier (stages.tsv);
  * build/grader/grade --reference pass 06 grades it as a student's kernel.
  */
 #include "matmul.h"

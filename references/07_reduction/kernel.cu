@@ -4,8 +4,9 @@
  * more: a grid-stride loop of one float a load over a fixed grid, a tree in
  * shared memory, the last warp by shuffles, and a second launch of one
  * block for the blocks' sums. make calibrate sets the pass tier from it
- * (references/tiers.tsv), and research/flag-rate.sh grades it among the
- * honest kernels whose flags it counts (the pass tier's references).
+ * (its reference line in stages.tsv), and research/flag-rate.sh grades it
+ * among the honest kernels whose flags it counts (the pass tier's
+ * references).
  */
 #include "reduce.h"
 

@@ -138,9 +138,23 @@ static void test_rubric(void)
     expect(rubric_read(path, &r2, err, sizeof err) == -1 && strstr(err, ":1:"),
            "rubric: an error names the file and line");
     unlink(path);
+
+    /* what is about one stage comes from stages.tsv: a rubric of one
+     * setting and one GPU's row still knows the tiers, defaults and bonus */
+    f = fopen(path, "w");
+    fputs("setting\tlimit_s\t5\nthreshold\t01_naive\tpass\tGPU A\t9\n", f);
+    fclose(f);
+    rc = rubric_read(path, &r2, err, sizeof err);
+    const stage_rubric *s01 = rubric_stage(&r2, "01_naive"), *s08 = rubric_stage(&r2, "08_warptiling");
+    int pass_ok = rc == 0 && s01 && s01->ntiers == 2 &&
+                  rubric_threshold(&s01->tiers[0], "GPU A", &th, &is_default) == 0 && th == 9 && !is_default;
+    expect(pass_ok && rubric_threshold(&s01->tiers[1], "GPU A", &th, &is_default) == 0 && is_default && s08 &&
+               s08->bonus && r2.limit_s == 5,
+           "rubric: tiers, default thresholds and bonus come from stages.tsv; the file adds a GPU's rows");
+    unlink(path);
 }
 
-/* references/tiers.tsv against the rubric, and the programs make
+/* the reference lines of stages.tsv against the rubric, and the programs make
  * calibrate measures with it. */
 static void test_references(void)
 {
@@ -148,10 +162,10 @@ static void test_references(void)
     char err[512];
     if (rubric_read("grader/rubric.tsv", &r, err, sizeof err))
         return; /* test_rubric says why */
-    /* every tier has a reference kernel (references/tiers.tsv) whose source
+    /* every tier has a reference kernel (stages.tsv) whose source
      * is here, and every reference belongs to a tier of the rubric */
     static tier_reference refs[MAX_REFERENCES];
-    int nrefs = references_read("references/tiers.tsv", refs, MAX_REFERENCES, err, sizeof err);
+    int nrefs = references_read(".", refs, MAX_REFERENCES, err, sizeof err);
     int covered = nrefs > 0;
     for (int i = 0; i < r.nstages && covered; i++)
         for (int k = 0; k < r.stages[i].ntiers; k++)
@@ -168,8 +182,8 @@ static void test_references(void)
         sound &= tier_known && access(source, R_OK) == 0;
     }
     expect(sound, "references: each names a tier of the rubric and a kernel.cu that is here");
-    expect(references_read("no/such/tiers.tsv", refs, MAX_REFERENCES, err, sizeof err) == 0,
-           "references: none where the file is absent (a student release)");
+    expect(references_read("no/such/lab", refs, MAX_REFERENCES, err, sizeof err) == 0,
+           "references: none where their kernel.cu files are absent (a student release)");
 
     /* calibrating 02 measures its tiers' references and 01's last: the
      * solution with -DBLOCK=8 in a folder of its tier, a solution without

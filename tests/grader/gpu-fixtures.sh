@@ -19,7 +19,7 @@
 #      15/16 of its input; the solutions score full marks with the judge
 #   5. a correct stage that misses a tier runs twice (and once with --once),
 #      and a naive baseline kept by one grade (--baselines) serves the next
-#   6. each speed tier's reference kernel (references/tiers.tsv), graded by
+#   6. each speed tier's reference kernel (stages.tsv), graded by
 #      the judge (--reference TIER), earns its tier and every tier before it,
 #      and no tier after it; the plain kernels of tests/grader/honest/ earn
 #      the pass tier
@@ -230,8 +230,9 @@ echo "== a missed tier runs a second time under the judge; a kept baseline serve
 # 03's solution against a rubric whose speed tier it cannot reach: the
 # stage runs twice and keeps 6 of 10, the note says so; with --once, once
 rm -rf "$out/again" "$out/again-once" "$out/kept" "$out/kept-later"
-awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "threshold" && $2 == "'"$stage"'" && $3 == "pass" { $5 = 100000 } { print }' \
-    grader/rubric.tsv >"$out/unreachable.tsv"
+# (its default row is in stages.tsv: one at the end of this rubric wins over it)
+awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "threshold" && $2 == "'"$stage"'" && $3 == "pass" { $5 = 100000 } { print }
+    END { print "threshold", "'"$stage"'", "pass", "default", 100000 }' grader/rubric.tsv >"$out/unreachable.tsv"
 built_grade --judge --src solutions --rubric "$out/unreachable.tsv" --out "$out/again" "$stage" >"$out/again.log" 2>&1
 check "judged: a missed tier runs the stage again (\"once more...\", 6/10, both runs in the note)" \
     "$(grep -q "once more\.\.\. correct" "$out/again.log" && [ "$(get "$out/again" stages.0.points)" = 6 ] &&
@@ -257,8 +258,8 @@ check "judged: --baselines: a later grade of $second, handed that baseline, scor
 fi
 if want references; then
 echo "== each tier's reference kernel, graded by the judge, earns its tier and none after it"
-# the tiers in the rubric's order: a reference of tier k earns tiers 0..k
-tiers=$(awk -F'\t+' '$1 == "tier" && !seen[$3]++ { print $3 }' grader/rubric.tsv)
+# the tiers in the table's order: a reference of tier k earns tiers 0..k
+tiers=$(awk -F'\t+' '$1 == "tier" && !seen[$3]++ { print $3 }' stages.tsv)
 for tier in $tiers; do
     rm -rf "$out/reference-$tier"
     built_grade --judge --reference "$tier" --out "$out/reference-$tier" >"$out/reference-$tier.log" 2>&1

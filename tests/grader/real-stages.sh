@@ -21,7 +21,7 @@ rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
 check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
     "$([ $st = 3 ] && [ -x "build/$first/exercise" ] && rget stages.0.reason | grep -q "no usable GPU"; echo $?)" \
     "$(tail -n 15 "$out/real.log")"
-# --reference: a tier's reference kernel (references/tiers.tsv) built in its
+# --reference: a tier's reference kernel (stages.tsv) built in its
 # tier's folder and run in place of the exercise
 coarse=$(stage_numbered 06)
 rm -rf "$out/ref"
