@@ -458,6 +458,7 @@ help:
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"
 	@echo "  make check            the lab's own test suite"
+	@echo "  make tables           the stage tables of README.md and handouts/README.md, from stages.tsv"
 	@$(if $(RELEASE),,echo "instructors (INSTRUCTORS.md):")
 	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
 	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv")
