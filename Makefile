@@ -390,10 +390,12 @@ build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpos
 	    -O3 -std=c++17 -Icommon -c $< -o $@
 # build/grader/class: class grading (grader/class/class.h), with the
 # grader's own JSON reader; left out of a student release with grader/class/.
+# Its probe of the wall builds confine from CONFINE_SRCS, handed over here.
 CLASS_SRCS := $(wildcard grader/class/*.c)
-build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c build/stages.h
+build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c build/stages.h Makefile
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
+	    $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
 class: $(if $(CLASS_SRCS),build/grader/class)
 	@$(if $(CLASS_SRCS),,echo "error: this is a student release; make class works in the instructors' copy of the lab"; exit 2)
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)
