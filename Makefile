@@ -12,6 +12,8 @@
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
+#   make kernel EX=07 KERNEL=f.cu  any file that keeps a stage's contract,
+#                             built as the stage's programs are
 #   make bench                every solution timed once, records in results/
 #   make check                the test suite (its GPU part where a GPU is)
 #   make release DEST=dir     instructors: the student tree, without solutions
@@ -158,9 +160,10 @@ wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT))
 
 # One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
 # output folder $(3) (build/<stage> or build/<stage>/k<value>), extra
-# compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record.
+# compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record;
+# $(6), where given, is the kernel file instead (make kernel, below).
 define binary_rules
-$(3)/$(2).o: $(2)s/$(1)/kernel.cu build/flags.txt | build/confine/confine
+$(3)/$(2).o: $(or $(6),$(2)s/$(1)/kernel.cu) build/flags.txt | build/confine/confine
 	@rm -rf $(3)/$(2).wall && mkdir -p $(3)/$(2).wall
 	$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
 	    -MF $(3)/$(2).wall/kernel.d -c $$< -o $(3)/$(2).wall/kernel.o
@@ -263,6 +266,21 @@ run: stage-known $(if $(STAGE),$(RUN_DEPS))
 	$(GPU_RUN) $(SANITIZER) --tool memcheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
 	$(GPU_RUN) $(SANITIZER) --tool racecheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
 endif
+
+# make kernel EX=07 KERNEL=path/to/file.cu [KERNEL_FLAGS=-D...]: any file
+# that keeps a stage's contract, built as that stage's programs are (inside
+# the wall, linked with the stage's harness) into
+# build/<stage>/kernels/<the file's name without .cu>, which runs like
+# build/<stage>/solution (research/reduction-ladder.sh builds its rungs so).
+KERNEL_NAME := $(basename $(notdir $(KERNEL)))
+KERNEL_BIN := $(if $(and $(STAGE),$(wildcard $(KERNEL))),build/$(STAGE)/kernels/$(KERNEL_NAME))
+ifneq ($(KERNEL_BIN),)
+$(eval $(call binary_rules,$(STAGE),$(KERNEL_NAME),build/$(STAGE)/kernels,$(KERNEL_FLAGS),$(KERNEL_FLAGS),$(KERNEL)))
+endif
+.PHONY: kernel
+kernel: stage-known $(KERNEL_BIN)
+	@$(if $(KERNEL),,echo "error: say which file: make kernel EX=NN KERNEL=path/to/kernel.cu"; exit 2)
+	@$(if $(KERNEL_BIN),echo "built $(KERNEL_BIN)",echo "error: KERNEL=$(KERNEL): no such file"; exit 2)
 
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
 sweep: stage-known $(SWEEP_BINS)

@@ -53,6 +53,11 @@
 #   sweep    make sweep SOLUTION=1 of SWEEP_STAGES (default "05 08")
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
+#   ladder   research/reduction-ladder.sh: the textbook reduction kernels,
+#            one a rung, timed by the harness (OUTDIR/ladder)
+#   counters research/profile-records.sh: the baselines' sectors per
+#            request (ncu) and racecheck's hazards without stage 03's
+#            second barrier (OUTDIR/counters)
 #
 # No PHASE: build suite grader grades trace profile bench. Each phase has a
 # time limit (PHASE_LIMIT seconds, default 480). OUTDIR/session.log has one
@@ -60,7 +65,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -264,7 +269,14 @@ for phase in $phases; do
             timeout "$limit" make bench >"$out/bench.log" 2>&1
             log "make bench: exit $?"
             cp -r results "$out/results" 2>/dev/null ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench)"; status=2 ;;
+        ladder | counters)
+            script=research/reduction-ladder.sh
+            [ $phase = counters ] && script=research/profile-records.sh
+            timeout "$limit" "$script" "$out/$phase" >"$out/$phase.log" 2>&1
+            st=$?
+            log "$script: exit $st: $(tail -n 1 "$out/$phase.log")"
+            [ $st = 0 ] || status=1 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters)"; status=2 ;;
     esac
 done
 log "done (exit $status)"
