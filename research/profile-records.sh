@@ -191,7 +191,7 @@ for name in solution no_second_barrier; do
     grep -qF "$what, hazards displayed" <<<"$rows" || fail "cannot read the counts of: $summary"
 done
 {
-    echo "# compute-sanitizer --tool racecheck ($("$sanitizer" --version | grep -m 1 -o '[0-9][0-9.]*[0-9]')), $gpu,"
+    echo "# compute-sanitizer --tool racecheck ($("$sanitizer" --version | sed -n 's/^Version \([0-9.]*\).*/\1/p' | head -n 1)), $gpu,"
     echo "# $today (research/profile-records.sh): its summary line for stage 03's"
     echo "# solution and for a copy without the second __syncthreads()"
     echo "# (no_second_barrier.cu), each run as make run EX=03 SANITIZE=1 runs"
