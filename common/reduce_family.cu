@@ -21,21 +21,6 @@ static const char *FAMILY_HELP =
 static const char *DEFAULT_SIZES = "1,2,3,31,33,1000,1025,65537,1000001";
 static const long long MAX_N = 1LL << 28;
 
-static lab_dims default_size(int profile)
-{
-    (void)profile;
-    return {1 << 26, 1};
-}
-
-static int size_ok(lab_dims d, const char *what, char *err, size_t len)
-{
-    if (d.rows <= MAX_N)
-        return 0;
-    snprintf(err, len, "%s %lld is too large for this lab (at most 2^28 = %lld)", what, d.rows, MAX_N);
-    return -1;
-}
-
-
 /* ======================================================= baseline kernel */
 
 enum { BASELINE_BLOCK = 256 };
@@ -440,7 +425,7 @@ extern const lab_family lab_family_this = {
     "reduce", FAMILY_HELP, 0, DEFAULT_SIZES, 0,
     "checking the sum against the exact sum, on signed data in [-0.5, 0.5) and on\n"
     "non-negative data in [0, 0.5]; allowed error gamma(D) * sum|x| (common/reduce_check.h):",
-    default_size, size_ok, check_size, NULL,
-    NSETS, set_bytes, timing_new, timing_free, work, timing_intro, refresh_set, output_bytes, check_set,
+    {1 << 26, 1}, {0, 0}, NULL, MAX_N, "2^28 = ", check_size, NULL,
+    NSETS, set_bytes, timing_new, timing_free, work, timing_intro, refresh_set, output_bytes, check_set, NULL, NULL,
     KERNELS, NROWS, MEMCPY, BASELINE, "GB/s", floor_ms, conclude,
 };
