@@ -14,7 +14,8 @@
  * family needs around those is shared: the matrix families' input sets
  * (sets.h) and the check of a whole output, its line and its record
  * (check_output.cu); the rest of a family's checking goes in its own
- * files (common/<family>_*: matmul_reference.cu, transpose_host.c, ...).
+ * files (common/<family>_*: matmul_reference.cu, transpose_host.c,
+ * reduce_report.cu, ...).
  */
 #ifndef LAB_FAMILY_H
 #define LAB_FAMILY_H
