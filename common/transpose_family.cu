@@ -6,7 +6,6 @@
  * transpose (transpose_unpadded.cu, stage 05's baseline).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "family.h"
 #include "transpose.h"
@@ -27,15 +26,6 @@ enum { WHOLE_TILES = 64 };
  * a batch of short calls must last long enough to time (timing.cu) */
 enum { NSETS = 12 };
 static_assert((int)NSETS <= (int)LAB_MAX_SETS, "sets.h holds the sets");
-
-static int size_ok(lab_dims d, const char *what, char *err, size_t len)
-{
-    char why[160];
-    if (!transpose_size_ok(d, why, sizeof why))
-        return 0;
-    snprintf(err, len, "%s%s", strcmp(what, "--n") ? "" : "--n: ", why);
-    return -1;
-}
 
 /* ==================================================== in-run references */
 
@@ -68,15 +58,6 @@ __global__ void transpose_naive(const float *in, float *out, int rows, int cols)
         if (r < rows && c < cols)
             out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
     }
-}
-
-/* either of them on in and out, rows x cols */
-static void launch_reference(void (*kernel)(const float *, float *, int, int), const float *in, float *out,
-                             int rows, int cols)
-{
-    dim3 grid((cols + REF_TILE - 1) / REF_TILE, (rows + REF_TILE - 1) / REF_TILE);
-    kernel<<<grid, dim3(REF_TILE, REF_ROWS)>>>(in, out, rows, cols);
-    CUDA_CHECK(cudaGetLastError());
 }
 
 /* The reference of the check, and a timed library reference: cublasSgeam
@@ -168,19 +149,20 @@ static void call_memcpy(void *ctx, int s)
                                cudaMemcpyDeviceToDevice, 0));
 }
 
-static void call_copy(void *ctx, int s)
+/* either reference kernel above on set s */
+static void launch_reference(void (*kernel)(const float *, float *, int, int), void *ctx, int s)
 {
     problem *p = (problem *)ctx;
-    launch_reference(copy_kernel, in_of(p, s), out_of(p, s), p->rows, p->cols);
+    dim3 grid((p->cols + REF_TILE - 1) / REF_TILE, (p->rows + REF_TILE - 1) / REF_TILE);
+    kernel<<<grid, dim3(REF_TILE, REF_ROWS)>>>(in_of(p, s), out_of(p, s), p->rows, p->cols);
+    CUDA_CHECK(cudaGetLastError());
 }
+
+static void call_copy(void *ctx, int s) { launch_reference(copy_kernel, ctx, s); }
 
 static void call_cublas(void *ctx, int s) { reference_output(ctx, s, out_of((problem *)ctx, s)); }
 
-static void call_naive(void *ctx, int s)
-{
-    problem *p = (problem *)ctx;
-    launch_reference(transpose_naive, in_of(p, s), out_of(p, s), p->rows, p->cols);
-}
+static void call_naive(void *ctx, int s) { launch_reference(transpose_naive, ctx, s); }
 
 static void call_unpadded(void *ctx, int s)
 {
@@ -268,7 +250,7 @@ static const lab_kernel KERNELS[NROWS] = {
 extern const lab_family lab_family_this = {
     "transpose", FAMILY_HELP, 1, DEFAULT_SIZES, WHOLE_TILES,
     "checking out = transpose(in) against cublasSgeam, bit for bit (RxC: the input's rows x columns):",
-    {8192, 8192}, {0, 0}, size_ok, 0, NULL, NULL, transpose_shape_hint,
+    {8192, 8192}, {0, 0}, transpose_size_ok, 0, NULL, NULL, transpose_shape_hint,
     NSETS, set_bytes, problem_new, problem_free, work, NULL, lab_sets_refresh, lab_sets_output_bytes,
     lab_check_output, reference_output, judge,
     KERNELS, NROWS, MEMCPY, NAIVE, "GB/s", floor_ms, conclude,
