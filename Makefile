@@ -73,11 +73,13 @@ $(STAGE_FACTS) &: stages.tsv tools/stages-gen.awk
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 # The harness (common/harness.cu, family.h): one sequence for every stage,
-# compiled once, with the family's file (common/<family>_family.cu) and its
-# other files, common/<family>_*.cu and plain-C common/<family>_*.c (those
-# are unit-tested with the rest), but stage 05's baseline, linked below as
-# source or object.
-HARNESS_OBJS := $(addprefix build/common/,harness.o args.o stats.o compare.o json.o hints.o gpu.o timing.o flush.o)
+# compiled once (with what the families share: the matrix families' input
+# sets, sets.cu, and their check of a whole output, check_output.cu), linked
+# with the family's file (common/<family>_family.cu) and its other files,
+# common/<family>_*.cu and plain-C common/<family>_*.c (those are unit-tested
+# with the rest), but stage 05's baseline, linked below as source or object.
+HARNESS_OBJS := $(addprefix build/common/,harness.o sets.o check_output.o args.o stats.o compare.o json.o hints.o \
+                  gpu.o timing.o flush.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
 FAMILY_CU = $(filter-out common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \

@@ -45,8 +45,7 @@
 #            class's own progress lines in class.log), whether the
 #            submissions and the class folder stayed the grader's
 #   warptile research/experiments/warptile.cu: the bonus stage's solution
-#            checked and timed against cuBLAS at BK 8 and 16, and the
-#            candidate warptile_prefetch.cu both ways (WARPTILE_SHAPES)
+#            checked and timed against cuBLAS at BK 8 and 16 (WARPTILE_SHAPES)
 #   transpose research/experiments/transpose_order.cu: stage 05's kernel with
 #            BLOCK_ROWS 4, 2, 1, in the grid's order and diagonally, and with
 #            a 64 x 64 tile, against memcpy
@@ -169,7 +168,7 @@ for phase in $phases; do
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         warptile)
             # WARPTILE_SHAPES: the shapes, separated by ";" (-D options each)
-            IFS=';' read -r -a shapes <<<"${WARPTILE_SHAPES:-;-DBK=16;-DCANDIDATE=1 -DEVERY_K=1;-DCANDIDATE=1}"
+            IFS=';' read -r -a shapes <<<"${WARPTILE_SHAPES:-;-DBK=16}"
             for shape in "${shapes[@]}"; do
                 echo "== warptile $shape"
                 # shellcheck disable=SC2086  # shape is zero or more options
