@@ -12,6 +12,8 @@
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
+#   make kernel EX=07 KERNEL=f.cu  any file that keeps a stage's contract,
+#                             built as the stage's programs are
 #   make bench                every solution timed once, records in results/
 #   make check                the test suite (its GPU part where a GPU is)
 #   make release DEST=dir     instructors: the student tree, without solutions
@@ -74,11 +76,13 @@ $(STAGE_FACTS) &: stages.tsv tools/stages-gen.awk
 
 FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 # The harness (common/harness.cu, family.h): one sequence for every stage,
-# compiled once, with the family's file (common/<family>_family.cu) and its
-# other files, common/<family>_*.cu and plain-C common/<family>_*.c (those
-# are unit-tested with the rest), but stage 05's baseline, linked below as
-# source or object.
-HARNESS_OBJS := $(addprefix build/common/,harness.o args.o stats.o compare.o json.o hints.o gpu.o timing.o flush.o)
+# compiled once (with what the families share: the matrix families' input
+# sets, sets.cu, and their check of a whole output, check_output.cu), linked
+# with the family's file (common/<family>_family.cu) and its other files,
+# common/<family>_*.cu and plain-C common/<family>_*.c (those are unit-tested
+# with the rest), but stage 05's baseline, linked below as source or object.
+HARNESS_OBJS := $(addprefix build/common/,harness.o sets.o check_output.o args.o stats.o compare.o json.o hints.o \
+                  gpu.o timing.o flush.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
 FAMILY_CU = $(filter-out common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
@@ -167,9 +171,10 @@ $(foreach s,$(STAGES),$(eval build/$(s)/sizes.txt: FORCE ; @mkdir -p $$(@D) && e
 
 # One binary: stage $(1), kernel.cu from $(2)s/ (exercise or solution),
 # output folder $(3) (build/<stage> or build/<stage>/k<value>), extra
-# compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record.
+# compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record;
+# $(6), where given, is the kernel file instead (make kernel, below).
 define binary_rules
-$(3)/$(2).o: $(2)s/$(1)/kernel.cu build/flags.txt | build/confine/confine
+$(3)/$(2).o: $(or $(6),$(2)s/$(1)/kernel.cu) build/flags.txt | build/confine/confine
 	@rm -rf $(3)/$(2).wall && mkdir -p $(3)/$(2).wall
 	$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
 	    -MF $(3)/$(2).wall/kernel.d -c $$< -o $(3)/$(2).wall/kernel.o
@@ -270,6 +275,21 @@ run: stage-known $(if $(STAGE),$(RUN_DEPS))
 	$(GPU_RUN) $(SANITIZER) --tool memcheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
 	$(GPU_RUN) $(SANITIZER) --tool racecheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
 endif
+
+# make kernel EX=07 KERNEL=path/to/file.cu [KERNEL_FLAGS=-D...]: any file
+# that keeps a stage's contract, built as that stage's programs are (inside
+# the wall, linked with the stage's harness) into
+# build/<stage>/kernels/<the file's name without .cu>, which runs like
+# build/<stage>/solution (research/reduction-ladder.sh builds its rungs so).
+KERNEL_NAME := $(basename $(notdir $(KERNEL)))
+KERNEL_BIN := $(if $(and $(STAGE),$(wildcard $(KERNEL))),build/$(STAGE)/kernels/$(KERNEL_NAME))
+ifneq ($(KERNEL_BIN),)
+$(eval $(call binary_rules,$(STAGE),$(KERNEL_NAME),build/$(STAGE)/kernels,$(KERNEL_FLAGS),$(KERNEL_FLAGS),$(KERNEL)))
+endif
+.PHONY: kernel
+kernel: stage-known $(KERNEL_BIN)
+	@$(if $(KERNEL),,echo "error: say which file: make kernel EX=NN KERNEL=path/to/kernel.cu"; exit 2)
+	@$(if $(KERNEL_BIN),echo "built $(KERNEL_BIN)",echo "error: KERNEL=$(KERNEL): no such file"; exit 2)
 
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
 sweep: stage-known $(SWEEP_BINS)
@@ -397,10 +417,12 @@ build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpos
 	    -O3 -std=c++17 -Icommon -c $< -o $@
 # build/grader/class: class grading (grader/class/class.h), with the
 # grader's own JSON reader; left out of a student release with grader/class/.
+# Its probe of the wall builds confine from CONFINE_SRCS, handed over here.
 CLASS_SRCS := $(wildcard grader/class/*.c)
-build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c build/stages.h
+build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c build/stages.h Makefile
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
+	    $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
 class: $(if $(CLASS_SRCS),build/grader/class)
 	@$(if $(CLASS_SRCS),,echo "error: this is a student release; make class works in the instructors' copy of the lab"; exit 2)
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)

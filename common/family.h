@@ -10,12 +10,36 @@
  *
  * A family file (<family>_family.cu) holds only what is about its lesson:
  * its sizes, its problem, the call, the references, the sampled check of a
- * timed batch and the work done; it defines `lab_family_this`.
+ * timed batch and the work done; it defines `lab_family_this`. What every
+ * family needs around those is shared: the matrix families' input sets
+ * (sets.h) and the check of a whole output, its line and its record
+ * (check_output.cu); the rest of a family's checking goes in its own
+ * files (common/<family>_*: matmul_reference.cu, transpose_host.c,
+ * reduce_report.cu, ...).
  */
 #ifndef LAB_FAMILY_H
 #define LAB_FAMILY_H
 
-#include "gpu.h"
+#include "sets.h"
+
+/* One check of a set's whole output by a matrix family (check_output.cu):
+ * what the family's judge hook is given, and what it fills in. */
+typedef struct {
+    const char *label, *whole_ok; /* as for lab_family.check              */
+    const float *got, *want;      /* the set's output and the reference's,
+                                     on the host                          */
+    FILE *log;                    /* what is wrong: printed beneath a
+                                     failed line                          */
+    lab_compare c;                /* got against want                     */
+    const char *output;           /* named in a failed line ("out"), or NULL */
+    char ok_text[96];             /* the rest of an ok line               */
+    int nnumbers;                 /* the record's numbers of the family,  */
+    const char *key[4];           /* before the shared ones               */
+    double number[4];
+} lab_output_check;
+
+/* one of the record's numbers of this check */
+void lab_output_check_number(lab_output_check *k, const char *key, double value);
 
 /* One kernel the harness times: the student's (the first), or a reference. */
 typedef struct {
@@ -47,10 +71,14 @@ typedef struct {
     int whole_tiles;
     const char *intro;       /* the line before the checks               */
 
-    /* the timed size unless --n says (profile: make profile's) */
-    lab_dims (*default_size)(int profile);
-    /* 0, or -1 with why size (named `what`) is not one this family takes */
+    /* the timed size unless --n says, and make profile's ({0, 0}: the
+     * same) */
+    lab_dims timed_size, profiled_size;
+    /* 0, or -1 with why size (named `what`) is not one this family takes;
+     * NULL: any size up to max_n, said as "(at most <max_note><max_n>)" */
     int (*size_ok)(lab_dims size, const char *what, char *err, size_t len);
+    long long max_n;
+    const char *max_note;
 
     /* One check at size: build the problem, call the student's function,
      * sync (lab_student_sync(label)), judge, print, record, free. whole_ok:
@@ -70,6 +98,8 @@ typedef struct {
     void (*problem_free)(void *ctx);
     /* the work of one call at size, in the unit's numerator (flops, bytes) */
     double (*work)(lab_dims size);
+    /* the line before the timing; NULL: "timing at <size> (<nsets> input
+     * sets, L2 flushed before each call)..." */
     void (*timing_intro)(void *ctx, int nsets);
     /* before each batch: set s gets fresh inputs from seed, outputs poisoned */
     lab_refresh_fn refresh;
@@ -79,6 +109,13 @@ typedef struct {
      * right. whole_ok as for check. */
     int (*check_set)(void *ctx, int set, const char *label, const char *whole_ok, const lab_args *a,
                      lab_record *rec);
+    /* A matrix family's check_set is lab_check_output, whose problem begins
+     * with its lab_sets (sets.h); it asks for the reference's output of set,
+     * on the GPU, into out, then for the judge of the set's output (k: a
+     * check of the values, what is wrong in k->log; 1 when right). Others:
+     * NULL. */
+    void (*reference_output)(void *ctx, int set, float *out);
+    int (*judge)(void *ctx, int set, lab_output_check *k);
 
     const lab_kernel *kernels;
     int nkernels;
@@ -95,10 +132,13 @@ typedef struct {
 
 extern const lab_family lab_family_this;
 
-/* What the matrix families print for one check (harness.cu): a line, and
- * the details beneath when it failed. ok_text: the rest of an ok line;
- * output: the output's name ("out", or NULL). */
-void lab_print_check(const char *label, int width, int ok, const char *ok_text, const lab_compare *c,
-                     const char *output, const char *details, const lab_args *a);
+/* A set's whole output as a check (check_output.cu): guard zones, inputs,
+ * the family's judge of the values; one line, the details beneath when it
+ * failed, and the record. A check_set (above). */
+int lab_check_output(void *ctx, int set, const char *label, const char *whole_ok, const lab_args *a,
+                     lab_record *rec);
+
+/* 1 when size is made of whole tiles (lab_family.whole_tiles; harness.cu) */
+int lab_whole_tiles(lab_dims size);
 
 #endif /* LAB_FAMILY_H */

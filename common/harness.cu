@@ -14,20 +14,15 @@
 
 static const lab_family *F = &lab_family_this;
 
-void lab_print_check(const char *label, int width, int ok, const char *ok_text, const lab_compare *c,
-                     const char *output, const char *details, const lab_args *a)
+/* 0, or -1 with why size (named `what`) is not one the family takes */
+static int size_ok(lab_dims d, const char *what, char *err, size_t len)
 {
-    if (a->quiet && ok)
-        return;
-    if (ok)
-        printf("  %-*s ok      %s\n", width, label, ok_text);
-    else if (c->bad)
-        printf("  %-*s FAILED  %lld of %lld elements%s%s wrong (%lld NaN or never written)\n", width, label,
-               c->bad, c->checked, output ? " of " : "", output ? output : "", c->nan);
-    else
-        printf("  %-*s FAILED\n", width, label);
-    if (!ok)
-        fputs(details, stdout);
+    if (F->size_ok)
+        return F->size_ok(d, what, err, len);
+    if (d.rows <= F->max_n)
+        return 0;
+    snprintf(err, len, "%s %lld is too large for this lab (at most %s%lld)", what, d.rows, F->max_note, F->max_n);
+    return -1;
 }
 
 /* --sizes (or the stage's, or the family's) and --n (or the stage's, or
@@ -40,14 +35,14 @@ static void settle_sizes(lab_args *a)
     if (!a->have_sizes && lab_parse_sizes(sizes, F->allow_2d, a->sizes, &a->nsizes, err, sizeof err))
         lab_die(LAB_EXIT_USAGE, "default sizes: %s", err);
     if (!a->have_timing)
-        a->timing = F->default_size(a->profile);
+        a->timing = a->profile && F->profiled_size.rows ? F->profiled_size : F->timed_size;
     /* (stage_sizes has read the stage's timed size once already) */
     if (!a->have_timing && *lab_stage_timed)
         lab_parse_dims(lab_stage_timed, F->allow_2d, &a->timing, err, sizeof err);
     for (int i = 0; i < a->nsizes; i++)
-        if (F->size_ok(a->sizes[i], "size", err, sizeof err))
+        if (size_ok(a->sizes[i], "size", err, sizeof err))
             lab_die(LAB_EXIT_USAGE, "%s", err);
-    if (F->size_ok(a->timing, "--n", err, sizeof err))
+    if (size_ok(a->timing, "--n", err, sizeof err))
         lab_die(LAB_EXIT_USAGE, "%s", err);
 }
 
@@ -73,9 +68,9 @@ static void label_of(lab_dims d, char *out, size_t len)
         snprintf(out, len, "n=%lld", d.rows);
 }
 
-static int whole(lab_dims d)
+int lab_whole_tiles(lab_dims d)
 {
-    return F->whole_tiles > 0 && d.rows % F->whole_tiles == 0 && (d.cols <= 1 || d.cols % F->whole_tiles == 0);
+    return F->whole_tiles > 0 && d.rows % F->whole_tiles == 0 && (!F->allow_2d || d.cols % F->whole_tiles == 0);
 }
 
 /* A stage's own sizes (stages.tsv), checked before anything else: sizes
@@ -88,7 +83,7 @@ static void stage_sizes(char *help, size_t len)
     char err[192];
     if (*lab_stage_sizes && lab_parse_sizes(lab_stage_sizes, F->allow_2d, d, &n, err, sizeof err))
         lab_die(LAB_EXIT_USAGE, "stages.tsv, the sizes of %s: %s", lab_stage, err);
-    if (*lab_stage_sizes && F->whole_tiles > 0 && !whole(d[0]))
+    if (*lab_stage_sizes && F->whole_tiles > 0 && !lab_whole_tiles(d[0]))
         lab_die(LAB_EXIT_USAGE, "stages.tsv, the sizes of %s: the first must be of whole tiles "
                 "(a multiple of %d), as the %s family's is (%s)", lab_stage, F->whole_tiles, F->name, F->sizes);
     if (*lab_stage_timed && lab_parse_dims(lab_stage_timed, F->allow_2d, &d[0], err, sizeof err))
@@ -117,7 +112,7 @@ static int run_checks(const lab_args *a, cublasHandle_t h, lab_record *rec)
         label_of(checked[i], label, sizeof label);
         lab_progress("check %s", label);
         ok[i] = (F->check ? F->check : check_one)(checked[i], label, whole_ok[0] ? whole_ok : NULL, h, a, rec);
-        if (ok[i] && whole(checked[i]) && !whole_ok[0])
+        if (ok[i] && lab_whole_tiles(checked[i]) && !whole_ok[0])
             snprintf(whole_ok, sizeof whole_ok, "%s", label);
         all_ok &= ok[i];
     }
@@ -177,14 +172,17 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
         rows[i].name = K[i].name;
         rows[i].label = K[i].label;
     }
-    F->timing_intro(ctx, nsets);
+    char label[32];
+    label_of(a->timing, label, sizeof label);
+    if (F->timing_intro)
+        F->timing_intro(ctx, nsets);
+    else
+        printf("\ntiming at %s (%d input sets, L2 flushed before each call)...\n", label, nsets);
     /* the student first: where the backend runs it, the runner that ran
      * the checks (timing.cu) */
     time_kernel(&K[0], &rows[0], ctx, nsets, &policy, 1);
 
     /* the last timed call's output must be right too */
-    char label[32];
-    label_of(a->timing, label, sizeof label);
     lab_json_array(&rec->j, "timed_output_check");
     lab_progress("check %s (the last timed call)", label);
     int last_ok = F->check_set(ctx, rows[0].last_set, label, NULL, a, rec);

@@ -1,7 +1,7 @@
 /*
  * matmul_check.h: the arithmetic behind the matrix product's checks, the
- * same on the host (matmul_family.cu's full checks) and the GPU (the samples
- * of every timed call); plain C, unit-tested in tests/unit/test_matmul.c.
+ * same on the host (the full checks: matmul_reference.cu's bounds,
+ * matmul_family.cu's judge) and the GPU (the samples of every timed call); plain C, unit-tested in tests/unit/test_matmul.c.
  * judge/README.md, "Every timed output as strict as a check", has the
  * numbers.
  *

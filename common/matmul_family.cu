@@ -4,12 +4,12 @@
  * several sizes, then timed against cuBLAS and the naive row-mapped kernel
  * below.
  */
+#include <stdlib.h>
+
 #include "family.h"
 #include "matmul.h"
 #include "matmul_check.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "matmul_reference.h"
 
 static const char *FAMILY_HELP =
     "  --n N            size of the timed problem (N x N matrices, default 4096;\n"
@@ -19,21 +19,8 @@ static const char *FAMILY_HELP =
  * the last, partial one is told so; then sizes that are multiples of none */
 static const char *DEFAULT_SIZES = "256,1,17,255,1000,1025";
 enum { WHOLE_TILES = 256, MAX_N = 32768 };
-/* the timed size; make profile's: ncu replays the call once per group of
- * counters, and the naive kernels take a while at 4096 */
-static lab_dims default_size(int profile)
-{
-    return {profile ? 2048 : 4096, 1};
-}
 enum { NSETS = 3 }; /* input sets the timed calls rotate over */
-
-static int size_ok(lab_dims d, const char *what, char *err, size_t len)
-{
-    if (d.rows <= MAX_N)
-        return 0;
-    snprintf(err, len, "%s %lld is too large for this lab (at most %d)", what, d.rows, (int)MAX_N);
-    return -1;
-}
+static_assert((int)NSETS <= (int)LAB_MAX_SETS, "sets.h holds the sets");
 
 /* ======================================================= baseline kernel */
 
@@ -59,151 +46,66 @@ static void baseline_matmul(const float *A, const float *B, float *C, int n)
     matmul_rows_naive<<<grid, block>>>(A, B, C, n);
 }
 
-/* ============================================================== reference */
-
-/* The row-major product with column-major cuBLAS: C^T = B^T A^T, and a
- * row-major matrix read column-major is its transpose. */
-static void cublas_matmul(cublasHandle_t h, const float *A, const float *B, float *C, int n)
-{
-    const float one = 1.0f, zero = 0.0f;
-    CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n));
-}
-
-__global__ void abs_copy(const float *x, float *y, size_t count)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
-         i += (size_t)gridDim.x * blockDim.x)
-        y[i] = fabsf(x[i]);
-}
-
-/* The error bound of each element (matmul_check.h), on the host: cuBLAS's
- * product of |A| and |B| gives each element's sum of |products|. */
-static float *element_bounds(cublasHandle_t h, const lab_buffer *A, const lab_buffer *B, int n)
-{
-    size_t count = (size_t)n * n;
-    float *absA, *absB, *prod;
-    CUDA_CHECK(cudaMalloc(&absA, count * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&absB, count * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&prod, count * sizeof(float)));
-    abs_copy<<<1024, 256>>>(A->data, absA, count);
-    abs_copy<<<1024, 256>>>(B->data, absB, count);
-    CUDA_CHECK(cudaGetLastError());
-    cublas_matmul(h, absA, absB, prod, n);
-    float *bound = (float *)malloc(count * sizeof(float));
-    CUDA_CHECK(cudaMemcpy(bound, prod, count * sizeof(float), cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < count; i++)
-        bound[i] = (float)matmul_element_bound(n, bound[i]);
-    CUDA_CHECK(cudaFree(absA));
-    CUDA_CHECK(cudaFree(absB));
-    CUDA_CHECK(cudaFree(prod));
-    return bound;
-}
-
 /* ============================================================== problems */
 
-/* nsets input sets of n x n matrices, made from seed; C poisoned. */
+/* nsets input sets of n x n matrices, made from seed; C poisoned. The sets
+ * come first: the harness's hooks take the problem as its sets (sets.h). */
 typedef struct {
-    int n, nsets;
-    lab_buffer A[NSETS], B[NSETS], C[NSETS];
-    uint64_t seedA[NSETS], seedB[NSETS];
-    float *ref; /* device: cuBLAS's result for one set */
+    lab_sets sets; /* in[s][0] is A, in[s][1] is B, out[s] is C */
+    int n;
     cublasHandle_t h;
 } problem;
+
+static const lab_set_layout LAYOUT = {"C", {"A", "B"}, 2};
+static float *A_of(const problem *p, int s) { return p->sets.in[s][0].data; }
+static float *B_of(const problem *p, int s) { return p->sets.in[s][1].data; }
+static float *C_of(const problem *p, int s) { return p->sets.out[s].data; }
 
 static void *problem_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
 {
     problem *p = (problem *)calloc(1, sizeof *p);
-    const int n = (int)d.rows;
-    p->n = n;
-    p->nsets = nsets;
+    p->n = (int)d.rows;
     p->h = h;
-    size_t count = (size_t)n * n;
-    CUDA_CHECK(cudaMalloc(&p->ref, count * sizeof(float)));
-    for (int s = 0; s < nsets; s++) {
-        p->seedA[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1));
-        p->seedB[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 2));
-        lab_buffer_new(&p->A[s], count);
-        lab_buffer_new(&p->B[s], count);
-        lab_buffer_new(&p->C[s], count);
-        lab_buffer_fill(&p->A[s], p->seedA[s]);
-        lab_buffer_fill(&p->B[s], p->seedB[s]);
-    }
+    lab_sets_new(&p->sets, &LAYOUT, d, nsets, (size_t)p->n * p->n, seed ^ (uint64_t)p->n * 1000);
     return p;
 }
 
 static void problem_free(void *ctx)
 {
-    problem *p = (problem *)ctx;
-    for (int s = 0; s < p->nsets; s++) {
-        lab_buffer_free(&p->A[s]);
-        lab_buffer_free(&p->B[s]);
-        lab_buffer_free(&p->C[s]);
-    }
-    CUDA_CHECK(cudaFree(p->ref));
-    free(p);
+    lab_sets_free(&((problem *)ctx)->sets);
+    free(ctx);
 }
 
-/* Check the output of set s (already computed by the kernel): values against
- * cuBLAS, guard zones, inputs unchanged. Prints one line, details beneath,
- * and records the check. whole_ok: the label of a check at a multiple of
- * WHOLE_TILES that passed, or NULL. Returns 1 when everything holds. */
-static int check_output(void *ctx, int s, const char *label, const char *whole_ok, const lab_args *a,
-                        lab_record *rec)
+/* cuBLAS's product of set s into out: the check's reference, and a timed
+ * one */
+static void reference_output(void *ctx, int s, float *out)
+{
+    problem *p = (problem *)ctx;
+    matmul_cublas(p->h, A_of(p, s), B_of(p, s), out, p->n);
+}
+
+/* The values of C against cuBLAS's: each element within its bound, and the
+ * relative norm error within the tolerance (matmul_check.h). */
+static int judge(void *ctx, int s, lab_output_check *k)
 {
     problem *p = (problem *)ctx;
     int n = p->n;
-    size_t count = (size_t)n * n;
-    char *details = NULL;
-    size_t details_len = 0;
-    FILE *log = open_memstream(&details, &details_len);
-
-    int guards = lab_buffer_guards_ok(&p->C[s], "C", log) &
-                 lab_buffer_guards_ok(&p->A[s], "A", log) &
-                 lab_buffer_guards_ok(&p->B[s], "B", log);
-    long long changedA = lab_buffer_changed(&p->A[s], p->seedA[s], 0);
-    long long changedB = lab_buffer_changed(&p->B[s], p->seedB[s], 0);
-    if (changedA || changedB)
-        fprintf(log, "    the inputs were modified: %lld elements of A and %lld of B changed\n",
-                changedA, changedB);
-
-    cublas_matmul(p->h, p->A[s].data, p->B[s].data, p->ref, n);
-    float *got = lab_buffer_to_host(&p->C[s]);
-    float *want = (float *)malloc(count * sizeof(float));
-    CUDA_CHECK(cudaMemcpy(want, p->ref, count * sizeof(float), cudaMemcpyDeviceToHost));
-    float *bound = element_bounds(p->h, &p->A[s], &p->B[s], n);
-
-    lab_compare c;
-    lab_compare_arrays(got, want, bound, n, n, 5, log, &c);
-    double tol = matmul_norm_tolerance(n);
-    int values_ok = c.bad == 0 && c.rel_norm_err <= tol;
-    if (c.bad == 0 && !values_ok)
-        fprintf(log, "    every element is within its bound, but the overall error %.2e is above %.2e:\n"
-                     "    more rounding than FP32 arithmetic gives (TF32 or half precision?)\n",
-                c.rel_norm_err, tol);
-    lab_explain_failures(log, &c, n, n, whole_ok, label);
-    int ok = values_ok && guards && !changedA && !changedB;
-    fclose(log);
-
-    char ok_text[96];
-    snprintf(ok_text, sizeof ok_text, "rel. error %.1e (limit %.1e), worst element %.0f%% of its bound",
-             c.rel_norm_err, tol, 100.0 * c.worst_ratio);
-    lab_print_check(label, 10, ok, ok_text, &c, NULL, details, a);
-
-    lab_json *j = &rec->j;
-    lab_record_check_begin(rec, label, ok, &c);
-    lab_json_number(j, "rel_norm_err", c.rel_norm_err);
-    lab_json_number(j, "rel_norm_tol", tol);
-    lab_json_number(j, "worst_bound_ratio", c.worst_ratio);
-    lab_json_bool(j, "guards_ok", guards);
-    lab_json_bool(j, "inputs_unchanged", !changedA && !changedB);
-    if (n % WHOLE_TILES == 0)
-        lab_json_bool(j, "whole_tiles", 1);
-    lab_json_end(j);
-
+    float *bound = matmul_element_bounds(p->h, A_of(p, s), B_of(p, s), n);
+    lab_compare_arrays(k->got, k->want, bound, n, n, 5, k->log, &k->c);
     free(bound);
-    free(want);
-    free(got);
-    free(details);
+    const lab_compare *c = &k->c;
+    double tol = matmul_norm_tolerance(n);
+    int ok = c->bad == 0 && c->rel_norm_err <= tol;
+    if (c->bad == 0 && !ok)
+        fprintf(k->log, "    every element is within its bound, but the overall error %.2e is above %.2e:\n"
+                        "    more rounding than FP32 arithmetic gives (TF32 or half precision?)\n",
+                c->rel_norm_err, tol);
+    lab_explain_failures(k->log, c, n, n, k->whole_ok, k->label);
+    snprintf(k->ok_text, sizeof k->ok_text, "rel. error %.1e (limit %.1e), worst element %.0f%% of its bound",
+             c->rel_norm_err, tol, 100.0 * c->worst_ratio);
+    lab_output_check_number(k, "rel_norm_err", c->rel_norm_err);
+    lab_output_check_number(k, "rel_norm_tol", tol);
+    lab_output_check_number(k, "worst_bound_ratio", c->worst_ratio);
     return ok;
 }
 
@@ -212,56 +114,23 @@ static int check_output(void *ctx, int s, const char *label, const char *whole_o
 /* n^2 dot products of n multiply-adds */
 static double work(lab_dims d) { return 2.0 * (double)d.rows * d.rows * d.rows; }
 static size_t set_bytes(lab_dims d) { return 3 * (size_t)d.rows * d.rows * sizeof(float); }
-static size_t output_bytes(void *ctx) { return (size_t)((problem *)ctx)->n * ((problem *)ctx)->n * sizeof(float); }
-
-static void timing_intro(void *ctx, int nsets)
-{
-    printf("\ntiming at n=%d (%d input sets, L2 flushed before each call)...\n", ((problem *)ctx)->n, nsets);
-}
 
 static void call_student(void *ctx, int s)
 {
     problem *p = (problem *)ctx;
-    matmul(p->A[s].data, p->B[s].data, p->C[s].data, p->n);
+    matmul(A_of(p, s), B_of(p, s), C_of(p, s), p->n);
 }
 
-static void call_cublas(void *ctx, int s)
-{
-    problem *p = (problem *)ctx;
-    cublas_matmul(p->h, p->A[s].data, p->B[s].data, p->C[s].data, p->n);
-}
+static void call_cublas(void *ctx, int s) { reference_output(ctx, s, C_of((problem *)ctx, s)); }
 
 static void call_baseline(void *ctx, int s)
 {
     problem *p = (problem *)ctx;
-    baseline_matmul(p->A[s].data, p->B[s].data, p->C[s].data, p->n);
-}
-
-/* before each of the student's timed calls (family.h) */
-static void poison_output(void *ctx, int s)
-{
-    lab_buffer_poison(&((problem *)ctx)->C[s]);
-}
-
-/* A batch's inputs are made from a seed nobody knew before it (timing.cu):
- * new A and B for set s, and C poisoned. */
-static void refresh_set(void *ctx, int s, uint64_t seed)
-{
-    problem *p = (problem *)ctx;
-    p->seedA[s] = lab_mix64(seed ^ 1);
-    p->seedB[s] = lab_mix64(seed ^ 2);
-    lab_buffer_fill(&p->A[s], p->seedA[s]);
-    lab_buffer_fill(&p->B[s], p->seedB[s]);
-    lab_buffer_poison(&p->C[s]);
+    baseline_matmul(A_of(p, s), B_of(p, s), C_of(p, s), p->n);
 }
 
 /* Elements sampled from each set of a batch; one warp each, 8 a block. */
 enum { CHECK_SAMPLES = 64, CHECK_WARPS = 8 };
-
-typedef struct {
-    const float *C[NSETS];
-    uint64_t seedA[NSETS], seedB[NSETS];
-} set_pointers;
 
 /* Per set of a batch while its check runs: the sampled elements' squared
  * errors and squared exact values, summed, and the blocks that have added
@@ -282,7 +151,7 @@ __device__ sample_sums g_sample_sums[NSETS];
  * shows, not only on the checked sizes and the last call). A and B are made
  * again from their seeds, not read: a runner that rewrote the inputs
  * (zeros, to make zeros right) gains nothing. */
-__global__ void check_samples(set_pointers sp, int n, uint64_t pick, lab_batch_bad *bad)
+__global__ void check_samples(lab_set_pointers sp, int n, uint64_t pick, lab_batch_bad *bad)
 {
     __shared__ double err2[CHECK_WARPS], want2[CHECK_WARPS];
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32, s = blockIdx.y;
@@ -291,8 +160,8 @@ __global__ void check_samples(set_pointers sp, int n, uint64_t pick, lab_batch_b
     int i = (int)(h % (uint64_t)n), j = (int)((h >> 32) % (uint64_t)n);
     double dot = 0, mag = 0;
     for (int k = lane; k < n; k += 32) {
-        double x = (double)lab_uniform(sp.seedA[s], (uint64_t)i * n + k) *
-                   lab_uniform(sp.seedB[s], (uint64_t)k * n + j);
+        double x = (double)lab_uniform(sp.seed[s][0], (uint64_t)i * n + k) *
+                   lab_uniform(sp.seed[s][1], (uint64_t)k * n + j);
         dot += x;
         mag += fabs(x);
     }
@@ -301,7 +170,7 @@ __global__ void check_samples(set_pointers sp, int n, uint64_t pick, lab_batch_b
         mag += __shfl_down_sync(0xffffffffu, mag, off);
     }
     if (lane == 0) {
-        double err = (double)sp.C[s][(size_t)i * n + j] - dot;
+        double err = (double)sp.out[s][(size_t)i * n + j] - dot;
         if (!(fabs(err) <= matmul_element_bound(n, mag)))
             atomicAdd(&bad->wrong, 1ULL);
         err2[warp] = err * err;
@@ -338,13 +207,8 @@ __global__ void check_samples(set_pointers sp, int n, uint64_t pick, lab_batch_b
 static void check_sets(void *ctx, int first, int count, lab_batch_bad *bad)
 {
     problem *p = (problem *)ctx;
-    set_pointers sp;
-    for (int k = 0; k < count; k++) {
-        sp.C[k] = p->C[first + k].data;
-        sp.seedA[k] = p->seedA[first + k];
-        sp.seedB[k] = p->seedB[first + k];
-    }
-    check_samples<<<dim3(CHECK_SAMPLES / CHECK_WARPS, count), CHECK_WARPS * 32>>>(sp, p->n, lab_fresh_seed(), bad);
+    check_samples<<<dim3(CHECK_SAMPLES / CHECK_WARPS, count), CHECK_WARPS * 32>>>(
+        lab_sets_pointers(&p->sets, first, count), p->n, lab_fresh_seed(), bad);
 }
 
 /* ============================================================ conclusion */
@@ -372,7 +236,7 @@ static void conclude(void *ctx, const lab_timing *t, const lab_gpu *g, double fl
 }
 
 static const lab_kernel KERNELS[] = {
-    {"student", "your kernel", call_student, poison_output, check_sets},
+    {"student", "your kernel", call_student, lab_sets_poison, check_sets},
     {"cublas", "cuBLAS SGEMM", call_cublas, NULL, check_sets},
     /* the slowest call here (0.4 s at n=4096 on an H100) and the same in
      * every matrix-product stage: its speedup is scored in stage 01 only */
@@ -382,7 +246,10 @@ static const lab_kernel KERNELS[] = {
 extern const lab_family lab_family_this = {
     "matmul", FAMILY_HELP, 0, DEFAULT_SIZES, WHOLE_TILES,
     "checking C = A*B against cuBLAS SGEMM in strict FP32:",
-    default_size, size_ok, NULL, NULL,
-    NSETS, set_bytes, problem_new, problem_free, work, timing_intro, refresh_set, output_bytes, check_output,
+    /* the timed size; make profile's: ncu replays the call once per group
+     * of counters, and the naive kernels take a while at 4096 */
+    {4096, 1}, {2048, 1}, NULL, MAX_N, "", NULL, NULL,
+    NSETS, set_bytes, problem_new, problem_free, work, NULL, lab_sets_refresh, lab_sets_output_bytes,
+    lab_check_output, reference_output, judge,
     KERNELS, 3, CUBLAS, BASELINE, "GFLOP/s", floor_ms, conclude,
 };

@@ -1,11 +1,13 @@
 /*
  * reduce_batch.cu: the reduction's inputs on the GPU (reduce_inputs.h), their
- * exact sums, and its hooks for the timed batches (gpu.h,
+ * exact sums, its problems, and its hooks for the timed batches (gpu.h,
  * lab_batch_hooks; timing.cu says how a batch is timed).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "reduce.h"
 #include "reduce_check.h"
 #include "reduce_inputs.h"
 #include "reduce_problem.h"
@@ -91,6 +93,35 @@ void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs)
     CUDA_CHECK(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
     *exact = (double)(long long)h[0] / 16777216.0;
     *sum_abs = (double)(long long)h[1] / 16777216.0;
+}
+
+/* Problems (reduce_problem.h): the seeds of the signed and the
+ * non-negative data of one size differ, and so do their sums. */
+problem *reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t seed)
+{
+    problem *p = (problem *)calloc(1, sizeof *p);
+    p->n = n;
+    p->data = data;
+    p->nsets = nsets;
+    for (int s = 0; s < nsets; s++) {
+        p->seed[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1 + 64 * (data != REDUCE_SIGNED)));
+        lab_buffer_new(&p->in[s], (size_t)n);
+        lab_buffer_new(&p->out[s], 1);
+        reduce_fill(p, s);
+        exact_sum_gpu(&p->in[s], n, &p->exact[s], &p->sum_abs[s]);
+    }
+    lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
+    return p;
+}
+
+void reduce_problem_free(problem *p)
+{
+    for (int s = 0; s < p->nsets; s++) {
+        lab_buffer_free(&p->in[s]);
+        lab_buffer_free(&p->out[s]);
+    }
+    lab_buffer_free(&p->scratch);
+    free(p);
 }
 
 /* A batch's inputs are made from a seed nobody knew before it (timing.cu):

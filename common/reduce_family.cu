@@ -6,35 +6,17 @@
  * against a device-to-device copy, cuBLAS SASUM and the interleaved
  * baseline below.
  */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "family.h"
 #include "reduce.h"
-#include "reduce_check.h"
 #include "reduce_inputs.h"
-#include "reduce_problem.h"
+#include "reduce_report.h"
 
 static const char *FAMILY_HELP =
     "  --n N            floats in the timed sum (default 67108864 = 2^26, at most 2^28)\n";
 static const char *DEFAULT_SIZES = "1,2,3,31,33,1000,1025,65537,1000001";
 static const long long MAX_N = 1LL << 28;
-
-static lab_dims default_size(int profile)
-{
-    (void)profile;
-    return {1 << 26, 1};
-}
-
-static int size_ok(lab_dims d, const char *what, char *err, size_t len)
-{
-    if (d.rows <= MAX_N)
-        return 0;
-    snprintf(err, len, "%s %lld is too large for this lab (at most 2^28 = %lld)", what, d.rows, MAX_N);
-    return -1;
-}
-
 
 /* ======================================================= baseline kernel */
 
@@ -83,189 +65,7 @@ static void baseline_reduce(const float *in, float *out, int n, float *scratch)
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* ============================================================== problems */
-
-static problem *problem_new(int n, int nsets, enum reduce_data data, uint64_t seed)
-{
-    problem *p = (problem *)calloc(1, sizeof *p);
-    p->n = n;
-    p->data = data;
-    p->nsets = nsets;
-    for (int s = 0; s < nsets; s++) {
-        p->seed[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1 + 64 * (data != REDUCE_SIGNED)));
-        lab_buffer_new(&p->in[s], (size_t)n);
-        lab_buffer_new(&p->out[s], 1);
-        reduce_fill(p, s);
-        exact_sum_gpu(&p->in[s], n, &p->exact[s], &p->sum_abs[s]);
-    }
-    lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
-    return p;
-}
-
-static void problem_free(problem *p)
-{
-    for (int s = 0; s < p->nsets; s++) {
-        lab_buffer_free(&p->in[s]);
-        lab_buffer_free(&p->out[s]);
-    }
-    lab_buffer_free(&p->scratch);
-    free(p);
-}
-
 /* ============================================================== one check */
-
-/* enum reduce_data's names, in messages and as the record's keys */
-static const char *const DATA_KIND[] = {"signed", "non-negative", "timed"};
-static const char *const DATA_KEY[] = {"signed", "non_negative", "timed"};
-
-/* What one computed sum came to, with what it is judged by. */
-typedef struct {
-    const char *kind; /* "signed", "non-negative" or "timed" */
-    enum reduce_data data;
-    long long n;
-    float got;
-    double exact, sum_abs, error, bound;
-    enum reduce_verdict verdict;
-    int guards_ok;
-    long long changed; /* elements of in that the call modified */
-} outcome;
-
-/* Judge the sum in out[s] (already computed), the guard zones of in, out and
- * scratch, and whether in is unchanged. Messages about the buffers go to log. */
-static outcome judge(problem *p, int s, FILE *log)
-{
-    outcome o;
-    o.kind = DATA_KIND[p->data];
-    o.data = p->data;
-    o.n = p->n;
-    CUDA_CHECK(cudaMemcpy(&o.got, p->out[s].data, sizeof o.got, cudaMemcpyDeviceToHost));
-    o.exact = p->exact[s];
-    o.sum_abs = p->sum_abs[s];
-    o.error = (double)o.got - o.exact;
-    o.bound = reduce_bound(p->n, p->sum_abs[s]);
-    o.verdict = reduce_judge(o.got, o.exact, o.bound);
-    o.guards_ok = lab_buffer_guards_ok(&p->out[s], "out", log) &
-                  lab_buffer_guards_ok(&p->in[s], "in", log) &
-                  lab_buffer_guards_ok(&p->scratch, "scratch", log);
-    o.changed = reduce_changed(p, s);
-    if (o.changed)
-        fprintf(log, "    in was modified: %lld of its elements changed. in is read-only;"
-                     " keep partial sums in scratch\n", o.changed);
-    return o;
-}
-
-static int outcome_ok(const outcome *o)
-{
-    return o->verdict == REDUCE_OK && o->guards_ok && !o->changed;
-}
-
-/* Say what a wrong sum suggests. other_ok: the sum on the other kind of data
- * was right. */
-static void explain(FILE *log, const outcome *o, int other_ok)
-{
-    switch (o->verdict) {
-    case REDUCE_OK:
-        return;
-    case REDUCE_NEVER_WRITTEN:
-        fprintf(log, "    %s data: out still holds the NaN the harness put there before the call:\n"
-                     "    nothing wrote out[0]. Does the last pass write its sum to out?\n", o->kind);
-        return;
-    case REDUCE_NOT_FINITE:
-        fprintf(log, "    %s data: the sum is %g, exact %.9g. The guard zones around in and scratch,\n"
-                     "    and scratch itself on entry, hold NaN: is something read past the end of in,\n"
-                     "    or read from scratch or shared memory before it was written?\n",
-                o->kind, o->got, o->exact);
-        return;
-    case REDUCE_TOO_FAR:
-        break;
-    }
-    fprintf(log, "    %s data: got %.9g, exact sum %.9g (error %.3g, allowed %.3g)\n", o->kind, o->got,
-            o->exact, o->error, o->bound);
-    double worth = reduce_elements_worth(o->error, o->sum_abs, o->n);
-    int nonneg = o->data == REDUCE_NONNEG;
-    if (o->data == REDUCE_TIMED && fabs(o->error) >= ldexp(1.0, REDUCE_SPIKE_EXPONENT - 1))
-        fprintf(log, "    the timed data hold about %d values of 2^%d to 2^%d, of either sign, at random\n"
-                     "    places: a sum that skips elements, or estimates some from the others, misses\n"
-                     "    some of them. Does every element of in reach the sum?\n",
-                REDUCE_SPIKES, REDUCE_SPIKE_EXPONENT, REDUCE_SPIKE_EXPONENT + 1);
-    else if (o->got == 0.0f)
-        fprintf(log, "    the sum is exactly 0: nothing was added. Does each thread load its elements,\n"
-                     "    and does the tree add them up?\n");
-    else if (nonneg && worth <= -0.5)
-        fprintf(log, "    about %.0f %s worth of the sum is missing (an element is %.3g on average):\n"
-                     "    are some elements never added: those past the last whole block, the n %% 4\n"
-                     "    left over by float4 loads, a whole block, or part of a block's tree?\n",
-                -worth, -worth < 1.5 ? "element's" : "elements'", o->sum_abs / o->n);
-    else if (nonneg && worth >= 0.5)
-        fprintf(log, "    the sum is too large by about %.0f elements' worth: is something counted twice?\n",
-                worth);
-    else if (o->data == REDUCE_SIGNED && other_ok)
-        fprintf(log, "    the sum is right on non-negative data but not on signed data:"
-                     " is an absolute value taken somewhere?\n");
-    if (fabs(o->error) < 100.0 * o->bound)
-        fprintf(log, "    the error is only %.1f times the bound: lower precision than FP32, or a race\n"
-                     "    between threads? make run EX=%s SANITIZE=1 runs racecheck.\n",
-                fabs(o->error) / o->bound, lab_stage);
-}
-
-/* Record one outcome as a JSON object. */
-static void record_outcome(lab_json *j, const char *key, const outcome *o)
-{
-    lab_json_object(j, key);
-    lab_json_bool(j, "ok", outcome_ok(o));
-    lab_json_number(j, "got", o->got);
-    lab_json_number(j, "exact", o->exact);
-    lab_json_number(j, "error", o->error);
-    lab_json_number(j, "bound", o->bound);
-    lab_json_bool(j, "never_written", o->verdict == REDUCE_NEVER_WRITTEN);
-    lab_json_bool(j, "guards_ok", o->guards_ok);
-    lab_json_bool(j, "inputs_unchanged", !o->changed);
-    lab_json_end(j);
-}
-
-/* Print one line for a size, with details beneath when something failed, and
- * record it. o holds one or two outcomes (signed and non-negative data);
- * notes are the messages about the buffers. */
-static int report(const char *label, const outcome *o, int count, const char *notes,
-                  const lab_args *a, lab_record *rec)
-{
-    int ok[2] = {1, 1}, wrong[2] = {0, 0};
-    for (int k = 0; k < count; k++) {
-        ok[k] = outcome_ok(&o[k]);
-        wrong[k] = o[k].verdict != REDUCE_OK;
-    }
-    int all = ok[0] && ok[1];
-
-    if (!a->quiet || !all) {
-        if (all) {
-            printf("  %-12s ok      error %.2g of %.2g allowed (%s)", label, fabs(o[0].error),
-                   o[0].bound, o[0].kind);
-            if (count == 2)
-                printf(", %.2g of %.2g (%s)", fabs(o[1].error), o[1].bound, o[1].kind);
-            printf("\n");
-        } else if (wrong[0] || wrong[1]) {
-            printf("  %-12s FAILED  wrong sum on %s data\n", label,
-                   wrong[0] && wrong[1] ? "signed and on non-negative" : o[wrong[0] ? 0 : 1].kind);
-        } else {
-            printf("  %-12s FAILED  the sum is right, but:\n", label);
-        }
-        if (!all) {
-            for (int k = 0; k < count; k++)
-                explain(stdout, &o[k], count == 2 && ok[1 - k]);
-            fputs(notes, stdout);
-        }
-    }
-
-    lab_json *j = &rec->j;
-    lab_json_object(j, NULL);
-    lab_json_string(j, "size", label);
-    lab_json_int(j, "n", o[0].n);
-    lab_json_bool(j, "ok", all);
-    for (int k = 0; k < count; k++)
-        record_outcome(j, DATA_KEY[o[k].data], &o[k]);
-    lab_json_end(j);
-    return all;
-}
 
 /* Check reduce() at n elements: once on signed, once on non-negative data,
  * each with the output and the scratch poisoned before the call. */
@@ -275,21 +75,16 @@ static int check_size(lab_dims d, const char *label, const char *whole_ok, cubla
     (void)whole_ok;
     (void)h;
     int n = (int)d.rows;
-    outcome o[2];
-    char *notes = NULL;
-    size_t notes_len = 0;
-    FILE *log = open_memstream(&notes, &notes_len);
+    reduce_report r;
+    reduce_report_begin(&r);
     for (int k = 0; k < 2; k++) {
-        problem *p = problem_new(n, 1, k ? REDUCE_NONNEG : REDUCE_SIGNED, a->seed);
+        problem *p = reduce_problem_new(n, 1, k ? REDUCE_NONNEG : REDUCE_SIGNED, a->seed);
         reduce(p->in[0].data, p->out[0].data, n, p->scratch.data);
         lab_student_sync(label);
-        o[k] = judge(p, 0, log);
-        problem_free(p);
+        reduce_report_add(&r, p, 0);
+        reduce_problem_free(p);
     }
-    fclose(log);
-    int ok = report(label, o, 2, notes, a, rec);
-    free(notes);
-    return ok;
+    return reduce_report_end(&r, label, a, rec);
 }
 
 /* ================================================================ timing */
@@ -301,7 +96,7 @@ static double work(lab_dims d) { return 4.0 * d.rows; }
 static void *timing_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
 {
     timing_ctx *t = (timing_ctx *)calloc(1, sizeof *t);
-    t->p = problem_new((int)d.rows, nsets, REDUCE_TIMED, seed);
+    t->p = reduce_problem_new((int)d.rows, nsets, REDUCE_TIMED, seed);
     t->h = h;
     /* SASUM's result stays on the device */
     CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
@@ -313,7 +108,7 @@ static void timing_free(void *ctx)
 {
     timing_ctx *t = (timing_ctx *)ctx;
     CUDA_CHECK(cudaFree(t->copy));
-    problem_free(t->p);
+    reduce_problem_free(t->p);
     free(t);
 }
 
@@ -333,14 +128,10 @@ static int check_set(void *ctx, int set, const char *label, const char *whole_ok
                      lab_record *rec)
 {
     (void)whole_ok;
-    char *notes = NULL;
-    size_t notes_len = 0;
-    FILE *log = open_memstream(&notes, &notes_len);
-    outcome last = judge(((timing_ctx *)ctx)->p, set, log);
-    fclose(log);
-    int ok = report(label, &last, 1, notes, a, rec);
-    free(notes);
-    return ok;
+    reduce_report r;
+    reduce_report_begin(&r);
+    reduce_report_add(&r, ((timing_ctx *)ctx)->p, set);
+    return reduce_report_end(&r, label, a, rec);
 }
 
 static void call_student(void *ctx, int s)
@@ -382,22 +173,10 @@ static void poison_output(void *ctx, int s)
     lab_buffer_poison(&p->scratch);
 }
 
-/* Check a reference kernel's last output (a sum, or with abs a sum of |x|);
- * a failure here is the harness's. */
-static int reference_ok(problem *p, int s, const char *what, int abs)
-{
-    float got;
-    CUDA_CHECK(cudaMemcpy(&got, p->out[s].data, sizeof got, cudaMemcpyDeviceToHost));
-    double bound = reduce_bound(p->n, p->sum_abs[s]), want = abs ? p->sum_abs[s] : p->exact[s];
-    int ok = reduce_judge(got, want, bound) == REDUCE_OK;
-    if (!ok)
-        printf("  warning: %s gave %.9g, exact %.9g, outside the bound %.3g: the check itself\n"
-               "  may be wrong on this system; please report it\n", what, got, want, bound);
-    return ok;
-}
-
-static int sasum_ok(void *ctx, int s, const char *what) { return reference_ok(((timing_ctx *)ctx)->p, s, what, 1); }
-static int sum_ok(void *ctx, int s, const char *what) { return reference_ok(((timing_ctx *)ctx)->p, s, what, 0); }
+/* a reference's last output, a sum of |x| (SASUM) or a sum: a failure here
+ * is the harness's */
+static int sasum_ok(void *ctx, int s, const char *what) { return reduce_reference_ok(((timing_ctx *)ctx)->p, s, what, 1); }
+static int sum_ok(void *ctx, int s, const char *what) { return reduce_reference_ok(((timing_ctx *)ctx)->p, s, what, 0); }
 
 /* ============================================================ conclusion */
 
@@ -440,7 +219,7 @@ extern const lab_family lab_family_this = {
     "reduce", FAMILY_HELP, 0, DEFAULT_SIZES, 0,
     "checking the sum against the exact sum, on signed data in [-0.5, 0.5) and on\n"
     "non-negative data in [0, 0.5]; allowed error gamma(D) * sum|x| (common/reduce_check.h):",
-    default_size, size_ok, check_size, NULL,
-    NSETS, set_bytes, timing_new, timing_free, work, timing_intro, refresh_set, output_bytes, check_set,
+    {1 << 26, 1}, {0, 0}, NULL, MAX_N, "2^28 = ", check_size, NULL,
+    NSETS, set_bytes, timing_new, timing_free, work, timing_intro, refresh_set, output_bytes, check_set, NULL, NULL,
     KERNELS, NROWS, MEMCPY, BASELINE, "GB/s", floor_ms, conclude,
 };

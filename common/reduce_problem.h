@@ -1,6 +1,7 @@
 /*
- * reduce_problem.h: what the reduction's family file (reduce_family.cu) and
- * its batch hooks (reduce_batch.cu) share.
+ * reduce_problem.h: what the reduction's family file (reduce_family.cu),
+ * its problems and batch hooks (reduce_batch.cu) and its check
+ * (reduce_report.cu) share.
  */
 #ifndef LAB_REDUCE_PROBLEM_H
 #define LAB_REDUCE_PROBLEM_H
@@ -34,6 +35,10 @@ typedef struct {
     float *copy; /* destination of the device-to-device copy */
 } timing_ctx;
 
+/* nsets sets of n elements of that data, made from seed, their sums
+ * poisoned, with their exact sums; and back. */
+problem *reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t seed);
+void reduce_problem_free(problem *p);
 /* Fill in[s] from seed[s] as p->data says; the elements of in[s] that
  * differ from that now. */
 void reduce_fill(problem *p, int s);

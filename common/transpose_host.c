@@ -6,16 +6,17 @@
 
 #include <string.h>
 
-int transpose_size_ok(lab_dims d, char *err, size_t errlen)
+int transpose_size_ok(lab_dims d, const char *what, char *err, size_t errlen)
 {
+    const char *prefix = strcmp(what, "--n") ? "" : "--n: ";
     if (d.rows > TRANSPOSE_MAX_SIDE || d.cols > TRANSPOSE_MAX_SIDE) {
-        snprintf(err, errlen, "size %lldx%lld is too large for this lab (each side at most %lld)",
-                 d.rows, d.cols, TRANSPOSE_MAX_SIDE);
+        snprintf(err, errlen, "%ssize %lldx%lld is too large for this lab (each side at most %lld)",
+                 prefix, d.rows, d.cols, TRANSPOSE_MAX_SIDE);
         return -1;
     }
     if (d.rows * d.cols > TRANSPOSE_MAX_ELEMENTS) {
-        snprintf(err, errlen, "size %lldx%lld is too large for this lab (at most %lld elements)",
-                 d.rows, d.cols, TRANSPOSE_MAX_ELEMENTS);
+        snprintf(err, errlen, "%ssize %lldx%lld is too large for this lab (at most %lld elements)",
+                 prefix, d.rows, d.cols, TRANSPOSE_MAX_ELEMENTS);
         return -1;
     }
     return 0;

@@ -17,8 +17,9 @@ extern "C" {
 #define TRANSPOSE_MAX_SIDE (1LL << 20)
 #define TRANSPOSE_MAX_ELEMENTS (1LL << 28)
 
-/* 0 when rows x cols is a size the lab runs; otherwise -1 and a message. */
-int transpose_size_ok(lab_dims d, char *err, size_t errlen);
+/* 0 when rows x cols is a size the lab runs; otherwise -1 and a message,
+ * which begins "--n: " when what (the size's name) is "--n". */
+int transpose_size_ok(lab_dims d, const char *what, char *err, size_t errlen);
 
 /* Bytes a transpose of rows x cols floats moves: every element read once and
  * written once. A copy of the same matrix moves the same bytes. */

@@ -49,7 +49,7 @@ static const char *USAGE =
     "  --runs N         with --calibrate: runs of each program (default 3)\n"
     "  --record-tsv RECORD.json\n"
     "                   alone: a driver's run record as tab-separated lines, one a kernel\n"
-    "                   (tools/records2dat.sh reads them)\n"
+    "                   (tools/records2dat.sh, research/reduction-ladder.sh read them)\n"
     "  --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER]]\n"
     "                   testing the grader: grade (or calibrate with) BINARY as STAGE, or\n"
     "                   as the reference kernel of its TIER, without building and without\n"

@@ -9,10 +9,11 @@
  * prints a header line, then one line per kernel: every object, at any
  * depth, with a string "name" and a number "rate" (but the GPU's own
  * object), in the order of the record, after the objects inside it:
- *   stage metric gpu date variant name rate
+ *   stage metric gpu date variant name rate median_ms
  * stage, metric ("metric" or "timing.metric"), gpu ("gpu" or "device": a
  * string, or an object's "name"), date and variant are the record's and
- * the same on every line ("-" where it has none). Exit 0; 2 when the file
+ * the same on every line ("-" where it has none); median_ms is the
+ * kernel's own ("-" where it has none). Exit 0; 2 when the file
  * cannot be read or is not JSON; 1 when it names no kernel with a rate.
  */
 #include "grader.h"
@@ -51,7 +52,11 @@ static void kernels(const jvalue *v, const char *key, record_out *o)
     printf("%s%s%s%s%s", o->meta[0], o->meta[1], o->meta[2], o->meta[3], o->meta[4]);
     for (const char *p = name; *p; p++)
         putchar(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p);
-    printf("\t%.15g\n", rate);
+    double ms;
+    if (json_number_at(v, "median_ms", &ms))
+        printf("\t%.15g\t-\n", rate);
+    else
+        printf("\t%.15g\t%.15g\n", rate, ms);
     o->rows++;
 }
 
@@ -80,7 +85,7 @@ int record_tsv(const char *path)
         }
         snprintf(o.meta[k], sizeof o.meta[k], "%s\t", one);
     }
-    printf("stage\tmetric\tgpu\tdate\tvariant\tname\trate\n");
+    printf("stage\tmetric\tgpu\tdate\tvariant\tname\trate\tmedian_ms\n");
     kernels(rec, "", &o);
     json_free(rec);
     if (!o.rows)

@@ -45,14 +45,18 @@
 #            class's own progress lines in class.log), whether the
 #            submissions and the class folder stayed the grader's
 #   warptile research/experiments/warptile.cu: the bonus stage's solution
-#            checked and timed against cuBLAS at BK 8 and 16, and the
-#            candidate warptile_prefetch.cu both ways (WARPTILE_SHAPES)
+#            checked and timed against cuBLAS at BK 8 and 16 (WARPTILE_SHAPES)
 #   transpose research/experiments/transpose_order.cu: stage 05's kernel with
 #            BLOCK_ROWS 4, 2, 1, in the grid's order and diagonally, and with
 #            a 64 x 64 tile, against memcpy
 #   sweep    make sweep SOLUTION=1 of SWEEP_STAGES (default "05 08")
 #   profile  tests/profile/gpu-check.sh (needs ncu)
 #   bench    make bench (records in results/, copied to OUTDIR/results)
+#   ladder   research/reduction-ladder.sh: the textbook reduction kernels,
+#            one a rung, timed by the harness (OUTDIR/ladder)
+#   counters research/profile-records.sh: the baselines' sectors per
+#            request (ncu) and racecheck's hazards without stage 03's
+#            second barrier (OUTDIR/counters)
 #
 # No PHASE: build suite grader grades trace profile bench. Each phase has a
 # time limit (PHASE_LIMIT seconds, default 480). OUTDIR/session.log has one
@@ -60,7 +64,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -164,7 +168,7 @@ for phase in $phases; do
             log "trace: $(grep -c 'judge trace' "$out/trace.log") lines (trace.log)" ;;
         warptile)
             # WARPTILE_SHAPES: the shapes, separated by ";" (-D options each)
-            IFS=';' read -r -a shapes <<<"${WARPTILE_SHAPES:-;-DBK=16;-DCANDIDATE=1 -DEVERY_K=1;-DCANDIDATE=1}"
+            IFS=';' read -r -a shapes <<<"${WARPTILE_SHAPES:-;-DBK=16}"
             for shape in "${shapes[@]}"; do
                 echo "== warptile $shape"
                 # shellcheck disable=SC2086  # shape is zero or more options
@@ -264,7 +268,14 @@ for phase in $phases; do
             timeout "$limit" make bench >"$out/bench.log" 2>&1
             log "make bench: exit $?"
             cp -r results "$out/results" 2>/dev/null ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench)"; status=2 ;;
+        ladder | counters)
+            script=research/reduction-ladder.sh
+            [ $phase = counters ] && script=research/profile-records.sh
+            timeout "$limit" "$script" "$out/$phase" >"$out/$phase.log" 2>&1
+            st=$?
+            log "$script: exit $st: $(tail -n 1 "$out/$phase.log")"
+            [ $st = 0 ] || status=1 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters)"; status=2 ;;
     esac
 done
 log "done (exit $status)"

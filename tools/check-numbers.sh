@@ -25,6 +25,7 @@
 #                                              (or of two solutions of the run named)
 #       N, up to three words, then sectors, wavefronts or conflicts
 #                                              an Nsight Compute counter
+#       N, up to three words, then hazards     a racecheck count
 #     and in a table, the numbers of each column whose heading says GFLOP/s,
 #     GB/s, % of cuBLAS, memcpy or copy, occupancy, sectors, wavefronts or
 #     conflicts (and not "counted": a column of counts from the indices). A rate, a time, or a percentage of cuBLAS, memcpy or copy
@@ -160,7 +161,7 @@ function scan(line, t,    k, f, j, q, unit, qs, n2, i2, kind, req) {
     }
     k = find_all(t, "factor of " NUM, f)
     for (j = 1; j <= k; j++) { q = leading_number(f[j]); check(line, q, "x", "a factor of " q, 0, 0) }
-    k = find_all(t, NUM "( [a-z/-]+)?( [a-z/-]+)?( [a-z/-]+)? (sectors|wavefronts|conflicts)", f)
+    k = find_all(t, NUM "( [a-z/-]+)?( [a-z/-]+)?( [a-z/-]+)? (sectors|wavefronts|conflicts|hazards)", f)
     for (j = 1; j <= k; j++) {
         kind = f[j]; sub(/.* /, "", kind)
         q = leading_number(f[j])

@@ -15,6 +15,8 @@
 #   x                  a ratio of two rates of one record (speedups)
 #   sectors, wavefronts, conflicts
 #                      Nsight Compute's counters of a profile table
+#   hazards            compute-sanitizer racecheck's count, in a table whose
+#                      unit column says hazards
 #   gpu, date          whose record it is and when (H200, 2026-11-21): from
 #                      the folder's name <gpu>-<date>[-...], or a profile
 #                      table's gpu column and date rows
@@ -26,7 +28,8 @@
 # "median_ms" in the record's "metric", and the timing's pct_*, speedup_*
 # and ratio_to_cublas fields); *.tsv tables under measurements/ whose
 # "# "-heading names their columns (rate or value, unit, median_ms,
-# pct_of_reference, speedup_vs_baseline, knob; what); and profile tables:
+# pct_of_reference, speedup_vs_baseline, ratio_to_cublas, knob; what; a
+# value's unit is its kind: GB/s, sectors, hazards); and profile tables:
 # profile/*.tsv and measurements/*/profile.tsv, "stage, gpu, key, value"
 # lines as make profile-expected writes them; and Nsight Compute's own
 # output, measurements/*/ncu-*.txt, for its percentages (metric lines whose
@@ -126,6 +129,7 @@ is_profile { next }
     }
     if ("pct_of_reference" in col) print src "\t%\t" $(col["pct_of_reference"])
     if ("speedup_vs_baseline" in col) print src "\tx\t" $(col["speedup_vs_baseline"])
+    if ("ratio_to_cublas" in col) print src "\tx\t" $(col["ratio_to_cublas"])
     if ("median_ms" in col) print src "\tms\t" $(col["median_ms"])
     if (("what" in col) && match($(col["what"]), /[0-9.]+% of/)) print src "\t%\t" substr($(col["what"]), RSTART, RLENGTH - 4) + 0
 }'

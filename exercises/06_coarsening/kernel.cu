@@ -3,7 +3,7 @@
  *
  * What this version changes: in stage 03 a thread loads two values from
  * shared memory for every multiply-add, so shared memory, not arithmetic,
- * sets the pace. Here a block keeps the 16 x 16 threads of stage 03 but
+ * sets the pace. Here a block has 16 x 16 threads, as stage 03 with TILE = 16, but
  * computes a bigger tile of C, and each thread keeps several results in
  * registers:
  *   STEP 1, 1D coarsening: a thread computes TM elements of one column. It

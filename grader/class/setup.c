@@ -16,6 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#ifndef LAB_CONFINE_SRCS
+#error "LAB_CONFINE_SRCS: the Makefile hands over the wall's sources (CONFINE_SRCS)"
+#endif
 #include <unistd.h>
 
 const char *const switch_name[NSWITCHES] = {"sanitize", "unconfined", "judge", "once"};
@@ -288,17 +292,17 @@ void check_confinement(void)
         int n = 0;
         while (argv[n])
             n++;
-        /* the Makefile's CONFINE_SRCS: the wall's own files in judge/ */
-        static const char *const srcs[] = {"confine.c", "confine_build.c", "landlock.c",
-                                           "libraries.c", "namespaces.c", "seccomp.c"};
-        const size_t nsrcs = sizeof srcs / sizeof srcs[0];
+        /* the wall's own files: the Makefile's CONFINE_SRCS, compiled in */
+        int nsrcs = 0;
+        char **srcs = words(LAB_CONFINE_SRCS, &nsrcs);
         argv = xrealloc(argv, (n + 8 + nsrcs) * sizeof *argv);
         argv[n++] = xstrdup("-O2");
         argv[n++] = xstrdup("-std=c11");
         argv[n++] = xstrdup("-D_GNU_SOURCE");
         argv[n++] = fmt("-I%s/lab/judge", cls.out);
-        for (size_t i = 0; i < nsrcs; i++)
-            argv[n++] = fmt("%s/lab/judge/%s", cls.out, srcs[i]);
+        for (int i = 0; i < nsrcs; i++)
+            argv[n++] = fmt("%s/lab/%s", cls.out, srcs[i]);
+        words_free(srcs);
         argv[n++] = xstrdup("-o");
         argv[n++] = probe = fmt("%s/bin/confine", cls.out);
         argv[n] = NULL;

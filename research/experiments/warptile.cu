@@ -13,11 +13,10 @@
  *   ... -DBM=128 -DBN=128 -DWM=32 -DWN=64 -DWMITER=2 -DWNITER=2 -DTM=4 -DTN=4 ...
  *                                another shape (all eight, when any: BM guards them)
  *   ... -DMIN_BLOCKS=1 ...       blocks an SM must hold (__launch_bounds__)
- *   ... -DCANDIDATE=1 [-DEVERY_K=1] ...   warptile_prefetch.cu instead
- *   ... -DCANDIDATE=2 [-DSTAGES=4] ...     warptile_async.cu instead
  *
  * MEASUREMENTS.md has what it measured, and the tile shapes tried before
- * the kernel became the stage's solution.
+ * the kernel became the stage's solution; research/README.md says where the
+ * two candidates it once benched in the solution's place are kept.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -27,16 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* -DCANDIDATE=1: warptile_prefetch.cu, -DCANDIDATE=2: warptile_async.cu,
- * candidates of the same contract and names beside this file, instead of
- * the solution */
-#if defined(CANDIDATE) && CANDIDATE == 1
-#include "warptile_prefetch.cu"
-#elif defined(CANDIDATE) && CANDIDATE == 2
-#include "warptile_async.cu"
-#else
 #include "../../solutions/08_warptiling/kernel.cu"
-#endif
 
 /* ============================================================ the bench */
 

@@ -9,7 +9,8 @@
 #   - every measured number the lab's texts quote must be in its record
 #     (tools/check-numbers.sh); numbers planted wrong, or under the wrong
 #     record, in a copy of a handout must be caught on their line, by the
-#     checker and by `make docs-check` on a copy of the tree;
+#     checker and by `make docs-check` on a copy of the tree; a table's
+#     hazard count and ratio to cuBLAS are checked as its rates are;
 #   - every file a comment or a text names must exist (tools/check-paths.sh),
 #     and names planted stale must be caught on their line;
 #   - tools/records2dat.sh must turn tests/fixtures/records/*.json into
@@ -114,6 +115,26 @@ all of measurements/ for a record@records in `measurements/h200-2026-11-23-night
 a GPU that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@NVIDIA H200@NVIDIA A100@says A100, which is not the GPU of
 a date that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@2026-11-23 (@2026-11-22 (@says 2026-11-22, which is not the date of
 CASES
+
+# the kinds a research run's tables add (research/profile-records.sh,
+# research/reduction-ladder.sh): racecheck's hazards (a table whose unit
+# column says so) and a ratio to cuBLAS (a ratio_to_cublas column)
+rd=$out_dir/records/h100-2026-12-01-test
+rm -rf "$out_dir/records" && mkdir -p "$rd"
+printf '# what\tvalue\tunit\nwithout the second barrier\t4\thazards\n' >"$rd/racecheck.tsv"
+printf '# what\trate\tunit\tratio_to_cublas\nrung 6\t3922.0\tGB/s\t1.660\n' >"$rd/ladder.tsv"
+research='On an H100 (2026-12-01, `measurements/h100-2026-12-01-test/`): 3922 GB/s, 1.66x SASUM; racecheck reports 4 hazards.'
+printf '%s\n' "$research" >"$nd/handouts/research.md"
+if output=$(tools/check-numbers.sh --records "$out_dir/records" "$nd/handouts/research.md" 2>&1); then
+    pass "check-numbers accepts a hazard count and a ratio to cuBLAS of their tables"
+else fail "check-numbers accepts a hazard count and a ratio to cuBLAS of their tables" "$output"; fi
+for wrong in "4 hazards@5 hazards" "1.66x@1.76x"; do
+    printf '%s\n' "${research/${wrong%@*}/${wrong#*@}}" >"$nd/handouts/research.md"
+    output=$(tools/check-numbers.sh --records "$out_dir/records" "$nd/handouts/research.md" 2>&1); status=$?
+    if [ $status = 1 ] && grep -qF "research.md:1: ${wrong#*@} is in no record named here" <<<"$output"; then
+        pass "check-numbers rejects ${wrong#*@} where the table holds ${wrong%@*}"
+    else fail "check-numbers rejects ${wrong#*@} where the table holds ${wrong%@*} (status $status)" "$output"; fi
+done
 
 # make docs-check itself, on a copy of the tree: it passes as it is (when
 # pandoc is there to build the pages), and fails on the wrong rate planted

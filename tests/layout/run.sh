@@ -47,7 +47,7 @@ if [ -z "${LAB_LAYOUT_ROOT:-}" ]; then
     printf '#ifdef LAB_JUDGE\n#endif\n' > "$t/common/planted.cu"
     printf '#if defined(LAB_JUDGE)\n#endif\n' > "$t/judge/allowed.cu"
     seq 501 > "$t/common/long.sh"
-    sed -n '/^static int check_output/,/^}/p' common/matmul_family.cu > "$t/shared"
+    sed -n '/^static int judge/,/^}/p' common/matmul_family.cu > "$t/shared"
     cat "$t/shared" "$t/shared" >> "$t/common/transpose_family.cu"
     got=$(LAB_LAYOUT_ROOT=$t bash "$0" 2>&1)
     planted=0

@@ -34,17 +34,19 @@ static void test_sizes(void)
 {
     char err[160];
     lab_dims d = {1, 1};
-    CHECK(transpose_size_ok(d, err, sizeof err) == 0);
+    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.rows = 8192, d.cols = 8192;
-    CHECK(transpose_size_ok(d, err, sizeof err) == 0);
+    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.rows = 1, d.cols = TRANSPOSE_MAX_SIDE; /* thin is fine */
-    CHECK(transpose_size_ok(d, err, sizeof err) == 0);
+    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.cols = TRANSPOSE_MAX_SIDE + 1;
-    CHECK(transpose_size_ok(d, err, sizeof err) == -1 && strstr(err, "each side") != NULL);
+    CHECK(transpose_size_ok(d, "size", err, sizeof err) == -1 && strstr(err, "each side") != NULL);
     d.rows = 16384, d.cols = 16384; /* 2^28 elements: the largest allowed */
-    CHECK(transpose_size_ok(d, err, sizeof err) == 0);
+    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.cols = 16385;
-    CHECK(transpose_size_ok(d, err, sizeof err) == -1 && strstr(err, "16384x16385") != NULL);
+    CHECK(transpose_size_ok(d, "size", err, sizeof err) == -1 && strstr(err, "16384x16385") != NULL);
+    /* the message of --n names the option */
+    CHECK(transpose_size_ok(d, "--n", err, sizeof err) == -1 && !strncmp(err, "--n: size 16384x16385 ", 22));
     /* the limit keeps every index product of a kernel inside an int */
     CHECK(TRANSPOSE_MAX_ELEMENTS <= 2147483647LL);
     CHECK((TRANSPOSE_MAX_SIDE + 31) / 32 <= 65535);
