@@ -100,6 +100,10 @@ OBJS_transpose += $(UNPADDED_OBJ)
 # runner that has kernel.cu (build/<stage>/<variant>-runner) and to the echo
 # runner. Grades use the judge unless JUDGE=0; JUDGE=1 picks it for make run.
 HERE_OBJS := build/common/run_here.o
+# What a stage of family F links with kernel.cu to run in-process, for a
+# test that builds such a program by hand: make -s objects-matmul
+objects-%:
+	@echo $(OBJS_$*) $(HERE_OBJS)
 JUDGE_OBJS := build/judge/judge.o build/judge/remote.o build/common/signals.o
 RUNNER_OBJS := build/judge/runner.o build/judge/remote.o build/common/signals.o
 

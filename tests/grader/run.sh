@@ -355,7 +355,7 @@ echo "== grader: a student's kernel.cu reaching out of its run in a class (tests
 esc=$out/escape
 if [ $have_nvcc = 1 ] && [ -f build/common/matmul_family.o ] && build/confine/confine --probe >/dev/null 2>&1; then
     rm -rf "$esc"; mkdir -p "$esc/class/work/mallory" "$esc/class/students/alice"
-    objs=$(ls build/common/{matmul_family,matmul_reference,harness,sets,check_output,args,stats,compare,json,hints,gpu,timing,flush,run_here}.o 2>/dev/null)
+    objs=$(make -s --no-print-directory objects-matmul)
     if $NVCC -std=c++17 -Icommon -c tests/grader/attacks/class_escape/kernel.cu -o "$esc/kernel.o" 2>"$esc/cc.log" &&
        $CC -O2 -D_GNU_SOURCE -DLAB_STAGE_NAME='"01_naive"' -DLAB_VARIANT_NAME='"exercise"' -DLAB_KNOB_TEXT='""' \
            -c common/build_info.c -o "$esc/info.o" 2>>"$esc/cc.log" &&
