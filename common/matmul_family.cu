@@ -51,7 +51,7 @@ static void baseline_matmul(const float *A, const float *B, float *C, int n)
 /* nsets input sets of n x n matrices, made from seed; C poisoned. The sets
  * come first: the harness's hooks take the problem as its sets (sets.h). */
 typedef struct {
-    lab_sets sets; /* in[s][0] is A, in[s][1] is B, out[s] is C */
+    lab_sets sets; /* first (sets.h): in[s][0] is A, in[s][1] is B, out[s] is C */
     int n;
     cublasHandle_t h;
 } problem;
@@ -68,12 +68,6 @@ static void *problem_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
     p->h = h;
     lab_sets_new(&p->sets, &LAYOUT, d, nsets, (size_t)p->n * p->n, seed ^ (uint64_t)p->n * 1000);
     return p;
-}
-
-static void problem_free(void *ctx)
-{
-    lab_sets_free(&((problem *)ctx)->sets);
-    free(ctx);
 }
 
 /* cuBLAS's product of set s into out: the check's reference, and a timed
@@ -249,7 +243,7 @@ extern const lab_family lab_family_this = {
     /* the timed size; make profile's: ncu replays the call once per group
      * of counters, and the naive kernels take a while at 4096 */
     {4096, 1}, {2048, 1}, NULL, MAX_N, "", NULL, NULL,
-    NSETS, set_bytes, problem_new, problem_free, work, NULL, lab_sets_refresh, lab_sets_output_bytes,
+    NSETS, set_bytes, problem_new, lab_sets_problem_free, work, NULL, lab_sets_refresh, lab_sets_output_bytes,
     lab_check_output, reference_output, judge,
     KERNELS, 3, CUBLAS, BASELINE, "GFLOP/s", floor_ms, conclude,
 };

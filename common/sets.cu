@@ -1,6 +1,7 @@
 /*
  * sets.cu: the input sets of a matrix family's problem (sets.h).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sets.h"
@@ -51,6 +52,12 @@ void lab_sets_poison(void *sets, int s)
 size_t lab_sets_output_bytes(void *sets)
 {
     return ((lab_sets *)sets)->out[0].count * sizeof(float);
+}
+
+void lab_sets_problem_free(void *problem)
+{
+    lab_sets_free((lab_sets *)problem);
+    free(problem);
 }
 
 lab_set_pointers lab_sets_pointers(const lab_sets *S, int first, int count)

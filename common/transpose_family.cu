@@ -80,7 +80,7 @@ static void cublas_transpose(cublasHandle_t h, const float *in, float *out, int 
  * sets come first: the harness's hooks take the problem as its sets
  * (sets.h). */
 typedef struct {
-    lab_sets sets;
+    lab_sets sets; /* first: the hooks of sets.h take the problem as its sets */
     int rows, cols;
     cublasHandle_t h;
 } problem;
@@ -98,12 +98,6 @@ static void *problem_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
     lab_sets_new(&p->sets, &LAYOUT, d, nsets, (size_t)p->rows * p->cols,
                  seed ^ (uint64_t)p->rows * 1000003 ^ (uint64_t)p->cols * 1000);
     return p;
-}
-
-static void problem_free(void *ctx)
-{
-    lab_sets_free(&((problem *)ctx)->sets);
-    free(ctx);
 }
 
 /* cublasSgeam's transpose of set s into out: the check's reference, and a
@@ -251,7 +245,7 @@ extern const lab_family lab_family_this = {
     "transpose", FAMILY_HELP, 1, DEFAULT_SIZES, WHOLE_TILES,
     "checking out = transpose(in) against cublasSgeam, bit for bit (RxC: the input's rows x columns):",
     {8192, 8192}, {0, 0}, transpose_size_ok, 0, NULL, NULL, transpose_shape_hint,
-    NSETS, set_bytes, problem_new, problem_free, work, NULL, lab_sets_refresh, lab_sets_output_bytes,
+    NSETS, set_bytes, problem_new, lab_sets_problem_free, work, NULL, lab_sets_refresh, lab_sets_output_bytes,
     lab_check_output, reference_output, judge,
     KERNELS, NROWS, MEMCPY, NAIVE, "GB/s", floor_ms, conclude,
 };
