@@ -99,13 +99,18 @@ OBJS_transpose += $(UNPADDED_OBJ)
 # family's stand-in for the contract function (judge/calls.cu), talking to a
 # runner that has kernel.cu (build/<stage>/<variant>-runner) and to the echo
 # runner. Grades use the judge unless JUDGE=0; JUDGE=1 picks it for make run.
-HERE_OBJS := build/common/run_here.o
+# Every program that runs confined is linked with judge/thread_names.c (the
+# GPU driver's thread names, without a right to write under /proc) and
+# exports its functions (-rdynamic), so that libcuda, loaded later, binds to them.
+CONFINED_OBJS := build/judge/thread_names.o
+CONFINED_LDFLAGS := -Xcompiler -rdynamic
+HERE_OBJS := build/common/run_here.o $(CONFINED_OBJS)
 # What a stage of family F links with kernel.cu to run in-process, for a
 # test that builds such a program by hand: make -s objects-matmul
 objects-%:
 	@echo $(OBJS_$*) $(HERE_OBJS)
 JUDGE_OBJS := build/judge/judge.o build/judge/remote.o build/common/signals.o
-RUNNER_OBJS := build/judge/runner.o build/judge/remote.o build/common/signals.o
+RUNNER_OBJS := build/judge/runner.o build/judge/remote.o build/common/signals.o $(CONFINED_OBJS)
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -135,7 +140,7 @@ build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
 build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS)
-	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
+	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 # For tests/grader/gpu-fixtures.sh only: stage 03's solution in a runner
 # that skips the judge's cache flushes, as a runner whose student code
 # tampered with it would (the judge must notice).
@@ -143,29 +148,47 @@ build/judge/runner-skips-flushes.o: judge/runner.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
 build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/judge/matmul_call.o \
-                               build/judge/runner-skips-flushes.o build/judge/remote.o build/common/signals.o
-	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@
+                               build/judge/runner-skips-flushes.o build/judge/remote.o build/common/signals.o \
+                               $(CONFINED_OBJS)
+	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 
-# The wall around a kernel.cu's build (grader/README.md, "The build"): the
-# compiler runs inside build/confine/confine --build, where it may read the
-# kernel.cu, the lab's headers (common/*.h), the system's folders and the
-# CUDA Toolkit, and write its own output folder, under limits of time and
-# memory: a kernel.cu cannot #include or .incbin the solutions, another
-# stage, another student or the gradebook. Where this machine cannot
-# confine (no user namespaces, no Landlock), the build runs plainly with a
-# note, unless REQUIRE_CONFINEMENT=1 (make class): then it stops.
-# WALL_LIMIT_S, WALL_MEMORY_MB: its limits; WALL_EXEC_DIRS: more folders of
-# tools (a host compiler outside the system's folders).
+# The wall around every step that handles a kernel.cu's bytes (judge/README.md,
+# "The wall around the build"): the compile and the link of every program
+# that holds its object run inside build/confine/confine --build, which may
+# run the tools tools/wall-paths.sh names (the compiler's programs, with their
+# libraries) and read the headers (and, for a link, the libraries' folders),
+# the kernel.cu or the objects linked, the lab's headers, and write its own
+# output folder, as the user nobody when make runs as root, under limits of
+# time, memory and file size: a kernel.cu cannot #include or .incbin the
+# solutions, another stage, another student, the gradebook, a library of the
+# toolkit or a root-only file. The object is then read by build/confine/objcheck
+# (its own ELF reader) and refused when it holds what a CUDA compile does not
+# make (GCC's link-time bytecode, whose options would run at link time), and
+# the link runs without GCC's LTO plugin. Where this machine cannot confine
+# (no user namespaces, no Landlock), the build runs plainly with a note, unless
+# REQUIRE_CONFINEMENT=1 (make class): then it stops. WALL_LIMIT_S,
+# WALL_MEMORY_MB: its limits; WALL_EXEC_DIRS: more folders of tools.
 NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
 TOOLKIT_DIR := $(if $(NVCC_FOUND),$(patsubst %/bin,%,$(patsubst %/,%,$(dir $(realpath $(NVCC_FOUND))))))
 WALL_LIMIT_S ?= 300
 WALL_MEMORY_MB ?= 8192
 LAB_HEADERS := $(wildcard common/*.h)
-# $(call wall,SOURCE,OUTPUT_FOLDER)
+build/wall/compile.paths build/wall/link.paths: build/wall/%.paths: tools/wall-paths.sh build/flags.txt
+	@mkdir -p $(@D)
+	@tools/wall-paths.sh $* "$(NVCC)" gcc > $@.tmp && mv $@.tmp $@
+WALL_DEPS := build/confine/confine build/confine/objcheck build/wall/compile.paths build/wall/link.paths
+# $(call wall,SOURCE,OUTPUT_FOLDER[,KIND]): KIND compile (the default) or link
 wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),,--or-unconfined) \
-       $(foreach d,$(TOOLKIT_DIR) $(WALL_EXEC_DIRS),--read-exec $(d)) --read $(1) \
-       $(foreach h,$(LAB_HEADERS),--read $(h)) --write $(2) --label $(1) \
+       --paths build/wall/$(or $(3),compile).paths $(foreach d,$(WALL_EXEC_DIRS),--read-exec $(d)) \
+       $(foreach f,$(1) $(if $(3),,$(LAB_HEADERS)),--read $(f)) --write $(2) --label $(firstword $(1)) \
        --time-limit $(WALL_LIMIT_S) --memory-mb $(WALL_MEMORY_MB) --
+# the link of a program holding a student's object: inside the wall, never
+# through GCC's LTO plugin, with a stack that is never executable.
+# $(call walled_link,OUTPUT,OBJECTS,LIBRARIES)
+LINK_FLAGS := -Xcompiler -fno-use-linker-plugin -Xcompiler -fno-lto -Xlinker -z -Xlinker noexecstack $(CONFINED_LDFLAGS)
+walled_link = rm -rf $(1).link && mkdir -p $(1).link && \
+	$(call wall,$(2),$(1).link,link) $(NVCC) $(ALL_NVCCFLAGS) $(LINK_FLAGS) $(2) -o $(1).link/program $(3) && \
+	mv $(1).link/program $(1) && rmdir $(1).link
 
 # A stage's sizes (stages.tsv's sizes line: SIZES_ and TIMED_), compiled
 # into its binaries' common/build_info.c; build/<stage>/sizes.txt changes
@@ -178,22 +201,23 @@ $(foreach s,$(STAGES),$(eval build/$(s)/sizes.txt: FORCE ; @mkdir -p $$(@D) && e
 # compiler flags $(4) (-D<knob>=<value>), knob text $(5) for the record;
 # $(6), where given, is the kernel file instead (make kernel, below).
 define binary_rules
-$(3)/$(2).o: $(or $(6),$(2)s/$(1)/kernel.cu) build/flags.txt | build/confine/confine
+$(3)/$(2).o: $(or $(6),$(2)s/$(1)/kernel.cu) build/flags.txt | $$(WALL_DEPS)
 	@rm -rf $(3)/$(2).wall && mkdir -p $(3)/$(2).wall
 	$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
 	    -MF $(3)/$(2).wall/kernel.d -c $$< -o $(3)/$(2).wall/kernel.o
+	@build/confine/objcheck --label $$< $(3)/$(2).wall/kernel.o
 	@mv $(3)/$(2).wall/kernel.d $(3)/$(2).d && mv $(3)/$(2).wall/kernel.o $$@ && rmdir $(3)/$(2).wall
 $(3)/$(2)_info.o: common/build_info.c build/flags.txt build/$(1)/sizes.txt
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
 	    -DLAB_KNOB_TEXT='"$(5)"' -DLAB_STAGE_SIZES='"$(SIZES_$(1))"' -DLAB_STAGE_TIMED='"$(TIMED_$(1))"' \
 	    -c $$< -o $$@
-$(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) $$(HERE_OBJS)
-	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
+$(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) $$(HERE_OBJS) | $$(WALL_DEPS)
+	$$(call walled_link,$$@,$$^,$$(LDLIBS))
 $(3)/$(2)-judge: $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) build/judge/$(FAMILY_$(1))_stub.o $$(JUDGE_OBJS)
 	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
-$(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS)
-	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@
+$(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS) | $$(WALL_DEPS)
+	$$(call walled_link,$$@,$$^)
 endef
 
 # Each stage's exercise and solution, and one build per knob value for sweeps.
@@ -320,12 +344,17 @@ CONFINE_SRCS := $(addprefix judge/,confine.c confine_build.c landlock.c librarie
 build/confine/confine: $(CONFINE_SRCS) judge/confine.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
+# build/confine/objcheck: whether a compiled kernel.cu holds only what a CUDA
+# compile makes, read by the lab's own ELF reader before any link or tool
+build/confine/objcheck: judge/objcheck.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)
-build/confine/cuda-probe: judge/cuda_probe.cu build/flags.txt
+build/confine/cuda-probe: judge/cuda_probe.cu $(CONFINED_OBJS) build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
+	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $< $(CONFINED_OBJS) -o $@
 
 # Grades (make grade, make class, make calibrate) are the judge's unless
 # JUDGE=0 (judge/README.md, "The judge"); make run and make profile run the
@@ -343,11 +372,11 @@ GRADE_HINTS := $(if $(GRADE_SRC)$(REFERENCE),,$(if $(filter 0,$(HINTS)),,$(if $(
 # The build comes first, here (on a Slurm login node too: the grader then
 # runs on a GPU node through tools/gpu-run.sh, and builds nothing there).
 GRADE_BUILD = @$(if $(filter-out 0,$(PREBUILT)),echo "built before grading (build/grade-build.log)",NVCC="$(NVCC)" tools/grade-build.sh $(1))
-grade: build/grader/grade build/confine/confine build/confine/cuda-probe
+grade: build/grader/grade build/confine/confine build/confine/objcheck build/confine/cuda-probe
 	$(call GRADE_BUILD,$(GRADE_ARGS))
 	@$(GPU_RUN) sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.tsv)'
 CALIBRATE_ARGS := --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
-calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
+calibrate: build/grader/grade build/confine/confine build/confine/objcheck build/confine/cuda-probe
 	@$(if $(RELEASE),echo "error: make calibrate measures the tiers' reference kernels and the solutions: this student release has neither"; exit 2)
 	$(call GRADE_BUILD,$(CALIBRATE_ARGS))
 	@NVCC="$(NVCC)" build/grader/grade $(CALIBRATE_ARGS)
@@ -426,11 +455,11 @@ build/fixtures/%_info.o: common/build_info.c
 .SECONDARY:
 .SECONDEXPANSION:
 build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstword $$(subst _, ,$$*))) $$(HERE_OBJS)
-	$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@ $(LDLIBS)
+	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
-check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine
+check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck
 	@tests/run.sh
 
 # ------------------------------------------------------------------- docs

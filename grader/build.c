@@ -8,6 +8,7 @@
 #include "grading.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,46 @@ int find_gpu(char *name, size_t len)
 
 /* ================================================================= build */
 
-static int copy_file_if_different(const char *from, const char *to)
+/* The submitted kernel.cu of a stage, SRC/STAGE/kernel.cu or
+ * SRC/exercises/STAGE/kernel.cu, opened without following a link at any
+ * step below SRC: a descriptor of a plain file with no other name, or -1
+ * with *kind 1 (none there) or 2 (there, but a link, a folder that is a
+ * link, a device, or a file with other names: a hard link to the
+ * solution would be one). */
+static int open_submitted(const char *src, const char *stage, int *kind)
 {
-    FILE *a = fopen(from, "rb");
-    if (!a)
+    const char *layouts[2][3] = {{stage, "kernel.cu", NULL}, {"exercises", stage, "kernel.cu"}};
+    *kind = 1;
+    for (int l = 0; l < 2; l++) {
+        int fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        for (int k = 0; fd >= 0 && k < 3 && layouts[l][k]; k++) {
+            int last = k == 2 || !layouts[l][k + 1];
+            int next = openat(fd, layouts[l][k], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY));
+            if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
+                *kind = 2;
+            close(fd);
+            fd = next;
+        }
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
+            return fd;
+        if (fd >= 0) {
+            *kind = 2;
+            close(fd);
+        }
+        if (*kind == 2)
+            return -1;
+    }
+    return -1;
+}
+
+static int copy_file_if_different(int from_fd, const char *to)
+{
+    FILE *a = fdopen(from_fd, "rb");
+    if (!a) {
+        close(from_fd);
         return -1;
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
@@ -98,12 +134,13 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
                  char *scratch, size_t len, int prepare)
 {
     snprintf(scratch, len, "%s/build/grade-src", lab);
-    char path[PATH_MAX], from[PATH_MAX];
+    char path[PATH_MAX];
     for (int i = 0; !prepare && i < n; i++) {
-        snprintf(from, sizeof from, "%s/%s/kernel.cu", src, t[i].stage);
-        if (access(from, R_OK))
-            snprintf(from, sizeof from, "%s/exercises/%s/kernel.cu", src, t[i].stage);
-        missing[i] = access(from, R_OK) != 0;
+        int fd = open_submitted(src, t[i].stage, &missing[i]);
+        if (fd >= 0) {
+            missing[i] = 0;
+            close(fd);
+        }
     }
     if (!prepare)
         return 0;
@@ -125,19 +162,20 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     if (mkdirs(path) || link_into(lab, scratch, "build/confine"))
         return -1;
     for (int i = 0; i < n; i++) {
-        missing[i] = 0;
-        snprintf(from, sizeof from, "%s/%s/kernel.cu", src, t[i].stage);
-        if (access(from, R_OK))
-            snprintf(from, sizeof from, "%s/exercises/%s/kernel.cu", src, t[i].stage);
+        int fd = open_submitted(src, t[i].stage, &missing[i]);
         snprintf(path, sizeof path, "%s/exercises/%s", scratch, t[i].stage);
-        if (mkdirs(path))
+        if (mkdirs(path)) {
+            if (fd >= 0)
+                close(fd);
             return -1;
+        }
         snprintf(path, sizeof path, "%s/exercises/%s/kernel.cu", scratch, t[i].stage);
-        if (access(from, R_OK)) {
+        if (fd < 0) {
             unlink(path);
-            missing[i] = 1;
-        } else if (copy_file_if_different(from, path)) {
-            return -1;
+        } else {
+            missing[i] = 0;
+            if (copy_file_if_different(fd, path))
+                return -1;
         }
     }
     return 0;

@@ -272,6 +272,10 @@ targets:;
             char reason[REASON_LEN];
             snprintf(reason, sizeof reason, "no reference kernel for tier %s (stages.tsv)", o.reference);
             score_fail(s, reason, NULL);
+        } else if (missing[i] == 2) {
+            score_fail(s, "its kernel.cu is not a plain file of its own (a symbolic link, or a file with other "
+                          "names): nothing of it was graded",
+                       "Submit the file itself, not a link to it.");
         } else if (missing[i]) {
             char advice[REASON_LEN];
             snprintf(advice, sizeof advice, "Submit %s/kernel.cu (your exercises/%s/kernel.cu) to have it graded.",

@@ -196,8 +196,22 @@ int policy_check(const policy *p, const char *object, const char *contract_heade
     msg[0] = 0;
     char copy[1024];
     snprintf(copy, sizeof copy, "%s", object);
-    char *argv[] = {"nm", "-P", "-g", copy, NULL};
     int ok;
+    /* nm and objdump read an object of GCC's link-time bytecode through
+     * its LTO plugin: nothing reads the object before the lab's own ELF
+     * reader said it holds only what a CUDA compile makes (judge/objcheck.c;
+     * the build's rule asked it too) */
+    char objcheck[] = "build/confine/objcheck", label[] = "the object";
+    char *check_argv[] = {objcheck, "--label", label, copy, NULL};
+    char *said = tool_output(check_argv, &ok);
+    if (!ok) {
+        snprintf(msg, msglen, "%s", said && said[0] ? said : "could not be read by build/confine/objcheck");
+        msg[strcspn(msg, "\n")] = 0;
+        free(said);
+        return 1;
+    }
+    free(said);
+    char *argv[] = {"nm", "-P", "-g", copy, NULL};
     char *text = tool_output(argv, &ok);
     if (!ok || !text) {
         snprintf(msg, msglen, "nm could not read %s", object);

@@ -1,6 +1,6 @@
 /*
- * main.c: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]
- *         confine --build [--read-exec DIR]... [--read PATH]... [--write DIR]...
+ * confine.c: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]
+ *         confine --build [--paths FILE] [--read-exec DIR]... [--read PATH]... [--write DIR]...
  *                 [--time-limit S] [--memory-mb M] [--file-mb M] [--label TEXT] -- COMPILER [ARG...]
  *         confine --probe
  *
@@ -21,7 +21,9 @@
  * --build confines a compiler (confine.h says how), under limits: its time
  * (--time-limit, default 300 s: then everything in it is stopped), each
  * process's memory (--memory-mb, default 8192: address space) and the size
- * of a file it writes (--file-mb, default 512). --label names what is built
+ * of a file it writes (--file-mb, default 64: an honest object is a few
+ * MB, a linked program under 20). --paths names the tools it runs and the
+ * folders it reads (tools/wall-paths.sh). --label names what is built
  * in the one line said when a limit stops it. --or-unconfined: where this
  * machine cannot confine, a note, and the build runs plainly (a student's
  * own machine; a class's grading never says it).
@@ -52,7 +54,8 @@
 #endif
 
 static const char *USAGE = "usage: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]\n"
-                           "       confine --build [--or-unconfined] [--read-exec DIR]... [--read PATH]... [--write DIR]...\n"
+                           "       confine --build [--or-unconfined] [--paths FILE] [--read-exec DIR]... [--read PATH]...\n"
+                           "               [--write DIR]...\n"
                            "               [--time-limit S] [--memory-mb M] [--file-mb M] [--label TEXT] -- COMPILER [ARG...]\n"
                            "       confine --probe\n"
                            "  to find what a program needs that the confinement refuses (diagnosis only:\n"
@@ -65,7 +68,7 @@ static int g_root; /* root, with no user namespace: process 2 becomes nobody */
 static int g_left_root; /* started as root: the program runs as nobody */
 /* --build's limits, and what is built (for the line a limit says) */
 static double g_time_limit = 300;
-static long g_memory_mb = 8192, g_file_mb = 512;
+static long g_memory_mb = 8192, g_file_mb = 64;
 static const char *g_label = "the build";
 /* the empty path of confine's own execveat: the system-call filter lets
  * through the one execveat whose path is this very array (seccomp.c) */
@@ -146,8 +149,8 @@ static int drop_capabilities(char *why, size_t len)
         return -1;
     }
     /* root: the user nobody, which clears the capabilities too (a build
-     * stays root without capabilities: its output folder is root's, and
-     * Landlock, not the user, is its wall) */
+     * whose paths nobody cannot reach stays root without capabilities, and
+     * said so: Landlock, not the user, is then its wall) */
     if (g_root && g_left_root && confine_leave_root(why, len))
         return -1;
     struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -229,7 +232,7 @@ static void init(const confine_paths *paths, char *const argv[], const char *pat
     char why[512] = "";
     int fresh_proc = 0;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (confine_mounts(g_root, paths->build, &fresh_proc, why, sizeof why))
+    if (confine_mounts(g_left_root, paths->build, &fresh_proc, why, sizeof why))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     pid_t pid = fork();
     if (pid < 0)
@@ -269,7 +272,7 @@ int main(int argc, char **argv)
 {
     static confine_paths paths;
     int probe = 0, i = 1;
-    const char *read_list = NULL;
+    const char *read_list = NULL, *paths_file = NULL;
     int or_unconfined = 0;
     for (; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -284,6 +287,8 @@ int main(int argc, char **argv)
             paths.build = 1;
         } else if (!strcmp(a, "--or-unconfined")) {
             or_unconfined = 1;
+        } else if (v && !strcmp(a, "--paths")) {
+            paths_file = argv[++i];
         } else if (v && !strcmp(a, "--read-list")) {
             read_list = argv[++i];
         } else if (v && !strcmp(a, "--time-limit")) {
@@ -336,6 +341,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "confine: cannot read the list of files %s: %s\n", read_list, strerror(errno));
         return CONFINE_USAGE;
     }
+    char why[512] = "";
+    if (paths_file && confine_build_paths(&paths, paths_file, why, sizeof why)) {
+        fprintf(stderr, "confine: %s\n", why);
+        return CONFINE_USAGE;
+    }
     static char path[PATH_MAX], interp[PATH_MAX], interp2[PATH_MAX];
     if (!probe) {
         if (i >= argc) {
@@ -356,8 +366,8 @@ int main(int argc, char **argv)
                 paths.exec[paths.nexec++] = interp2;
         }
         /* what they are linked with: the only libraries the run may read
-         * (a build reads the system's and the toolkit's folders anyway) */
-        for (int k = 0; k < paths.nexec && !paths.build; k++)
+         * (a build's other tools add theirs: --paths) */
+        for (int k = 0; k < paths.nexec; k++)
             if (confine_libraries(paths.exec[k], &paths.files) < 0 && paths.files.n == CONFINE_MAX_FILES) {
                 fprintf(stderr, "confine: %s needs more than %d files\n", path, CONFINE_MAX_FILES);
                 return CONFINE_USAGE;
@@ -367,10 +377,15 @@ int main(int argc, char **argv)
         if (paths.build && or_unconfined)
             confine_build_plainly_if_unconfinable(argv + i, path, g_label, g_memory_mb, g_file_mb);
     }
-    char why[512] = "";
     g_root = geteuid() == 0;
-    g_left_root = g_root && !paths.build; /* a build stays its user: see drop_capabilities */
     confine_find_nobody();
+    g_left_root = g_root;
+    if (g_root && paths.build && !probe && confine_build_as_nobody(&paths, why, sizeof why)) {
+        /* a lab beneath a folder only root may enter: Landlock alone */
+        fprintf(stderr, "confine: note: %s is built as root without capabilities, not as the user nobody (%s)\n",
+                g_label, why);
+        g_left_root = 0;
+    }
     confine_open_paths(&paths);
     if (!probe && paths.exec_fd[0] < 0 && (paths.exec_fd[0] = open(path, O_PATH)) < 0) {
         fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
@@ -425,6 +440,8 @@ int main(int argc, char **argv)
         ;
     if (got != (ssize_t)sizeof status)
         end_like(init_status); /* init itself failed (its message said why) */
+    if (paths.build && g_left_root)
+        confine_build_give_back(&paths);
     if (paths.build && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         /* near the memory limit: say so, in case the compiler did not */
         struct rusage ru;

@@ -17,12 +17,12 @@
  *   seccomp.c     the system calls: no new processes (threads yes), no
  *                 other program, no sockets, no tracing, no namespaces, no io_uring, no 32-bit
  *                 entry points;
- *   build.c       a build's limits, where it may not run, and running it
+ *   confine_build.c  a build's limits, where it may not run, and running it
  *                 plainly where the machine cannot confine (--or-unconfined);
  *   libraries.c   the files a program needs to start: itself, its loader
  *                 and the libraries it is linked with, found as the loader
  *                 finds them;
- *   main.c        the command line, and the order of the steps.
+ *   confine.c     the command line, and the order of the steps.
  *
  * Two kinds of run:
  *
@@ -33,13 +33,18 @@
  *   no library it is not linked with (cuBLAS, wherever installed) can be
  *   loaded at run time;
  *
- *   a build (--build): the compiler and the tools it starts may run (new
- *   processes and programs are allowed), and read the system's folders and
- *   the CUDA Toolkit (--read-exec), the files named with --read (the
- *   student's kernel.cu, the lab's headers), and write the folders named
- *   with --write (its own output) and a private scratch folder (TMPDIR);
- *   under limits of time, memory and file size. Nothing else: not the
- *   solutions, not another stage's folder, not another student's files.
+ *   a build (--build): the tools named in --paths (tools/wall-paths.sh:
+ *   the compiler's programs) may run, with their loader and the libraries
+ *   they are linked with (new processes and programs are allowed); it may
+ *   read the folders and files named there and with --read (headers, the
+ *   student's kernel.cu, the lab's headers; for a link, the objects and
+ *   the libraries' folders), /proc and /etc/ld.so.cache, and write the
+ *   folders named with --write (its own output) and a private scratch
+ *   folder (TMPDIR); as the user nobody when started as root (where nobody
+ *   can reach those paths); under limits of time, memory and file size.
+ *   Nothing else: not the toolkit's libraries (a compile opens none), not
+ *   the rest of /etc, not the solutions, not another stage's folder, not
+ *   another student's files.
  *
  * Plain C and Linux; no library beyond libc.
  */
@@ -56,7 +61,7 @@ enum {
     CONFINE_EXEC_FAILED = 127  /* the program could not be started            */
 };
 
-#define CONFINE_MAX_PATHS 32
+#define CONFINE_MAX_PATHS 128
 #define CONFINE_MAX_FILES 512
 
 /* A list of files (libraries, the driver's files) a run may read. */
@@ -98,6 +103,8 @@ void confine_open_paths(confine_paths *paths);
 /* The user nobody's ids, looked up while the password file can be read. */
 void confine_find_nobody(void);
 
+/* The user nobody's uid and gid (after confine_find_nobody). */
+void confine_nobody_ids(unsigned *uid, unsigned *gid);
 /* Become the user nobody, with no supplementary groups (root only). -1 with
  * the reason in why. */
 int confine_leave_root(char *why, size_t len);
@@ -112,9 +119,9 @@ int confine_leave_root(char *why, size_t len);
 int confine_unshare(int *as_root, char *why, size_t len);
 
 /* In the child (process 1): make every mount private, mount a private
- * tmpfs on /dev/shm (the user nobody's, as_root), and a /proc of the new
- * PID namespace (other processes vanish from it); a build's /dev/shm is
- * larger (its TMPDIR) and stays root's. *fresh_proc says whether /proc could be
+ * tmpfs on /dev/shm (the user nobody's when as_root: the program or the
+ * build becomes nobody), and a /proc of the new PID namespace (other
+ * processes vanish from it); a build's /dev/shm is larger (its TMPDIR). *fresh_proc says whether /proc could be
  * remounted (it cannot where the outer /proc has masked parts, as in some
  * containers; then Landlock and the PID namespace still hide what matters).
  * -1 with the reason in why. */
@@ -137,7 +144,7 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len);
  * new processes and programs are allowed. -1 with why. */
 int confine_seccomp(const void *exec_path, int processes, char *why, size_t len);
 
-/* --------------------------------------------------------------- build.c */
+/* -------------------------------------------------------- confine_build.c */
 
 /* A build's limits (address space a process, a written file's size, no
  * core), inherited by every process it starts, and TMPDIR its private
@@ -149,6 +156,17 @@ int confine_build_limits(long memory_mb, long file_mb, char *why, size_t len);
 void confine_build_check_folder(const confine_paths *paths, const char *label);
 /* Return when this machine confines (confine --probe); else one note, and
  * PROGRAM runs plainly under the build's limits (never returns). */
+/* --paths FILE (tools/wall-paths.sh): each "tool PATH" may be read and
+ * executed, with its loader and libraries; each "read PATH" read. -1 with
+ * why. */
+int confine_build_paths(confine_paths *paths, const char *file, char *why, size_t len);
+/* Root: whether the user nobody can reach every path of the build (read
+ * what it reads, enter its working folder); then its output folders become
+ * nobody's. 0 when it can, else -1 with the first path it cannot reach. */
+int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len);
+/* After a build as nobody: the output folders and what they hold (one
+ * level: the compiler's outputs) are root's again. */
+void confine_build_give_back(const confine_paths *paths);
 void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const char *label, long memory_mb,
                                            long file_mb);
 

@@ -1,17 +1,20 @@
 /*
- * build.c: what a build's run needs beyond a program's (see confine.h):
+ * confine_build.c: what a build's run needs beyond a program's (see confine.h):
  * its limits, the folder it may not run in, and, where the machine cannot
  * confine and the caller allows it (--or-unconfined), running it plainly.
  */
 #include "confine.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,3 +106,117 @@ void confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
     exit(CONFINE_EXEC_FAILED);
 }
 
+
+/* --paths FILE: "tool PATH" and "read PATH" lines (tools/wall-paths.sh). */
+int confine_build_paths(confine_paths *paths, const char *file, char *why, size_t len)
+{
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        snprintf(why, len, "cannot read the build's paths %s: %s", file, strerror(errno));
+        return -1;
+    }
+    char line[PATH_MAX + 16];
+    int rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        int tool = !strncmp(line, "tool /", 6), read = !strncmp(line, "read /", 6);
+        if (!line[0] || line[0] == '#')
+            continue;
+        if (!tool && !read) {
+            snprintf(why, len, "%s: not a \"tool PATH\" or \"read PATH\" line: %.80s", file, line);
+            rc = -1;
+        } else if ((tool ? paths->nread_exec : paths->nread) >= CONFINE_MAX_PATHS - 2) {
+            snprintf(why, len, "%s: more than %d paths of one kind", file, CONFINE_MAX_PATHS - 2);
+            rc = -1;
+        } else if (tool) {
+            char *path = strdup(line + 5);
+            paths->read_exec[paths->nread_exec++] = path;
+            /* its loader may be executed, its libraries read */
+            if (confine_libraries(path, &paths->files) < 0 && paths->files.n == CONFINE_MAX_FILES) {
+                snprintf(why, len, "the build's tools need more than %d files", CONFINE_MAX_FILES);
+                rc = -1;
+            }
+        } else {
+            paths->read[paths->nread++] = strdup(line + 5);
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* Whether the user nobody may open path for mode (R_OK, W_OK | X_OK), as
+ * seen by a child that has become nobody. */
+static int nobody_reaches(const confine_paths *paths, char *why, size_t len)
+{
+    char here[PATH_MAX];
+    const char *no = NULL;
+    if (getcwd(here, sizeof here) && access(here, X_OK))
+        no = here;
+    for (int i = 0; i < paths->nread && !no; i++)
+        if (access(paths->read[i], R_OK))
+            no = paths->read[i];
+    for (int i = 0; i < paths->nread_exec && !no; i++)
+        if (access(paths->read_exec[i], R_OK))
+            no = paths->read_exec[i];
+    for (int i = 0; i < paths->files.n && !no; i++)
+        if (access(paths->files.path[i], R_OK))
+            no = paths->files.path[i];
+    if (no)
+        snprintf(why, len, "the user nobody cannot reach %.400s", no);
+    return no ? -1 : 0;
+}
+
+int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len)
+{
+    int out[2];
+    if (pipe(out)) {
+        snprintf(why, len, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char said[512] = "";
+        close(out[0]);
+        int rc = confine_leave_root(said, sizeof said) || nobody_reaches(paths, said, sizeof said);
+        if (rc && write(out[1], said, strlen(said)) < 0)
+            _exit(2);
+        _exit(rc);
+    }
+    close(out[1]);
+    ssize_t got = pid > 0 ? read(out[0], why, len - 1) : -1;
+    why[got > 0 ? got : 0] = 0;
+    close(out[0]);
+    int status = 1;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (!why[0])
+            snprintf(why, len, "the user nobody cannot reach the build's paths");
+        return -1;
+    }
+    /* its output folders are nobody's to write */
+    unsigned uid, gid;
+    confine_nobody_ids(&uid, &gid);
+    for (int i = 0; i < paths->nwrite; i++)
+        if (chown(paths->write[i], uid, gid)) {
+            snprintf(why, len, "cannot give %s to the user nobody: %s", paths->write[i], strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+/* After a build as nobody: what it wrote becomes root's again, so that no
+ * other process of the user nobody can change it before it is used. */
+void confine_build_give_back(const confine_paths *paths)
+{
+    for (int i = 0; i < paths->nwrite; i++) {
+        DIR *d = opendir(paths->write[i]);
+        for (struct dirent *e; d && (e = readdir(d));)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                (void)fchownat(dirfd(d), e->d_name, 0, 0, AT_SYMLINK_NOFOLLOW);
+        if (d)
+            closedir(d);
+        (void)chown(paths->write[i], 0, 0);
+    }
+}

@@ -8,7 +8,9 @@
  *
  *   - nothing can be written, created, removed, renamed or truncated, except
  *     in the private /dev/shm (confine_mounts) and on the devices below;
- *   - the process may write beneath its own /proc/self/task (thread names);
+ *   - nothing under /proc may be written: not even the threads' names,
+ *     since /proc/self/task/TID/mem beside them is the process's own code
+ *     (the GPU driver's names go elsewhere: thread_names.c);
  *   - reading is allowed beneath /etc, /proc and /sys, and of the files a
  *     program needs to start (itself, its loader, the libraries it is
  *     linked with: libraries.c) and those of --read-list (the GPU driver's):
@@ -78,8 +80,8 @@ struct path_beneath {
 /* What every run may read: the kernel's views of itself and of the
  * machine, the system's configuration, the GPU daemon's socket folder. */
 const char *const confine_config_dirs[] = {"/etc", "/proc", "/sys", "/run/nvidia-persistenced", NULL};
-/* What a build may also read and execute: the system's programs, libraries
- * and headers. */
+/* The system's folders: no build runs beneath them (confine_build.c), since
+ * a lab there would lie among what every build's tools read. */
 const char *const confine_system_dirs[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", NULL};
 
 int confine_landlock_abi(void)
@@ -171,10 +173,18 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     static const char *const plain_devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                                 "/dev/urandom"};
     int rc = 0;
-    for (size_t i = 0; confine_config_dirs[i] && !rc; i++)
+    /* a run: the system's configuration and the kernel's views; a build:
+     * the kernel's view of itself and the loader's cache, nothing else of
+     * /etc (no root-only file, whatever its user) */
+    for (size_t i = 0; !paths->build && confine_config_dirs[i] && !rc; i++)
         rc = allow(ruleset, confine_config_dirs[i], READ, fs, why, len);
+    if (paths->build && !rc)
+        rc = allow(ruleset, "/proc", READ, fs, why, len);
+    if (paths->build && !rc)
+        rc = allow(ruleset, "/etc/ld.so.cache", FS_READ_FILE, fs, why, len);
+    /* the libraries (a build's tools': their loader is executed) */
     for (int i = 0; i < paths->files.n && !rc; i++)
-        rc = allow(ruleset, paths->files.path[i], FS_READ_FILE, fs, why, len);
+        rc = allow(ruleset, paths->files.path[i], FS_READ_FILE | (paths->build ? FS_EXECUTE : 0), fs, why, len);
     for (int i = 0; i < paths->nread && !rc; i++)
         rc = allow_given(ruleset, paths->read_fd[i], paths->read[i], READ, fs, why, len);
     for (int i = 0; i < paths->nwrite && !rc; i++)
@@ -187,9 +197,7 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     for (size_t i = 0; i < (paths->build ? 1 : sizeof plain_devices / sizeof plain_devices[0]) && !rc; i++)
         rc = allow(ruleset, plain_devices[i], DEVICE & ~(uint64_t)FS_IOCTL_DEV, fs, why, len);
     if (paths->build) {
-        /* the compiler, its tools and headers: the system's and the toolkit's */
-        for (size_t i = 0; confine_system_dirs[i] && !rc; i++)
-            rc = allow(ruleset, confine_system_dirs[i], READ | FS_EXECUTE, fs, why, len);
+        /* the compiler's programs (--paths' tools; --read-exec's folders) */
         for (int i = 0; i < paths->nread_exec && !rc; i++)
             rc = allow(ruleset, paths->read_exec[i], READ | FS_EXECUTE, fs, why, len);
         if (!rc)
@@ -208,12 +216,10 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
     }
     if (dev)
         closedir(dev);
-    /* the process's own threads: the CUDA driver names the threads it starts
-     * by writing /proc/self/task/<tid>/comm (fopen "w": O_TRUNC, so the
-     * truncate right too), and fails to initialize when it cannot. /proc/self is this process's own folder (the rule follows its
-     * inode), and stays so across the exec of the program */
-    if (!rc)
-        rc = allow(ruleset, "/proc/self/task", READ | FS_WRITE_FILE | FS_TRUNCATE, fs, why, len);
+    /* nothing under /proc may be written: a right to write the threads'
+     * names (/proc/self/task/TID/comm, which the CUDA driver writes) would
+     * be one to write /proc/self/task/TID/mem, the process's own code; the
+     * driver's names go elsewhere (judge/thread_names.c) */
     /* the private tmpfs of confine_mounts */
     if (!rc)
         rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why, len);

@@ -62,6 +62,12 @@ void confine_find_nobody(void)
     }
 }
 
+void confine_nobody_ids(unsigned *uid, unsigned *gid)
+{
+    *uid = (unsigned)nobody_uid;
+    *gid = (unsigned)nobody_gid;
+}
+
 int confine_leave_root(char *why, size_t len)
 {
     uid_t uid = nobody_uid;
@@ -136,12 +142,15 @@ int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t le
      * want): nothing another run left there can be read, and nothing written
      * there outlives this run. /tmp is not needed: Landlock keeps it out of
      * reach (and the lab itself may live under /tmp) */
-    char options[96] = "size=64m,mode=700";
-    if (build) /* a compiler's scratch folder (TMPDIR); a build stays its own user */
-        snprintf(options, sizeof options, "size=1g,mode=700");
-    else if (as_root) /* the program will be nobody: its /dev/shm is nobody's */
-        snprintf(options, sizeof options, "size=64m,mode=700,uid=%u,gid=%u", (unsigned)nobody_uid,
+    char options[96];
+    /* a build's is its compiler's scratch folder (TMPDIR); where the
+     * program or the build will be nobody, it is nobody's */
+    const char *size = build ? "1g" : "64m";
+    if (as_root)
+        snprintf(options, sizeof options, "size=%s,mode=700,uid=%u,gid=%u", size, (unsigned)nobody_uid,
                  (unsigned)nobody_gid);
+    else
+        snprintf(options, sizeof options, "size=%s,mode=700", size);
     if (is_dir("/dev/shm") && mount("confine", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options)) {
         snprintf(why, len, "cannot mount a private /dev/shm: %s", strerror(errno));
         return -1;

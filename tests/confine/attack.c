@@ -20,6 +20,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -31,6 +32,9 @@
 #include <unistd.h>
 
 extern char **environ;
+
+/* a function whose code an attempt rewrites (not inlined: called through a pointer) */
+__attribute__((noinline)) static int forty_one(void) { return 41; }
 
 static int result(int ok, const char *what)
 {
@@ -251,6 +255,15 @@ int main(int argc, char **argv)
         }
         errno = rc;
         return result(rc == 0, "named a thread");
+    }
+    if (!strcmp(a, "task-mem")) { /* its own code rewritten through /proc/self/task/TID/mem */
+        snprintf(path, sizeof path, "/proc/self/task/%ld/mem", (long)syscall(SYS_gettid));
+        int fd = open(path, O_RDWR);
+        static const unsigned char ret42[] = {0xb8, 42, 0, 0, 0, 0xc3}; /* x86-64: mov eax, 42; ret */
+        int (*volatile f)(void) = forty_one;
+        if (fd < 0 || pwrite(fd, ret42, sizeof ret42, (off_t)(uintptr_t)f) != (ssize_t)sizeof ret42)
+            return result(0, "rewrote its own code through /proc/self/task/TID/mem");
+        return result(f() == 42, "rewrote its own code through /proc/self/task/TID/mem");
     }
     if (!strcmp(a, "write-proc")) { /* outside its own task folder: refused */
         snprintf(path, sizeof path, "/proc/%s/oom_score_adj", arg);

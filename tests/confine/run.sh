@@ -31,7 +31,8 @@ if [ ! -x $confine ]; then
     fail "confine: build/confine/confine was built (make build/confine/confine)"
     finish
 fi
-if ! $CC -O2 -Wall -pthread tests/confine/attack.c -o "$out/attack" -ldl 2>"$out/cc.log"; then
+# linked as every confined program of the lab is: with judge/thread_names.c, exported
+if ! $CC -O2 -Wall -pthread -rdynamic tests/confine/attack.c judge/thread_names.c -o "$out/attack" -ldl 2>"$out/cc.log"; then
     fail "confine: the attack program compiles" "$(cat "$out/cc.log")"
     finish
 fi
@@ -90,6 +91,7 @@ ptrace|$grader_pid|the grader traced (ptrace)
 proc-environ|$grader_pid|the grader's environment read (/proc/PID/environ)
 renice|$grader_pid|the grader reniced
 write-proc|$grader_pid|the grader's /proc entry written
+task-mem||its own code rewritten through /proc/self/task/TID/mem (memory become code)
 unshare||a new user namespace (to gain privilege)
 io-uring||io_uring (file access around the system-call filter)"
 if command -v python3 >/dev/null; then

@@ -39,10 +39,12 @@ echo 'float the_solutions_secret = 1.0f;' >"$lab/solutions/03_tiled/kernel.cu"
 echo 'float bobs_secret = 2.0f;' >"$out/class/bob/kernel.cu"
 printf 'student,points\nbob,70\n' >"$out/class/gradebook.csv"
 echo 'int contract(void);' >"$lab/common/contract.h"
-cc_dir=$(dirname "$(readlink -f "$(command -v "$CC")")")
+# what the build's tools are (tools/wall-paths.sh, as the Makefile asks it)
+tools/wall-paths.sh compile "" "$CC" >"$out/compile.paths"
+printf 'tool %s\n' "$(readlink -f /bin/sh)" "$(readlink -f "$(command -v sleep)")" >"$out/sh.paths"
 # wall DIR SOURCE: the student's build as the Makefile runs it
 wall() {
-    (cd "$lab" && "$confine" --build --read-exec "$cc_dir" --read "$1" --read common/contract.h \
+    (cd "$lab" && "$confine" --build --paths "$out/compile.paths" --read "$1" --read common/contract.h \
         --write build/03_tiled --label "$1" --time-limit 60 -- "$CC" -x c -Icommon -c "$1" -o build/03_tiled/k.o)
 }
 # attack NAME SOURCE-TEXT EXPECTED [MARKER]: unconfined the attempt works
@@ -77,6 +79,37 @@ attack ".incbin of a classmate's kernel.cu" \
     "__asm__(\".section .rodata\\n.incbin \\\"$out/class/bob/kernel.cu\\\"\\n.previous\");" "file not found"
 attack "#include of another stage's file (the lab's own folder)" '#include "../../solutions/03_tiled/../../exercises/03_tiled/../../build/03_tiled/../../solutions/03_tiled/kernel.cu"' \
     "Permission denied"
+# what a compile never opens: the toolkit's libraries, /etc (but the
+# loader's cache), root-only files
+nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null)
+cublas=""
+[ -n "$nvcc_path" ] && cublas=$(ls "$(dirname "$(readlink -f "$nvcc_path")")"/../lib64/libcublas.so* 2>/dev/null | head -n 1)
+if [ -n "$cublas" ]; then
+    attack ".incbin of the toolkit's cuBLAS (to rebuild it at run time)" \
+        "__asm__(\".section .rodata\\n.incbin \\\"$cublas\\\", 0, 65536\\n.previous\");" "file not found"
+else
+    skip "wall: .incbin of cuBLAS: no CUDA Toolkit here"
+fi
+attack ".incbin of a file of /etc (/etc/passwd)" \
+    "__asm__(\".section .rodata\\n.incbin \\\"/etc/passwd\\\"\\n.previous\");" "file not found"
+if [ "$(id -u)" = 0 ]; then
+    attack ".incbin of a root-only file (/etc/shadow), built as root" \
+        "__asm__(\".section .rodata\\n.incbin \\\"/etc/shadow\\\"\\n.previous\");" "file not found"
+    printf 'tool %s\n' "$(readlink -f /bin/sh)" "$(readlink -f "$(command -v id)")" >"$out/id.paths"
+    o=$(cd "$lab" && "$confine" --build --paths "$out/id.paths" --write build/03_tiled -- /bin/sh -c 'id -u' 2>&1)
+    check "wall: started as root, the build runs as the user nobody" "$([ "$o" = "$(id -u nobody)" ]; echo $?)" "$o"
+else
+    skip "wall: .incbin of /etc/shadow and the build as nobody: not root here"
+fi
+# an object over the build's file-size cap (64 MiB: an honest one is a few MB)
+head -c $((80 << 20)) /dev/zero >"$lab/big.bin"
+printf 'int x;\n__asm__(".section .rodata\\n.incbin \\"big.bin\\"\\n.previous");\n' >"$lab/exercises/03_tiled/kernel.cu"
+o=$(cd "$lab" && "$confine" --build --paths "$out/compile.paths" --read exercises/03_tiled/kernel.cu --read big.bin \
+    --write build/03_tiled --label exercises/03_tiled/kernel.cu -- "$CC" -x c -c exercises/03_tiled/kernel.cu \
+    -o build/03_tiled/k.o 2>&1); st=$?
+check "wall: a build cannot write an object over 64 MiB (an .incbin of 80 MiB it may read)" \
+    "$([ $st != 0 ] && [ "$(stat -c %s "$lab/build/03_tiled/k.o" 2>/dev/null || echo 0)" -le $((64 << 20)) ]; echo $?)" "exit $st: $o"
+rm -f "$lab/big.bin" "$lab/build/03_tiled/k.o"
 # /dev/zero is never compiled unconfined: it would eat memory without end
 printf '#include "/dev/zero"\n' >"$lab/exercises/03_tiled/kernel.cu"
 wall exercises/03_tiled/kernel.cu >"$out/walled.log" 2>&1
@@ -84,13 +117,13 @@ check "wall: #include \"/dev/zero\" is refused, not read without end" \
     "$([ $? != 0 ] && grep -q 'Permission denied' "$out/walled.log"; echo $?)" "$(cat "$out/walled.log")"
 # the output goes to its own folder only
 printf 'int x;\n' >"$lab/exercises/03_tiled/kernel.cu"
-(cd "$lab" && "$confine" --build --read-exec "$cc_dir" --read exercises/03_tiled/kernel.cu --write build/03_tiled \
+(cd "$lab" && "$confine" --build --paths "$out/compile.paths" --read exercises/03_tiled/kernel.cu --write build/03_tiled \
     -- "$CC" -x c -c exercises/03_tiled/kernel.cu -o "$out/class/bob/overwritten.o") >"$out/walled.log" 2>&1
 check "wall: the compiler cannot write outside its output folder (the class folder)" \
     "$([ $? != 0 ] && [ ! -e "$out/class/bob/overwritten.o" ]; echo $?)" "$(cat "$out/walled.log")"
 
 # limits: time (everything stopped, one line naming the file) and memory
-o=$(cd "$lab" && "$confine" --build --time-limit 1 --label exercises/03_tiled/kernel.cu -- /bin/sh -c 'sleep 30 & sleep 30' 2>&1); st=$?
+o=$(cd "$lab" && "$confine" --build --paths "$out/sh.paths" --time-limit 1 --label exercises/03_tiled/kernel.cu -- /bin/sh -c 'sleep 30 & sleep 30' 2>&1); st=$?
 check "wall: a build past its time limit is stopped: exit 124, one line naming the file" \
     "$([ $st = 124 ] && grep -q '^exercises/03_tiled/kernel.cu: error: the build ran past its time limit' <<<"$o"; echo $?)" \
     "exit $st: $o"
@@ -127,6 +160,48 @@ elif [ -x build/grader/grade ] && command -v "${NVCC:-nvcc}" >/dev/null; then
         "exit $st: $o"
 else
     skip "wall: make grade GRADE_SRC=: no nvcc or no build/grader/grade here"
+fi
+
+# ------------------------------------------------------- the object's sections
+# build/confine/objcheck reads a compiled object before any link or tool:
+# GCC's link-time bytecode (whose options the LTO plugin would run at link
+# time) and an executable stack are refused; what nvcc -c makes passes.
+objcheck=$(pwd)/build/confine/objcheck
+if [ -x "$objcheck" ]; then
+    printf 'int twice(int x) { return 2 * x; }\n' >"$out/lto.c"
+    "$CC" -c "$out/lto.c" -o "$out/plain.o"
+    o=$("$objcheck" "$out/plain.o" 2>&1)
+    check "objcheck: a plain object passes" $? "$o"
+    if "$CC" -flto -c "$out/lto.c" -o "$out/lto.o" 2>/dev/null && readelf -SW "$out/lto.o" | grep -q gnu.lto_; then
+        o=$("$objcheck" --label kernel.cu "$out/lto.o" 2>&1); st=$?
+        check "objcheck: an object of GCC's link-time bytecode is refused, saying so" \
+            "$([ $st = 1 ] && grep -q "^kernel.cu: error: .*link-time bytecode" <<<"$o"; echo $?)" "exit $st: $o"
+    else
+        skip "objcheck: $CC makes no link-time bytecode here"
+    fi
+    printf '__asm__(".section .gnu.lto_.opts,\\"e\\",@progbits\\n.string \\"-Wa,-o,/tmp/x\\"\\n.previous");\nint y;\n' >"$out/asm.c"
+    "$CC" -c "$out/asm.c" -o "$out/asm.o"
+    o=$("$objcheck" "$out/asm.o" 2>&1); st=$?
+    check "objcheck: a .gnu.lto_ section made by top-level asm is refused" \
+        "$([ $st = 1 ] && grep -q 'gnu.lto_.opts' <<<"$o"; echo $?)" "exit $st: $o"
+    printf '__asm__(".section .linker_options,\\"a\\"\\n.previous");\nint y;\n' >"$out/odd.c"
+    "$CC" -c "$out/odd.c" -o "$out/odd.o"
+    o=$("$objcheck" "$out/odd.o" 2>&1); st=$?
+    check "objcheck: any section a CUDA compile does not make is refused (.linker_options)" "$([ $st = 1 ]; echo $?)" "$o"
+    "$CC" -c -Wa,--execstack "$out/lto.c" -o "$out/stack.o"
+    o=$("$objcheck" "$out/stack.o" 2>&1); st=$?
+    check "objcheck: an object asking for an executable stack is refused" \
+        "$([ $st = 1 ] && grep -q 'executable stack' <<<"$o"; echo $?)" "exit $st: $o"
+    o=$("$objcheck" "$out/lto.c" 2>&1); st=$?
+    check "objcheck: a file that is no ELF object is refused" "$([ $st = 1 ]; echo $?)" "$o"
+    bad=""
+    for f in build/*/*.o build/common/*.o build/judge/*.o; do
+        [ -f "$f" ] && ! "$objcheck" "$f" >/dev/null 2>&1 && bad+=" $f"
+    done
+    check "objcheck: every object the lab builds passes (the list of sections is what nvcc -c makes)" \
+        "$([ -z "$bad" ]; echo $?)" "refused:$bad"
+else
+    fail "objcheck: build/confine/objcheck was built (make build/confine/objcheck)"
 fi
 
 # --------------------------------------------------------------- libraries
@@ -177,9 +252,6 @@ check "libraries: a file of --read-list (as the GPU driver's are) can be loaded"
 o=$("$confine" -- "$libs/loader" libm.so.6 2>&1); st=$?
 check "libraries: a system library it is not linked with (libm) cannot be loaded by name" \
     "$([ $st = 1 ] && ! grep -q 'loaded' <<<"${o/not readable/}"; echo $?)" "exit $st: $o"
-nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null)
-cublas=""
-[ -n "$nvcc_path" ] && cublas=$(ls "$(dirname "$(readlink -f "$nvcc_path")")"/../lib64/libcublas.so* 2>/dev/null | head -n 1)
 if [ -n "$cublas" ]; then
     o=$("$confine" -- "$libs/loader" "$cublas" 2>&1); st=$?
     check "libraries: the toolkit's cuBLAS ($cublas) can be neither read nor loaded" \

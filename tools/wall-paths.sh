@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# tools/wall-paths.sh compile|link NVCC CC: what a build inside the wall may
+# read and run (build/confine/confine --build --paths FILE), one "KIND PATH"
+# a line, derived from the tools themselves and never from a student's file:
+#
+#   tool PATH   a program the build runs: read and execute it; confine adds
+#               its ELF loader and the libraries it is linked with
+#               (judge/libraries.c), as it does for a run
+#   read PATH   a folder or file it reads: headers, the toolkit's nvcc.profile
+#               and link stub; for a link, the folders of the libraries it
+#               links with
+#
+# An honest compile of a kernel.cu opens exactly these (strace of nvcc -c:
+# nvcc, cudafe++, cicc, ptxas, fatbinary, the host compiler's driver, cc1plus
+# and as, their libraries, /etc/ld.so.cache, the headers): not the toolkit's
+# libraries (cuBLAS), not the rest of /usr or /etc, nothing of the lab but
+# what the Makefile adds (the kernel.cu, the lab's headers). A link reads the
+# objects it links (the Makefile names them) and the libraries' folders.
+# NVCC empty: a plain host compile with CC alone (tests/confine/wall.sh).
+set -u
+kind=${1:-}
+nvcc=${2:-}
+cc=${3:-gcc}
+case $kind in compile | link) ;; *)
+    echo "usage: tools/wall-paths.sh compile|link NVCC CC" >&2
+    exit 2
+    ;;
+esac
+real() { readlink -f "$1" 2>/dev/null; }
+tool() { [ -n "$1" ] && [ -f "$1" ] && echo "tool $(real "$1")"; }
+readable() { [ -n "$1" ] && [ -e "$1" ] && echo "read $(real "$1")"; }
+# a program as the host compiler's driver finds it (a bare name: on PATH)
+prog() {
+    local p
+    p=$("$cc" -print-prog-name="$1" 2>/dev/null)
+    case $p in /*) tool "$p" ;; ?*) tool "$(command -v "$p")" ;; esac
+}
+
+if [ -n "$nvcc" ]; then
+    bin=$(dirname "$(real "$(command -v "$nvcc")")")
+    top=$(dirname "$bin")
+    for t in nvcc cudafe++ ptxas fatbinary nvlink; do tool "$bin/$t"; done
+    tool "$top/nvvm/bin/cicc"
+    readable "$bin/nvcc.profile"
+    readable "$bin/crt"
+    readable "$top/include"
+    readable "$top/nvvm/libdevice"
+    if [ "$kind" = link ]; then
+        for d in "$top/lib64" "$top/lib"; do readable "$d"; done
+    fi
+fi
+# the host compiler (nvcc's default -ccbin is gcc and g++ on PATH), the
+# programs its driver runs, and the shell nvcc runs them with
+tool "$(command -v "$cc")"
+case $cc in *gcc*) tool "$(command -v "${cc%gcc*}g++${cc##*gcc}")" ;; esac
+[ "$cc" = gcc ] || tool "$(command -v g++)"
+for p in cc1 cc1plus as; do prog "$p"; done
+tool /bin/sh
+readable "$("$cc" -print-search-dirs 2>/dev/null | sed -n 's/^install: //p')"
+# the headers' folders, as the host compiler searches them
+echo | "$cc" -x c++ -E -v - 2>&1 >/dev/null | sed -n '/^#include <\.\.\.> search starts here:/,/^End of search list/p' |
+    sed -n 's/^ \(\/.*\)/\1/p' | while read -r d; do readable "$d"; done
+if [ "$kind" = link ]; then
+    for p in collect2 ld; do prog "$p"; done
+    "$cc" -print-search-dirs 2>/dev/null | sed -n 's/^libraries: =//p' | tr ':' '\n' |
+        while read -r d; do [ -d "$d" ] && readable "$d"; done
+fi
+exit 0
