@@ -152,43 +152,8 @@ build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/j
                                $(CONFINED_OBJS)
 	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 
-# The wall around every step that handles a kernel.cu's bytes (judge/README.md,
-# "The wall around the build"): the compile and the link of every program
-# that holds its object run inside build/confine/confine --build, which may
-# run the tools tools/wall-paths.sh names (the compiler's programs, with their
-# libraries) and read the headers (and, for a link, the libraries' folders),
-# the kernel.cu or the objects linked, the lab's headers, and write its own
-# output folder, as the user nobody when make runs as root, under limits of
-# time, memory and file size: a kernel.cu cannot #include or .incbin the
-# solutions, another stage, another student, the gradebook, a library of the
-# toolkit or a root-only file. The object is then read by build/confine/objcheck
-# (its own ELF reader) and refused when it holds what a CUDA compile does not
-# make (GCC's link-time bytecode, whose options would run at link time), and
-# the link runs without GCC's LTO plugin. Where this machine cannot confine
-# (no user namespaces, no Landlock), the build runs plainly with a note, unless
-# REQUIRE_CONFINEMENT=1 (make class): then it stops. WALL_LIMIT_S,
-# WALL_MEMORY_MB: its limits; WALL_EXEC_DIRS: more folders of tools.
-NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
-TOOLKIT_DIR := $(if $(NVCC_FOUND),$(patsubst %/bin,%,$(patsubst %/,%,$(dir $(realpath $(NVCC_FOUND))))))
-WALL_LIMIT_S ?= 300
-WALL_MEMORY_MB ?= 8192
-LAB_HEADERS := $(wildcard common/*.h)
-build/wall/compile.paths build/wall/link.paths: build/wall/%.paths: tools/wall-paths.sh build/flags.txt
-	@mkdir -p $(@D)
-	@tools/wall-paths.sh $* "$(NVCC)" gcc > $@.tmp && mv $@.tmp $@
-WALL_DEPS := build/confine/confine build/confine/objcheck build/wall/compile.paths build/wall/link.paths
-# $(call wall,SOURCE,OUTPUT_FOLDER[,KIND]): KIND compile (the default) or link
-wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),,--or-unconfined) \
-       --paths build/wall/$(or $(3),compile).paths $(foreach d,$(WALL_EXEC_DIRS),--read-exec $(d)) \
-       $(foreach f,$(1) $(if $(3),,$(LAB_HEADERS)),--read $(f)) --write $(2) --label $(firstword $(1)) \
-       --time-limit $(WALL_LIMIT_S) --memory-mb $(WALL_MEMORY_MB) --
-# the link of a program holding a student's object: inside the wall, never
-# through GCC's LTO plugin, with a stack that is never executable.
-# $(call walled_link,OUTPUT,OBJECTS,LIBRARIES)
-LINK_FLAGS := -Xcompiler -fno-use-linker-plugin -Xcompiler -fno-lto -Xlinker -z -Xlinker noexecstack $(CONFINED_LDFLAGS)
-walled_link = rm -rf $(1).link && mkdir -p $(1).link && \
-	$(call wall,$(2),$(1).link,link) $(NVCC) $(ALL_NVCCFLAGS) $(LINK_FLAGS) $(2) -o $(1).link/program $(3) && \
-	mv $(1).link/program $(1) && rmdir $(1).link
+# The wall around every step that handles a kernel.cu's bytes: judge/wall.mk.
+include judge/wall.mk
 
 # A stage's sizes (stages.tsv's sizes line: SIZES_ and TIMED_), compiled
 # into its binaries' common/build_info.c; build/<stage>/sizes.txt changes
@@ -336,19 +301,6 @@ GRADER_SRCS := $(wildcard grader/*.c)
 build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h common/json.c common/signals.c common/lab.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
-
-# build/confine/confine: the wall around student code in graded runs
-# (judge/confine.h). Plain C and Linux; position-independent, so that the
-# address its one allowed execve names is random (judge/seccomp.c).
-CONFINE_SRCS := $(addprefix judge/,confine.c confine_build.c landlock.c libraries.c namespaces.c seccomp.c)
-build/confine/confine: $(CONFINE_SRCS) judge/confine.h
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
-# build/confine/objcheck: whether a compiled kernel.cu holds only what a CUDA
-# compile makes, read by the lab's own ELF reader before any link or tool
-build/confine/objcheck: judge/objcheck.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $< -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)

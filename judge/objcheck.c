@@ -141,6 +141,11 @@ static int check(const unsigned char *b, size_t size)
                      !strncmp(name, ".gnu.lto", 8) ? ": GCC's link-time bytecode" : "");
             return refuse(what);
         }
+        if (!strcmp(name, ".note.GNU-stack")) {
+            stack_note = 1;
+            if (sh[i].sh_flags & SHF_EXECINSTR)
+                return refuse("asks for an executable stack");
+        }
         /* code only in code's sections, never writable: a section named
          * as data but marked executable, or code marked writable, would
          * load as memory the program can write and run, which no system
@@ -150,11 +155,6 @@ static int check(const unsigned char *b, size_t size)
             snprintf(what, sizeof what, "marks a section %s (%.80s)",
                      code ? "of code writable" : "that is not code executable", name);
             return refuse(what);
-        }
-        if (!strcmp(name, ".note.GNU-stack")) {
-            stack_note = 1;
-            if (sh[i].sh_flags & SHF_EXECINSTR)
-                return refuse("asks for an executable stack");
         }
     }
     if (!stack_note)
