@@ -101,7 +101,8 @@ typedef struct {
     /* the line before the timing; NULL: "timing at <size> (<nsets> input
      * sets, L2 flushed before each call)..." */
     void (*timing_intro)(void *ctx, int nsets);
-    /* before each batch: set s gets fresh inputs from seed, outputs poisoned */
+    /* each batch, its clock running: set s gets fresh inputs from seed,
+     * outputs poisoned (timing.cu) */
     lab_refresh_fn refresh;
     /* the bytes of the whole output of one call */
     size_t (*output_bytes)(void *ctx);

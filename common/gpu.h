@@ -93,8 +93,9 @@ void lab_student_error(cudaError_t err, const char *what);
 
 /* One call of the kernel under test, on input set `set`. */
 typedef void (*lab_call_fn)(void *ctx, int set);
-/* Run before each timed call, outside the timed region (e.g. poison the
- * output of that set so a call that skips work is caught). May be NULL. */
+/* Run for each set of a batch once its clock runs, before the calls (e.g.
+ * poison the output of that set so a call that skips work is caught); the
+ * empty batch runs it too, so its cost is subtracted. May be NULL. */
 typedef void (*lab_prepare_fn)(void *ctx, int set);
 
 typedef struct {
@@ -113,8 +114,9 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
               int nsets, const lab_timing_policy *policy, int is_student);
 
 /* Calls are timed in batches (timing.cu; judge/README.md, "The judge"):
- * before a batch, refresh gives each input set fresh data from a seed nobody
- * knew (and poisons its outputs); after it, check launches ONE kernel that
+ * at the start of a batch, its clock running, refresh gives each input set
+ * fresh data from a seed nobody knew (and poisons its outputs); after the
+ * calls, check launches ONE kernel that
  * checks the outputs of sets first .. first + count - 1 (samples picked
  * then) and counts in *bad (device memory) what it finds wrong. One small
  * launch, of the same cost for every kernel timed, so that the check weighs

@@ -91,26 +91,31 @@ static const double LONG_CALL_MS = 5.0, BATCH_MS = 20.0;
 /* LAB_JUDGE_TRACE: the last batch's event time, a call's share (flushes
  * included): here, or as the student's runner said. */
 static double g_events_ms;
-/* and where the last batch's wall time went: its fresh inputs and poisoned
- * outputs, its clock's window, and after it (the flushes' sums checked) */
+/* and where the last batch's wall time went: before its clock's window,
+ * the window, of it the fresh inputs and poisoned outputs, and after it
+ * (the flushes' sums checked) */
 static struct {
-    double inputs, window, after;
+    double before, window, inputs, after;
 } g_wall;
 
 /* One timed batch of `count` calls on the input sets first, first + 1, ...,
  * each with a clean L2 before it, on this process's clock; the time of a
- * call: the batch's over count. Before the clock starts, each set gets
- * fresh inputs from a seed nobody knew (the family's refresh hook) and
- * poisoned outputs (prepare), and each flush a fresh salt. Then, in one
- * request to where the calls run (the student's runner, or here): for each
- * set, the flush and the call. When they are done, the family's check hook
- * samples every set's output on the GPU, and the clock stops when that
- * check is done: a runner that answers before its work is finished has it
- * timed, or fails the check. Afterwards each flush a runner ran has its
- * sum verified. `empty`: the same steps with a no-op for each call, on the
- * side the backend names for it (the echo runner for a runner's calls: the
- * student's code is not in it): what the clock adds, for lab_time to
- * subtract. */
+ * call: the batch's over count. Nothing of the batch exists before the
+ * clock starts: inside it, each set gets fresh inputs from a seed nobody
+ * knew (the family's refresh hook) and poisoned outputs (prepare), so that
+ * a runner cannot work on an input before t0 (judge/README.md, "The
+ * judge"); where the calls run in another process, this process's work is
+ * finished before the request goes, since the runner's stream does not
+ * wait for ours. Then, in one request to where the calls run (the
+ * student's runner, or here): for each set, the flush (a fresh salt each)
+ * and the call. When they are done, the family's check hook samples every
+ * set's output on the GPU, and the clock stops when that check is done: a
+ * runner that answers before its work is finished has it timed, or fails
+ * the check. Afterwards each flush a runner ran has its sum verified.
+ * `empty`: the same steps, the fresh inputs included, with a no-op for each
+ * call, on the side the backend names for it (the echo runner for a
+ * runner's calls: the student's code is not in it): what the clock adds,
+ * for lab_time to subtract. */
 static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int first, int count, int is_student,
                           lab_batch_bad *bad_dev, int empty)
 {
@@ -122,16 +127,22 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
     const int side = !is_student ? LAB_HERE : !empty ? lab_backend_student_side() : lab_backend_empty_side();
     uint64_t salt[MAX_BATCH];
     const double began = lab_now_ms();
-    for (int k = 0; k < count; k++) {
-        if (!empty && g_refresh)
-            g_refresh(ctx, first + k, lab_fresh_seed());
-        if (!empty && prepare)
-            prepare(ctx, first + k);
+    for (int k = 0; k < count; k++)
         salt[k] = lab_fresh_seed();
-    }
     lab_l2_clear_sums();
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = lab_now_ms();
+    for (int k = 0; k < count; k++) {
+        if (g_refresh)
+            g_refresh(ctx, first + k, lab_fresh_seed());
+        if (prepare)
+            prepare(ctx, first + k);
+    }
+    /* a runner's calls go to another process's stream, which does not wait
+     * for this one: they must not start before the inputs exist */
+    if (side != LAB_HERE)
+        CUDA_CHECK(cudaDeviceSynchronize());
+    const double inputs = lab_now_ms();
     if (side == LAB_HERE)
         CUDA_CHECK(cudaEventRecord(e0));
     for (int k = 0; k < count; k++) {
@@ -165,7 +176,8 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
     g_events_ms = (side != LAB_HERE ? lab_backend_said_ms() : e) / count;
     if (side != LAB_HERE)
         lab_l2_verify(salt, count, side);
-    g_wall.inputs = t0 - began;
+    g_wall.before = t0 - began;
+    g_wall.inputs = inputs - t0;
     g_wall.window = t1 - t0;
     g_wall.after = lab_now_ms() - t1;
     return (t1 - t0) / count;
@@ -356,8 +368,9 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
     const int canaries = is_student && lab_backend_student_side() != LAB_HERE;
     double *canary = canaries ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
     /* LAB_JUDGE_TRACE: the samples' wall time, summed: the empty batch's
-     * outside its window and in it, the timed batch's fresh inputs, window
-     * and flush checks, and all of each sample (the canary, the verdict) */
+     * outside its window and in it, the timed batch's fresh inputs (in its
+     * window), window and outside it (the flushes' sums checked), and all
+     * of each sample (the canary, the verdict) */
     double wall[6] = {0, 0, 0, 0, 0, 0};
     int n = 0;
     while (!bad.wrong && !bad.imprecise && !lab_timing_done(ms, n, &p)) {
@@ -369,12 +382,12 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
         if (canary_first)
             canary[n] = lab_l2_canary_ms();
         added[n] = timed_batch(fn, prepare, ctx, first, count, is_student, scratch_dev, 1);
-        wall[0] += g_wall.inputs + g_wall.after;
+        wall[0] += g_wall.before + g_wall.after;
         wall[1] += g_wall.window;
         double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - added[n] - writeback;
         wall[2] += g_wall.inputs;
         wall[3] += g_wall.window;
-        wall[4] += g_wall.after;
+        wall[4] += g_wall.before + g_wall.after;
         if (canary && !canary_first)
             canary[n] = lab_l2_canary_ms();
         if (events)
@@ -397,9 +410,10 @@ void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
                 t->label, n, count, t->st.median, overhead, writeback, ev.median,
                 is_student ? "the runner's, as it said" : "here");
         fprintf(stderr, "judge trace: %s: wall ms a sample: empty batch %.2f (its window %.2f); timed batch: "
-                        "fresh inputs %.2f, window %.2f, flush sums checked %.2f; the rest (canary, checks) %.2f\n",
-                t->label, (wall[0] + wall[1]) / n, wall[1] / n, wall[2] / n, wall[3] / n, wall[4] / n,
-                (wall[5] - wall[0] - wall[1] - wall[2] - wall[3] - wall[4]) / n);
+                        "window %.2f (its fresh inputs %.2f), outside it (flush sums checked) %.2f; the rest "
+                        "(canary, checks) %.2f\n",
+                t->label, (wall[0] + wall[1]) / n, wall[1] / n, wall[3] / n, wall[2] / n, wall[4] / n,
+                (wall[5] - wall[0] - wall[1] - wall[3] - wall[4]) / n);
     }
     if (is_student) { /* finished with no process of the student alive (settle_canaries) */
         free(g_pending.samples);
