@@ -187,6 +187,12 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
         snprintf(err, errlen, "--baseline-ms and --baseline-at go together");
         return -1;
     }
+    const char *rse = getenv("LAB_JUDGE_RSE");
+    if (rse && *rse && (parse_double(rse, &a->judge_rse) || !(a->judge_rse > 0))) {
+        snprintf(err, errlen, "LAB_JUDGE_RSE '%s' is not a number > 0 (0.01: stop at 1%%)", rse);
+        return -1;
+    }
+    a->judge_trace = getenv("LAB_JUDGE_TRACE") != NULL;
     if (!a->have_seed) {
         /* a fresh seed each run, printed, so that any run can be repeated */
         struct timespec ts;

@@ -1,7 +1,7 @@
 /*
  * reduce_batch.cu: the reduction's inputs on the GPU (reduce_inputs.h), their
- * exact sums, its problems, and its hooks for the timed batches (gpu.h,
- * lab_batch_hooks; timing.cu says how a batch is timed).
+ * exact sums, its problems, and its hooks for the timed batches
+ * (measure.h, lab_timed; timing.cu says how a batch is timed).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -52,7 +52,7 @@ long long reduce_changed(const problem *p, int s);
  * batch queues them, the batch's check settles them. */
 void reduce_settle_sums(problem *p);
 
-/* The batch hooks (gpu.h, lab_batch_hooks): fresh timed data with
+/* The batch hooks (measure.h, lab_timed): fresh timed data with
  * its exact sums (queued); the checks of the sums, of cuBLAS SASUM's sums of |x|,
  * and of memcpy's copy; and what a wrong sum suggests. */
 void refresh_set(void *ctx, int s, uint64_t seed);

@@ -48,7 +48,7 @@ void lab_sets_poison(void *sets, int s);
 size_t lab_sets_output_bytes(void *sets);
 void lab_sets_problem_free(void *problem);
 
-/* What a batch's sampled check (gpu.h, lab_check_fn) reads of sets first ..
+/* What a batch's sampled check (measure.h, lab_check_fn) reads of sets first ..
  * first + count - 1, as the k-th: the output and the inputs' seeds (the
  * check makes the inputs again rather than read what a runner could have
  * rewritten). Passed to the check's kernel by value. */
