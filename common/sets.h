@@ -40,11 +40,10 @@ void lab_sets_free(lab_sets *S);
 
 /* The hooks (family.h), for a family whose problem begins with its
  * lab_sets: each batch, its clock running, set s gets inputs from seed and
- * its output poisoned; before each of the student's calls, its output
- * poisoned (a call that skips work leaves NaN); the bytes of one output;
- * the problem freed, its sets and itself (it came from malloc). */
+ * its output poisoned (a call that skips work leaves NaN: no prepare
+ * needed); the bytes of one output; the problem freed, its sets and itself
+ * (it came from malloc). */
 void lab_sets_refresh(void *sets, int s, uint64_t seed);
-void lab_sets_poison(void *sets, int s);
 size_t lab_sets_output_bytes(void *sets);
 void lab_sets_problem_free(void *problem);
 
