@@ -102,82 +102,67 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
-int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
-                   size_t errlen)
+/* The options that take a value: 1 when opt is one. */
+static int takes_value(const char *opt)
 {
-    memset(a, 0, sizeof *a);
-    a->record_fd = -1;
-    a->progress_fd = -1;
-    a->budget_ms = 1000.0;
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes_value = !strcmp(opt, "--n") || !strcmp(opt, "--sizes") ||
-                          !strcmp(opt, "--seed") || !strcmp(opt, "--json") ||
-                          !strcmp(opt, "--record-fd") || !strcmp(opt, "--progress-fd") ||
-                          !strcmp(opt, "--budget-ms") || !strcmp(opt, "--baseline-ms") ||
-                          !strcmp(opt, "--baseline-at");
-        if (takes_value && !val) {
-            snprintf(err, errlen, "%s needs a value", opt);
-            return -1;
-        }
-        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-            a->help = 1;
-        } else if (!strcmp(opt, "--check-only")) {
-            a->check_only = 1;
-        } else if (!strcmp(opt, "--quiet")) {
-            a->quiet = 1;
-        } else if (!strcmp(opt, "--profile")) {
-            a->profile = 1;
-        } else if (!strcmp(opt, "--n")) {
-            if (lab_parse_dims(val, allow_2d, &a->timing, err, errlen))
-                return -1;
-            a->have_timing = 1;
-        } else if (!strcmp(opt, "--sizes")) {
-            if (lab_parse_sizes(val, allow_2d, a->sizes, &a->nsizes, err, errlen))
-                return -1;
-            a->have_sizes = 1;
-        } else if (!strcmp(opt, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(val, &end, 0);
-            if (errno || end == val || *end || *val == '-') {
-                snprintf(err, errlen, "--seed '%s' is not a whole number >= 0", val);
-                return -1;
-            }
-            a->seed = s;
-            a->have_seed = 1;
-        } else if (!strcmp(opt, "--json")) {
-            a->json_path = val;
-        } else if (!strcmp(opt, "--record-fd") || !strcmp(opt, "--progress-fd")) {
-            long long fd;
-            if (parse_count(val, val + strlen(val), &fd) || fd < 3 || fd > 1024) {
-                snprintf(err, errlen, "%s '%s' must be a descriptor from 3 to 1024", opt, val);
-                return -1;
-            }
-            if (!strcmp(opt, "--record-fd"))
-                a->record_fd = (int)fd;
-            else
-                a->progress_fd = (int)fd;
-        } else if (!strcmp(opt, "--budget-ms")) {
-            if (parse_double(val, &a->budget_ms)) {
-                snprintf(err, errlen, "--budget-ms '%s' is not a number >= 0", val);
-                return -1;
-            }
-        } else if (!strcmp(opt, "--baseline-ms")) {
-            if (parse_double(val, &a->baseline_ms) || !(a->baseline_ms > 0)) {
-                snprintf(err, errlen, "--baseline-ms '%s' is not a number > 0", val);
-                return -1;
-            }
-        } else if (!strcmp(opt, "--baseline-at")) {
-            a->baseline_at = val;
-        } else {
-            snprintf(err, errlen, "unknown option '%s' (try --help)", opt);
-            return -1;
-        }
-        if (takes_value)
-            i++;
+    static const char *const with_value[] = {"--n", "--sizes", "--seed", "--json", "--record-fd",
+                                             "--progress-fd", "--budget-ms", "--baseline-ms", "--baseline-at"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (!strcmp(opt, with_value[i]))
+            return 1;
+    return 0;
+}
+
+/* One option that takes a value, val: 0, or -1 with why in err. */
+static int option_value(const char *opt, const char *val, int allow_2d, lab_args *a, char *err, size_t errlen)
+{
+    if (!strcmp(opt, "--n")) {
+        a->have_timing = 1;
+        return lab_parse_dims(val, allow_2d, &a->timing, err, errlen);
     }
+    if (!strcmp(opt, "--sizes")) {
+        a->have_sizes = 1;
+        return lab_parse_sizes(val, allow_2d, a->sizes, &a->nsizes, err, errlen);
+    }
+    if (!strcmp(opt, "--seed")) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(val, &end, 0);
+        if (errno || end == val || *end || *val == '-') {
+            snprintf(err, errlen, "--seed '%s' is not a whole number >= 0", val);
+            return -1;
+        }
+        a->seed = s;
+        a->have_seed = 1;
+    } else if (!strcmp(opt, "--json")) {
+        a->json_path = val;
+    } else if (!strcmp(opt, "--record-fd") || !strcmp(opt, "--progress-fd")) {
+        long long fd;
+        if (parse_count(val, val + strlen(val), &fd) || fd < 3 || fd > 1024) {
+            snprintf(err, errlen, "%s '%s' must be a descriptor from 3 to 1024", opt, val);
+            return -1;
+        }
+        *(!strcmp(opt, "--record-fd") ? &a->record_fd : &a->progress_fd) = (int)fd;
+    } else if (!strcmp(opt, "--budget-ms")) {
+        if (parse_double(val, &a->budget_ms)) {
+            snprintf(err, errlen, "--budget-ms '%s' is not a number >= 0", val);
+            return -1;
+        }
+    } else if (!strcmp(opt, "--baseline-ms")) {
+        if (parse_double(val, &a->baseline_ms) || !(a->baseline_ms > 0)) {
+            snprintf(err, errlen, "--baseline-ms '%s' is not a number > 0", val);
+            return -1;
+        }
+    } else {
+        a->baseline_at = val; /* --baseline-at */
+    }
+    return 0;
+}
+
+/* What the options say together, the environment's experiments, and the
+ * seed when none was given: 0, or -1 with why in err. */
+static int settle_args(lab_args *a, char *err, size_t errlen)
+{
     if (a->record_fd >= 0 && a->record_fd == a->progress_fd) {
         snprintf(err, errlen, "--record-fd and --progress-fd must be different descriptors (both %d)",
                  a->record_fd);
@@ -187,6 +172,12 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
         snprintf(err, errlen, "--baseline-ms and --baseline-at go together");
         return -1;
     }
+    const char *rse = getenv("LAB_JUDGE_RSE");
+    if (rse && *rse && (parse_double(rse, &a->judge_rse) || !(a->judge_rse > 0))) {
+        snprintf(err, errlen, "LAB_JUDGE_RSE '%s' is not a number > 0 (0.01: stop at 1%%)", rse);
+        return -1;
+    }
+    a->judge_trace = getenv("LAB_JUDGE_TRACE") != NULL;
     if (!a->have_seed) {
         /* a fresh seed each run, printed, so that any run can be repeated */
         struct timespec ts;
@@ -195,6 +186,38 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
         a->seed %= 1000000007ULL;
     }
     return 0;
+}
+
+int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
+                   size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->record_fd = -1;
+    a->progress_fd = -1;
+    a->budget_ms = 1000.0;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (takes_value(opt)) {
+            if (i + 1 >= argc) {
+                snprintf(err, errlen, "%s needs a value", opt);
+                return -1;
+            }
+            if (option_value(opt, argv[++i], allow_2d, a, err, errlen))
+                return -1;
+        } else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            a->help = 1;
+        } else if (!strcmp(opt, "--check-only")) {
+            a->check_only = 1;
+        } else if (!strcmp(opt, "--quiet")) {
+            a->quiet = 1;
+        } else if (!strcmp(opt, "--profile")) {
+            a->profile = 1;
+        } else {
+            snprintf(err, errlen, "unknown option '%s' (try --help)", opt);
+            return -1;
+        }
+    }
+    return settle_args(a, err, errlen);
 }
 
 void lab_print_usage(FILE *out, const char *prog, const char *family_help)

@@ -46,8 +46,10 @@ typedef struct {
     const char *name;        /* the record's name: "student", "cublas", ...   */
     const char *label;       /* the table's                                   */
     lab_call_fn call;
-    /* before each call: the student's poisons its output, so that a kernel
-     * that skips work on a later call (caching its result) leaves NaN */
+    /* for each set of a batch, after its refresh (timing.cu): the
+     * student's poisons what the refresh does not (the reduction's
+     * scratch), so that a kernel that counts on what an earlier batch left
+     * is caught; NULL where the refresh poisons all a call writes */
     lab_prepare_fn prepare;
     lab_check_fn check;      /* samples a timed batch's outputs (gpu.h)       */
     const char *wrong_hint;  /* what a wrong timed output suggests, or NULL   */
@@ -101,7 +103,8 @@ typedef struct {
     /* the line before the timing; NULL: "timing at <size> (<nsets> input
      * sets, L2 flushed before each call)..." */
     void (*timing_intro)(void *ctx, int nsets);
-    /* before each batch: set s gets fresh inputs from seed, outputs poisoned */
+    /* each batch, its clock running: set s gets fresh inputs from seed,
+     * outputs poisoned (timing.cu) */
     lab_refresh_fn refresh;
     /* the bytes of the whole output of one call */
     size_t (*output_bytes)(void *ctx);

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "lab.h"
+#include "measure.h"
 
 /* Check a CUDA runtime call made by the harness; on failure print the call's
  * own text, file and line, and end the process with a status that says why. */
@@ -91,57 +92,16 @@ void lab_student_error(cudaError_t err, const char *what);
 
 /* --------------------------------------------------------------- timing */
 
-/* One call of the kernel under test, on input set `set`. */
-typedef void (*lab_call_fn)(void *ctx, int set);
-/* Run before each timed call, outside the timed region (e.g. poison the
- * output of that set so a call that skips work is caught). May be NULL. */
-typedef void (*lab_prepare_fn)(void *ctx, int set);
-
-typedef struct {
-    const char *name;  /* "student", "cublas", "baseline", "copy", ...   */
-    const char *label; /* what a person reads in the table               */
-    lab_stats st;      /* milliseconds                                    */
-    double rate;       /* work / median time, in the family's unit        */
-    int last_set;      /* the input set of the last timed call            */
-} lab_timing;
-
-/* Time fn (timing.cu): warm-up calls, then batches of calls rotating over
- * nsets input sets, each call preceded by prepare and an L2 flush, until
- * the policy is satisfied. is_student: the student's calls, which run
- * where the backend says (backend.h), with errors said to the student. */
-void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
-              int nsets, const lab_timing_policy *policy, int is_student);
-
-/* Calls are timed in batches (timing.cu; judge/README.md, "The judge"):
- * before a batch, refresh gives each input set fresh data from a seed nobody
- * knew (and poisons its outputs); after it, check launches ONE kernel that
- * checks the outputs of sets first .. first + count - 1 (samples picked
- * then) and counts in *bad (device memory) what it finds wrong. One small
- * launch, of the same cost for every kernel timed, so that the check weighs
- * the same on all of them. The harness names the hooks before each
- * lab_time whose output they fit, with one sentence that says what a wrong
- * element suggests (NULL: state kept from an earlier call, or a call that
- * returns early). */
-typedef struct {
-    unsigned long long wrong;     /* elements outside their bound, NaN included */
-    unsigned long long imprecise; /* sets whose samples, taken together, have
-                                     more rounding error than the checks allow */
-    unsigned long long worst;     /* the largest error of those over its limit,
-                                     as the bits of a double (atomicMax orders
-                                     non-negative doubles by their bits) */
-} lab_batch_bad;
-typedef void (*lab_refresh_fn)(void *ctx, int set, uint64_t seed);
-typedef void (*lab_check_fn)(void *ctx, int first, int count, lab_batch_bad *bad);
-void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check, const char *wrong_hint);
-/* The bytes each call of the next lab_time writes (its output). The timing
- * takes out of a call's time what writing that much back from L2 costs the
- * flush after it, which events never see (flush.cu; LAB_JUDGE_WRITEBACK=0
- * leaves it in). */
-void lab_time_writes(size_t bytes);
-/* Empty, or why the student's times just measured cannot be trusted (this
- * process's own GPU work ran slower while the student's code sat idle
- * between its calls; timing.cu). lab_record_timing_begin records it. */
-const char *lab_timing_disturbed(void);
+/* Time one kernel (timing.cu): warm-up calls, then batches of calls
+ * rotating over nsets input sets, each call preceded by prepare and an L2
+ * flush, until the policy is satisfied. The measurement m holds its state
+ * (measure.h): a baseline's statistics are in t when it returns; the
+ * student's wait in m until lab_measure_settle. */
+void lab_time(lab_measure *m, lab_timing *t, const lab_timed *k, void *ctx, int nsets,
+              const lab_timing_policy *policy);
+/* What settling needs of the GPU: the runner stopped, canaries and the
+ * write-back measured here (lab_measure_begin's third argument). */
+extern const lab_measure_gpu lab_measure_on_gpu;
 
 /* Milliseconds on a monotonic clock. */
 double lab_now_ms(void);
@@ -182,9 +142,9 @@ void lab_record_timing(lab_record *r, const lab_timing *t);
 void lab_record_check_begin(lab_record *r, const char *size, int ok, const lab_compare *c);
 /* Open the record's "timing" object with the fields every family shares;
  * the family adds its ratios, then lab_record_timing_end adds the kernels
- * and closes it. */
+ * and closes it. disturbed: lab_measure_disturbed's, recorded unless "". */
 void lab_record_timing_begin(lab_record *r, const char *size, const char *metric, double work,
-                             double floor_ms, int plausible);
+                             double floor_ms, int plausible, const char *disturbed);
 void lab_record_timing_end(lab_record *r, const lab_timing *rows, int nrows);
 /* Close the record with the final status and write it out. */
 void lab_record_end(lab_record *r, int status, const char *message);

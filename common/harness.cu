@@ -145,12 +145,12 @@ static int reuse_baseline(const lab_args *a, const char *label, lab_timing *t)
     return 1;
 }
 
-static void time_kernel(const lab_kernel *k, lab_timing *t, void *ctx, int nsets, const lab_timing_policy *policy,
-                        int is_student)
+static void time_kernel(lab_measure *m, const lab_kernel *k, lab_timing *t, void *ctx, int nsets,
+                        const lab_timing_policy *policy, int is_student)
 {
-    lab_time_writes(k->writes_one ? sizeof(float) : F->output_bytes(ctx));
-    lab_batch_hooks(F->refresh, k->check, k->wrong_hint);
-    lab_time(t, k->call, k->prepare, ctx, nsets, policy, is_student);
+    lab_timed timed = {k->call, k->prepare, F->refresh, k->check, k->wrong_hint,
+                       k->writes_one ? sizeof(float) : F->output_bytes(ctx), is_student};
+    lab_time(m, t, &timed, ctx, nsets, policy);
 }
 
 enum { MAX_KERNELS = 8 };
@@ -166,6 +166,8 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
     if (a->profile)
         return lab_profile_call(rec, K[0].call, K[0].prepare, ctx);
     lab_timing_policy policy = lab_default_policy(a);
+    lab_measure m;
+    lab_measure_begin(&m, a, &lab_measure_on_gpu);
     lab_timing rows[MAX_KERNELS];
     memset(rows, 0, sizeof rows);
     for (int i = 0; i < F->nkernels; i++) {
@@ -179,8 +181,8 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
     else
         printf("\ntiming at %s (%d input sets, L2 flushed before each call)...\n", label, nsets);
     /* the student first: where the backend runs it, the runner that ran
-     * the checks (timing.cu) */
-    time_kernel(&K[0], &rows[0], ctx, nsets, &policy, 1);
+     * the checks (timing.cu); its samples wait in m for the settle */
+    time_kernel(&m, &K[0], &rows[0], ctx, nsets, &policy, 1);
 
     /* the last timed call's output must be right too */
     lab_json_array(&rec->j, "timed_output_check");
@@ -198,11 +200,17 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
         if (K[i].reusable && reuse_baseline(a, label, &rows[i]))
             reused = 1;
         else
-            time_kernel(&K[i], &rows[i], ctx, nsets, &policy, 0);
+            time_kernel(&m, &K[i], &rows[i], ctx, nsets, &policy, 0);
         verified[i] = K[i].verify ? K[i].verify(ctx, rows[i].last_set, K[i].label) : 1;
     }
+    /* the student's samples settled (its runner stopped, its canaries
+     * judged, the write-back taken off), whichever kernel came last; then
+     * the rates */
+    lab_measure_settle(&m);
+    double scale[MAX_KERNELS];
     for (int i = 0; i < F->nkernels; i++)
-        rows[i].rate = work * (K[i].work_scale > 0 ? K[i].work_scale : 1.0) / (rows[i].st.median * 1e-3) / 1e9;
+        scale[i] = K[i].work_scale;
+    lab_measure_rates(&m, rows, F->nkernels, work, scale);
 
     /* a time below what the hardware allows cannot be real */
     double floor_ms = F->floor_ms(ctx, g);
@@ -210,7 +218,7 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
     lab_print_timings(rows, F->nkernels, F->unit, &rows[F->reference], &rows[F->baseline]);
     if (reused)
         printf("  (the naive kernel's time was measured by an earlier stage of this grade)\n");
-    lab_record_timing_begin(rec, label, F->unit, work, floor_ms, plausible);
+    lab_record_timing_begin(rec, label, F->unit, work, floor_ms, plausible, lab_measure_disturbed(&m));
     F->conclude(ctx, rows, g, floor_ms, plausible, &rec->j);
     for (int i = 1; i < F->nkernels; i++) {
         char key[64];

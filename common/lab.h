@@ -75,6 +75,12 @@ typedef struct {
     int quiet;                   /* --quiet: only the summary lines             */
     int profile;                 /* --profile: checks, then one call to profile */
     int help;                    /* --help                                      */
+    /* experiments, from the environment (not options: the grader passes
+     * its environment on): LAB_JUDGE_RSE=X stops sampling at a relative
+     * standard error of X (0: the policy's 1%); LAB_JUDGE_TRACE prints
+     * where the timing's time goes */
+    double judge_rse;
+    int judge_trace;
 } lab_args;
 
 /* Parse "N" or "RxC" into dims; 1D families accept only "N". Returns 0 on

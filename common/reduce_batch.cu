@@ -1,7 +1,7 @@
 /*
  * reduce_batch.cu: the reduction's inputs on the GPU (reduce_inputs.h), their
- * exact sums, its problems, and its hooks for the timed batches (gpu.h,
- * lab_batch_hooks; timing.cu says how a batch is timed).
+ * exact sums, its problems, and its hooks for the timed batches
+ * (measure.h, lab_timed; timing.cu says how a batch is timed).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,12 +60,17 @@ long long reduce_changed(const problem *p, int s)
 /* The exact sum and the sum of |x| of the lab's inputs, on the GPU: every
  * value is a multiple of 2^-24 (reduce_inputs.h), so x * 2^24 is an
  * integer, below 2^23 but for the spikes' 2^42, and 64-bit integer sums of
- * up to 2^28 of them are exact. */
-__global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
+ * up to 2^28 of them are exact. With make, x is first written with the
+ * timed input from seed (timed_inputs' values): a batch's refresh makes
+ * and sums its inputs in one pass over memory, not two. */
+__global__ void exact_sums(float *x, size_t n, uint64_t seed, int make, unsigned long long *sums)
 {
     long long mine = 0, mine_abs = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        long long v = (long long)(x[i] * 16777216.0f);
+        float f = make ? reduce_timed_input(seed, i, n) : x[i];
+        if (make)
+            x[i] = f;
+        long long v = (long long)(f * 16777216.0f);
         mine += v;
         mine_abs += v < 0 ? -v : v;
     }
@@ -81,18 +86,30 @@ __global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
     }
 }
 
-void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs)
+/* Set s's exact sums, queued (make: its timed input made too, from
+ * p->seed[s]): computed on the GPU into its two words of p->sums, read by
+ * reduce_settle_sums. A batch's refresh queues its sets' back to back with
+ * no wait for the host between them (timing.cu: the GPU stays busy with
+ * the judge's own work while the clock runs). */
+static void queue_exact_sums(problem *p, int s, int make)
 {
-    static unsigned long long *sums;
-    if (!sums)
-        CUDA_CHECK(cudaMalloc(&sums, 2 * sizeof *sums));
-    CUDA_CHECK(cudaMemset(sums, 0, 2 * sizeof *sums));
-    exact_sums<<<1024, 256>>>(in->data, (size_t)n, sums);
+    CUDA_CHECK(cudaMemsetAsync(p->sums + 2 * s, 0, 2 * sizeof *p->sums));
+    exact_sums<<<1024, 256>>>(p->in[s].data, (size_t)p->n, p->seed[s], make, p->sums + 2 * s);
     CUDA_CHECK(cudaGetLastError());
-    unsigned long long h[2];
-    CUDA_CHECK(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
-    *exact = (double)(long long)h[0] / 16777216.0;
-    *sum_abs = (double)(long long)h[1] / 16777216.0;
+    p->sums_pending = 1;
+}
+
+void reduce_settle_sums(problem *p)
+{
+    if (!p->sums_pending)
+        return;
+    unsigned long long h[2 * NSETS];
+    CUDA_CHECK(cudaMemcpy(h, p->sums, 2 * (size_t)p->nsets * sizeof *h, cudaMemcpyDeviceToHost));
+    for (int s = 0; s < p->nsets; s++) {
+        p->exact[s] = (double)(long long)h[2 * s] / 16777216.0;
+        p->sum_abs[s] = (double)(long long)h[2 * s + 1] / 16777216.0;
+    }
+    p->sums_pending = 0;
 }
 
 /* Problems (reduce_problem.h): the seeds of the signed and the
@@ -103,13 +120,15 @@ problem *reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t se
     p->n = n;
     p->data = data;
     p->nsets = nsets;
+    CUDA_CHECK(cudaMalloc(&p->sums, 2 * (size_t)nsets * sizeof *p->sums));
     for (int s = 0; s < nsets; s++) {
         p->seed[s] = lab_mix64(seed ^ (uint64_t)n * 1000 ^ (uint64_t)(2 * s + 1 + 64 * (data != REDUCE_SIGNED)));
         lab_buffer_new(&p->in[s], (size_t)n);
         lab_buffer_new(&p->out[s], 1);
         reduce_fill(p, s);
-        exact_sum_gpu(&p->in[s], n, &p->exact[s], &p->sum_abs[s]);
+        queue_exact_sums(p, s, 0);
     }
+    reduce_settle_sums(p);
     lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
     return p;
 }
@@ -121,19 +140,21 @@ void reduce_problem_free(problem *p)
         lab_buffer_free(&p->out[s]);
     }
     lab_buffer_free(&p->scratch);
+    CUDA_CHECK(cudaFree(p->sums));
     free(p);
 }
 
 /* A batch's inputs are made from a seed nobody knew before it (timing.cu):
- * new timed data for set s (its spikes somewhere else), its exact sums, out
- * poisoned. */
+ * new timed data for set s (its spikes somewhere else), made with its exact
+ * sums (queued: the batch's check settles them), out poisoned. */
 void refresh_set(void *ctx, int s, uint64_t seed)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     p->seed[s] = lab_mix64(seed);
-    reduce_fill(p, s);
+    if (p->data != REDUCE_TIMED)
+        reduce_fill(p, s);
     lab_buffer_poison(&p->out[s]);
-    exact_sum_gpu(&p->in[s], p->n, &p->exact[s], &p->sum_abs[s]);
+    queue_exact_sums(p, s, p->data == REDUCE_TIMED);
 }
 
 typedef struct {
@@ -169,6 +190,7 @@ static void check(void *ctx, int first, int count, lab_batch_bad *bad, enum chec
 {
     timing_ctx *t = (timing_ctx *)ctx;
     problem *p = t->p;
+    reduce_settle_sums(p); /* after the calls: what the refresh queued */
     set_sums ss;
     memset(&ss, 0, sizeof ss);
     for (int k = 0; k < count; k++) {

@@ -209,17 +209,32 @@ static void conclude(void *ctx, const lab_timing *rows, const lab_gpu *g, double
 }
 
 static const lab_kernel KERNELS[NROWS] = {
-    {"student", "your kernel", call_student, poison_output, check_summed, REDUCE_WRONG_HINT, 1, 1},
-    {"memcpy", "cudaMemcpy D2D (read + write)", call_memcpy, NULL, check_copied, NULL, 2},
-    {"cublas", "cuBLAS SASUM", call_cublas, NULL, check_abs_summed, NULL, 1, 1, 0, sasum_ok},
-    {"baseline", "interleaved, divergent (step 1)", call_baseline, NULL, check_summed, NULL, 1, 1, 0, sum_ok},
+    {.name = "student", .label = "your kernel", .call = call_student, .prepare = poison_output,
+     .check = check_summed, .wrong_hint = REDUCE_WRONG_HINT, .work_scale = 1, .writes_one = 1},
+    {.name = "memcpy", .label = "cudaMemcpy D2D (read + write)", .call = call_memcpy, .check = check_copied,
+     .work_scale = 2},
+    {.name = "cublas", .label = "cuBLAS SASUM", .call = call_cublas, .check = check_abs_summed, .work_scale = 1,
+     .writes_one = 1, .verify = sasum_ok},
+    {.name = "baseline", .label = "interleaved, divergent (step 1)", .call = call_baseline, .check = check_summed,
+     .work_scale = 1, .writes_one = 1, .verify = sum_ok},
 };
 
+/* (designated, in the order family.h declares them, as C++ wants) */
 extern const lab_family lab_family_this = {
-    "reduce", FAMILY_HELP, 0, DEFAULT_SIZES, 0,
-    "checking the sum against the exact sum, on signed data in [-0.5, 0.5) and on\n"
-    "non-negative data in [0, 0.5]; allowed error gamma(D) * sum|x| (common/reduce_check.h):",
-    {1 << 26, 1}, {0, 0}, NULL, MAX_N, "2^28 = ", check_size, NULL,
-    NSETS, set_bytes, timing_new, timing_free, work, timing_intro, refresh_set, output_bytes, check_set, NULL, NULL,
-    KERNELS, NROWS, MEMCPY, BASELINE, "GB/s", floor_ms, conclude,
+    .name = "reduce",
+    .help = FAMILY_HELP,
+    .sizes = DEFAULT_SIZES,
+    .intro = "checking the sum against the exact sum, on signed data in [-0.5, 0.5) and on\n"
+             "non-negative data in [0, 0.5]; allowed error gamma(D) * sum|x| (common/reduce_check.h):",
+    .timed_size = {1 << 26, 1},
+    .max_n = MAX_N,
+    .max_note = "2^28 = ",
+    .check = check_size,
+    /* the timed problem: NSETS inputs with their exact sums (reduce_batch.cu) */
+    .sets = NSETS, .set_bytes = set_bytes, .problem_new = timing_new, .problem_free = timing_free,
+    .work = work, .timing_intro = timing_intro, .refresh = refresh_set, .output_bytes = output_bytes,
+    .check_set = check_set,
+    /* the table: ratios to memcpy's bandwidth and to the interleaved reduction */
+    .kernels = KERNELS, .nkernels = NROWS, .reference = MEMCPY, .baseline = BASELINE, .unit = "GB/s",
+    .floor_ms = floor_ms, .conclude = conclude,
 };

@@ -26,6 +26,8 @@ typedef struct {
     lab_buffer in[NSETS], out[NSETS], scratch;
     uint64_t seed[NSETS];
     double exact[NSETS], sum_abs[NSETS];
+    unsigned long long *sums; /* on the GPU: each set's two exact sums, x 2^24 */
+    int sums_pending;         /* sums queued that exact, sum_abs do not hold yet */
 } problem;
 
 /* What the timed calls get. */
@@ -43,13 +45,15 @@ void reduce_problem_free(problem *p);
  * differ from that now. */
 void reduce_fill(problem *p, int s);
 long long reduce_changed(const problem *p, int s);
-/* The exact sum and sum of |x| of in (lab_uniform data, spikes or not:
- * multiples of 2^-24), on the GPU (a batch's many input sets would take
- * seconds on the host). */
-void exact_sum_gpu(const lab_buffer *in, int n, double *exact, double *sum_abs);
+/* The exact sums and sums of |x| of the sets (lab_uniform data, spikes or
+ * not: multiples of 2^-24) are computed on the GPU (a batch's many input
+ * sets would take seconds on the host) as each set is made, and copied
+ * into exact and sum_abs, all sets at once, by this: the refresh of a
+ * batch queues them, the batch's check settles them. */
+void reduce_settle_sums(problem *p);
 
-/* The batch hooks (gpu.h, lab_batch_hooks): fresh timed data with
- * its exact sums; the checks of the sums, of cuBLAS SASUM's sums of |x|,
+/* The batch hooks (measure.h, lab_timed): fresh timed data with
+ * its exact sums (queued); the checks of the sums, of cuBLAS SASUM's sums of |x|,
  * and of memcpy's copy; and what a wrong sum suggests. */
 void refresh_set(void *ctx, int s, uint64_t seed);
 void check_summed(void *ctx, int first, int count, lab_batch_bad *bad);

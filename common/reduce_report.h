@@ -42,6 +42,6 @@ int reduce_report_end(reduce_report *r, const char *label, const lab_args *a, la
 /* A reference kernel's last output in p->out[s] (a sum, or with abs a sum
  * of |x|) within the bound; otherwise a warning, naming what (a failure
  * here is the harness's), and 0. */
-int reduce_reference_ok(const problem *p, int s, const char *what, int abs);
+int reduce_reference_ok(problem *p, int s, const char *what, int abs);
 
 #endif /* LAB_REDUCE_REPORT_H */

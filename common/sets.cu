@@ -44,11 +44,6 @@ void lab_sets_refresh(void *sets, int s, uint64_t seed)
     lab_buffer_poison(&S->out[s]);
 }
 
-void lab_sets_poison(void *sets, int s)
-{
-    lab_buffer_poison(&((lab_sets *)sets)->out[s]);
-}
-
 size_t lab_sets_output_bytes(void *sets)
 {
     return ((lab_sets *)sets)->out[0].count * sizeof(float);

@@ -39,16 +39,15 @@ void lab_sets_new(lab_sets *S, const lab_set_layout *layout, lab_dims size, int 
 void lab_sets_free(lab_sets *S);
 
 /* The hooks (family.h), for a family whose problem begins with its
- * lab_sets: before each batch, set s gets inputs from seed and its output
- * poisoned; before each of the student's calls, its output poisoned (a
- * call that skips work leaves NaN); the bytes of one output; the problem
- * freed, its sets and itself (it came from malloc). */
+ * lab_sets: each batch, its clock running, set s gets inputs from seed and
+ * its output poisoned (a call that skips work leaves NaN: no prepare
+ * needed); the bytes of one output; the problem freed, its sets and itself
+ * (it came from malloc). */
 void lab_sets_refresh(void *sets, int s, uint64_t seed);
-void lab_sets_poison(void *sets, int s);
 size_t lab_sets_output_bytes(void *sets);
 void lab_sets_problem_free(void *problem);
 
-/* What a batch's sampled check (gpu.h, lab_check_fn) reads of sets first ..
+/* What a batch's sampled check (measure.h, lab_check_fn) reads of sets first ..
  * first + count - 1, as the k-th: the output and the inputs' seeds (the
  * check makes the inputs again rather than read what a runner could have
  * rewritten). Passed to the check's kernel by value. */

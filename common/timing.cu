@@ -16,6 +16,14 @@
  * processes' contexts, cost tenths of a millisecond with a spread of tens
  * of microseconds, too much to time a 0.1 to 0.3 ms call alone.
  * judge/README.md, "The judge", says why.
+ *
+ * The state of a measurement is one lab_measure, passed explicitly
+ * (measure.h); what needs no GPU (the student's samples held, then
+ * settled, and the rates) is measure.c's. lab_time, at the end of this
+ * file, reads top to bottom as its phases: start, warm-up, the batches
+ * (each an empty one, through the echo runner for a runner's calls, then
+ * the timed one), the check of what they found, the student's samples held
+ * for the settle, the summary.
  */
 #include "backend.h"
 #include "flush.h"
@@ -32,7 +40,12 @@ lab_timing_policy lab_default_policy(const lab_args *a)
     lab_timing_policy p;
     p.min_reps = 10;
     p.max_reps = 200;
-    p.target_rse = 0.01;
+    /* LAB_JUDGE_RSE (an experiment, args.c): stop at that relative standard
+     * error instead of 1%. A sample is the difference of two batches,
+     * noisier than one event-timed call: on an H100 the judged ratios of 04
+     * and 07 spread 2.2 to 2.4% over five grades against 1.0% by events
+     * (MEASUREMENTS.md). */
+    p.target_rse = a->judge_rse > 0 ? a->judge_rse : 0.01;
     p.budget_ms = a->budget_ms;
     return p;
 }
@@ -63,16 +76,8 @@ uint64_t lab_fresh_seed(void)
     return seed;
 }
 
-static lab_refresh_fn g_refresh;
-static lab_check_fn g_check;
-static const char *g_wrong_hint;
-
-void lab_batch_hooks(lab_refresh_fn refresh, lab_check_fn check, const char *wrong_hint)
-{
-    g_refresh = refresh;
-    g_check = check;
-    g_wrong_hint = wrong_hint;
-}
+/* What settling needs of the GPU (measure.h): the real thing. */
+const lab_measure_gpu lab_measure_on_gpu = {lab_backend_stop_student, lab_l2_canary_ms, lab_l2_writeback_ms};
 
 __global__ void lab_noop_kernel_here(void) {}
 
@@ -88,56 +93,64 @@ enum { MAX_BATCH = LAB_MAX_BATCH, MAX_CALLS = 2400 };
  * the family has; longer ones in batches of BATCH_MS / their time. */
 static const double LONG_CALL_MS = 5.0, BATCH_MS = 20.0;
 
-/* LAB_JUDGE_TRACE: the last batch's event time, a call's share (flushes
- * included): here, or as the student's runner said. */
-static double g_events_ms;
-/* and where the last batch's wall time went: its fresh inputs and poisoned
- * outputs, its clock's window, and after it (the flushes' sums checked) */
-static struct {
-    double inputs, window, after;
-} g_wall;
+/* What one batch gave: a call's share of its clock's window; for
+ * LAB_JUDGE_TRACE, a call's share of its event time (flushes included:
+ * here, or as the student's runner said), and where its wall time went:
+ * before the window, the window, of it the fresh inputs and poisoned
+ * outputs, and after it (the flushes' sums checked). */
+typedef struct {
+    double ms, events_ms;
+    double before, window, inputs, after;
+} batch;
 
 /* One timed batch of `count` calls on the input sets first, first + 1, ...,
  * each with a clean L2 before it, on this process's clock; the time of a
- * call: the batch's over count. Before the clock starts, each set gets
- * fresh inputs from a seed nobody knew (the family's refresh hook) and
- * poisoned outputs (prepare), and each flush a fresh salt. Then, in one
- * request to where the calls run (the student's runner, or here): for each
- * set, the flush and the call. When they are done, the family's check hook
- * samples every set's output on the GPU, and the clock stops when that
+ * call: the batch's over count. Nothing of the batch exists before the
+ * clock starts: inside it, each set gets fresh inputs from a seed nobody
+ * knew (the kernel's refresh hook) and poisoned outputs (prepare), so that
+ * a runner cannot work on an input before t0 (judge/README.md, "The
+ * judge"); where the calls run in another process, this process's work is
+ * finished before the request goes, since the runner's stream does not
+ * wait for ours. Then, in one request to where the calls run (the
+ * student's runner, or here): for each set, the flush (a fresh salt each)
+ * and the call. When they are done, the check hook samples every set's
+ * output on the GPU, counting into *bad, and the clock stops when that
  * check is done: a runner that answers before its work is finished has it
- * timed, or fails the check. Afterwards each flush a runner ran has its
- * sum verified. `empty`: the same steps with a no-op for each call, on the
- * side the backend names for it (the echo runner for a runner's calls: the
- * student's code is not in it): what the clock adds, for lab_time to
- * subtract. */
-static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int first, int count, int is_student,
-                          lab_batch_bad *bad_dev, int empty)
+ * timed, or fails the check. Afterwards each flush a runner ran has its sum
+ * verified. `empty`: the same steps, the fresh inputs included, with a
+ * no-op for each call, on the side the backend names for it (the echo
+ * runner for a runner's calls: the student's code is not in it): what the
+ * clock adds, for lab_time to subtract. */
+static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_batch_bad *bad, int empty)
 {
-    static cudaEvent_t e0, e1;
-    if (!e0) {
-        CUDA_CHECK(cudaEventCreate(&e0));
-        CUDA_CHECK(cudaEventCreate(&e1));
-    }
-    const int side = !is_student ? LAB_HERE : !empty ? lab_backend_student_side() : lab_backend_empty_side();
+    const lab_timed *k = m->kernel;
+    cudaEvent_t e0 = m->dev.e0, e1 = m->dev.e1;
+    const int side = !k->is_student ? LAB_HERE : !empty ? lab_backend_student_side() : lab_backend_empty_side();
     uint64_t salt[MAX_BATCH];
+    batch b;
     const double began = lab_now_ms();
-    for (int k = 0; k < count; k++) {
-        if (!empty && g_refresh)
-            g_refresh(ctx, first + k, lab_fresh_seed());
-        if (!empty && prepare)
-            prepare(ctx, first + k);
-        salt[k] = lab_fresh_seed();
-    }
+    for (int i = 0; i < count; i++)
+        salt[i] = lab_fresh_seed();
     lab_l2_clear_sums();
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = lab_now_ms();
+    for (int i = 0; i < count; i++) {
+        if (k->refresh)
+            k->refresh(ctx, first + i, lab_fresh_seed());
+        if (k->prepare)
+            k->prepare(ctx, first + i);
+    }
+    /* a runner's calls go to another process's stream, which does not wait
+     * for this one: they must not start before the inputs exist */
+    if (side != LAB_HERE)
+        CUDA_CHECK(cudaDeviceSynchronize());
+    const double inputs = lab_now_ms();
     if (side == LAB_HERE)
         CUDA_CHECK(cudaEventRecord(e0));
-    for (int k = 0; k < count; k++) {
-        lab_l2_flush(side, k, salt[k]);
+    for (int i = 0; i < count; i++) {
+        lab_l2_flush(side, i, salt[i]);
         if (!empty)
-            fn(ctx, first + k); /* the student's: run here, or queued for its runner */
+            k->call(ctx, first + i); /* the student's: run here, or queued for its runner */
         else if (side != LAB_HERE)
             lab_backend_queue_noop(side);
         else
@@ -149,126 +162,45 @@ static double timed_batch(lab_call_fn fn, lab_prepare_fn prepare, void *ctx, int
         CUDA_CHECK(cudaEventRecord(e1));
         /* the student's calls here: a failure of theirs is said as theirs,
          * and the empty batch waits as long */
-        if (is_student && !empty)
+        if (k->is_student && !empty)
             lab_student_sync("a timed call");
-        else if (is_student)
+        else if (k->is_student)
             CUDA_CHECK(cudaDeviceSynchronize());
     }
-    if (g_check)
-        g_check(ctx, first, count, bad_dev);
+    if (k->check)
+        k->check(ctx, first, count, bad);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     double t1 = lab_now_ms();
     float e = -1;
     if (side == LAB_HERE)
         CUDA_CHECK(cudaEventElapsedTime(&e, e0, e1));
-    g_events_ms = (side != LAB_HERE ? lab_backend_said_ms() : e) / count;
+    b.events_ms = (side != LAB_HERE ? lab_backend_said_ms() : e) / count;
     if (side != LAB_HERE)
         lab_l2_verify(salt, count, side);
-    g_wall.inputs = t0 - began;
-    g_wall.window = t1 - t0;
-    g_wall.after = lab_now_ms() - t1;
-    return (t1 - t0) / count;
-}
-
-/* The bytes each call of the student's or a baseline's batch writes: what
- * the flush after it pays to write back (lab_l2_writeback_ms). */
-static size_t g_writes;
-
-void lab_time_writes(size_t bytes) { g_writes = bytes; }
-
-/* After the student's timing: the canaries against their reference. On an
- * H100 (MEASUREMENTS.md) honest runs put the canaries' median 5 to 10%
- * above the reference and at most 2% of them over 1.5 times it; a median
- * over 1.25 times, or more than a quarter over 1.5 times, flags the
- * student's times (lab_timing_disturbed: the record says so, and the
- * grader scores no speed points). */
-static char g_disturbed[256];
-
-static void canary_verdict(const char *label, double reference, const double *canary, int n, int trace)
-{
-    if (n <= 0 || reference <= 0)
-        return;
-    int slow = 0;
-    for (int i = 0; i < n; i++)
-        slow += canary[i] > 1.5 * reference;
-    lab_stats cs;
-    lab_stats_compute(canary, n, &cs);
-    if (trace)
-        fprintf(stderr, "judge trace: %s: canary flushes %.4f ms with no process of yours, %.4f ms between your "
-                        "batches (median), %d of %d over 1.5 times\n",
-                label, reference, cs.median, slow, n);
-    if (cs.median > 1.25 * reference || slow * 4 > n) {
-        snprintf(g_disturbed, sizeof g_disturbed,
-                 "the judge's own GPU work ran slower while your code was idle between its calls (%.4f "
-                 "against %.4f ms; %d of %d checks over 1.5 times): does it run GPU work outside its calls?",
-                 cs.median, reference, slow, n);
-        fprintf(stderr, "warning: %s: %s\n", label, g_disturbed);
-    }
-}
-
-/* The student's canaries wait for their reference, which is measured with
- * no process of the student alive: when the student's runner is stopped
- * for the next baseline, or at the latest when the record asks for the
- * verdict. So the student can be timed right after its checks, in the
- * runner that ran them, without starting it again. */
-/* The write-back of the student's outputs (writeback_ms) is measured by
- * events in this process, so it too waits until no process of the student
- * is alive, and is taken off the student's samples then. */
-static struct {
-    lab_timing *t;          /* the student's row, its samples without the write-back */
-    double *samples, *canary;
-    int n, count, trace;
-    size_t writes;          /* the bytes each call wrote (lab_time_writes) */
-} g_pending;
-
-static void settle_canaries(void)
-{
-    if (!g_pending.t)
-        return;
-    lab_backend_stop_student();
-    if (g_pending.canary) {
-        double c[5];
-        for (int i = 0; i < 5; i++)
-            c[i] = lab_l2_canary_ms();
-        lab_stats cs;
-        lab_stats_compute(c, 5, &cs);
-        canary_verdict(g_pending.t->label, cs.median, g_pending.canary, g_pending.n, g_pending.trace);
-    }
-    /* every call of a batch but the last had a flush after it */
-    const double wb = lab_l2_writeback_ms(g_pending.writes) * (g_pending.count - 1) / g_pending.count;
-    for (int i = 0; i < g_pending.n; i++)
-        g_pending.samples[i] = g_pending.samples[i] > wb ? g_pending.samples[i] - wb : 0;
-    if (g_pending.n > 0)
-        lab_stats_compute(g_pending.samples, g_pending.n, &g_pending.t->st);
-    if (g_pending.trace && wb > 0)
-        fprintf(stderr, "judge trace: %s: writing back %.4f ms a call taken off afterwards: %.4f ms a call\n",
-                g_pending.t->label, wb, g_pending.t->st.median);
-    free(g_pending.samples);
-    free(g_pending.canary);
-    memset(&g_pending, 0, sizeof g_pending);
-}
-
-const char *lab_timing_disturbed(void)
-{
-    settle_canaries();
-    return g_disturbed;
+    b.ms = (t1 - t0) / count;
+    b.before = t0 - began;
+    b.inputs = inputs - t0;
+    b.window = t1 - t0;
+    b.after = lab_now_ms() - t1;
+    return b;
 }
 
 /* What a batch's check found wrong, said to the student (the run ends), or,
  * for a baseline, as a warning. */
-static void wrong_outputs(const lab_timing *t, const lab_batch_bad *bad, int is_student)
+static void wrong_outputs(const lab_measure *m, const lab_timing *t, const lab_batch_bad *bad)
 {
     double worst;
     memcpy(&worst, &bad->worst, sizeof worst);
-    if (!is_student) {
+    if (!m->kernel->is_student) {
         printf("  warning: %s gave %llu wrong elements and %llu imprecise outputs in timed calls: the check\n"
                "  itself may be wrong on this system; please report it\n", t->label, bad->wrong, bad->imprecise);
         return;
     }
+    const char *hint = m->kernel->wrong_hint;
     if (bad->wrong)
         lab_die(LAB_EXIT_WRONG, "%llu elements of a timed call's outputs were wrong when your code said it was "
-                                "done: %s", bad->wrong, g_wrong_hint ? g_wrong_hint : "does it depend on state "
+                                "done: %s", bad->wrong, hint ? hint : "does it depend on state "
                                 "left by an earlier call, or return before its work is finished?");
     lab_die(LAB_EXIT_WRONG, "timed calls less precise than FP32: over the elements the judge sampled from %llu "
                             "of them, the relative error was up to %.1f times the limit of the checks (TF32, "
@@ -276,149 +208,176 @@ static void wrong_outputs(const lab_timing *t, const lab_batch_bad *bad, int is_
                             "compute in FP32", bad->imprecise, worst);
 }
 
-void lab_time(lab_timing *t, lab_call_fn fn, lab_prepare_fn prepare, void *ctx,
-              int nsets, const lab_timing_policy *policy, int is_student)
+/* The samples of one lab_time, and what LAB_JUDGE_TRACE prints of them. */
+typedef struct {
+    int count;            /* calls a batch                                  */
+    lab_timing_policy p;  /* the policy, for batches of count calls         */
+    double writeback;     /* a baseline's: what its flushes add, taken off  */
+    double *ms, *added;   /* a call's time, and what the clock added, a sample */
+    double *events, *canary; /* trace only; the student's runner only       */
+    int n;
+    lab_batch_bad bad;
+    /* the samples' wall time, summed: the empty batch's outside its window
+     * and in it, the timed batch's fresh inputs (in its window), window and
+     * outside it (the flushes' sums checked), and all of each sample */
+    double wall[6];
+} samples;
+
+/* Start: the student's runner started, or stopped for a baseline, and
+ * the counters of wrong outputs zeroed. */
+static void start(lab_measure *m)
 {
-    static lab_batch_bad *bad_dev, *scratch_dev;
-    if (!bad_dev) {
-        CUDA_CHECK(cudaMalloc(&bad_dev, sizeof *bad_dev));
-        CUDA_CHECK(cudaMalloc(&scratch_dev, sizeof *scratch_dev));
+    if (!m->dev.e0) {
+        CUDA_CHECK(cudaEventCreate((cudaEvent_t *)&m->dev.e0));
+        CUDA_CHECK(cudaEventCreate((cudaEvent_t *)&m->dev.e1));
+        CUDA_CHECK(cudaMalloc(&m->dev.bad, sizeof *m->dev.bad));
+        CUDA_CHECK(cudaMalloc(&m->dev.scratch, sizeof *m->dev.scratch));
     }
-    const double began = lab_now_ms();
     lab_l2_setup();
-    if (is_student) {
+    if (m->kernel->is_student) {
         /* the runner that ran the checks, or (where a baseline came first
          * and stopped it) a new one, started before the warm-up: its
          * start-up (the confinement, a CUDA context) is not a call's
-         * first-launch cost. The harness times the student first. */
+         * first-launch cost */
         lab_backend_start_student();
     } else {
         /* a baseline is timed with no process of the student's alive: work
          * it left on the GPU (in a CUDA context of its own, say) would slow
          * the baseline and flatter the student's ratios. With it stopped,
          * its canaries' reference is measured too. */
-        lab_backend_stop_student();
-        settle_canaries();
+        lab_measure_settle(m);
     }
-    CUDA_CHECK(cudaMemset(bad_dev, 0, sizeof *bad_dev));
-    lab_timing_policy p = *policy;
-    /* LAB_JUDGE_RSE=X (an experiment): stop sampling at a relative standard
-     * error of X instead of 1%. A sample is the difference of two
-     * batches, noisier than one event-timed call: on an
-     * H100 the judged ratios of 04 and 07 spread 2.2 to 2.4% over five
-     * grades against 1.0% by events (MEASUREMENTS.md). */
-    const char *rse = getenv("LAB_JUDGE_RSE");
-    if (rse && atof(rse) > 0)
-        p.target_rse = atof(rse);
-    double *ms = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
-    ms[0] = 0;
-    lab_batch_bad bad = {0, 0, 0};
-    char size[64];
-    lab_timing_size_text(size, sizeof size);
-    lab_progress("timing %s %s", size, t->label);
+    CUDA_CHECK(cudaMemset(m->dev.bad, 0, sizeof *m->dev.bad));
+}
 
-    /* warm-up: first-launch costs (module loading, clocks ramping); then the
-     * length of a call (with what the clock adds), which sets the batch's */
-    double warm = timed_batch(fn, prepare, ctx, 0, 1, is_student, bad_dev, 0);
+/* Warm-up: first-launch costs (module loading, clocks ramping); then the
+ * length of a call (with what the clock adds), which sets the batch's
+ * count and the policy for batches of it. The first call in ms. */
+static double warm_up(lab_measure *m, void *ctx, int nsets, const lab_timing_policy *policy, samples *S)
+{
+    double warm = timed_batch(m, ctx, 0, 1, m->dev.bad, 0).ms;
     if (warm < 100.0)
-        warm = timed_batch(fn, prepare, ctx, 0, 1, is_student, bad_dev, 0);
+        warm = timed_batch(m, ctx, 0, 1, m->dev.bad, 0).ms;
     int count = nsets < MAX_BATCH ? nsets : MAX_BATCH;
     if (warm > LONG_CALL_MS)
         count = warm * count > BATCH_MS ? (int)(BATCH_MS / warm) : count;
-    if (count < 1)
-        count = 1;
+    S->count = count < 1 ? 1 : count;
+    S->p = *policy;
     if (warm > 100.0)
-        p.min_reps = lab_slow_call_reps(warm);
-    p.budget_ms /= count; /* the budget is for calls; a sample here is a batch */
+        S->p.min_reps = lab_slow_call_reps(warm);
+    S->p.budget_ms /= S->count; /* the budget is for calls; a sample here is a batch */
     /* A sample was once one event-timed call, at most max_reps; a batch is up to
      * MAX_BATCH calls, and for the shortest calls (07's, 0.1 ms) the budget
      * alone would run to 3,300 calls, each costing far more wall time than
      * GPU time (its fresh inputs): 3.3 s of a grade. At most MAX_CALLS. */
-    if (p.max_reps > MAX_CALLS / count)
-        p.max_reps = MAX_CALLS / count > p.min_reps ? MAX_CALLS / count : p.min_reps;
-    lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
+    if (S->p.max_reps > MAX_CALLS / S->count)
+        S->p.max_reps = MAX_CALLS / S->count > S->p.min_reps ? MAX_CALLS / S->count : S->p.min_reps;
+    return warm;
+}
 
-    /* Each sample: an empty batch as long (what the clock adds to a call:
-     * the round trip, the flushes, the check of outputs, poisoned or not,
-     * into a scratch count), then the timed batch; the difference. Measured
-     * side by side, since what the switches between the processes' contexts
-     * cost drifts by tenths of a millisecond from one moment to the next. */
-    /* what the flushes after the calls add for writing their outputs back */
-    const double writeback = is_student ? 0 : lab_l2_writeback_ms(g_writes) * (count - 1) / count;
-    const int trace = getenv("LAB_JUDGE_TRACE") != NULL;
-    double *events = trace ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
-    double *added = (double *)malloc(sizeof(double) * (size_t)p.max_reps);
-    /* canaries where the student's calls run in a process of its own (a
-     * runner): what they watch for is that process's work between its
-     * calls. Where they run here, there is no such process; a canary would
-     * only time this process after its own batch (on an H100, 1.25 times
-     * the reference for stage 05's solution: a false flag). */
-    const int canaries = is_student && lab_backend_student_side() != LAB_HERE;
-    double *canary = canaries ? (double *)malloc(sizeof(double) * (size_t)p.max_reps) : NULL;
-    /* LAB_JUDGE_TRACE: the samples' wall time, summed: the empty batch's
-     * outside its window and in it, the timed batch's fresh inputs, window
-     * and flush checks, and all of each sample (the canary, the verdict) */
-    double wall[6] = {0, 0, 0, 0, 0, 0};
-    int n = 0;
-    while (!bad.wrong && !bad.imprecise && !lab_timing_done(ms, n, &p)) {
+/* The batches. Each sample: an empty batch as long (what the clock adds to
+ * a call: the inputs, the round trip, the flushes, the check of outputs,
+ * poisoned or not, into a scratch count), then the timed batch; the
+ * difference. Measured side by side, since what the switches between the
+ * processes' contexts cost drifts by tenths of a millisecond from one
+ * moment to the next. Canaries where the student's calls run in a runner:
+ * what they watch for is that process's work between its calls (where they
+ * run here, a canary would only time this process after its own batch: on
+ * an H100, 1.25 times the reference for stage 05's solution, a false
+ * flag). Until the policy is met or a check finds a wrong output. */
+static void run_batches(lab_measure *m, lab_timing *t, void *ctx, int nsets, samples *S)
+{
+    const int student = m->kernel->is_student, max = S->p.max_reps;
+    /* what the flushes after a baseline's calls add for writing their
+     * outputs back (the student's: at the settle, with its runner stopped) */
+    S->writeback = student ? 0 : lab_l2_writeback_ms(m->kernel->writes) * (S->count - 1) / S->count;
+    S->ms = (double *)calloc((size_t)max, sizeof(double));
+    S->added = (double *)calloc((size_t)max, sizeof(double));
+    S->events = m->trace ? (double *)calloc((size_t)max, sizeof(double)) : NULL;
+    S->canary = student && lab_backend_student_side() != LAB_HERE ? (double *)calloc((size_t)max, sizeof(double))
+                                                                    : NULL;
+    while (!S->bad.wrong && !S->bad.imprecise && !lab_timing_done(S->ms, S->n, &S->p)) {
+        const int n = S->n, count = S->count;
         int first = (n * count) % nsets;
         if (first + count > nsets)
             first = 0;
-        int canary_first = canary && (lab_fresh_seed() & 1);
-        const double sample_began = lab_now_ms();
+        const int canary_first = S->canary && (lab_fresh_seed() & 1);
+        const double began = lab_now_ms();
         if (canary_first)
-            canary[n] = lab_l2_canary_ms();
-        added[n] = timed_batch(fn, prepare, ctx, first, count, is_student, scratch_dev, 1);
-        wall[0] += g_wall.inputs + g_wall.after;
-        wall[1] += g_wall.window;
-        double call_ms = timed_batch(fn, prepare, ctx, first, count, is_student, bad_dev, 0) - added[n] - writeback;
-        wall[2] += g_wall.inputs;
-        wall[3] += g_wall.window;
-        wall[4] += g_wall.after;
-        if (canary && !canary_first)
-            canary[n] = lab_l2_canary_ms();
-        if (events)
-            events[n] = g_events_ms;
-        ms[n++] = call_ms > 0 ? call_ms : 0;
+            S->canary[n] = lab_l2_canary_ms();
+        batch echo = timed_batch(m, ctx, first, count, m->dev.scratch, 1);
+        batch timed = timed_batch(m, ctx, first, count, m->dev.bad, 0);
+        if (S->canary && !canary_first)
+            S->canary[n] = lab_l2_canary_ms();
+        S->added[n] = echo.ms;
+        const double call_ms = timed.ms - echo.ms - S->writeback;
+        S->ms[n] = call_ms > 0 ? call_ms : 0;
+        if (S->events)
+            S->events[n] = timed.events_ms;
+        S->wall[0] += echo.before + echo.after;
+        S->wall[1] += echo.window;
+        S->wall[2] += timed.inputs;
+        S->wall[3] += timed.window;
+        S->wall[4] += timed.before + timed.after;
         t->last_set = first + count - 1;
-        CUDA_CHECK(cudaMemcpy(&bad, bad_dev, sizeof bad, cudaMemcpyDeviceToHost));
-        wall[5] += lab_now_ms() - sample_began;
+        CUDA_CHECK(cudaMemcpy(&S->bad, m->dev.bad, sizeof S->bad, cudaMemcpyDeviceToHost));
+        S->wall[5] += lab_now_ms() - began;
+        S->n++;
     }
-    if (bad.wrong || bad.imprecise)
-        wrong_outputs(t, &bad, is_student);
-    lab_stats_compute(ms, n > 0 ? n : 1, &t->st);
-    if (events && n > 0) {
-        lab_stats ev, ad;
-        lab_stats_compute(events, n, &ev);
-        lab_stats_compute(added, n, &ad);
-        const double overhead = ad.median;
-        fprintf(stderr, "judge trace: %s: %d batches of %d calls; this clock %.4f ms a call (what it adds: "
-                        "%.4f ms, and writing back %.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
-                t->label, n, count, t->st.median, overhead, writeback, ev.median,
-                is_student ? "the runner's, as it said" : "here");
-        fprintf(stderr, "judge trace: %s: wall ms a sample: empty batch %.2f (its window %.2f); timed batch: "
-                        "fresh inputs %.2f, window %.2f, flush sums checked %.2f; the rest (canary, checks) %.2f\n",
-                t->label, (wall[0] + wall[1]) / n, wall[1] / n, wall[2] / n, wall[3] / n, wall[4] / n,
-                (wall[5] - wall[0] - wall[1] - wall[2] - wall[3] - wall[4]) / n);
-    }
-    if (is_student) { /* finished with no process of the student alive (settle_canaries) */
-        free(g_pending.samples);
-        free(g_pending.canary);
-        g_pending.t = t;
-        g_pending.samples = ms;
-        g_pending.canary = canary;
-        g_pending.n = n;
-        g_pending.count = count;
-        g_pending.trace = trace;
-        g_pending.writes = g_writes;
-        ms = NULL;
-        canary = NULL;
-    }
-    free(canary);
-    free(added);
-    free(events);
-    free(ms);
-    if (trace)
-        fprintf(stderr, "judge trace: %s: %.0f ms of wall time to time it\n", t->label, lab_now_ms() - began);
 }
 
+/* LAB_JUDGE_TRACE: the batches, the clock against the events, and where
+ * the wall time went. */
+static void summary(const lab_measure *m, const lab_timing *t, const samples *S, const lab_stats *st)
+{
+    const int n = S->n;
+    if (!S->events || n <= 0)
+        return;
+    lab_stats ev, ad;
+    lab_stats_compute(S->events, n, &ev);
+    lab_stats_compute(S->added, n, &ad);
+    const double *w = S->wall;
+    fprintf(stderr, "judge trace: %s: %d batches of %d calls; this clock %.4f ms a call (what it adds: "
+                    "%.4f ms, and writing back %.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
+            t->label, n, S->count, st->median, ad.median, S->writeback, ev.median,
+            m->kernel->is_student ? "the runner's, as it said" : "here");
+    fprintf(stderr, "judge trace: %s: wall ms a sample: empty batch %.2f (its window %.2f); timed batch: "
+                    "window %.2f (its fresh inputs %.2f), outside it (flush sums checked) %.2f; the rest "
+                    "(canary, checks) %.2f\n",
+            t->label, (w[0] + w[1]) / n, w[1] / n, w[3] / n, w[2] / n, w[4] / n,
+            (w[5] - w[0] - w[1] - w[3] - w[4]) / n);
+}
+
+void lab_time(lab_measure *m, lab_timing *t, const lab_timed *k, void *ctx, int nsets,
+              const lab_timing_policy *policy)
+{
+    const double began = lab_now_ms();
+    char size[64];
+    samples S;
+    memset(&S, 0, sizeof S);
+    m->kernel = k;
+    lab_timing_size_text(size, sizeof size);
+    lab_progress("timing %s %s", size, t->label);
+    start(m);
+    const double warm = warm_up(m, ctx, nsets, policy, &S);
+    lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
+    run_batches(m, t, ctx, nsets, &S);
+    if (S.bad.wrong || S.bad.imprecise)
+        wrong_outputs(m, t, &S.bad);
+    lab_stats st;
+    lab_stats_compute(S.ms, S.n > 0 ? S.n : 1, &st);
+    summary(m, t, &S, &st);
+    if (k->is_student) { /* settled with no process of the student alive */
+        lab_measure_hold(m, t, S.ms, S.canary, S.n, S.count, k->writes);
+        S.ms = S.canary = NULL;
+    } else {
+        t->st = st;
+    }
+    free(S.ms);
+    free(S.canary);
+    free(S.added);
+    free(S.events);
+    if (m->trace)
+        fprintf(stderr, "judge trace: %s: %.0f ms of wall time to time it\n", t->label, lab_now_ms() - began);
+    m->kernel = NULL;
+}

@@ -221,12 +221,11 @@ static int tier_threshold(const target *t, int n, const measured *m, const rubri
     return 1;
 }
 
-int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol, const char *log)
+/* Run each program (a tier's reference kernel, or a solution) into m;
+ * the GPU's name from their records into gpu; the programs that failed. */
+static int measure_all(const options *o, target *t, int n, const rubric *rb, const policy *pol, const char *log,
+                       measured *m, char *gpu, size_t gpulen)
 {
-    static measured m[MAX_TARGETS];
-    memset(m, 0, sizeof m);
-    collect_fields(rb);
-    char gpu[NAME_LEN] = "";
     int failures = 0;
     for (int i = 0; i < n; i++) {
         printf("[%d/%d] %s (%s%s%s):", i + 1, n, t[i].stage, t[i].tier[0] ? "the reference kernel of tier " : "solution",
@@ -254,54 +253,79 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
             printf("\n    warning: the policy refuses this kernel itself: %s\n   ", msg);
         if (t[i].object[0] && library_check(&t[i], msg, sizeof msg))
             printf("\n    warning: the header check refuses this kernel itself: kernel.cu %s\n   ", msg);
-        measure(o, &t[i], rb, &m[i], gpu, sizeof gpu);
+        measure(o, &t[i], rb, &m[i], gpu, gpulen);
         failures += !m[i].ok;
     }
-    if (!gpu[0]) {
-        printf("no program produced a record: nothing to calibrate\n");
-        return GRADE_FAILED;
-    }
+    return failures;
+}
 
-    static new_threshold th[MAX_STAGES * MAX_TIERS];
-    int nth = 0, warnings = 0;
+/* Each tier's new threshold from its reference's runs, as a table with
+ * its margins; the count of thresholds, the margins under 5% in *warnings. */
+static int new_thresholds(const target *t, int n, const measured *m, const rubric *rb, const char *gpu,
+                          new_threshold *th, int *warnings)
+{
+    int nth = 0, fallbacks = 0;
     printf("\nthresholds for %s: each tier's reference kernel, its least favourable run times the margin "
            "in %s\n", gpu, rb->path);
     printf("  %-20s %-8s %-22s %11s %9s %7s  %-34s %-26s %s\n", "stage", "tier", "field", "reference",
            "threshold", "clears", "the tier before (misses by)", "previous stage (misses)", "solution (clears)");
-    int fallbacks = 0;
     for (int i = 0; i < n; i++) {
         const stage_rubric *sr = rubric_stage(rb, t[i].stage);
         for (int k = 0; sr && !t[i].tier[0] && !t[i].compare_only && k < sr->ntiers; k++) {
-            nth += tier_threshold(t, n, m, rb, i, k, &th[nth], &warnings);
+            nth += tier_threshold(t, n, m, rb, i, k, &th[nth], warnings);
             fallbacks += find(t, n, t[i].stage, sr->tiers[k].name) < 0;
         }
     }
     if (fallbacks)
         printf("  (*: the tier has no reference line in stages.tsv: its threshold comes from the "
                "stage's solution)\n");
-    if (warnings)
+    if (*warnings)
         printf("\nwarning: %d margin(s) under 5%% (marked ! or in capitals): a reference or solution that does "
                "not clear its threshold by 5%% loses points to noise; a tier before that misses it by less "
                "does not tell the techniques apart. Change the tier's reference line (stages.tsv), its "
-               "margin or its field in %s.\n", warnings, rb->path);
-    /* this GPU's rows for stages not measured now stay as they were, in
-     * the new block, which replaces every earlier row for this GPU */
+               "margin or its field in %s.\n", *warnings, rb->path);
+    return nth;
+}
+
+/* This GPU's rows for stages not measured now stay as they were, in the
+ * new block, which replaces every earlier row for this GPU: added to th
+ * after its nth; how many were kept. */
+static int keep_unmeasured(const rubric *rb, const char *gpu, new_threshold *th, int *nth)
+{
     int kept = 0;
     for (int i = 0; i < rb->nstages; i++)
         for (int k = 0; k < rb->stages[i].ntiers; k++) {
             const tier *tr = &rb->stages[i].tiers[k];
             double v;
             int is_default, done = 0;
-            for (int q = 0; q < nth && !done; q++)
+            for (int q = 0; q < *nth && !done; q++)
                 done = !strcmp(th[q].stage, rb->stages[i].stage) && !strcmp(th[q].tier, tr->name);
             if (done || rubric_threshold(tr, gpu, &v, &is_default) || is_default ||
-                nth == MAX_STAGES * MAX_TIERS)
+                *nth == MAX_STAGES * MAX_TIERS)
                 continue;
-            snprintf(th[nth].stage, sizeof th[nth].stage, "%s", rb->stages[i].stage);
-            snprintf(th[nth].tier, sizeof th[nth].tier, "%s", tr->name);
-            th[nth++].value = v;
+            snprintf(th[*nth].stage, sizeof th[*nth].stage, "%s", rb->stages[i].stage);
+            snprintf(th[*nth].tier, sizeof th[*nth].tier, "%s", tr->name);
+            th[(*nth)++].value = v;
             kept++;
         }
+    return kept;
+}
+
+int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol, const char *log)
+{
+    static measured m[MAX_TARGETS];
+    memset(m, 0, sizeof m);
+    collect_fields(rb);
+    char gpu[NAME_LEN] = "";
+    int failures = measure_all(o, t, n, rb, pol, log, m, gpu, sizeof gpu);
+    if (!gpu[0]) {
+        printf("no program produced a record: nothing to calibrate\n");
+        return GRADE_FAILED;
+    }
+    static new_threshold th[MAX_STAGES * MAX_TIERS];
+    int warnings = 0;
+    int nth = new_thresholds(t, n, m, rb, gpu, th, &warnings);
+    int kept = keep_unmeasured(rb, gpu, th, &nth);
     time_t now = time(NULL);
     char date[32], comment[320], err[512];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));

@@ -302,14 +302,19 @@ typedef struct {
  * offers its baseline to the later stages of its family. */
 void offer_baseline(stage_result *s, const jvalue *rec, int status);
 
-/* Start a stage's result: name and maximum points from the rubric. */
+/* result.c: start a stage's result: name and maximum points from the
+ * rubric. */
 void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r);
 /* Score zero for a reason that stopped the stage before a record existed
  * (did not compile, refused symbol, ...), with advice for the student. */
 void score_fail(stage_result *s, const char *reason, const char *advice);
-/* Score a finished run: validate the record against the process's fate,
- * then correctness and each tier. command is what a student types to see
- * the run for themselves (make run EX=03). */
+void score_add_advice(stage_result *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void stage_result_free(stage_result *s);
+
+/* score.c: score a finished run: validate the record against the
+ * process's fate, then correctness and each tier. command is what a
+ * student types to see the run for themselves (make run EX=03). */
 void score_run(stage_result *s, const run_result *run, const stage_rubric *sr,
                const char *command);
 /* wrong.c: a run with a valid record that is not correct (its exit
@@ -317,9 +322,6 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr,
 void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command);
 /* The sanitizer found errors: the correctness points are lost. */
 void score_sanitizer(stage_result *s, const char *finding, const char *command);
-void score_add_advice(stage_result *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void stage_result_free(stage_result *s);
 
 /* Validate a record against the run: returns the parsed record, or NULL with
  * the reason in why. expected_stage: the stage the program must say it is. */

@@ -97,6 +97,59 @@ static int hex4(reader *r, unsigned *out)
     return 0;
 }
 
+/* A \u escape, r->p past the "\u": its code point (a surrogate pair
+ * joined) into *cp; 0, or -1 with the failure said. */
+static int parse_unicode_escape(reader *r, unsigned *cp)
+{
+    unsigned lo;
+    if (hex4(r, cp)) {
+        fail(r, "bad \\u escape");
+        return -1;
+    }
+    if (*cp >= 0xd800 && *cp < 0xdc00) {
+        /* a high surrogate must be followed by a low one */
+        if (r->end - r->p < 6 || r->p[0] != '\\' || r->p[1] != 'u') {
+            fail(r, "lone surrogate in \\u escape");
+            return -1;
+        }
+        r->p += 2;
+        if (hex4(r, &lo) || lo < 0xdc00 || lo >= 0xe000) {
+            fail(r, "bad surrogate pair");
+            return -1;
+        }
+        *cp = 0x10000 + ((*cp - 0xd800) << 10) + (lo - 0xdc00);
+    } else if (*cp >= 0xdc00 && *cp < 0xe000) {
+        fail(r, "lone surrogate in \\u escape");
+        return -1;
+    }
+    if (*cp == 0) {
+        fail(r, "\\u0000 in a string");
+        return -1;
+    }
+    return 0;
+}
+
+/* An escape, r->p past its backslash, decoded into out: the bytes
+ * written, or -1 with the failure said. \uXXXX is 6 bytes of input and at
+ * most 4 of output, a pair 12 and 4. */
+static int parse_escape(reader *r, char *out)
+{
+    static const char plain[] = "\"\\/bfnrt", decoded[] = "\"\\/\b\f\n\r\t";
+    char e = *r->p++;
+    const char *at = e ? strchr(plain, e) : NULL;
+    if (at) {
+        *out = decoded[at - plain];
+        return 1;
+    }
+    if (e == 'u') {
+        unsigned cp;
+        return parse_unicode_escape(r, &cp) ? -1 : (int)put_utf8(out, cp);
+    }
+    r->p--;
+    fail(r, "bad escape");
+    return -1;
+}
+
 /* A string literal, r->p at the opening quote. The decoded text is never
  * longer than the literal, so one allocation of the literal's size does. */
 static char *parse_string(reader *r)
@@ -120,68 +173,26 @@ static char *parse_string(reader *r)
     size_t n = 0;
     while (*r->p != '"') {
         unsigned char c = (unsigned char)*r->p;
+        int wrote = 1;
         if (c < 0x20) {
             fail(r, "control character in a string");
-            goto bad;
-        }
-        if (c != '\\') {
-            out[n++] = (char)c;
+            wrote = -1;
+        } else if (c != '\\') {
+            out[n] = (char)c;
             r->p++;
-            continue;
+        } else {
+            r->p++;
+            wrote = parse_escape(r, out + n);
         }
-        r->p++;
-        char e = *r->p++;
-        switch (e) {
-        case '"': out[n++] = '"'; break;
-        case '\\': out[n++] = '\\'; break;
-        case '/': out[n++] = '/'; break;
-        case 'b': out[n++] = '\b'; break;
-        case 'f': out[n++] = '\f'; break;
-        case 'n': out[n++] = '\n'; break;
-        case 'r': out[n++] = '\r'; break;
-        case 't': out[n++] = '\t'; break;
-        case 'u': {
-            unsigned cp, lo;
-            if (hex4(r, &cp)) {
-                fail(r, "bad \\u escape");
-                goto bad;
-            }
-            if (cp >= 0xd800 && cp < 0xdc00) {
-                /* a high surrogate must be followed by a low one */
-                if (r->end - r->p < 6 || r->p[0] != '\\' || r->p[1] != 'u') {
-                    fail(r, "lone surrogate in \\u escape");
-                    goto bad;
-                }
-                r->p += 2;
-                if (hex4(r, &lo) || lo < 0xdc00 || lo >= 0xe000) {
-                    fail(r, "bad surrogate pair");
-                    goto bad;
-                }
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            } else if (cp >= 0xdc00 && cp < 0xe000) {
-                fail(r, "lone surrogate in \\u escape");
-                goto bad;
-            }
-            if (cp == 0) {
-                fail(r, "\\u0000 in a string");
-                goto bad;
-            }
-            /* \uXXXX is 6 bytes of input and at most 4 of output, a pair 12 and 4 */
-            n += put_utf8(out + n, cp);
-            break;
+        if (wrote < 0) {
+            free(out);
+            return NULL;
         }
-        default:
-            r->p--;
-            fail(r, "bad escape");
-            goto bad;
-        }
+        n += (size_t)wrote;
     }
     r->p++; /* the closing quote */
     out[n] = 0;
     return out;
-bad:
-    free(out);
-    return NULL;
 }
 
 /* A number, by the JSON grammar; strtod then reads the checked text. */

@@ -59,6 +59,79 @@ static const char *USAGE =
     "             2 usage, 3 no GPU, 4 no build tools (nvcc, nm),\n"
     "             5 confinement (or the judge's sharing of GPU memory) required and impossible here\n";
 
+/* An option without a value: 1 when a is one (set in o). */
+static int flag_option(const char *a, options *o)
+{
+    struct {
+        const char *name;
+        int *flag;
+    } flags[] = {
+        {"--sanitize", &o->sanitize}, {"--calibrate", &o->calibrate}, {"--unconfined", &o->unconfined},
+        {"--judge", &o->judge}, {"--require-confinement", &o->require_confinement}, {"--probed", &o->probed},
+        {"--once", &o->once}, {"--plan", &o->plan},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (!strcmp(a, flags[i].name)) {
+            *flags[i].flag = 1;
+            return 1;
+        }
+    return 0;
+}
+
+/* 1 when a is an option that takes a value. */
+static int takes_value(const char *a)
+{
+    static const char *const with_value[] = {"--seed", "--src", "--out", "--lab", "--rubric", "--policy",
+                                             "--jobs", "--runs", "--program", "--baselines", "--reference"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (!strcmp(a, with_value[i]))
+            return 1;
+    return 0;
+}
+
+/* Option a (takes_value) with its value v: 0, or -1 (said) when v is
+ * wrong. */
+static int value_option(const char *a, const char *v, options *o)
+{
+    struct {
+        const char *name;
+        const char **value;
+    } texts[] = {
+        {"--baselines", &o->baselines}, {"--reference", &o->reference}, {"--src", &o->src},
+        {"--out", &o->out}, {"--lab", &o->lab}, {"--rubric", &o->rubric_path}, {"--policy", &o->policy_path},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (!strcmp(a, texts[i].name)) {
+            *texts[i].value = v;
+            return 0;
+        }
+    if (!strcmp(a, "--seed")) {
+        char *end;
+        errno = 0;
+        o->seed = strtoull(v, &end, 10);
+        if (errno || *end || *v == '-') {
+            fprintf(stderr, "grade: --seed '%s' is not a whole number >= 0\n", v);
+            return -1;
+        }
+        o->have_seed = 1;
+    } else if (!strcmp(a, "--jobs") || !strcmp(a, "--runs")) {
+        int k = atoi(v);
+        if (k < 1 || k > 1024) {
+            fprintf(stderr, "grade: %s '%s' must be a number from 1 to 1024\n", a, v);
+            return -1;
+        }
+        *(!strcmp(a, "--jobs") ? &o->jobs : &o->runs) = k;
+    } else { /* --program */
+        if (o->nprograms == MAX_STAGES) {
+            fprintf(stderr, "grade: too many --program options\n");
+            return -1;
+        }
+        o->programs[o->nprograms++] = (char *)v;
+        o->program_mode = 1;
+    }
+    return 0;
+}
+
 int parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
@@ -68,83 +141,30 @@ int parse_options(int argc, char **argv, options *o)
     o->jobs = cpus > 0 ? (int)cpus : 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int value = !strcmp(a, "--seed") || !strcmp(a, "--src") || !strcmp(a, "--out") ||
-                    !strcmp(a, "--lab") || !strcmp(a, "--rubric") || !strcmp(a, "--policy") ||
-                    !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--program") ||
-                    !strcmp(a, "--baselines") || !strcmp(a, "--reference");
-        if (value && (!v || !*v)) {
-            fprintf(stderr, "grade: %s needs a value\n", a);
-            return -1;
-        }
+        const char *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(USAGE, stdout);
             exit(GRADE_OK);
-        } else if (!strcmp(a, "--sanitize")) {
-            o->sanitize = 1;
-        } else if (!strcmp(a, "--calibrate")) {
-            o->calibrate = 1;
-        } else if (!strcmp(a, "--unconfined")) {
-            o->unconfined = 1;
-        } else if (!strcmp(a, "--judge")) {
-            o->judge = 1;
-        } else if (!strcmp(a, "--require-confinement")) {
-            o->require_confinement = 1;
-        } else if (!strcmp(a, "--probed")) {
-            o->probed = 1;
-        } else if (!strcmp(a, "--once")) {
-            o->once = 1;
-        } else if (!strcmp(a, "--plan")) {
-            o->plan = 1;
-        } else if (!strcmp(a, "--baselines")) {
-            o->baselines = v;
-        } else if (!strcmp(a, "--reference")) {
-            o->reference = v;
-        } else if (!strcmp(a, "--seed")) {
-            char *end;
-            errno = 0;
-            o->seed = strtoull(v, &end, 10);
-            if (errno || *end || *v == '-') {
-                fprintf(stderr, "grade: --seed '%s' is not a whole number >= 0\n", v);
+        }
+        if (flag_option(a, o))
+            continue;
+        if (takes_value(a)) {
+            if (!*v) {
+                fprintf(stderr, "grade: %s needs a value\n", a);
                 return -1;
             }
-            o->have_seed = 1;
-        } else if (!strcmp(a, "--jobs") || !strcmp(a, "--runs")) {
-            int k = atoi(v);
-            if (k < 1 || k > 1024) {
-                fprintf(stderr, "grade: %s '%s' must be a number from 1 to 1024\n", a, v);
+            if (value_option(a, v, o))
                 return -1;
-            }
-            *(!strcmp(a, "--jobs") ? &o->jobs : &o->runs) = k;
-        } else if (!strcmp(a, "--src")) {
-            o->src = v;
-        } else if (!strcmp(a, "--out")) {
-            o->out = v;
-        } else if (!strcmp(a, "--lab")) {
-            o->lab = v;
-        } else if (!strcmp(a, "--rubric")) {
-            o->rubric_path = v;
-        } else if (!strcmp(a, "--policy")) {
-            o->policy_path = v;
-        } else if (!strcmp(a, "--program")) {
-            if (o->nprograms == MAX_STAGES) {
-                fprintf(stderr, "grade: too many --program options\n");
-                return -1;
-            }
-            o->programs[o->nprograms++] = (char *)v;
-            o->program_mode = 1;
+            i++;
         } else if (a[0] == '-') {
             fprintf(stderr, "grade: unknown option '%s' (try --help)\n", a);
             return -1;
+        } else if (o->nnames == MAX_STAGES) {
+            fprintf(stderr, "grade: too many stages named\n");
+            return -1;
         } else {
-            if (o->nnames == MAX_STAGES) {
-                fprintf(stderr, "grade: too many stages named\n");
-                return -1;
-            }
             o->names[o->nnames++] = (char *)a;
         }
-        if (value)
-            i++;
     }
     return 0;
 }

@@ -44,61 +44,50 @@ static void tier_text(const tier_result *t, char *buf, size_t len)
              t->points);
 }
 
-void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
-{
-    int total = 0, max = 0, bonus = 0, bonus_max = 0;
-    const char *default_gpu = NULL;
-    char defaulted[512] = ""; /* the stages that fell back to the default rows */
-    int ndefault = 0, scored = 0;
-    fprintf(out, "\n%-22s %-7s %9s %9s %7s  %s\n", "stage", "correct", "speedup", "% of ref", "points",
-            "speed tiers: measured vs needed, points");
-    for (int i = 0; i < n; i++) {
-        const stage_result *r = &s[i];
-        char speedup[32] = "-", pct[32] = "-", tiers[256] = "";
-        if (r->speed_scored && r->have_speedup)
-            snprintf(speedup, sizeof speedup, "%.2fx", r->speedup);
-        if (r->speed_scored && r->have_pct)
-            snprintf(pct, sizeof pct, "%.1f%%", r->pct);
-        if (!r->speed_scored && r->ntiers)
-            snprintf(tiers, sizeof tiers, "%s",
-                     r->correct ? "(not timed: no speed points)" : "(scored once every check passes)");
-        for (int k = 0; r->speed_scored && k < r->ntiers; k++) {
-            char one[96];
-            tier_text(&r->tiers[k], one, sizeof one);
-            appendf(tiers, sizeof tiers, "%s%s", k ? ", " : "", one);
-        }
-        if (r->speed_scored && r->flagged)
-            appendf(tiers, sizeof tiers, " FLAGGED");
-        char points[32];
-        snprintf(points, sizeof points, "%d/%d", r->points, r->max);
-        char name[NAME_LEN + 16];
-        snprintf(name, sizeof name, "%s%s", r->stage, r->bonus ? " (bonus)" : "");
-        fprintf(out, "%-22s %-7s %9s %9s %7s  %s\n", name, r->correct ? "yes" : "NO", speedup, pct,
-                points, tiers);
-        if (r->bonus) {
-            bonus += r->points;
-            bonus_max += r->max;
-        } else {
-            total += r->points;
-            max += r->max;
-        }
-        if (r->thresholds_default && !default_gpu)
-            default_gpu = r->gpu;
-        if (r->thresholds_default)
-            appendf(defaulted, sizeof defaulted, "%s%s", ndefault++ ? ", " : "", r->stage);
-        scored += r->speed_scored && r->ntiers > 0;
-    }
-    char t[32];
-    snprintf(t, sizeof t, "%d/%d", total, max);
-    fprintf(out, "%-22s %-7s %9s %9s %7s\n", "total", "", "", "", t);
-    if (bonus_max) {
-        snprintf(t, sizeof t, "%d/%d", bonus, bonus_max);
-        fprintf(out, "%-22s %-7s %9s %9s %7s  (bonus stages: beside the total, not in it)\n", "bonus", "", "", "",
-                t);
-    }
-    fprintf(out, "(speedup: over the stage's naive baseline; %% of ref: of the reference "
-                 "(cuBLAS, copy bandwidth, ...), both measured in the same run)\n");
+/* The points of the stages, and of the bonus stages beside them. */
+typedef struct {
+    int total, max, bonus, bonus_max;
+} points;
 
+static points count_points(const stage_result *s, int n)
+{
+    points p = {0, 0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        *(s[i].bonus ? &p.bonus : &p.total) += s[i].points;
+        *(s[i].bonus ? &p.bonus_max : &p.max) += s[i].max;
+    }
+    return p;
+}
+
+/* One stage's row of the table. */
+static void table_row(FILE *out, const stage_result *r)
+{
+    char speedup[32] = "-", pct[32] = "-", tiers[256] = "";
+    if (r->speed_scored && r->have_speedup)
+        snprintf(speedup, sizeof speedup, "%.2fx", r->speedup);
+    if (r->speed_scored && r->have_pct)
+        snprintf(pct, sizeof pct, "%.1f%%", r->pct);
+    if (!r->speed_scored && r->ntiers)
+        snprintf(tiers, sizeof tiers, "%s",
+                 r->correct ? "(not timed: no speed points)" : "(scored once every check passes)");
+    for (int k = 0; r->speed_scored && k < r->ntiers; k++) {
+        char one[96];
+        tier_text(&r->tiers[k], one, sizeof one);
+        appendf(tiers, sizeof tiers, "%s%s", k ? ", " : "", one);
+    }
+    if (r->speed_scored && r->flagged)
+        appendf(tiers, sizeof tiers, " FLAGGED");
+    char points[32];
+    snprintf(points, sizeof points, "%d/%d", r->points, r->max);
+    char name[NAME_LEN + 16];
+    snprintf(name, sizeof name, "%s%s", r->stage, r->bonus ? " (bonus)" : "");
+    fprintf(out, "%-22s %-7s %9s %9s %7s  %s\n", name, r->correct ? "yes" : "NO", speedup, pct, points, tiers);
+}
+
+/* Where points were lost, and what to do: each such stage's reason,
+ * notes and advice. */
+static void where_lost(FILE *out, const stage_result *s, int n)
+{
     int lost = 0;
     for (int i = 0; i < n; i++)
         lost |= s[i].points < s[i].max || s[i].note[0] || s[i].sanitizer[0];
@@ -117,6 +106,23 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
         for (int k = 0; k < r->nadvice; k++)
             fprintf(out, "    - %s\n", r->advice[k]);
     }
+}
+
+/* The rubric's default rows, where this GPU has none; the seed; what
+ * makes the grade unofficial. */
+static void footnotes(FILE *out, const stage_result *s, int n, const grade_info *g)
+{
+    const char *default_gpu = NULL;
+    char defaulted[512] = ""; /* the stages that fell back to the default rows */
+    int ndefault = 0, scored = 0;
+    for (int i = 0; i < n; i++) {
+        const stage_result *r = &s[i];
+        if (r->thresholds_default && !default_gpu)
+            default_gpu = r->gpu;
+        if (r->thresholds_default)
+            appendf(defaulted, sizeof defaulted, "%s%s", ndefault++ ? ", " : "", r->stage);
+        scored += r->speed_scored && r->ntiers > 0;
+    }
     if (default_gpu && ndefault < scored)
         fprintf(out, "\nwarning: %s has no thresholds for this GPU (%s) for %s: the rubric's default rows "
                      "were used there. An instructor can run `make calibrate` on it.\n",
@@ -132,6 +138,27 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
     if (!g->judged)
         fprintf(out, "the results came from your kernel's own process (JUDGE=0): a grade for your own use, "
                      "not an official one.\n");
+}
+
+void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
+{
+    const points p = count_points(s, n);
+    fprintf(out, "\n%-22s %-7s %9s %9s %7s  %s\n", "stage", "correct", "speedup", "% of ref", "points",
+            "speed tiers: measured vs needed, points");
+    for (int i = 0; i < n; i++)
+        table_row(out, &s[i]);
+    char t[32];
+    snprintf(t, sizeof t, "%d/%d", p.total, p.max);
+    fprintf(out, "%-22s %-7s %9s %9s %7s\n", "total", "", "", "", t);
+    if (p.bonus_max) {
+        snprintf(t, sizeof t, "%d/%d", p.bonus, p.bonus_max);
+        fprintf(out, "%-22s %-7s %9s %9s %7s  (bonus stages: beside the total, not in it)\n", "bonus", "", "", "",
+                t);
+    }
+    fprintf(out, "(speedup: over the stage's naive baseline; %% of ref: of the reference "
+                 "(cuBLAS, copy bandwidth, ...), both measured in the same run)\n");
+    where_lost(out, s, n);
+    footnotes(out, s, n, g);
 }
 
 /* ================================================================ files */
@@ -221,13 +248,67 @@ static int report_tsv(const char *dir, const stage_result *s, int n, const grade
     return 0;
 }
 
-int report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
+/* One stage in grade.json: its points, reason, tiers and advice. */
+static void json_stage(lab_json *j, const stage_result *r)
 {
-    int total = 0, max = 0, bonus = 0, bonus_max = 0;
-    for (int i = 0; i < n; i++) {
-        *(s[i].bonus ? &bonus : &total) += s[i].points;
-        *(s[i].bonus ? &bonus_max : &max) += s[i].max;
+    lab_json_object(j, NULL);
+    put_text(j, "stage", r->stage);
+    lab_json_bool(j, "bonus", r->bonus);
+    lab_json_int(j, "points", r->points);
+    lab_json_int(j, "max_points", r->max);
+    lab_json_bool(j, "correct", r->correct);
+    lab_json_int(j, "correct_points", r->correct_points);
+    lab_json_int(j, "correct_max", r->correct_max);
+    lab_json_bool(j, "ran", r->ran);
+    lab_json_bool(j, "flagged", r->flagged);
+    lab_json_bool(j, "default_thresholds", r->thresholds_default);
+    put_text(j, "reason", r->reason);
+    put_text(j, "note", r->note);
+    put_text(j, "sanitizer", r->sanitizer);
+    put_text(j, "metric", r->metric);
+    if (r->have_speedup)
+        lab_json_number(j, "speedup_vs_baseline", r->speedup);
+    if (r->have_pct)
+        lab_json_number(j, "pct_of_reference", r->pct);
+    lab_json_number(j, "seconds", r->seconds);
+    lab_json_int(j, "output_bytes", (long long)r->output_bytes);
+    lab_json_array(j, "tiers");
+    for (int k = 0; k < r->ntiers; k++) {
+        const tier_result *t = &r->tiers[k];
+        lab_json_object(j, NULL);
+        put_text(j, "name", t->name);
+        lab_json_int(j, "points", t->points);
+        lab_json_int(j, "max_points", t->max);
+        put_text(j, "field", t->field);
+        lab_json_string(j, "op", t->at_most ? "<=" : ">=");
+        lab_json_bool(j, "graded", t->graded);
+        if (t->graded)
+            lab_json_number(j, "threshold", t->threshold);
+        if (t->have_value)
+            lab_json_number(j, "value", t->value);
+        lab_json_end(j);
     }
+    lab_json_end(j);
+    lab_json_array(j, "advice");
+    for (int k = 0; k < r->nadvice; k++)
+        put_text(j, NULL, r->advice[k]);
+    lab_json_end(j);
+    put_text(j, "output_tail", r->output ? r->output : "");
+    lab_json_end(j);
+}
+
+/* Close a report; -1, said, when it could not be written. */
+static int close_report(FILE *f, const char *path)
+{
+    if (!fclose(f))
+        return 0;
+    fprintf(stderr, "grade: cannot write %s\n", path);
+    return -1;
+}
+
+/* grade.json: the whole grade, every stage's details. */
+static int write_grade_json(const char *dir, const stage_result *s, int n, const grade_info *g, const points *p)
+{
     char path[1024];
     FILE *f = open_report(dir, "grade.json", path, sizeof path);
     if (!f)
@@ -235,10 +316,10 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     lab_json j;
     lab_json_start(&j, f);
     lab_json_int(&j, "schema", 1);
-    lab_json_int(&j, "score", total);
-    lab_json_int(&j, "max_score", max);
-    lab_json_int(&j, "bonus_score", bonus);
-    lab_json_int(&j, "bonus_max", bonus_max);
+    lab_json_int(&j, "score", p->total);
+    lab_json_int(&j, "max_score", p->max);
+    lab_json_int(&j, "bonus_score", p->bonus);
+    lab_json_int(&j, "bonus_max", p->bonus_max);
     lab_json_int(&j, "seed", (long long)g->seed);
     put_text(&j, "gpu", g->gpu);
     lab_json_number(&j, "seconds", g->seconds);
@@ -249,72 +330,30 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     lab_json_bool(&j, "judged", g->judged);
     put_text(&j, "confinement", g->confinement ? g->confinement : "");
     lab_json_array(&j, "stages");
-    for (int i = 0; i < n; i++) {
-        const stage_result *r = &s[i];
-        lab_json_object(&j, NULL);
-        put_text(&j, "stage", r->stage);
-        lab_json_bool(&j, "bonus", r->bonus);
-        lab_json_int(&j, "points", r->points);
-        lab_json_int(&j, "max_points", r->max);
-        lab_json_bool(&j, "correct", r->correct);
-        lab_json_int(&j, "correct_points", r->correct_points);
-        lab_json_int(&j, "correct_max", r->correct_max);
-        lab_json_bool(&j, "ran", r->ran);
-        lab_json_bool(&j, "flagged", r->flagged);
-        lab_json_bool(&j, "default_thresholds", r->thresholds_default);
-        put_text(&j, "reason", r->reason);
-        put_text(&j, "note", r->note);
-        put_text(&j, "sanitizer", r->sanitizer);
-        put_text(&j, "metric", r->metric);
-        if (r->have_speedup)
-            lab_json_number(&j, "speedup_vs_baseline", r->speedup);
-        if (r->have_pct)
-            lab_json_number(&j, "pct_of_reference", r->pct);
-        lab_json_number(&j, "seconds", r->seconds);
-        lab_json_int(&j, "output_bytes", (long long)r->output_bytes);
-        lab_json_array(&j, "tiers");
-        for (int k = 0; k < r->ntiers; k++) {
-            const tier_result *t = &r->tiers[k];
-            lab_json_object(&j, NULL);
-            put_text(&j, "name", t->name);
-            lab_json_int(&j, "points", t->points);
-            lab_json_int(&j, "max_points", t->max);
-            put_text(&j, "field", t->field);
-            lab_json_string(&j, "op", t->at_most ? "<=" : ">=");
-            lab_json_bool(&j, "graded", t->graded);
-            if (t->graded)
-                lab_json_number(&j, "threshold", t->threshold);
-            if (t->have_value)
-                lab_json_number(&j, "value", t->value);
-            lab_json_end(&j);
-        }
-        lab_json_end(&j);
-        lab_json_array(&j, "advice");
-        for (int k = 0; k < r->nadvice; k++)
-            put_text(&j, NULL, r->advice[k]);
-        lab_json_end(&j);
-        put_text(&j, "output_tail", r->output ? r->output : "");
-        lab_json_end(&j);
-    }
+    for (int i = 0; i < n; i++)
+        json_stage(&j, &s[i]);
     lab_json_end(&j);
     lab_json_finish(&j);
-    if (fclose(f)) {
-        fprintf(stderr, "grade: cannot write %s\n", path);
-        return -1;
-    }
+    return close_report(f, path);
+}
 
-    f = open_report(dir, "results.json", path, sizeof path);
+/* results.json, Gradescope's: a test per stage, the bonus as extra credit. */
+static int write_results_json(const char *dir, const stage_result *s, int n, const grade_info *g,
+                              const points *p)
+{
+    char path[1024];
+    FILE *f = open_report(dir, "results.json", path, sizeof path);
     if (!f)
         return -1;
+    lab_json j;
     lab_json_start(&j, f);
-    /* an autograder's score: the bonus counts as extra credit */
-    lab_json_int(&j, "score", total + bonus);
+    lab_json_int(&j, "score", p->total + p->bonus);
     lab_json_number(&j, "execution_time", g->seconds);
     char head[512], extra[64] = "";
-    if (bonus_max)
-        snprintf(extra, sizeof extra, " (and %d/%d bonus)", bonus, bonus_max);
+    if (p->bonus_max)
+        snprintf(extra, sizeof extra, " (and %d/%d bonus)", p->bonus, p->bonus_max);
     snprintf(head, sizeof head, "%d/%d points%s on %s; seed %llu (make grade SEED=%llu repeats the inputs)%s",
-             total, max, extra, g->gpu[0] ? g->gpu : "an unknown GPU", g->seed, g->seed,
+             p->total, p->max, extra, g->gpu[0] ? g->gpu : "an unknown GPU", g->seed, g->seed,
              g->confined ? "" : "; the runs were NOT confined");
     put_text(&j, "output", head);
     lab_json_array(&j, "tests");
@@ -338,9 +377,13 @@ int report_write(const char *dir, const stage_result *s, int n, const grade_info
     }
     lab_json_end(&j);
     lab_json_finish(&j);
-    if (fclose(f)) {
-        fprintf(stderr, "grade: cannot write %s\n", path);
+    return close_report(f, path);
+}
+
+int report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
+{
+    points p = count_points(s, n);
+    if (write_grade_json(dir, s, n, g, &p) || write_results_json(dir, s, n, g, &p))
         return -1;
-    }
     return report_tsv(dir, s, n, g);
 }

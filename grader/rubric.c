@@ -161,110 +161,135 @@ static int bad_line(char *err, size_t errlen, const char *path, int lineno, cons
     return -1;
 }
 
-/* One line of the rubric, already split into fields. */
-static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno, char *err,
-                       size_t errlen)
+/* The lines of the rubric, each already split into fields f[0 .. n-1]
+ * (f[0] its kind); 0, or -1 with "path:line: why" in err. */
+
+/* setting NAME VALUE */
+static int setting_line(rubric *r, char **f, int n, const char *path, int lineno, char *err, size_t errlen)
+{
+    if (n < 3)
+        return bad_line(err, errlen, path, lineno, "setting needs a name and a value");
+    if (!strcmp(f[1], "limit_s") || !strcmp(f[1], "sanitize_limit_s")) {
+        double v;
+        if (parse_number(f[2], &v) || v <= 0)
+            return bad_line(err, errlen, path, lineno, "%s must be a number of seconds > 0", f[1]);
+        *(!strcmp(f[1], "limit_s") ? &r->limit_s : &r->sanitize_limit_s) = v;
+    } else if (!strcmp(f[1], "correct_points")) {
+        if (parse_points(f[2], &r->correct_points))
+            return bad_line(err, errlen, path, lineno, "correct_points must be a whole number");
+    } else if (!strcmp(f[1], "args") || !strcmp(f[1], "sanitize_args")) {
+        char *dst = !strcmp(f[1], "args") ? r->args : r->sanitize_args;
+        if (strlen(f[2]) >= sizeof r->args)
+            return bad_line(err, errlen, path, lineno, "%s is too long", f[1]);
+        strcpy(dst, f[2]);
+    } else {
+        return bad_line(err, errlen, path, lineno, "unknown setting '%s'", f[1]);
+    }
+    return 0;
+}
+
+/* margin TIER FACTOR [STAGE] */
+static int margin_line(rubric *r, char **f, int n, const char *path, int lineno, char *err, size_t errlen)
+{
+    double v;
+    if (n < 3 || parse_number(f[2], &v) || v <= 0)
+        return bad_line(err, errlen, path, lineno, "margin needs a tier name and a factor > 0");
+    if (r->nmargins == MAX_MARGINS || copy_name(r->margin_tier[r->nmargins], f[1]) ||
+        copy_name(r->margin_stage[r->nmargins], n > 3 ? f[3] : ""))
+        return bad_line(err, errlen, path, lineno, "too many margins");
+    r->margin[r->nmargins++] = v;
+    return 0;
+}
+
+/* stage (or points) STAGE POINTS [LIMIT_S|-] [ARGS] */
+static int stage_line(stage_rubric *s, char **f, int n, const char *path, int lineno, char *err, size_t errlen)
+{
+    if (n < 3 || parse_points(f[2], &s->correct_points))
+        return bad_line(err, errlen, path, lineno, "stage needs its points for correctness (a whole number)");
+    if (n >= 4 && strcmp(f[3], "-") && (parse_number(f[3], &s->limit_s) || s->limit_s <= 0))
+        return bad_line(err, errlen, path, lineno, "the time limit must be seconds > 0 or -");
+    if (n >= 5) {
+        if (strlen(f[4]) >= sizeof s->args)
+            return bad_line(err, errlen, path, lineno, "arguments too long");
+        strcpy(s->args, f[4]);
+    }
+    return 0;
+}
+
+/* tier STAGE NAME POINTS FIELD >=|<= UNIT ADVICE */
+static int tier_line(stage_rubric *s, char **f, int n, const char *path, int lineno, char *err, size_t errlen)
+{
+    if (n < 8)
+        return bad_line(err, errlen, path, lineno, "tier needs: stage, name, points, field, >= or <=, unit, advice");
+    if (tier_entry(s, f[2]))
+        return bad_line(err, errlen, path, lineno, "tier %s of %s is defined twice", f[2], f[1]);
+    if (s->ntiers == MAX_TIERS)
+        return bad_line(err, errlen, path, lineno, "at most %d tiers per stage", MAX_TIERS);
+    tier *t = &s->tiers[s->ntiers];
+    memset(t, 0, sizeof *t);
+    if (copy_name(t->name, f[2]) || copy_name(t->field, f[4]))
+        return bad_line(err, errlen, path, lineno, "name too long");
+    if (parse_points(f[3], &t->points))
+        return bad_line(err, errlen, path, lineno, "points must be a whole number");
+    if (strcmp(f[5], ">=") && strcmp(f[5], "<="))
+        return bad_line(err, errlen, path, lineno, "the comparison must be >= or <=");
+    t->at_most = !strcmp(f[5], "<=");
+    snprintf(t->unit, sizeof t->unit, "%s", strcmp(f[6], "-") ? f[6] : "");
+    snprintf(t->advice, sizeof t->advice, "%s", f[7]);
+    s->ntiers++;
+    return 0;
+}
+
+/* threshold STAGE TIER GPU VALUE: a later line for the same GPU wins
+ * (calibration appends) */
+static int threshold_line(stage_rubric *s, char **f, int n, const char *path, int lineno, char *err, size_t errlen)
+{
+    if (n < 5)
+        return bad_line(err, errlen, path, lineno, "threshold needs: stage, tier, GPU, value");
+    tier *t = tier_entry(s, f[2]);
+    if (!t)
+        return bad_line(err, errlen, path, lineno, "threshold for tier '%s' of %s, which has no tier line above it", f[2], f[1]);
+    double v;
+    if (parse_number(f[4], &v))
+        return bad_line(err, errlen, path, lineno, "'%s' is not a number", f[4]);
+    threshold *th = NULL;
+    for (int i = 0; i < t->nth; i++)
+        if (!strcmp(t->th[i].gpu, f[3]))
+            th = &t->th[i];
+    if (!th) {
+        if (t->nth == MAX_THRESHOLDS)
+            return bad_line(err, errlen, path, lineno, "too many GPUs for one tier");
+        th = &t->th[t->nth++];
+        if (copy_name(th->gpu, f[3]))
+            return bad_line(err, errlen, path, lineno, "GPU name too long");
+    }
+    th->value = v;
+    return 0;
+}
+
+/* One line of the rubric, to the function for its kind. */
+static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno, char *err, size_t errlen)
 {
     const char *kind = f[0];
-    if (!strcmp(kind, "setting")) {
-        if (n < 3)
-            return bad_line(err, errlen, path, lineno, "setting needs a name and a value");
-        if (!strcmp(f[1], "limit_s") || !strcmp(f[1], "sanitize_limit_s")) {
-            double v;
-            if (parse_number(f[2], &v) || v <= 0)
-                return bad_line(err, errlen, path, lineno, "%s must be a number of seconds > 0", f[1]);
-            *(!strcmp(f[1], "limit_s") ? &r->limit_s : &r->sanitize_limit_s) = v;
-        } else if (!strcmp(f[1], "correct_points")) {
-            if (parse_points(f[2], &r->correct_points))
-                return bad_line(err, errlen, path, lineno, "correct_points must be a whole number");
-        } else if (!strcmp(f[1], "args") || !strcmp(f[1], "sanitize_args")) {
-            char *dst = !strcmp(f[1], "args") ? r->args : r->sanitize_args;
-            if (strlen(f[2]) >= sizeof r->args)
-                return bad_line(err, errlen, path, lineno, "%s is too long", f[1]);
-            strcpy(dst, f[2]);
-        } else {
-            return bad_line(err, errlen, path, lineno, "unknown setting '%s'", f[1]);
-        }
-        return 0;
-    }
-    if (!strcmp(kind, "margin")) {
-        double v;
-        if (n < 3 || parse_number(f[2], &v) || v <= 0)
-            return bad_line(err, errlen, path, lineno, "margin needs a tier name and a factor > 0");
-        if (r->nmargins == MAX_MARGINS || copy_name(r->margin_tier[r->nmargins], f[1]) ||
-            copy_name(r->margin_stage[r->nmargins], n > 3 ? f[3] : ""))
-            return bad_line(err, errlen, path, lineno, "too many margins");
-        r->margin[r->nmargins++] = v;
-        return 0;
-    }
+    if (!strcmp(kind, "setting"))
+        return setting_line(r, f, n, path, lineno, err, errlen);
+    if (!strcmp(kind, "margin"))
+        return margin_line(r, f, n, path, lineno, err, errlen);
     if (n < 2)
         return bad_line(err, errlen, path, lineno, "'%s' needs a stage", kind);
     stage_rubric *s = stage_entry(r, f[1], 1);
     if (!s)
         return bad_line(err, errlen, path, lineno, "too many stages, or a stage name too long");
-    if (!strcmp(kind, "stage") || !strcmp(kind, "points")) {
-        if (n < 3 || parse_points(f[2], &s->correct_points))
-            return bad_line(err, errlen, path, lineno,
-                            "stage needs its points for correctness (a whole number)");
-        if (n >= 4 && strcmp(f[3], "-") && (parse_number(f[3], &s->limit_s) || s->limit_s <= 0))
-            return bad_line(err, errlen, path, lineno, "the time limit must be seconds > 0 or -");
-        if (n >= 5) {
-            if (strlen(f[4]) >= sizeof s->args)
-                return bad_line(err, errlen, path, lineno, "arguments too long");
-            strcpy(s->args, f[4]);
-        }
-        return 0;
-    }
+    if (!strcmp(kind, "stage") || !strcmp(kind, "points"))
+        return stage_line(s, f, n, path, lineno, err, errlen);
     if (!strcmp(kind, "bonus")) {
         s->bonus = 1;
         return 0;
     }
-    if (!strcmp(kind, "tier")) {
-        if (n < 8)
-            return bad_line(err, errlen, path, lineno,
-                            "tier needs: stage, name, points, field, >= or <=, unit, advice");
-        if (tier_entry(s, f[2]))
-            return bad_line(err, errlen, path, lineno, "tier %s of %s is defined twice", f[2], f[1]);
-        if (s->ntiers == MAX_TIERS)
-            return bad_line(err, errlen, path, lineno, "at most %d tiers per stage", MAX_TIERS);
-        tier *t = &s->tiers[s->ntiers];
-        memset(t, 0, sizeof *t);
-        if (copy_name(t->name, f[2]) || copy_name(t->field, f[4]))
-            return bad_line(err, errlen, path, lineno, "name too long");
-        if (parse_points(f[3], &t->points))
-            return bad_line(err, errlen, path, lineno, "points must be a whole number");
-        if (strcmp(f[5], ">=") && strcmp(f[5], "<="))
-            return bad_line(err, errlen, path, lineno, "the comparison must be >= or <=");
-        t->at_most = !strcmp(f[5], "<=");
-        snprintf(t->unit, sizeof t->unit, "%s", strcmp(f[6], "-") ? f[6] : "");
-        snprintf(t->advice, sizeof t->advice, "%s", f[7]);
-        s->ntiers++;
-        return 0;
-    }
-    if (!strcmp(kind, "threshold")) {
-        if (n < 5)
-            return bad_line(err, errlen, path, lineno, "threshold needs: stage, tier, GPU, value");
-        tier *t = tier_entry(s, f[2]);
-        if (!t)
-            return bad_line(err, errlen, path, lineno,
-                            "threshold for tier '%s' of %s, which has no tier line above it", f[2], f[1]);
-        double v;
-        if (parse_number(f[4], &v))
-            return bad_line(err, errlen, path, lineno, "'%s' is not a number", f[4]);
-        threshold *th = NULL;
-        for (int i = 0; i < t->nth; i++)
-            if (!strcmp(t->th[i].gpu, f[3]))
-                th = &t->th[i]; /* a later line wins: calibration appends */
-        if (!th) {
-            if (t->nth == MAX_THRESHOLDS)
-                return bad_line(err, errlen, path, lineno, "too many GPUs for one tier");
-            th = &t->th[t->nth++];
-            if (copy_name(th->gpu, f[3]))
-                return bad_line(err, errlen, path, lineno, "GPU name too long");
-        }
-        th->value = v;
-        return 0;
-    }
+    if (!strcmp(kind, "tier"))
+        return tier_line(s, f, n, path, lineno, err, errlen);
+    if (!strcmp(kind, "threshold"))
+        return threshold_line(s, f, n, path, lineno, err, errlen);
     return bad_line(err, errlen, path, lineno, "unknown line kind '%s'", kind);
 }
 

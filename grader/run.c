@@ -181,91 +181,92 @@ void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
     run_program_progress(argv, record_fd, -1, limit_s, keep, r);
 }
 
-void run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
-                          size_t keep, run_result *r)
+/* The three pipes from a child: its output, its record and its progress
+ * lines (-1 where not asked for); [0] read here, [1] the child's. */
+typedef struct {
+    int out[2], rec[2], prog[2];
+} pipes;
+
+/* The pipes and the child, in a process group of its own; the child's
+ * pid, or -1 with why in rg. */
+static pid_t start_child(char *const argv[], int record_fd, int progress_fd, pipes *p, ring *rg, run_result *r)
 {
-    memset(r, 0, sizeof *r);
-    ring rg = {malloc(keep ? keep : 1), keep, 0, 0};
-    ring pg = {malloc(PROGRESS_KEEP), PROGRESS_KEEP, 0, 0};
-    int out[2] = {-1, -1}, rec[2] = {-1, -1}, prog[2] = {-1, -1};
-    size_t rec_cap = 0;
-    unsigned long long progress_bytes = 0;
-    if (!rg.buf || !pg.buf || pipe2(out, O_CLOEXEC) || (record_fd >= 3 && pipe2(rec, O_CLOEXEC)) ||
-        (progress_fd >= 3 && progress_fd != record_fd && pipe2(prog, O_CLOEXEC))) {
+    if (pipe2(p->out, O_CLOEXEC) || (record_fd >= 3 && pipe2(p->rec, O_CLOEXEC)) ||
+        (progress_fd >= 3 && progress_fd != record_fd && pipe2(p->prog, O_CLOEXEC))) {
         static const char msg[] = "cannot create pipes\n";
-        ring_add(&rg, msg, sizeof msg - 1);
-        goto done;
+        ring_add(rg, msg, sizeof msg - 1);
+        return -1;
     }
-    double t0 = now_s();
     pid_t pid = fork();
     if (pid < 0) {
         static const char msg[] = "cannot fork\n";
-        ring_add(&rg, msg, sizeof msg - 1);
-        goto done;
+        ring_add(rg, msg, sizeof msg - 1);
+        return -1;
     }
     if (pid == 0)
-        child(argv, out[1], rec[1], record_fd, prog[1], progress_fd);
+        child(argv, p->out[1], p->rec[1], record_fd, p->prog[1], progress_fd);
     setpgid(pid, pid); /* also here, so a kill right away finds the group */
     current_group = pid;
     r->started = 1;
-    close(out[1]);
-    out[1] = -1;
-    if (rec[1] >= 0) {
-        close(rec[1]);
-        rec[1] = -1;
+    int *ends[3] = {p->out, p->rec, p->prog};
+    for (int i = 0; i < 3; i++) {
+        if (ends[i][1] >= 0) {
+            close(ends[i][1]);
+            ends[i][1] = -1;
+        }
+        if (ends[i][0] >= 0)
+            fcntl(ends[i][0], F_SETFL, O_NONBLOCK);
     }
-    if (prog[1] >= 0) {
-        close(prog[1]);
-        prog[1] = -1;
-    }
-    fcntl(out[0], F_SETFL, O_NONBLOCK);
-    if (rec[0] >= 0)
-        fcntl(rec[0], F_SETFL, O_NONBLOCK);
-    if (prog[0] >= 0)
-        fcntl(prog[0], F_SETFL, O_NONBLOCK);
+    return pid;
+}
 
-    int out_open = 1, rec_open = rec[0] >= 0, prog_open = prog[0] >= 0, reaped = 0, status = 0;
+/* Has the child ended, or run past limit_s? Then its whole group is
+ * killed (whatever it left behind) and it is reaped: 1, its wait status in
+ * *status. Looked at without reaping first, so that the group id stays
+ * ours while the rest of the group is killed. */
+static int reap_if_done(pid_t pid, double t0, double limit_s, int *status, run_result *r)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    int ended = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+    if (!ended && now_s() - t0 <= limit_s)
+        return 0;
+    kill(-pid, SIGKILL);
+    waitpid(pid, status, 0);
+    r->timed_out = !ended;
+    r->seconds = now_s() - t0;
+    return 1;
+}
+
+/* Read the child's pipes until it has ended and they are closed; its wait
+ * status. */
+static int watch(pid_t pid, pipes *p, double t0, double limit_s, ring *rg, ring *pg,
+                 unsigned long long *progress_bytes, run_result *r)
+{
+    int out_open = 1, rec_open = p->rec[0] >= 0, prog_open = p->prog[0] >= 0, reaped = 0, status = 0;
+    size_t rec_cap = 0;
     double ended_at = 0;
     for (;;) {
         struct pollfd pf[3];
         int npf = 0;
         if (out_open)
-            pf[npf++] = (struct pollfd){out[0], POLLIN, 0};
+            pf[npf++] = (struct pollfd){p->out[0], POLLIN, 0};
         if (rec_open)
-            pf[npf++] = (struct pollfd){rec[0], POLLIN, 0};
+            pf[npf++] = (struct pollfd){p->rec[0], POLLIN, 0};
         if (prog_open)
-            pf[npf++] = (struct pollfd){prog[0], POLLIN, 0};
+            pf[npf++] = (struct pollfd){p->prog[0], POLLIN, 0};
         if (npf)
             poll(pf, (nfds_t)npf, 50);
         else if (!reaped)
             usleep(20000);
         if (out_open)
-            out_open = drain_output(out[0], &rg, &r->output_bytes);
+            out_open = drain_output(p->out[0], rg, &r->output_bytes);
         if (rec_open)
-            rec_open = drain_record(rec[0], r, &rec_cap);
+            rec_open = drain_record(p->rec[0], r, &rec_cap);
         if (prog_open)
-            prog_open = drain_output(prog[0], &pg, &progress_bytes);
-
-        if (!reaped) {
-            /* has it ended? Look without reaping, so the group id stays ours
-             * while the rest of the group is killed */
-            siginfo_t si;
-            memset(&si, 0, sizeof si);
-            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
-                kill(-pid, SIGKILL); /* whatever it left behind */
-                waitpid(pid, &status, 0);
-                reaped = 1;
-                ended_at = now_s();
-                r->seconds = ended_at - t0;
-            } else if (now_s() - t0 > limit_s) {
-                kill(-pid, SIGKILL);
-                waitpid(pid, &status, 0);
-                reaped = 1;
-                r->timed_out = 1;
-                ended_at = now_s();
-                r->seconds = ended_at - t0;
-            }
-        }
+            prog_open = drain_output(p->prog[0], pg, progress_bytes);
+        if (!reaped && (reaped = reap_if_done(pid, t0, limit_s, &status, r)))
+            ended_at = now_s();
         if (reaped && !out_open && !rec_open && !prog_open)
             break;
         /* a process that left the group could hold the pipes open: stop
@@ -273,23 +274,42 @@ void run_program_progress(char *const argv[], int record_fd, int progress_fd, do
         if (reaped && now_s() - ended_at > 1.0)
             break;
     }
-    current_group = 0;
-    if (!r->timed_out) {
-        if (WIFEXITED(status)) {
+    return status;
+}
+
+void run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
+                          size_t keep, run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    ring rg = {malloc(keep ? keep : 1), keep, 0, 0};
+    ring pg = {malloc(PROGRESS_KEEP), PROGRESS_KEEP, 0, 0};
+    pipes p = {{-1, -1}, {-1, -1}, {-1, -1}};
+    unsigned long long progress_bytes = 0;
+    const double t0 = now_s();
+    pid_t pid = -1;
+    if (!rg.buf || !pg.buf) {
+        static const char msg[] = "cannot create pipes\n";
+        ring_add(&rg, msg, sizeof msg - 1);
+    } else {
+        pid = start_child(argv, record_fd, progress_fd, &p, &rg, r);
+    }
+    if (pid > 0) {
+        int status = watch(pid, &p, t0, limit_s, &rg, &pg, &progress_bytes, r);
+        current_group = 0;
+        if (!r->timed_out && WIFEXITED(status)) {
             r->exited = 1;
             r->status = WEXITSTATUS(status);
-        } else if (WIFSIGNALED(status)) {
+        } else if (!r->timed_out && WIFSIGNALED(status)) {
             r->signal = WTERMSIG(status);
         }
     }
-done:
     for (int i = 0; i < 2; i++) {
-        if (out[i] >= 0)
-            close(out[i]);
-        if (rec[i] >= 0)
-            close(rec[i]);
-        if (prog[i] >= 0)
-            close(prog[i]);
+        if (p.out[i] >= 0)
+            close(p.out[i]);
+        if (p.rec[i] >= 0)
+            close(p.rec[i]);
+        if (p.prog[i] >= 0)
+            close(p.prog[i]);
     }
     r->tail = ring_take(&rg, &r->tail_len);
     free(rg.buf);

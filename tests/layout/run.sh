@@ -6,7 +6,8 @@
 # Ends with "N passed, N failed". LAB_LAYOUT_ROOT: check that tree instead
 # (tests plant faults in a copy).
 set -u
-root=${LAB_LAYOUT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+lab=$(cd "$(dirname "$0")/../.." && pwd)
+root=${LAB_LAYOUT_ROOT:-$lab}
 cd "$root" || exit 2
 pass=0 fail=0
 check() { # name, status (0 = pass), details
@@ -25,6 +26,11 @@ check "no LAB_JUDGE conditional outside judge/ (the backend is chosen at link ti
 long=$(sources | while read -r f; do
     [ -f "$f" ] && n=$(wc -l < "$f") && [ "$n" -gt 500 ] && echo "$f: $n lines"; done)
 check "no source file over 500 lines" "$([ -z "$long" ]; echo $?)" "$long"
+
+# tools/check-function-length.sh: what fails is ENFORCED's; the rest is listed
+long=$("$lab/tools/check-function-length.sh" --root . 2>&1); st=$?
+check "no function over 80 lines in common/ and grader/ (judge/, grader/class/, grader/build.c: reported only)" \
+    "$st" "$(grep -v 'reported only' <<<"$long")"
 
 # every window of 6 lines (trimmed; those with fewer than four lines of more
 # than braces and blanks left out) of each family file, then the windows
@@ -47,15 +53,18 @@ if [ -z "${LAB_LAYOUT_ROOT:-}" ]; then
     printf '#ifdef LAB_JUDGE\n#endif\n' > "$t/common/planted.cu"
     printf '#if defined(LAB_JUDGE)\n#endif\n' > "$t/judge/allowed.cu"
     seq 501 > "$t/common/long.sh"
+    { printf 'int grow(void)\n{\n'; seq -f '    x += %g;' 90; printf '}\n'; } > "$t/common/grow.c"
+    sed 's/grow/grow_judged/' "$t/common/grow.c" > "$t/judge/grow.c"
     sed -n '/^static int judge/,/^}/p' common/matmul_family.cu > "$t/shared"
     cat "$t/shared" "$t/shared" >> "$t/common/transpose_family.cu"
     got=$(LAB_LAYOUT_ROOT=$t bash "$0" 2>&1)
     planted=0
     for want in "FAIL  no LAB_JUDGE conditional" "common/planted.cu:1" "FAIL  no source file over 500" \
-                "common/long.sh: 501 lines" "FAIL  the family files share no run" "0 passed, 3 failed"; do
+                "common/long.sh: 501 lines" "FAIL  no function over 80" "common/grow.c:1: grow is 93 lines" \
+                "FAIL  the family files share no run" "0 passed, 4 failed"; do
         case $got in *"$want"*) ;; *) planted=1; echo "      missing: $want" ;; esac
     done
-    case $got in *judge/allowed.cu*) planted=1; echo "      judge/ was flagged" ;; esac
+    case $got in *judge/allowed.cu* | *judge/grow.c*) planted=1; echo "      judge/ was flagged" ;; esac
     check "each of these checks fails on a tree with its fault planted" "$planted"
     rm -rf "$t"
 fi

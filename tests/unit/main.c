@@ -12,6 +12,7 @@ int main(void)
         {"matmul", test_matmul},
         {"reduce", test_reduce},
         {"hints", test_hints},
+        {"measure", test_measure},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         int before = unit_failed, checks = unit_passed + unit_failed;

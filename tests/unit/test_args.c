@@ -1,4 +1,5 @@
 /* test_args.c: sizes and options as the drivers parse them. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lab.h"
@@ -76,6 +77,17 @@ void test_args(void)
     CHECK(parse(0, &a, err, bad_list) == -1);
     const char *shape[] = {"--n", "1000x33", "--sizes", "1x1,31x33", NULL};
     CHECK(parse(1, &a, err, shape) == 0 && a.timing.cols == 33 && a.sizes[1].rows == 31);
+
+    /* the timing's experiments come from the environment, read here only */
+    setenv("LAB_JUDGE_RSE", "0.004", 1);
+    setenv("LAB_JUDGE_TRACE", "1", 1);
+    CHECK(parse(0, &a, err, none) == 0 && a.judge_rse == 0.004 && a.judge_trace == 1);
+    setenv("LAB_JUDGE_RSE", "tight", 1);
+    CHECK(parse(0, &a, err, none) == -1 && strstr(err, "LAB_JUDGE_RSE 'tight' is not a number > 0"));
+    setenv("LAB_JUDGE_RSE", "", 1); /* set but empty: the policy's */
+    unsetenv("LAB_JUDGE_TRACE");
+    CHECK(parse(0, &a, err, none) == 0 && a.judge_rse == 0 && a.judge_trace == 0);
+    unsetenv("LAB_JUDGE_RSE");
 
     CHECK(strcmp(lab_exit_name(LAB_EXIT_NO_GPU), "no GPU") == 0);
     CHECK(strcmp(lab_exit_name(99), "unknown status") == 0);

@@ -30,5 +30,6 @@ void test_transpose(void);
 void test_matmul(void);
 void test_reduce(void);
 void test_hints(void);
+void test_measure(void);
 
 #endif
