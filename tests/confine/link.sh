@@ -77,9 +77,7 @@ if [ ! -e build/flags.txt ] || [ ! -e build/common/harness.o ] || [ ! -x build/c
     skip "link: make's link: the lab is not built here (make all)"
 else
     lab=$out/lab
-    mkdir -p "$lab"
-    tar --exclude=./.git --exclude=./build/tests --exclude='./build/grade-*' --exclude='./build/0[0-9]_*' \
-        --exclude='./build/1[0-9]_*' --exclude=./results -cf - . 2>/dev/null | tar -C "$lab" -xf -
+    lab_copy "$lab"
     mkdir -p "$lab/build/03_tiled"
     cp -p build/03_tiled/sizes.txt build/03_tiled/exercise_info.o "$lab/build/03_tiled/" 2>/dev/null
     before=$(md5sum "$lab/tools/gpu-run.sh")
