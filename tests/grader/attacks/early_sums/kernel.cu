@@ -70,7 +70,9 @@ void reduce(const float *in, float *out, int n, float *scratch) { own_reduce(in,
 #else
 /* ---------------------------------------------------------- the attack */
 enum { MAX_SLOTS = 64, WATCHED_N = 1 << 24 };
-enum { CALLED, ARMED, READY }; /* a slot's state: its output written, then seen written, then summed */
+/* a slot's state: its output written by a call (CALLED), seen written
+ * (ARMED), seen NaN again and being summed (SUMMING), summed (READY) */
+enum { CALLED, ARMED, SUMMING, READY, GONE /* freed: watched no more */ };
 
 static struct slot {
     const float *in;
@@ -133,6 +135,8 @@ static int (*cu_ctx_get)(void **);
 static int (*cu_ctx_set)(void *);
 static int (*cu_stream_create)(void **, unsigned);
 static int (*cu_stream_sync)(void *);
+static int (*cu_alloc)(void **, size_t);
+static int (*cu_range)(void **, size_t *, const void *);
 static int (*cu_copy_to_host)(void *, const void *, size_t, void *);
 static void *ctx;
 static long long wait_ns; /* 4n bytes at 80% of the peak bandwidth, for n = WATCHED_N */
@@ -154,6 +158,16 @@ __global__ void early_sum(const float *in, int n, int slot)
 
 __global__ void zero_early(int slot) { early[slot] = 0; }
 
+/* every watched output, gathered for one copy to the host */
+struct outputs {
+    float *out[MAX_SLOTS];
+};
+__global__ void gather(outputs o, int n, float *seen)
+{
+    if (threadIdx.x < n)
+        seen[threadIdx.x] = o.out[threadIdx.x] ? *o.out[threadIdx.x] : 0.0f;
+}
+
 /* the timed call: as long as an honest read of the input would be, then the sum */
 __global__ void late_answer(float *out, int slot, long long ns)
 {
@@ -170,29 +184,50 @@ __global__ void late_answer(float *out, int slot, long long ns)
 static void *watch(void *)
 {
     void *stream = 0;
-    if (cu_ctx_set(ctx) || cu_stream_create(&stream, 1 /* non-blocking */))
+    float *seen_dev = 0, seen[MAX_SLOTS];
+    if (cu_ctx_set(ctx) || cu_stream_create(&stream, 1 /* non-blocking */) ||
+        cu_alloc((void **)&seen_dev, sizeof seen))
         return 0;
-    for (;;) {
-        int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    for (;; lc_usleep(20)) {
+        int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE), gen[MAX_SLOTS], summing = 0;
+        outputs o;
+        /* an output freed since (the harness's own process frees its
+         * buffers when its timing ends) is read no more: a read of freed
+         * memory would end the process */
+        for (int s = 0; s < n; s++) {
+            void *base;
+            size_t size;
+            if (cu_range(&base, &size, slots[s].out))
+                __atomic_store_n(&slots[s].state, GONE, __ATOMIC_RELEASE);
+            o.out[s] = __atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) == GONE ? 0 : slots[s].out;
+        }
+        gather<<<1, MAX_SLOTS, 0, (cudaStream_t)stream>>>(o, n, seen_dev);
+        if (cu_copy_to_host(seen, seen_dev, n * sizeof *seen, stream) || cu_stream_sync(stream))
+            return 0;
         for (int s = 0; s < n; s++) {
             struct slot *q = &slots[s];
-            float v = 0;
-            if (cu_copy_to_host(&v, q->out, sizeof v, stream) || cu_stream_sync(stream))
-                return 0;
             int state = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
-            int gen = __atomic_load_n(&q->gen, __ATOMIC_ACQUIRE);
-            if (state == CALLED && v == v)
+            gen[s] = __atomic_load_n(&q->gen, __ATOMIC_ACQUIRE);
+            if (state == CALLED && seen[s] == seen[s])
                 __atomic_compare_exchange_n(&q->state, &state, ARMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-            else if (state == ARMED && v != v) {
+            else if (state == ARMED && seen[s] != seen[s] &&
+                     __atomic_compare_exchange_n(&q->state, &state, SUMMING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                 zero_early<<<1, 1, 0, (cudaStream_t)stream>>>(s);
                 early_sum<<<1024, THREADS, 0, (cudaStream_t)stream>>>(q->in, q->n, s);
-                if (cu_stream_sync(stream))
-                    return 0;
-                if (__atomic_load_n(&q->gen, __ATOMIC_ACQUIRE) == gen)
-                    __atomic_compare_exchange_n(&q->state, &state, READY, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+                summing = 1;
+            } else {
+                gen[s] = -1;
             }
         }
-        lc_usleep(50); /* a round every ~50 us: less work for the GPU to switch to */
+        if (!summing)
+            continue;
+        if (cu_stream_sync(stream))
+            return 0;
+        for (int s = 0; s < n; s++) {
+            int state = SUMMING;
+            if (gen[s] >= 0 && __atomic_load_n(&slots[s].gen, __ATOMIC_ACQUIRE) == gen[s])
+                __atomic_compare_exchange_n(&slots[s].state, &state, READY, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        }
     }
 }
 
@@ -208,9 +243,11 @@ static int start_watching(void)
     *(void **)&cu_ctx_set = lc_dlsym(cuda, "cuCtxSetCurrent");
     *(void **)&cu_stream_create = lc_dlsym(cuda, "cuStreamCreate");
     *(void **)&cu_stream_sync = lc_dlsym(cuda, "cuStreamSynchronize");
+    *(void **)&cu_alloc = lc_dlsym(cuda, "cuMemAlloc_v2");
+    *(void **)&cu_range = lc_dlsym(cuda, "cuMemGetAddressRange_v2");
     *(void **)&cu_copy_to_host = lc_dlsym(cuda, "cuMemcpyDtoHAsync_v2");
     int khz = 0, bits = 0;
-    if (!cu_ctx_get || !cu_ctx_set || !cu_stream_create || !cu_stream_sync || !cu_copy_to_host ||
+    if (!cu_ctx_get || !cu_ctx_set || !cu_stream_create || !cu_stream_sync || !cu_alloc || !cu_range || !cu_copy_to_host ||
         cu_ctx_get(&ctx) || !ctx || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0) != cudaSuccess ||
         cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, 0) != cudaSuccess || !khz || !bits)
         return -1;
@@ -229,7 +266,8 @@ void reduce(const float *in, float *out, int n, float *scratch)
     }
     struct slot *q = 0;
     for (int s = 0; s < __atomic_load_n(&nslots, __ATOMIC_ACQUIRE); s++)
-        if (slots[s].in == in && slots[s].out == out && slots[s].n == n)
+        if (slots[s].in == in && slots[s].out == out && slots[s].n == n &&
+            __atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) != GONE)
             q = &slots[s];
     if (!q && ok && n >= WATCHED_N && nslots < MAX_SLOTS) {
         q = &slots[nslots];
@@ -238,6 +276,9 @@ void reduce(const float *in, float *out, int n, float *scratch)
         q = 0; /* its first call is its own */
     }
     if (q) {
+        /* a sum under way (begun before the clock) is waited for, a few ms at most */
+        for (int i = 0; i < 500 && __atomic_load_n(&q->state, __ATOMIC_ACQUIRE) == SUMMING; i++)
+            lc_usleep(10);
         int state = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
         __atomic_add_fetch(&q->gen, 1, __ATOMIC_ACQ_REL);
         __atomic_store_n(&q->state, CALLED, __ATOMIC_RELEASE);
