@@ -114,6 +114,39 @@ else
     done
 fi
 
+# ------------------- writable, executable memory asked of the linker
+# (tests/confine/wx-kernel.cu: an "awx" section, an executable stack): no
+# system call makes it, so no filter of the runner's sees it; a program
+# built by make must have none (readelf: no LOAD segment both W and E, a
+# GNU_STACK without E), or not be built
+wx_of() { # PROGRAM: its segments that are writable and executable, and an executable stack
+    readelf -lW "$1" 2>/dev/null | awk '$1 == "LOAD" && $(NF - 1) ~ /W/ && $(NF - 1) ~ /E/ { print "a LOAD segment RWX" }
+        $1 == "GNU_STACK" && $(NF - 1) ~ /E/ { print "an executable stack" }'
+}
+if ! command -v readelf >/dev/null; then
+    skip "link: writable, executable memory: readelf is not installed (it comes with binutils)"
+elif ! "$NVCC" -arch=sm_90 -c tests/confine/wx-kernel.cu -o "$out/wx.o" >"$out/wx.log" 2>&1 ||
+    ! "$NVCC" -arch=sm_90 "$out/main.o" "$out/wx.o" -o "$out/wx-prog" >>"$out/wx.log" 2>&1; then
+    fail "link: writable, executable memory: the attack compiles and links plainly" "$(cat "$out/wx.log")"
+else
+    o=$("$out/wx-prog" 2>&1)
+    check "link: unconfined, a plain link gives an awx section and an executable stack, and code runs in both" \
+        "$([ "$(grep -c '^ESCAPED' <<<"$o")" = 2 ]; echo $?)" "$o; $(wx_of "$out/wx-prog")"
+    if [ -n "${lab:-}" ] && [ -d "$lab" ]; then
+        cp tests/confine/wx-kernel.cu "$lab/exercises/03_tiled/kernel.cu"
+        (cd "$lab" && make --no-print-directory build/03_tiled/exercise build/03_tiled/exercise-runner) \
+            >"$out/make-wx.log" 2>&1
+        st=$?
+        found=""
+        for p in "$lab/build/03_tiled/exercise" "$lab/build/03_tiled/exercise-runner"; do
+            [ -e "$p" ] && found="$found$(wx_of "$p" | sed "s|^|${p##*/}: |")"
+        done
+        check "link: make: a kernel.cu asking for writable, executable memory gets none (refused, or linked without it)" \
+            "$([ -z "$found" ]; echo $?)" "exit $st: $found; $(tail -n 4 "$out/make-wx.log")"
+        rm -f "$lab/build/03_tiled/exercise" "$lab/build/03_tiled/exercise-runner"
+    fi
+fi
+
 # ------------------------------ the grader's build of a submission (--src)
 if [ -x build/grader/grade ]; then
     sub=$out/submission
