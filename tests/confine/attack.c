@@ -314,6 +314,27 @@ int main(int argc, char **argv)
         return result(mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0 && run_code(p),
                       "made its writable data executable (mprotect)");
     }
+    if (!strcmp(a, "file-mmap-wx")) { /* a file it may read (its own program), mapped private, writable and executable */
+        int fd = open(arg, O_RDONLY);
+        void *p = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+        return result(p != MAP_FAILED && run_code(p), "ran code written into a private mapping of a file");
+    }
+    if (!strcmp(a, "file-mprotect-exec")) { /* the same mapping written first, then made executable */
+        int fd = open(arg, O_RDONLY);
+        void *p = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+        if (p != MAP_FAILED)
+            memcpy(p, ret42, sizeof ret42);
+        return result(p != MAP_FAILED && mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0 && run_code(p),
+                      "made a written private mapping of a file executable (mprotect)");
+    }
+    if (!strcmp(a, "proc-self-mem")) { /* its own code rewritten through /proc/self/mem, which ignores page protections */
+        int (*volatile target)(void);
+        int fd = open("/proc/self/mem", O_RDWR);
+        target = (int (*)(void))(void *)thread_body; /* a function of its own, in its code */
+        if (fd < 0 || pwrite(fd, ret42, sizeof ret42, (off_t)(unsigned long)target) != (ssize_t)sizeof ret42)
+            return result(0, "rewrote its own code through /proc/self/mem");
+        return result(target() == 42, "rewrote its own code through /proc/self/mem");
+    }
     if (!strcmp(a, "shmat-exec")) { /* System V shared memory attached executable */
         int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
         void *p = id >= 0 ? shmat(id, NULL, SHM_EXEC) : (void *)-1;

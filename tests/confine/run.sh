@@ -103,6 +103,9 @@ mmap-exec||code run in anonymous memory mapped executable (mmap PROT_EXEC)
 mprotect-exec||code run in anonymous memory made executable (mprotect)
 pkey-mprotect-exec||code run in anonymous memory made executable (pkey_mprotect)
 mprotect-data||code run in the program's own data made executable (mprotect)
+file-mmap-wx|$lab/build/attack|code run in a private mapping of its own program, writable and executable
+file-mprotect-exec|$lab/build/attack|code run in a written private mapping of its own program made executable (mprotect)
+proc-self-mem||its own code rewritten through /proc/self/mem (which ignores page protections)
 shmat-exec||code run in shared memory attached executable (shmat SHM_EXEC)
 read-implies-exec||code run in memory mapped without PROT_EXEC (personality READ_IMPLIES_EXEC)"
 if command -v python3 >/dev/null; then
