@@ -152,10 +152,13 @@ echo "== attacks (tests/grader/attacks/), graded by the judge (--judge)"
 # Each attack scores 0 when the judge grades it, and graded in the harness's
 # own process, but those marked judge-only (judge/README.md). Beside an
 # attack's kernel.cu: `stage`, the number of the stage it is graded as (03
-# when there is none); `reason`, a phrase the judged reason must hold. An
-# attack with a wrapper.cu instead of a kernel.cu wraps the stage's
-# solution: the solution's contract function, renamed solution_<name>,
-# comes first, then wrapper.cu, which defines the contract function.
+# when there is none); `reason`, a phrase the judged reason must hold;
+# `may-be-refused`, when a build that refuses it is a right answer too
+# (else refused by the symbol policy it would prove nothing); `earns-own`,
+# below. An attack with a wrapper.cu instead of a kernel.cu wraps the
+# stage's solution: the solution's contract function, renamed
+# solution_<name>, comes first, then wrapper.cu, which defines the contract
+# function.
 # An attack marked earns-own (work done off the clock) is graded beside its
 # own kernel (the same file with LAB_ATTACK_OFF defined), by the judge and
 # in the harness's process: it must earn no more than that kernel, which
@@ -203,12 +206,15 @@ for dir in tests/grader/attacks/*/; do
     fi
     built_grade --judge --src "$sub" --out "$out/attack-report-$name" "$as" >"$out/attack-$name.log" 2>&1
     st=$?
-    # (refused by the symbol policy it would prove nothing: it must run)
+    # (refused by the symbol policy it would prove nothing: it must run; but
+    # one marked may-be-refused, whose object the lab may refuse to link)
     reason=$(get "$out/attack-report-$name" stages.0.reason)
     phrase=$(cat "$dir/reason" 2>/dev/null)
-    check "attack $name: graded as $as by the judge, it runs and scores 0 ($reason)" \
+    runs=1
+    [ -e "$dir/may-be-refused" ] && runs=0
+    check "attack $name: graded as $as by the judge, it $([ $runs = 1 ] && echo "runs and ")scores 0 ($reason)" \
         "$([ $st = 0 ] && [ "$(get "$out/attack-report-$name" stages.0.points)" = 0 ] &&
-           ! grep -q '^refused' <<<"$reason" && grep -qF -- "$phrase" <<<"$reason"; echo $?)" \
+           { [ $runs = 0 ] || ! grep -q '^refused' <<<"$reason"; } && grep -qF -- "$phrase" <<<"$reason"; echo $?)" \
         "$(tail -n 25 "$out/attack-$name.log")"
     # in the harness's own process too, but those marked judge-only: the
     # holes the judge closes (the file says which)
