@@ -1,8 +1,9 @@
 /*
  * An attack on stage 03: the matrix product runs from memory the linker
  * was asked to make writable and executable, so that no system call is
- * made that the runner's filter could refuse: a section flagged "awx" (an
- * RWX segment) and an executable stack (.note.GNU-stack "x").
+ * made that the runner's filter could refuse: a section flagged "awx"
+ * under a name a CUDA compile uses too (.data.*: the data segment becomes
+ * RWX) and an executable stack (.note.GNU-stack "x").
  * tests/grader/gpu-fixtures.sh puts stage 03's solution in front of this
  * file, its matmul renamed solution_matmul; here matmul jumps to it through
  * a few bytes of machine code written into that section, else onto the
@@ -12,7 +13,7 @@
  *   tests/grader/gpu-fixtures.sh attacks (graded as 03_tiled)
  */
 __asm__(".section .note.GNU-stack,\"x\",@progbits\n.previous");
-__asm__(".section .lab_code,\"awx\",@progbits\n.globl lab_code_page\nlab_code_page:\n.fill 64,1,0\n.previous");
+__asm__(".section .data.lab_code,\"awx\",@progbits\n.globl lab_code_page\nlab_code_page:\n.fill 64,1,0\n.previous");
 extern "C" unsigned char lab_code_page[];
 
 typedef void (*matmul_fn)(const float *, const float *, float *, int);
