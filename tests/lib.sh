@@ -7,6 +7,9 @@
 #   ok: the status of the last command, as text (for check's STATUS)
 #   built_grade ARGS: what make grade does, with the grader's options: the
 #     build (tools/grade-build.sh ARGS), then build/grader/grade ARGS
+#   lab_copy DEST: a copy of this lab in DEST, its sources and its built
+#     harness (not the stages' programs), for a test that builds an attack
+#     with the lab's own Makefile without touching the lab
 #   totals: the closing "N passed, N failed[, N skipped]" line; 0 when none failed
 passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
@@ -18,6 +21,10 @@ fail() {
 skip() { skipped=$((skipped + 1)); printf 'skip  %s\n' "$1"; }
 check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
 ok() { echo $?; }
+lab_copy() {
+    mkdir -p "$1" && tar --exclude=./.git --exclude=./build/tests --exclude='./build/grade-*' --exclude=./results \
+        --exclude='./build/[0-9][0-9]_*' -cf - . 2>/dev/null | tar -C "$1" -xf -
+}
 built_grade() { tools/grade-build.sh "$@" >/dev/null || return; build/grader/grade "$@"; }
 # totals: the line every suite ends with, "N passed, N failed[, N skipped]",
 # after a blank one; its status is 0 when nothing failed

@@ -23,8 +23,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -35,6 +37,15 @@ extern char **environ;
 
 /* a function whose code an attempt rewrites (not inlined: called through a pointer) */
 __attribute__((noinline)) static int forty_one(void) { return 41; }
+
+/* A tiny shared library's bytes (tests/confine/run.sh builds it and names
+ * it at compile time), held in the program as a kernel.cu could hold
+ * cuBLAS's: the memory probes try to make them code again. */
+#ifdef LAB_TINY_SO
+__asm__(".section .rodata\n.globl lab_tiny_so\nlab_tiny_so:\n.incbin \"" LAB_TINY_SO "\"\n"
+        ".globl lab_tiny_so_end\nlab_tiny_so_end:\n.previous");
+extern const char lab_tiny_so[], lab_tiny_so_end[];
+#endif
 
 static int result(int ok, const char *what)
 {
@@ -61,6 +72,48 @@ static long raw_openat(const char *path, int flags, int mode)
     return x0;
 #else
     return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+#endif
+}
+
+/* Machine code of "return 42;", for the probes that make memory executable. */
+#if defined(__x86_64__)
+static const unsigned char ret42[] = {0xb8, 0x2a, 0, 0, 0, 0xc3}; /* mov eax, 42; ret */
+#elif defined(__aarch64__)
+static const unsigned char ret42[] = {0x40, 0x05, 0x80, 0x52, 0xc0, 0x03, 0x5f, 0xd6}; /* mov w0, 42; ret */
+#else
+static const unsigned char ret42[] = {0};
+#endif
+
+/* Copy ret42 into p, which must be executable, and run it: 1 when it ran. */
+static int run_code(void *p)
+{
+    memcpy(p, ret42, sizeof ret42);
+    __builtin___clear_cache((char *)p, (char *)p + sizeof ret42);
+    return ((int (*)(void))p)() == 42;
+}
+
+/* The tiny library written to descriptor fd, then loaded through
+ * /proc/self/fd/N, as cuBLAS was rebuilt from its bytes: 1 when its
+ * function ran. */
+static int load_from_fd(int fd)
+{
+#ifdef LAB_TINY_SO
+    size_t len = (size_t)(lab_tiny_so_end - lab_tiny_so);
+    if (fd < 0 || write(fd, lab_tiny_so, len) != (ssize_t)len)
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    void *h = dlopen(path, RTLD_NOW);
+    if (!h) {
+        printf("dlopen: %s\n", dlerror());
+        return 0;
+    }
+    int (*f)(void) = (int (*)(void))dlsym(h, "lab_tiny");
+    return f && f() == 42;
+#else
+    (void)fd;
+    errno = ENOSYS;
+    return 0;
 #endif
 }
 
@@ -223,6 +276,82 @@ int main(int argc, char **argv)
         errno = ENOSYS;
         return result(0, "made a 32-bit system call");
 #endif
+    }
+    /* memory that becomes code: what no honest runner needs */
+    if (!strcmp(a, "memfd-dlopen")) { /* a library rebuilt in memory and loaded */
+        return result(load_from_fd(memfd_create("lib", 0)), "loaded a library written into a memfd");
+    }
+    if (!strcmp(a, "tmpfile-dlopen")) { /* an unnamed file (O_TMPFILE) in the run's /dev/shm */
+        return result(load_from_fd(open(arg, O_TMPFILE | O_RDWR, 0700)), "loaded a library written into an O_TMPFILE");
+    }
+    if (!strcmp(a, "openat2-dlopen")) { /* the same through openat2, whose flags a filter cannot read */
+        struct { unsigned long long flags, mode, resolve; } how = {O_TMPFILE | O_RDWR, 0700, 0};
+        long fd = syscall(437 /* openat2 */, AT_FDCWD, arg, &how, sizeof how);
+        return result(load_from_fd((int)fd), "loaded a library written into an openat2 O_TMPFILE");
+    }
+    if (!strcmp(a, "file-dlopen")) { /* a file of its own in the run's /dev/shm */
+        snprintf(path, sizeof path, "%s/lib-%d.so", arg, (int)getpid());
+        return result(load_from_fd(open(path, O_RDWR | O_CREAT | O_TRUNC, 0700)),
+                      "loaded a library it wrote into a file");
+    }
+    if (!strcmp(a, "mmap-exec")) { /* anonymous memory mapped writable and executable */
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return result(p != MAP_FAILED && run_code(p), "ran code in anonymous executable memory");
+    }
+    if (!strcmp(a, "mprotect-exec")) { /* written first, then made executable */
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED)
+            memcpy(p, ret42, sizeof ret42);
+        return result(p != MAP_FAILED && mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0 && run_code(p),
+                      "made anonymous memory executable (mprotect)");
+    }
+    if (!strcmp(a, "pkey-mprotect-exec")) { /* the same through pkey_mprotect, key -1 */
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return result(p != MAP_FAILED &&
+                          syscall(SYS_pkey_mprotect, p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, -1) == 0 &&
+                          run_code(p),
+                      "made anonymous memory executable (pkey_mprotect)");
+    }
+    if (!strcmp(a, "mprotect-data")) { /* the program's own writable memory: a page of its data */
+        static char page[3 * 4096];
+        char *p = (char *)(((unsigned long)page + 4095) & ~4095UL);
+        return result(mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0 && run_code(p),
+                      "made its writable data executable (mprotect)");
+    }
+    if (!strcmp(a, "file-mmap-wx")) { /* a file it may read (its own program), mapped private, writable and executable */
+        int fd = open(arg, O_RDONLY);
+        void *p = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+        return result(p != MAP_FAILED && run_code(p), "ran code written into a private mapping of a file");
+    }
+    if (!strcmp(a, "file-mprotect-exec")) { /* the same mapping written first, then made executable */
+        int fd = open(arg, O_RDONLY);
+        void *p = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+        if (p != MAP_FAILED)
+            memcpy(p, ret42, sizeof ret42);
+        return result(p != MAP_FAILED && mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) == 0 && run_code(p),
+                      "made a written private mapping of a file executable (mprotect)");
+    }
+    if (!strcmp(a, "proc-self-mem")) { /* its own code rewritten through /proc/self/mem, which ignores page protections */
+        int (*volatile target)(void);
+        int fd = open("/proc/self/mem", O_RDWR);
+        target = (int (*)(void))(void *)thread_body; /* a function of its own, in its code */
+        if (fd < 0 || pwrite(fd, ret42, sizeof ret42, (off_t)(unsigned long)target) != (ssize_t)sizeof ret42)
+            return result(0, "rewrote its own code through /proc/self/mem");
+        return result(target() == 42, "rewrote its own code through /proc/self/mem");
+    }
+    if (!strcmp(a, "shmat-exec")) { /* System V shared memory attached executable */
+        int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+        void *p = id >= 0 ? shmat(id, NULL, SHM_EXEC) : (void *)-1;
+        if (id >= 0)
+            shmctl(id, IPC_RMID, NULL);
+        return result(p != (void *)-1 && run_code(p), "ran code in shared memory attached with SHM_EXEC");
+    }
+    if (!strcmp(a, "read-implies-exec")) { /* every readable mapping executable, no PROT_EXEC asked */
+        int old = personality(0xffffffff);
+        if (old == -1 || personality((unsigned long)old | READ_IMPLIES_EXEC) == -1)
+            return result(0, "set READ_IMPLIES_EXEC");
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return result(p != MAP_FAILED && run_code(p), "ran code in memory mapped without PROT_EXEC (READ_IMPLIES_EXEC)");
     }
     if (!strcmp(a, "dev-shm")) { /* allowed, but private to the run */
         snprintf(path, sizeof path, "/dev/shm/%s", arg);

@@ -31,8 +31,12 @@ if [ ! -x $confine ]; then
     fail "confine: build/confine/confine was built (make build/confine/confine)"
     finish
 fi
-# linked as every confined program of the lab is: with judge/thread_names.c, exported
-if ! $CC -O2 -Wall -pthread -rdynamic tests/confine/attack.c judge/thread_names.c -o "$out/attack" -ldl 2>"$out/cc.log"; then
+# the tiny library that the memory probes carry inside the program; linked
+# as every confined program of the lab is: with judge/thread_names.c, exported
+printf 'int lab_tiny(void) { return 42; }\n' >"$out/tiny.c"
+if ! $CC -shared -fPIC "$out/tiny.c" -o "$out/tiny.so" 2>"$out/cc.log" ||
+   ! $CC -O2 -Wall -pthread -rdynamic -DLAB_TINY_SO="\"$out/tiny.so\"" tests/confine/attack.c judge/thread_names.c \
+       -o "$out/attack" -ldl 2>>"$out/cc.log"; then
     fail "confine: the attack program compiles" "$(cat "$out/cc.log")"
     finish
 fi
@@ -93,7 +97,20 @@ renice|$grader_pid|the grader reniced
 write-proc|$grader_pid|the grader's /proc entry written
 task-mem||its own code rewritten through /proc/self/task/TID/mem (memory become code)
 unshare||a new user namespace (to gain privilege)
-io-uring||io_uring (file access around the system-call filter)"
+io-uring||io_uring (file access around the system-call filter)
+memfd-dlopen||a library written into memory (memfd_create) and loaded through /proc/self/fd
+tmpfile-dlopen|/dev/shm|a library written into an unnamed file (O_TMPFILE in /dev/shm) and loaded
+openat2-dlopen|/dev/shm|a library written into an unnamed file made by openat2 and loaded
+file-dlopen|/dev/shm|a library written into a file of its own (/dev/shm) and loaded
+mmap-exec||code run in anonymous memory mapped executable (mmap PROT_EXEC)
+mprotect-exec||code run in anonymous memory made executable (mprotect)
+pkey-mprotect-exec||code run in anonymous memory made executable (pkey_mprotect)
+mprotect-data||code run in the program's own data made executable (mprotect)
+file-mmap-wx|$lab/build/attack|code run in a private mapping of its own program, writable and executable
+file-mprotect-exec|$lab/build/attack|code run in a written private mapping of its own program made executable (mprotect)
+proc-self-mem||its own code rewritten through /proc/self/mem (which ignores page protections)
+shmat-exec||code run in shared memory attached executable (shmat SHM_EXEC)
+read-implies-exec||code run in memory mapped without PROT_EXEC (personality READ_IMPLIES_EXEC)"
 if command -v python3 >/dev/null; then
     python3 -c "import socket,time; s=socket.socket(socket.AF_UNIX); s.bind('$sock'); s.listen(64); time.sleep(120)" >/dev/null 2>&1 &
     listener=$!

@@ -210,6 +210,60 @@ else
     fail "objcheck: build/confine/objcheck was built (make build/confine/objcheck)"
 fi
 
+# ---------------------------------------- the Makefile's build: what it reads
+# In a copy of the lab (lab_copy), the attack is the stage's exercise, built
+# by make's own rule: bytes a compile never needs, copied into the object
+# with .incbin "FILE", SKIP, COUNT (a library of the toolkit, whose code
+# the runner could load from memory; a file only root may read, when the
+# grader is root), or an object far larger than any honest one. Each
+# compiles with a plain nvcc first (the attempt is real).
+nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null)
+toolkit=""
+[ -n "$nvcc_path" ] && toolkit=$(dirname "$(dirname "$(readlink -f "$nvcc_path")")")
+if [ -z "$toolkit" ] || [ ! -e build/flags.txt ] || [ ! -e build/common/harness.o ]; then
+    skip "wall: make's build of a kernel.cu: no nvcc, or the lab is not built here (make all)"
+else
+    mlab=$out/make-lab
+    lab_copy "$mlab"
+    # made ATTACK-NAME WHAT ASM [MARKER]: the attack compiles plainly (the
+    # object then holds MARKER), and make's build of it fails and leaves no object
+    made() {
+        local o=$mlab/build/03_tiled/exercise.o
+        printf '__asm__(".section .rodata\\n%s\\n.previous");\nvoid matmul(const float *, const float *, float *, int) {}\n' \
+            "$3" >"$mlab/exercises/03_tiled/kernel.cu"
+        if ! (cd "$mlab" && "$nvcc_path" -arch=sm_90 -c exercises/03_tiled/kernel.cu -o "$out/plain.o") \
+            >"$out/plain.log" 2>&1 || { [ -n "${4:-}" ] && ! grep -qF -- "$4" "$out/plain.o"; }; then
+            fail "wall: make: $2: the attempt works without the wall (else this test proves nothing)" \
+                "$(cat "$out/plain.log")"
+            return
+        fi
+        rm -f "$out/plain.o" "$o"
+        (cd "$mlab" && make --no-print-directory build/03_tiled/exercise.o) >"$out/make-$1.log" 2>&1
+        local st=$?
+        check "wall: make: $2: does not compile, no object left" \
+            "$([ $st != 0 ] && [ ! -e "$o" ]; echo $?)" \
+            "exit $st, object $(ls -la "$o" 2>&1); $(tail -n 4 "$out/make-$1.log")"
+        rm -f "$o"
+    }
+    cublas=$(ls "$toolkit"/lib64/libcublas.so.* 2>/dev/null | head -n 1)
+    if [ -n "$cublas" ]; then
+        made cublas ".incbin of the toolkit's cuBLAS (its first MiB)" ".incbin \\\"$cublas\\\", 0, 1048576"
+    else
+        skip "wall: make: .incbin of the toolkit's cuBLAS: no lib64/libcublas.so.* in $toolkit"
+    fi
+    cudart=$toolkit/lib64/libcudart_static.a
+    if [ -e "$cudart" ]; then
+        made cudart ".incbin of the toolkit's static CUDA runtime (a library a compile never opens)" \
+            ".incbin \\\"$cudart\\\", 0, 65536"
+    fi
+    if [ "$(id -u)" = 0 ] && [ -r /etc/shadow ]; then
+        made shadow ".incbin of /etc/shadow, graded as root" ".incbin \\\"/etc/shadow\\\"" "root:"
+    else
+        skip "wall: make: .incbin of /etc/shadow: this test runs as $(id -un), who cannot read it (as root it must not compile)"
+    fi
+    made big "an object of 200 MiB (.skip), far above any honest one" ".skip 209715200"
+fi
+
 # --------------------------------------------------------------- libraries
 # A library the program is linked with (found through its RUNPATH), and one
 # beside it that it is not: the first loads confined, the second only when a

@@ -16,7 +16,9 @@
 #      in the harness's own process all but those marked judge-only (the
 #      holes the judge closes): among them stage 08's solution in half
 #      precision on the calls not checked in full, and stage 07's reading
-#      15/16 of its input; the solutions score full marks with the judge
+#      15/16 of its input; the solutions score full marks with the judge;
+#      one marked earns-own (stage 07's sums done before the clock starts)
+#      earns no more than its own kernel does alone
 #   5. a correct stage that misses a tier runs twice (and once with --once),
 #      and a naive baseline kept by one grade (--baselines) serves the next
 #   6. each speed tier's reference kernel (stages.tsv), graded by
@@ -150,10 +152,36 @@ echo "== attacks (tests/grader/attacks/), graded by the judge (--judge)"
 # Each attack scores 0 when the judge grades it, and graded in the harness's
 # own process, but those marked judge-only (judge/README.md). Beside an
 # attack's kernel.cu: `stage`, the number of the stage it is graded as (03
-# when there is none); `reason`, a phrase the judged reason must hold. An
-# attack with a wrapper.cu instead of a kernel.cu wraps the stage's
-# solution: the solution's contract function, renamed solution_<name>,
-# comes first, then wrapper.cu, which defines the contract function.
+# when there is none); `reason`, a phrase the judged reason must hold;
+# `may-be-refused`, when a build that refuses it is a right answer too
+# (else refused by the symbol policy it would prove nothing); `earns-own`,
+# below. An attack with a wrapper.cu instead of a kernel.cu wraps the
+# stage's solution: the solution's contract function, renamed
+# solution_<name>, comes first, then wrapper.cu, which defines the contract
+# function.
+# An attack marked earns-own (work done off the clock) is graded beside its
+# own kernel (the same file with LAB_ATTACK_OFF defined), by the judge and
+# in the harness's process: it must earn no more than that kernel, which
+# must earn its correctness points (or the comparison proves nothing).
+earns_own() { # NAME STAGE KERNEL
+    local name=$1 as=$2 kernel=$3 side how p_att p_own st1 st2
+    mkdir -p "$out/own-$name/$as"
+    { echo '#define LAB_ATTACK_OFF'; cat "$kernel"; } >"$out/own-$name/$as/kernel.cu"
+    for side in judge inproc; do
+        how=--judge
+        [ $side = inproc ] && how=""
+        rm -rf "$out/attack-$side-$name" "$out/own-$side-$name"
+        built_grade $how --src "$out/attack-$name" --out "$out/attack-$side-$name" "$as" >"$out/attack-$side-$name.log" 2>&1
+        st1=$?
+        built_grade $how --src "$out/own-$name" --out "$out/own-$side-$name" "$as" >"$out/own-$side-$name.log" 2>&1
+        st2=$?
+        p_att=$(get "$out/attack-$side-$name" stages.0.points)
+        p_own=$(get "$out/own-$side-$name" stages.0.points)
+        check "attack $name: graded as $as ($side), it earns no more than its own kernel ($p_att <= $p_own; its own: $(get "$out/own-$side-$name" stages.0.reason))" \
+            "$([ $st1 = 0 ] && [ $st2 = 0 ] && [ "${p_own:-0}" -gt 0 ] && [ "${p_att:-99}" -le "$p_own" ]; echo $?)" \
+            "$(tail -n 12 "$out/attack-$side-$name.log"; tail -n 6 "$out/own-$side-$name.log")"
+    done
+}
 for dir in tests/grader/attacks/*/; do
     name=$(basename "$dir")
     num=$(cat "$dir/stage" 2>/dev/null || echo 03)
@@ -172,14 +200,21 @@ for dir in tests/grader/attacks/*/; do
     else
         cp "$dir/kernel.cu" "$sub/$as/kernel.cu"
     fi
+    if [ -e "$dir/earns-own" ]; then
+        earns_own "$name" "$as" "$dir/kernel.cu"
+        continue
+    fi
     built_grade --judge --src "$sub" --out "$out/attack-report-$name" "$as" >"$out/attack-$name.log" 2>&1
     st=$?
-    # (refused by the symbol policy it would prove nothing: it must run)
+    # (refused by the symbol policy it would prove nothing: it must run; but
+    # one marked may-be-refused, whose object the lab may refuse to link)
     reason=$(get "$out/attack-report-$name" stages.0.reason)
     phrase=$(cat "$dir/reason" 2>/dev/null)
-    check "attack $name: graded as $as by the judge, it runs and scores 0 ($reason)" \
+    runs=1
+    [ -e "$dir/may-be-refused" ] && runs=0
+    check "attack $name: graded as $as by the judge, it $([ $runs = 1 ] && echo "runs and ")scores 0 ($reason)" \
         "$([ $st = 0 ] && [ "$(get "$out/attack-report-$name" stages.0.points)" = 0 ] &&
-           ! grep -q '^refused' <<<"$reason" && grep -qF -- "$phrase" <<<"$reason"; echo $?)" \
+           { [ $runs = 0 ] || ! grep -q '^refused' <<<"$reason"; } && grep -qF -- "$phrase" <<<"$reason"; echo $?)" \
         "$(tail -n 25 "$out/attack-$name.log")"
     # in the harness's own process too, but those marked judge-only: the
     # holes the judge closes (the file says which)

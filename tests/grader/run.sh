@@ -10,8 +10,8 @@
 # (tests/grader/library.sh). Each must get its
 # points and its reason, and the grader must survive all of them at once.
 # Its parts in files of their own, sourced where they run: tsv.sh (grade.tsv
-# against grade.json), again.sh (a second run), calibrate.sh (make calibrate's arithmetic) and real-stages.sh
-# (the real stages without a GPU).
+# against grade.json), again.sh (a second run), calibrate.sh (make calibrate's arithmetic), real-stages.sh
+# (the real stages without a GPU) and links.sh (a submission's links).
 # Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
 # "N passed, N failed[, N skipped]". Run from anywhere; needs
 # build/grader/grade (make build/grader/grade).
@@ -343,6 +343,7 @@ check "sanitize: an error in a library's kernel is noted, not scored" \
 check "sanitize: a clean kernel keeps every point" "$([ "$(zget stages.2.points)" = 10 ]; echo $?)"
 
 . tests/grader/real-stages.sh
+. tests/grader/links.sh
 
 # header-only libraries, and every solution and skeleton passing both checks
 . tests/grader/library.sh
