@@ -4,8 +4,9 @@
  * What this version changes: the harness's baseline (step 1 in README.md)
  * adds pairs in shared memory with the threads whose index is a multiple of
  * 2s, scattered over every warp. Here the active threads are the first s,
- * packed into whole warps (sequential addressing), and the last 32 partial
- * sums are added in registers with warp shuffles (steps 3 and 5). Instead of
+ * packed into whole warps (sequential addressing), and the last 64 partial
+ * sums are added by the first warp, two a lane, then in registers with warp
+ * shuffles (steps 3 and 5). Instead of
  * two elements per thread (step 4), a grid of at most MAX_THREADS threads
  * walks over the whole array with a grid-stride loop, each thread adding
  * many elements into a register, read as float4, 16 bytes a load, four
