@@ -32,9 +32,10 @@ static inline size_t reduce_scratch_floats(int n)
  * partial sums; it holds garbage (NaN) on entry, and so does out.
  *
  * The function launches its kernels and returns without synchronizing; the
- * harness times it with CUDA events on the default stream. It must not
- * allocate memory, copy anything to or from the host, create streams or call
- * libraries.
+ * harness times batches of calls on its host clock, each batch up to a
+ * synchronization of the device, less an empty batch timed beside it
+ * (timing.cu). It must not allocate memory, copy anything to or from the
+ * host, create streams or call libraries.
  *
  * The result is compared with the exact sum (reduce_check.h): any order of
  * float additions in which no element goes through more than 2048 of them is

@@ -14,9 +14,11 @@
  *
  * in and out are device pointers: the host cannot dereference them. The
  * function launches its kernels and returns without synchronizing; the
- * harness times it with CUDA events on the default stream. It must not
- * allocate memory, create streams or call libraries. out holds garbage (NaN)
- * on entry; every element must be written. in must be left unchanged.
+ * harness times batches of calls on its host clock, each batch up to a
+ * synchronization of the device, less an empty batch timed beside it
+ * (timing.cu). It must not allocate memory, create streams or call
+ * libraries. out holds garbage (NaN) on entry; every element must be
+ * written. in must be left unchanged.
  */
 void transpose(const float *in, float *out, int rows, int cols);
 

@@ -186,7 +186,7 @@ else
 fi
 pd=$out_dir/paths
 rm -rf "$pd" && mkdir -p "$pd"
-printf '/*\n * runner.cu: linked with common/echo_call.cu, the echo runner\n */\nint x; // tools/check-paths.sh:1\n' >"$pd/stale.cu"
+printf '/*\n * stale.cu: linked with common/echo_call.cu, the echo runner\n */\nint x; // tools/check-paths.sh:1\n' >"$pd/stale.cu"
 printf 'Bench it with `tools/experiments/warptile.cu`.\n' >"$pd/stale.md"
 printf '#!/bin/sh\nf=tools/made-at-run-time.sh\n# the rest is in grader/gone.c\n' >"$pd/stale.sh"
 for f in stale.cu:2:common/echo_call.cu stale.md:1:tools/experiments/warptile.cu stale.sh:3:grader/gone.c; do
@@ -196,6 +196,22 @@ for f in stale.cu:2:common/echo_call.cu stale.md:1:tools/experiments/warptile.cu
         pass "check-paths rejects a stale name planted in $name, and only it"
     else fail "check-paths rejects a stale name planted in $name, and only it (status $status)" "$output"; fi
 done
+# bare names: a file that calls itself by an old name (one a file of
+# grader/ has, but no file of its folder) is caught; a sibling, a file below, common/'s
+# timing.cu, kernel.cu, docs.mk, a placeholder, a system header and a name on
+# a line that names a commit are not
+mkdir -p "$pd/bare/sub"
+: >"$pd/bare/helper.c"
+: >"$pd/bare/sub/deep.cu"
+printf '%s\n' '/*' ' * build.c: the build (helper.c, deep.cu, timing.cu, kernel.cu, docs.mk)' \
+    ' * FILE.cu:LINE, x.cu and cuda_runtime.h; gone.c, said in commit 7797b88' ' */' >"$pd/bare/confine_build.c"
+output=$(tools/check-paths.sh "$pd/bare/confine_build.c" 2>&1); status=$?
+if [ $status = 1 ] && [ "$output" = "$pd/bare/confine_build.c:2: build.c names no file of the lab" ]; then
+    pass "check-paths rejects a stale bare name, and only it"
+else fail "check-paths rejects a stale bare name, and only it (status $status)" "$output"; fi
+sed -i 's/ \* build\.c:/ * confine_build.c:/' "$pd/bare/confine_build.c"
+if output=$(tools/check-paths.sh "$pd/bare/confine_build.c" 2>&1); then pass "check-paths accepts the bare names of the lab"
+else fail "check-paths accepts the bare names of the lab" "$output"; fi
 if [ -d solutions ]; then
     printf '%s\n' 'common/<family>_family.cu, exercises/NN_name/kernel.cu, tests/docs/bad-*/,' \
         'build/judge/<family>_stub.o, common/transpose_unpadded.o, research/README.md,' \
