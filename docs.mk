@@ -9,7 +9,8 @@
 #               figure, a figure nothing references, a page that needs the network,
 #               or a measured number that its record does not hold: the handouts,
 #               the exercises' READMEs and the slides name the record (a file under
-#               measurements/ or profile/) of each number they quote
+#               measurements/ or profile/) of each number they quote, and the one
+#               value of it each number is, in a comment after it
 #               (tools/check-numbers.sh, tools/record-values.sh); or a threshold a
 #               stage's text quotes that is no row of the rubric (tools/check-thresholds.sh)
 #   docs-test   tests of the checker (tests/docs/) and of the plot pipeline

@@ -2,7 +2,8 @@
  * gpu.h: the CUDA side of the harness, shared by every family.
  *
  * Checked CUDA and cuBLAS calls, the device description, guarded and poisoned
- * buffers, event timing with L2 flushing, and the record every run writes.
+ * buffers, timing in batches on the host clock with L2 flushing (timing.cu),
+ * and the record every run writes.
  */
 #ifndef LAB_GPU_H
 #define LAB_GPU_H

@@ -1,7 +1,7 @@
 /*
  * l2_flush.h: the L2 flush before each timed call (flush.cu), run
  * by the harness for its references and by a runner for the student's calls
- * (runner.cu). It reads a buffer twice the size of L2, so that no timed call
+ * (judge/runner.cu). It reads a buffer twice the size of L2, so that no timed call
  * finds the previous call's data in cache, and it sums a hash of every word
  * it read with a salt the judge draws per flush: a runner that skipped or
  * shortened a flush cannot give the sum the judge computes itself after the

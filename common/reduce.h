@@ -12,8 +12,10 @@
  * room for one partial sum per 32 inputs, a second level of one per 1024
  * inputs, and 1024 more. That holds two levels of a multi-pass reduction with
  * blocks of 32 or more threads (each level alternating with the next, so no
- * pass overwrites its own input), or one partial sum per block of a fixed
- * grid of up to 1024 blocks, with room to spare.
+ * pass overwrites its own input), or one partial sum per block of a grid of
+ * up to 1024 blocks for any n, and of more blocks when each takes 32 inputs or
+ * more: stage 07's grid, up to MAX_THREADS / BLOCK blocks (2048 at BLOCK =
+ * 128), has at most one block per 4 x BLOCK inputs, rounded up.
  */
 static inline size_t reduce_scratch_floats(int n)
 {

@@ -82,6 +82,7 @@ function is_fence(line) { return line ~ /^ *(```|~~~)/ }
 # GitHub-style anchor of a heading text; repeats get -1, -2, ... per file
 function slug(text, file,    s, base) {
     s = text
+    gsub(/<!--([^-]|-[^-]|--[^>])*-->/, "", s)          # comments (the binding of a number) are no text
     while (match(s, /\[[^]]*]\([^)]*\)/)) {            # [text](target): keep the text
         base = substr(s, RSTART, RLENGTH); sub(/]\([^)]*\)$/, "", base); sub(/^\[/, "", base)
         s = substr(s, 1, RSTART - 1) base substr(s, RSTART + RLENGTH)

@@ -17,21 +17,35 @@
 #     take all the records its section names. A paragraph that names records
 #     and says a GPU (H200) or a date (2026-11-21) must say those of its
 #     records.
-#   - Each number is checked against the named records only:
+#   - These numbers are checked, where records are named:
 #       N GFLOP/s, N GB/s (3558-3645 GB/s is two), N.N s, N ms   a rate or time
-#       N%                                     a percentage the records hold, or
-#                                              the ratio of two rates of one record
-#       Nx, N times, a factor of N             the ratio of two rates of one record
-#                                              (or of two solutions of the run named)
+#       N%                                     a percentage, or a ratio of rates
+#       Nx, N times, a factor of N             a ratio of two rates
 #       N, up to three words, then sectors, wavefronts or conflicts
 #                                              an Nsight Compute counter
 #       N, up to three words, then hazards     a racecheck count
 #     and in a table, the numbers of each column whose heading says GFLOP/s,
-#     GB/s, % of cuBLAS, memcpy or copy, occupancy, sectors, wavefronts or
-#     conflicts (and not "counted": a column of counts from the indices). A rate, a time, or a percentage of cuBLAS, memcpy or copy
-#     with no record named is an error; the other kinds are checked only
-#     where a record is named (elsewhere they are arithmetic: 8x the bytes,
-#     32 wavefronts for 32 lanes in one bank).
+#     GB/s, % of cuBLAS, memcpy or copy, occupancy, registers, sectors,
+#     wavefronts or conflicts (and not "counted": a column of counts from
+#     the indices; nor a heading with a number of its own). A rate, a time,
+#     or a percentage of cuBLAS, memcpy or copy with no record named is an
+#     error; the other kinds are checked only where a record is named
+#     (elsewhere they are arithmetic: 8x the bytes, 32 wavefronts for 32
+#     lanes in one bank).
+#   - Each checked number names the one value it quotes, in a binding after
+#     it on its line: <!-- =SELECTOR -->, one selector a number, split by ;
+#     (a binding binds the numbers between the one before it and itself):
+#       94.7% of cuBLAS <!-- =h200-2026-11-23-late/08_warptiling.json pct_of_reference -->
+#       2215-2221 GB/s <!-- =rung6_gridstride_float4.json cublas rate; rung5_warp_shuffle.json cublas rate -->
+#     A selector is [RECORD] KEY: RECORD the path of a record named here, or
+#     its end (08_warptiling.json, h200-2026-11-23-late/sweeps.tsv); KEY a
+#     key of tools/record-values.sh (student rate, student/cublas,
+#     pct_of_reference, 08_warptiling BK=8 rate), or words each found in one
+#     key. It must name one value of the kind of the number, and the number
+#     must fit it: so no other value of the run passes (95.3% for 94.7% fails
+#     though 95.3 is another kernel's). A ratio that no record holds is
+#     "SELECTOR / SELECTOR", two rates (or times) named. A number without a
+#     binding is an error that lists the values it fits.
 #   - Measured rates are written in GFLOP/s and GB/s; TFLOP/s and TB/s are
 #     left to specifications and arithmetic, and not checked.
 # Other files (README.md, INSTRUCTORS.md, MEASUREMENTS.md, grader/README.md;
@@ -86,10 +100,14 @@ function scoped(src,    i) {
     return 0
 }
 # why the quoted q (digits as shown) fits no value of this kind in scope, or ""
-function misfit(q, kind, approx,    v, tol, i, best, bestd, d) {
+function tolerance(q, approx,    v, tol) {
     v = num(q)
     tol = 0.5 * 10 ^ -decimals(q) + 1e-9
     if (approx && v * 0.01 > tol) tol = v * 0.01
+    return tol
+}
+function misfit(q, kind, approx,    v, tol, i, best, bestd, d) {
+    v = num(q); tol = tolerance(q, approx)
     best = ""
     for (i = 1; i <= nv; i++) {
         if (vk[i] != kind || !scoped(vs[i])) continue
@@ -99,14 +117,16 @@ function misfit(q, kind, approx,    v, tol, i, best, bestd, d) {
     }
     return best == "" ? "no value of that kind" : "nearest " best
 }
-function problem(line, what) { printf "%s:%d: %s\n", FILENAME, line, what; bad = 1 }
+# (file: the file being read; the last section of one is ended when the next begins)
+function problem(line, what) { printf "%s:%d: %s\n", file, line, what; bad = 1 }
 function names(    s, i) {
     if (!strict) return "the records"
     s = ""; for (i = 1; i <= ncited; i++) s = s (i > 1 ? ", " : "") cited[i]
     return s
 }
 # check one quoted number; required kinds must have a record named
-function check(line, q, kind, shown, approx, required,    why) {
+# (pos: where the number is on its line, for its binding)
+function check(line, q, kind, shown, approx, required, pos,    why) {
     if (q ~ /^0[0-9]/) return
     if (!strict && kind != "GFLOP/s" && kind != "GB/s" && kind != "s") return
     if (strict && ncited == 0) {
@@ -114,17 +134,19 @@ function check(line, q, kind, shown, approx, required,    why) {
             "(measurements/<run>/..., profile/...) in its paragraph or earlier in its section")
         return
     }
+    if (strict) { nq++; qpos[nq] = pos + nq / 1000; qq[nq] = q; qkind[nq] = kind; qshown[nq] = shown; qapprox[nq] = approx; return }
     why = misfit(q, kind, approx)
     if (why != "") problem(line, shown " is in no record named here (" names() "; " why ")")
 }
 # the matches of re in s whose first character follows no letter, digit,
 # point, comma, slash or dash (so not 90 of sm_90, nor 21 of 2026-11-21);
 # after[k] is the text that follows match k
-function find_all(s, re, found,    k, pre) {
-    k = 0
+function find_all(s, re, found,    k, pre, base) {
+    k = 0; base = 0
     while (match(s, re)) {
         pre = RSTART > 1 ? substr(s, RSTART - 1, 1) : ""
-        if (pre !~ /[A-Za-z0-9_.,\/-]/) { found[++k] = substr(s, RSTART, RLENGTH); after[k] = substr(s, RSTART + RLENGTH) }
+        if (pre !~ /[A-Za-z0-9_.,\/-]/) { found[++k] = substr(s, RSTART, RLENGTH); after[k] = substr(s, RSTART + RLENGTH); at[k] = base + RSTART }
+        base += RSTART + RLENGTH - 1
         s = substr(s, RSTART + RLENGTH)
     }
     return k
@@ -139,49 +161,55 @@ function scan(line, t,    k, f, j, q, unit, qs, n2, i2, kind, req) {
         unit = f[j]; sub(/^[^G]*/, "", unit)
         q = bare(f[j]); sub(/ ?G.*$/, "", q)
         n2 = split(q, qs, / ?- ?/)
-        for (i2 = 1; i2 <= n2; i2++) check(line, qs[i2], unit, qs[i2] " " unit, approx_of(f[j]), 1)
+        for (i2 = 1; i2 <= n2; i2++) check(line, qs[i2], unit, qs[i2] " " unit, approx_of(f[j]), 1, at[j])
     }
     k = find_all(t, "(about |~)?" NUM " (s|ms)([ ,.;:)]|$)", f)
     for (j = 1; j <= k; j++) {
         unit = f[j] ~ / ms/ ? "ms" : "s"; q = leading_number(bare(f[j]))
         if (unit == "s" && q !~ /\./) continue
-        check(line, q, unit, q " " unit, approx_of(f[j]), 1)
+        check(line, q, unit, q " " unit, approx_of(f[j]), 1, at[j])
     }
     k = find_all(t, "(about |~)?" NUM "%", f)
     for (j = 1; j <= k; j++) {
         q = leading_number(bare(f[j]))
-        req = after[j] ~ /^ of (cuBLAS|memcpy|`cudaMemcpy`|cudaMemcpy|copy|the copy)/
-        check(line, q, "%", q "%", approx_of(f[j]), req)
+        req = after[j] ~ /^ +of (cuBLAS|memcpy|`cudaMemcpy`|cudaMemcpy|copy|the copy)/
+        check(line, q, "%", q "%", approx_of(f[j]), req, at[j])
     }
     k = find_all(t, "(about |~)?" NUM "(x|( times))", f)
     for (j = 1; j <= k; j++) {
         if (f[j] ~ /x$/ && after[j] ~ /^[A-Za-z0-9]/) continue
         q = leading_number(bare(f[j]))
-        check(line, q, "x", q (f[j] ~ /x$/ ? "x" : " times"), approx_of(f[j]), 0)
+        check(line, q, "x", q (f[j] ~ /x$/ ? "x" : " times"), approx_of(f[j]), 0, at[j])
     }
     k = find_all(t, "factor of " NUM, f)
-    for (j = 1; j <= k; j++) { q = leading_number(f[j]); check(line, q, "x", "a factor of " q, 0, 0) }
+    for (j = 1; j <= k; j++) { q = leading_number(f[j]); check(line, q, "x", "a factor of " q, 0, 0, at[j]) }
     k = find_all(t, NUM "( [a-z/-]+)?( [a-z/-]+)?( [a-z/-]+)? (sectors|wavefronts|conflicts|hazards)", f)
     for (j = 1; j <= k; j++) {
         kind = f[j]; sub(/.* /, "", kind)
         q = leading_number(f[j])
-        check(line, q, kind, q " " kind, 0, 0)
+        check(line, q, kind, q " " kind, 0, 0, at[j])
     }
 }
 # a table row: the heading row says which columns hold which kind
-function table_row(line, t,    cells, k, j, f, n2, i2, h, q, kind) {
+function table_row(line, t,    cells, k, j, f, n2, i2, h, h2, q, kind, off) {
     k = split(t, cells, "|")
+    off[1] = 0
+    for (j = 2; j <= k; j++) off[j] = off[j - 1] + length(cells[j - 1]) + 1
     if (t ~ /^ *\|[- :|]+\| *$/) return
     if (!table_rows++) {
         split("", colkind)
         for (j = 2; j < k; j++) {
             h = cells[j]
-            if (h ~ /[0-9]/ || h ~ /counted/) continue
+            # a heading with a number of its own (a rate it compares with) is
+            # no column of records; a name of a GPU (H100) is not such a number
+            h2 = h; gsub(/[A-Z][0-9][0-9][0-9]?[A-Z]?/, "", h2)
+            if (h2 ~ /[0-9]/ || h ~ /counted/) continue
             colname[j] = h; gsub(/^ +| +$/, "", colname[j])
             if (h ~ /GFLOP\/s/) colkind[j] = "GFLOP/s"
             else if (h ~ /GB\/s/) colkind[j] = "GB/s"
             else if (h ~ /%/ && h ~ /(cuBLAS|memcpy|copy)/) colkind[j] = "%!"
             else if (h ~ /occupancy/) colkind[j] = "%"
+            else if (h ~ /registers/) colkind[j] = "registers"
             else if (h ~ /sectors/) colkind[j] = "sectors"
             else if (h ~ /wavefronts/) colkind[j] = "wavefronts"
             else if (h ~ /conflicts/) colkind[j] = "conflicts"
@@ -194,17 +222,121 @@ function table_row(line, t,    cells, k, j, f, n2, i2, h, q, kind) {
         for (i2 = 1; i2 <= n2; i2++) {
             q = leading_number(bare(f[i2]))
             kind = colkind[j]; sub(/!$/, "", kind)
-            check(line, q, kind, q " (column " colname[j] ")", approx_of(f[i2]), colkind[j] ~ /(!|GFLOP|GB)/)
+            check(line, q, kind, q " (column " colname[j] ")", approx_of(f[i2]), colkind[j] ~ /(!|GFLOP|GB)/, off[j] + at[i2])
         }
     }
 }
+# ---- bindings: each measured number names the value it quotes -----------------
+# The value a selector names, among the records named here: "[RECORD] KEY",
+# RECORD the path of a record or its end (08_warptiling.json), KEY the key of a value
+# as tools/record-values.sh prints it (student/cublas, student rate,
+# 08_warptiling BK=8 pct_of_reference), or words each found in one key.
+# Returns its index; 0 and why in sel_why when none or several fit.
+function select(sel, kind,    w, n, rec, key, i, k, hit, nhit, exact, nexact, list) {
+    gsub(/^ +| +$/, "", sel)
+    n = split(sel, w, / +/)
+    rec = ""; key = sel
+    if (w[1] ~ /\.(json|tsv|txt)$/ || w[1] ~ /^(measurements|profile)\//) { rec = w[1]; key = substr(sel, length(w[1]) + 2); gsub(/^ +/, "", key) }
+    nhit = 0; nexact = 0
+    for (i = 1; i <= nv; i++) {
+        if (vk[i] != kind || !scoped(vs[i])) continue
+        if (rec != "" && vs[i] != rec && substr(vs[i], length(vs[i]) - length(rec)) != "/" rec) continue
+        if (vkey[i] == key) { if (!((vs[i], vkey[i]) in seen_exact)) exact[++nexact] = i; seen_exact[vs[i], vkey[i]] = 1; continue }
+        for (k = (rec != "" ? 2 : 1); k <= n; k++) if (!index(vkey[i], w[k])) break
+        if (k > n && !((vs[i], vkey[i]) in seen_hit)) { hit[++nhit] = i; seen_hit[vs[i], vkey[i]] = 1 }
+    }
+    split("", seen_exact); split("", seen_hit)
+    if (nexact == 1) return exact[1]
+    if (nexact == 0 && nhit == 1) return hit[1]
+    if (nexact) { nhit = nexact; for (k = 1; k <= nexact; k++) hit[k] = exact[k] }
+    if (!nhit) { sel_why = "names no " kind " value of " names(); return 0 }
+    list = ""
+    for (k = 1; k <= nhit && k <= 3; k++) list = list (k > 1 ? ", " : "") "\"" vkey[hit[k]] "\" of " vs[hit[k]]
+    sel_why = "fits " nhit " values (" list (nhit > 3 ? ", ..." : "") "): name its record or more of its key"
+    return 0
+}
+# "A / B": the ratio of two rates (or times) that no record holds as one,
+# each named as a selector names it (a rate of one record over another);
+# sets got and what (the value and what it is), returns 1, or 0 and sel_why
+function ratio(sel, kind,    part, a, b, u, n, units) {
+    split(sel, part, " / ")
+    n = split("GFLOP/s GB/s ms s", units, " ")
+    for (u = 1; u <= n; u++) {
+        if (!(a = select(part[1], units[u]))) continue
+        if (!(b = select(part[2], units[u])) || vv[b] == 0) return 0
+        got = vv[a] / vv[b] * (kind == "%" ? 100 : 1)
+        what = "\"" vkey[a] "\" of " vs[a] " over \"" vkey[b] "\" of " vs[b]
+        return 1
+    }
+    return 0
+}
+# the values of kind, in scope, that q fits: what a binding could name
+function fits(q, kind, approx,    i, tol, list, k) {
+    tol = tolerance(q, approx); k = 0; list = ""
+    for (i = 1; i <= nv; i++) {
+        if (vk[i] != kind || !scoped(vs[i])) continue
+        if (vv[i] - num(q) > tol || num(q) - vv[i] > tol) continue
+        if (++k <= 3) list = list (k > 1 ? "; " : "") vs[i] " " vkey[i]
+    }
+    return k ? "fits: " list (k > 3 ? "; ..." : "") : "fits no value of " names()
+}
+function unbound(line, i) {
+    problem(line, qshown[i] " names no value: write <!-- =KEY --> after it (" fits(qq[i], qkind[i], qapprox[i]) ")")
+}
+# The binding comments of a line, <!-- =SELECTOR[; SELECTOR...] -->: each
+# binds the numbers after the one before it (or the start of the line), one
+# selector a number, in order. Checks the numbers check() kept (qq...).
+function bind(line, raw,    nb, bpos, bsel, s, p, e, i, j, k, m, b, nsel, sels, v) {
+    nb = 0; s = raw; p = 0
+    while (match(s, /<!--[ \t]*=/)) {
+        e = index(substr(s, RSTART), "-->")
+        if (!e) break
+        nb++; bpos[nb] = p + RSTART
+        bsel[nb] = substr(s, RSTART + RLENGTH, e - 1 - RLENGTH); gsub(/^[ \t]+|[ \t]+$/, "", bsel[nb])
+        p += RSTART + e + 2; s = substr(s, RSTART + e + 3)
+    }
+    # the numbers in the order of the line
+    for (i = 2; i <= nq; i++) for (j = i; j > 1 && qpos[j - 1] > qpos[j]; j--) {
+        v = qpos[j]; qpos[j] = qpos[j - 1]; qpos[j - 1] = v
+        v = qq[j]; qq[j] = qq[j - 1]; qq[j - 1] = v
+        v = qkind[j]; qkind[j] = qkind[j - 1]; qkind[j - 1] = v
+        v = qshown[j]; qshown[j] = qshown[j - 1]; qshown[j - 1] = v
+        v = qapprox[j]; qapprox[j] = qapprox[j - 1]; qapprox[j - 1] = v
+    }
+    # a binding binds the last numbers before it, one a selector; the
+    # numbers before those, back to the binding before, have none
+    i = 1
+    for (b = 1; b <= nb; b++) {
+        nsel = split(bsel[b], sels, ";")
+        for (k = 1; k <= nsel; k++) gsub(/^[ \t]+|[ \t]+$/, "", sels[k])
+        for (m = 0; i + m <= nq && qpos[i + m] < bpos[b]; m++) ;
+        if (m < nsel) problem(line, "binding \"" bsel[b] "\" has " nsel " selectors, for " m " measured numbers before it")
+        for (; m > nsel; m--) { unbound(line, i); i++ }
+        for (k = 1; k <= m; k++) {
+            if (index(sels[k], " / ") && (qkind[i] == "x" || qkind[i] == "%")) v = ratio(sels[k], qkind[i])
+            else { v = select(sels[k], qkind[i]); if (v) { got = vv[v]; what = "\"" vkey[v] "\" of " vs[v] } }
+            if (!v) problem(line, qshown[i] ": binding \"" sels[k] "\" " sel_why)
+            else if (got - num(qq[i]) > tolerance(qq[i], qapprox[i]) || num(qq[i]) - got > tolerance(qq[i], qapprox[i]))
+                problem(line, qshown[i] " is not " what ", which is " got)
+            i++
+        }
+    }
+    for (; i <= nq; i++) unbound(line, i)
+    nq = 0
+}
 # the text searched for numbers: code spans with digits and comments left out
+function blank(s) { gsub(/./, " ", s); return s }
+# s with its HTML comments blanked, each on its own (a line may hold several)
+function uncomment(s) {
+    while (match(s, /<!--([^-]|-[^-]|--[^>])*-->/)) s = substr(s, 1, RSTART - 1) blank(substr(s, RSTART, RLENGTH)) substr(s, RSTART + RLENGTH)
+    return s
+}
 function prose(s,    n, parts, i, out) {
-    gsub(/<!--.*-->/, " ", s)
+    s = uncomment(s)
     n = split(s, parts, "`")
     out = parts[1]
     for (i = 2; i <= n; i++)
-        out = out (i % 2 ? parts[i] : parts[i] ~ /[0-9]/ ? " " : "`" parts[i] "`")
+        out = out (i % 2 ? parts[i] : parts[i] ~ /[0-9]/ ? " " blank(parts[i]) " " : "`" parts[i] "`")
     return out
 }
 function set_cited(c) { cited[++ncited] = c; sec_cited[++nsec] = c }
@@ -215,7 +347,7 @@ function flush(    j, k, f, t, c, i, n2, text, gpus, dates) {
     if (strict) {
         text = ""; k = 0
         for (j = 1; j <= nblk; j++) {
-            t = blk[j]; gsub(/<!--.*-->/, " ", t)
+            t = blk[j]; t = uncomment(t)
             while (match(t, /(measurements|profile)\/[A-Za-z0-9_.\/-]*/)) {
                 c = substr(t, RSTART, RLENGTH); sub(/[.\/]+$/, "", c)
                 # not a path inside another (tests/profile/...), nor a pattern (measurements/<run>/)
@@ -244,6 +376,7 @@ function flush(    j, k, f, t, c, i, n2, text, gpus, dates) {
         if (blk[j] ~ /^ *\|/) table_row(blkno[j], t)
         else table_rows = 0
         scan(blkno[j], t)
+        bind(blkno[j], blk[j])
     }
     nblk = 0
 }
@@ -254,6 +387,7 @@ function end_section(    keep, i, saved) {
         keep = ncited; for (i = 1; i <= keep; i++) saved[i] = cited[i]
         ncited = 0; for (i = 1; i <= nsec; i++) cited[++ncited] = sec_cited[i]
         scan(head_no, prose(head_line))
+        bind(head_no, head_line)
         ncited = keep; for (i = 1; i <= keep; i++) cited[i] = saved[i]
     }
     head_line = ""; ncited = 0; nsec = 0
@@ -262,7 +396,7 @@ BEGIN {
     NUM = "[0-9]+(,[0-9][0-9][0-9])*(\\.[0-9]+)?"
     while ((getline line < values) > 0) {
         if (split(line, f, "\t") < 3) continue
-        nv++; vs[nv] = f[1]; vk[nv] = f[2]; vv[nv] = f[3] + 0
+        nv++; vs[nv] = f[1]; vk[nv] = f[2]; vv[nv] = f[3] + 0; vkey[nv] = f[4]
         if (f[2] == "gpu" || f[2] == "date") vv[nv] = f[3]
         # a record is a file or the folder of a run, never all of measurements/
         c = f[1]; known[c] = 1
@@ -271,6 +405,7 @@ BEGIN {
 }
 FNR == 1 {
     if (NR > 1) end_section()
+    file = FILENAME
     strict = mode == "strict" || (mode == "" && FILENAME ~ /(^|\/)(handouts|slides)\/[^\/]*\.md$|(^|\/)exercises\/[^\/]+\/README\.md$/)
     fence = 0; skip_next = 0; nblk = 0; ncited = 0; nsec = 0; head_line = ""
 }

@@ -18,7 +18,18 @@
 # It exists when DIR holds it, as a file or a folder; placeholders stand for
 # any name: <stage>, NN (two digits), *, and the path fits when some file
 # fits the pattern. A path written with a line, common/gpu.cu:40, names the
-# file. Words under build/ and results/ are what make writes, not checked.
+# file. Words under build/ and results/ are what make writes, not checked;
+# nor is commit:path (7797b88:research/x.cu), a file as that commit holds it.
+#
+# A bare file name (timing.cu, gpu.h: a word ending in .c, .cu, .h,
+# .cuh, .sh, .mk, .awk, .lua or .gp, not part of a path) must name a file
+# of the folder that names it or of a folder below it (for a file at the
+# root: anywhere), of the root, of common/ or of every stage's folder
+# (kernel.cu); a name that exists only in some other folder is stale (a
+# comment of judge/ that names a file of grader/, not its own). Placeholders
+# (x.cu, FILE.cu), the C library's and CUDA's headers, and the few names
+# that only a run writes (listed below) are not checked, nor bare names on
+# a line that names a commit (history).
 #
 # Prints one line per problem, "file:line: path names no file of the lab",
 # and exits 1 if there was any; 2 on bad usage.
@@ -69,7 +80,7 @@ folders_re=$(tr ' ' '\n' <<<"$folders" | sort -u | sed 's/\./\\./g' | paste -sd'
 # every file:line:path, in the order of the files: in a text (Markdown and
 # the like) every line; in code its comments only (C and CUDA: /* */ and
 # //; Lua: --; the rest: # at the start of a word), where a path is prose
-mapfile -t found < <(LC_ALL=C awk -v re="$folders_re" -v prefix="$here/" '
+mapfile -t found < <(LC_ALL=C awk -v re="$folders_re" -v exts="c|cu|h|cuh|sh|mk|awk|lua|gp" -v prefix="$here/" '
     FNR == 1 {
         name = FILENAME; if (index(name, prefix) == 1) name = substr(name, length(prefix) + 1)
         base = name; sub(/.*\//, "", base)
@@ -81,7 +92,10 @@ mapfile -t found < <(LC_ALL=C awk -v re="$folders_re" -v prefix="$here/" '
         line = $0; text = ""
         if (kind == "text") text = line
         else if (kind == "lua") { if ((i = index(line, "--"))) text = substr(line, i + 2) }
-        else if (kind == "hash") { if (match(line, /(^|[ \t])#/)) text = substr(line, RSTART + RLENGTH) }
+        else if (kind == "hash") {
+            # not the #include of C written out in a script (a here-document)
+            if (match(line, /(^|[ \t])#/) && line !~ /^[ \t]*#[ \t]*include[ \t]/) text = substr(line, RSTART + RLENGTH)
+        }
         else while (line != "") {
             if (in_c) {
                 if ((i = index(line, "*/"))) { text = text " " substr(line, 1, i - 1); line = substr(line, i + 2); in_c = 0 }
@@ -93,21 +107,60 @@ mapfile -t found < <(LC_ALL=C awk -v re="$folders_re" -v prefix="$here/" '
                 else line = ""
             }
         }
+        whole = text
         while (match(text, "(^|[^A-Za-z0-9_./$@{}-])(" re ")/[A-Za-z0-9_.*<>+/-]*")) {
             path = substr(text, RSTART, RLENGTH)
+            pre = substr(text, 1, RSTART)
             text = substr(text, RSTART + RLENGTH)
             sub(/^[^A-Za-z0-9_.]/, "", path)
             sub(/[.]+$/, "", path)
+            # commit:path, a file as an earlier commit holds it
+            if (pre ~ /[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]:$/) continue
             # what a build writes (an object) is no file of the tree
             if (path !~ /\.o$/) print name ":" FNR ":" path
         }
+        # bare file names (timing.cu), not part of a path, an #include <...>
+        # or a longer word (x.cu.o, f.cpp); a line that names a commit speaks
+        # of history
+        if (whole ~ /[Cc]ommit [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]/) next
+        while (match(whole, "(^|[^A-Za-z0-9_./$@{}<>*=-])[A-Za-z0-9_][A-Za-z0-9_+-]*[.](" exts ")")) {
+            word = substr(whole, RSTART, RLENGTH)
+            whole = substr(whole, RSTART + RLENGTH)
+            if (whole ~ /^([A-Za-z0-9_]|[.][A-Za-z])/) continue
+            sub(/^[^A-Za-z0-9_]/, "", word)
+            print name ":" FNR ":=" word
+        }
     }' "${read_files[@]}")
+
+# A bare name in file $1, $2, names a file of the lab when one of these holds
+# it: the folder of $1 or a folder below it (as C's #include "..." finds a
+# sibling); the root (Makefile, docs.mk); common/, the shared harness whose
+# files the whole lab names bare;
+# every stage's folder (kernel.cu, the file a student edits). Not checked:
+# placeholders (a stem of one letter, or with a word in capitals: FILE.cu,
+# job-ID.sh), and the names below, which are not files of the tree.
+outside_names="stdlib.h cuda_runtime.h cooperative_groups.h memcpy_async.h iter_swap.h
+    stages.mk stages.h references.mk no_second_barrier.cu"
+# (the C library's and CUDA's headers; what tools/stages-gen.awk writes
+# under build/; the copy research/profile-records.sh makes of a kernel)
+bare_name() {
+    local dir=${1%/*} stem=${2%.*}
+    [ "$dir" = "$1" ] && dir=.
+    [[ $stem =~ ^[A-Za-z]$ || $stem =~ (^|[-_])[A-Z][A-Z]+([-_]|$) ]] && return 0
+    for n in $outside_names; do [ "$n" = "$2" ] && return 0; done
+    [ -e "$dir/$2" ] || [ -e "$2" ] || [ -e "common/$2" ] || compgen -G "exercises/*/$2" >/dev/null && return 0
+    [ -n "$(find "$dir" -name "$2" -print -quit 2>/dev/null)" ]
+}
 
 status=0
 declare -A seen=()
 for entry in "${found[@]}"; do
     path=${entry#*:*:}
     where=${entry%":$path"}
+    if [ "${path:0:1}" = = ]; then
+        bare_name "${where%:*}" "${path#=}" || { echo "$where: ${path#=} names no file of the lab"; status=1; }
+        continue
+    fi
     if [ -z "${seen[$path]+x}" ]; then
         pattern=$path
         # placeholders: <name> and NN and ... stand for any name

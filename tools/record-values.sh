@@ -4,7 +4,7 @@
 #
 #   tools/record-values.sh [--records DIR] [--profile DIR]
 #
-# Prints "record<TAB>kind<TAB>value" lines. The record is named as the texts
+# Prints "record<TAB>kind<TAB>value<TAB>key" lines. The record is named as the texts
 # name it: measurements/<run>/<file> (DIR given by --records, default
 # measurements) or profile/<file> (--profile, default profile). Kinds:
 #   GFLOP/s, GB/s, s   a rate or a time in seconds
@@ -17,9 +17,18 @@
 #                      Nsight Compute's counters of a profile table
 #   hazards            compute-sanitizer racecheck's count, in a table whose
 #                      unit column says hazards
+#   registers          a profile table's registers, and "N registers" in a
+#                      table's what column
 #   gpu, date          whose record it is and when (H200, 2026-11-21): from
 #                      the folder's name <gpu>-<date>[-...], or a profile
 #                      table's gpu column and date rows
+# The key names the value within its record, as a text's binding names it
+# (tools/check-numbers.sh): in make bench's JSON "<kernel> rate", "<kernel>
+# median_ms", "<kernel>/<kernel>" (a ratio, x and %) and the timing's own
+# fields (pct_of_reference, speedup_vs_baseline, ratio_to_cublas); in a
+# table "<row> <column>", the row its what column, or its stage and knob
+# ("08_warptiling BK=8 rate"); in a profile table "<stage> <gpu> <key>";
+# in ncu's output the metric's name; across a run "<stage>/<stage>".
 # One more record per run folder, measurements/<run>: the ratios (x) of the
 # solutions' rates across its files, each stage's bench record and the rows
 # of its sweeps (a speedup of one stage's solution over another's).
@@ -54,8 +63,8 @@ function folder(src) { sub(/\/[^\/]*$/, "", src); return src }
 # "h200-2026-11-21-late" -> gpu H200 and date 2026-11-21
 function run_gpu_date(src,    run) {
     run = folder(src); sub(/.*\//, "", run)
-    if (match(run, /^[a-z][0-9]+/)) print src "\tgpu\t" toupper(substr(run, RSTART, RLENGTH))
-    if (match(run, /20[0-9][0-9]-[01][0-9]-[0-3][0-9]/)) print src "\tdate\t" substr(run, RSTART, RLENGTH)
+    if (match(run, /^[a-z][0-9]+/)) print src "\tgpu\t" toupper(substr(run, RSTART, RLENGTH)) "\tgpu"
+    if (match(run, /20[0-9][0-9]-[01][0-9]-[0-3][0-9]/)) print src "\tdate\t" substr(run, RSTART, RLENGTH) "\tdate"
 }
 function gpu_token(name) { return match(name, /[A-Z][0-9][0-9][0-9]?[A-Z]?/) ? substr(name, RSTART, RLENGTH) : name }
 '
@@ -66,24 +75,26 @@ find "$records" -name '*.json' -print0 | sort -z | xargs -0 -r awk -v dir="$reco
 function flush(    i, j) {
     if (src == "") return
     for (i = 1; i <= nk; i++) {
-        print src "\t" unit "\t" rate[i]
-        if (ms[i] != "") print src "\tms\t" ms[i]
+        print src "\t" unit "\t" rate[i] "\t" kname[i] " rate"
+        if (ms[i] != "") print src "\tms\t" ms[i] "\t" kname[i] " median_ms"
         for (j = 1; j <= nk; j++) if (rate[j] > 0) {
-            print src "\tx\t" rate[i] / rate[j]
-            print src "\t%\t" 100 * rate[i] / rate[j]
+            print src "\tx\t" rate[i] / rate[j] "\t" kname[i] "/" kname[j]
+            print src "\t%\t" 100 * rate[i] / rate[j] "\t" kname[i] "/" kname[j]
         }
-        if (kname[i] == "student") print folder(src) "\tsolution " unit "\t" rate[i]
+        if (kname[i] == "student") print folder(src) "\tsolution " unit "\t" rate[i] "\t" stage
     }
     run_gpu_date(src)
 }
 function value(line) { sub(/^[^:]*: */, "", line); gsub(/[",]/, "", line); return line }
-FNR == 1 { flush(); src = cited(FILENAME, dir, "measurements"); unit = ""; nk = 0; in_gpu = 0 }
+function field(line) { sub(/^ *"/, "", line); sub(/".*/, "", line); return line }
+FNR == 1 { flush(); src = cited(FILENAME, dir, "measurements"); unit = ""; nk = 0; in_gpu = 0
+            stage = src; sub(/.*\//, "", stage); sub(/\.json$/, "", stage) }
 /"gpu": *\{/ { in_gpu = 1 }
-in_gpu && /"name":/ { print src "\tgpu\t" gpu_token(value($0)) }
+in_gpu && /"name":/ { print src "\tgpu\t" gpu_token(value($0)) "\tgpu" }
 in_gpu && /^ *\}/ { in_gpu = 0 }
 /"metric":/ { unit = value($0) }
-/"(pct_of_[a-z]+)":/ { v = value($0); print src "\t%\t" v }
-/"(speedup_vs_[a-z]+|ratio_to_cublas)":/ { print src "\tx\t" value($0) }
+/"(pct_of_[a-z]+)":/ { v = value($0); print src "\t%\t" v "\t" field($0) }
+/"(speedup_vs_[a-z]+|ratio_to_cublas)":/ { print src "\tx\t" value($0) "\t" field($0) }
 !in_gpu && /"name":/ { nk++; kname[nk] = value($0); ms[nk] = ""; rate[nk] = 0 }
 /"median_ms":/ { ms[nk] = value($0) }
 /"rate":/ { rate[nk] = value($0) }
@@ -101,14 +112,16 @@ FNR == 1 {
 # a profile table: stage, gpu, key, value
 is_profile && !/^#/ && NF >= 4 {
     gpu = gpu_token($2)
-    if (!seen[src, gpu]++) print src "\tgpu\t" gpu
-    if ($3 == "date") print src "\tdate\t" $4
+    key = $1 " " gpu " " $3
+    if (!seen[src, gpu]++) print src "\tgpu\t" gpu "\tgpu"
+    if ($3 == "date") print src "\tdate\t" $4 "\tdate"
     else if ($4 !~ /^[0-9.]+$/) next
-    else if ($3 ~ /_spr$/) print src "\tsectors\t" $4
-    else if ($3 ~ /_wpi$/) print src "\twavefronts\t" $4
-    else if ($3 ~ /_conflicts$/) print src "\tconflicts\t" $4
-    else if ($3 ~ /_cpi$/) { print src "\tconflicts\t" $4; print src "\t%\t" 100 * $4 }
-    else if ($3 == "occupancy" || $3 == "theoretical" || $3 == "dram") print src "\t%\t" $4
+    else if ($3 ~ /_spr$/) print src "\tsectors\t" $4 "\t" key
+    else if ($3 ~ /_wpi$/) print src "\twavefronts\t" $4 "\t" key
+    else if ($3 ~ /_conflicts$/) print src "\tconflicts\t" $4 "\t" key
+    else if ($3 ~ /_cpi$/) { print src "\tconflicts\t" $4 "\t" key; print src "\t%\t" 100 * $4 "\t" key }
+    else if ($3 == "occupancy" || $3 == "theoretical" || $3 == "dram") print src "\t%\t" $4 "\t" key
+    else if ($3 == "registers") print src "\tregisters\t" $4 "\t" key
     next
 }
 is_profile { next }
@@ -121,30 +134,37 @@ is_profile { next }
 }
 /^#/ || NF == 0 { next }
 {
-    vcol = ("rate" in col) ? col["rate"] : ("value" in col) ? col["value"] : 0
+    # the row: its what, or its stage and knob, or its first column
+    row = ("what" in col) ? $(col["what"]) : ("stage" in col) ? $(col["stage"]) (("knob" in col) ? " " $(col["knob"]) : "") : $1
+    vname = ("rate" in col) ? "rate" : ("value" in col) ? "value" : ""
+    vcol = vname == "" ? 0 : col[vname]
     if (vcol && ("unit" in col)) {
         v = $vcol; gsub(/,/, "", v); u = $(col["unit"])
-        print src "\t" u "\t" v
-        if (("knob" in col) && (u == "GFLOP/s" || u == "GB/s")) print folder(src) "\tsolution " u "\t" v
+        print src "\t" u "\t" v "\t" row " " vname
+        if (("knob" in col) && (u == "GFLOP/s" || u == "GB/s")) print folder(src) "\tsolution " u "\t" v "\t" row
     }
-    if ("pct_of_reference" in col) print src "\t%\t" $(col["pct_of_reference"])
-    if ("speedup_vs_baseline" in col) print src "\tx\t" $(col["speedup_vs_baseline"])
-    if ("ratio_to_cublas" in col) print src "\tx\t" $(col["ratio_to_cublas"])
-    if ("median_ms" in col) print src "\tms\t" $(col["median_ms"])
-    if (("what" in col) && match($(col["what"]), /[0-9.]+% of/)) print src "\t%\t" substr($(col["what"]), RSTART, RLENGTH - 4) + 0
+    if ("pct_of_reference" in col) print src "\t%\t" $(col["pct_of_reference"]) "\t" row " pct_of_reference"
+    if ("speedup_vs_baseline" in col) print src "\tx\t" $(col["speedup_vs_baseline"]) "\t" row " speedup_vs_baseline"
+    if ("ratio_to_cublas" in col) print src "\tx\t" $(col["ratio_to_cublas"]) "\t" row " ratio_to_cublas"
+    if ("median_ms" in col) print src "\tms\t" $(col["median_ms"]) "\t" row " median_ms"
+    if (("what" in col) && match($(col["what"]), /[0-9.]+% of/)) print src "\t%\t" substr($(col["what"]), RSTART, RLENGTH - 4) + 0 "\t" row
+    if (("what" in col) && match($(col["what"]), /[0-9]+ registers/)) print src "\tregisters\t" substr($(col["what"]), RSTART, RLENGTH - 10) + 0 "\t" row
 }'
 # ---- Nsight Compute's own output, measurements/*/ncu-*.txt: its percentages
 find "$records" -name 'ncu-*.txt' -print0 | sort -z | xargs -0 -r awk -v dir="$records" "$awk_common"'
-FNR == 1 { src = cited(FILENAME, dir, "measurements"); run_gpu_date(src) }
-$1 ~ /__/ && $(NF - 1) == "%" && $NF ~ /^[0-9][0-9,.]*$/ { v = $NF; gsub(/,/, "", v); print src "\t%\t" v }'
+FNR == 1 { src = cited(FILENAME, dir, "measurements"); run_gpu_date(src); split("", nth) }
+$1 ~ /__/ && $(NF - 1) == "%" && $NF ~ /^[0-9][0-9,.]*$/ {
+    v = $NF; gsub(/,/, "", v)
+    print src "\t%\t" v "\t" $1 (nth[$1]++ ? " #" nth[$1] : "")
+}'
 } | awk -F'\t' '
 # the solutions of a run against each other: ratios of the same unit
-$2 ~ /^solution / { n[$1, $2]++; v[$1, $2, n[$1, $2]] = $3; key[$1, $2] = 1; next }
+$2 ~ /^solution / { n[$1, $2]++; v[$1, $2, n[$1, $2]] = $3; w[$1, $2, n[$1, $2]] = $4; key[$1, $2] = 1; next }
 { print }
 END {
     for (k in key) {
         split(k, f, SUBSEP)
         for (i = 1; i <= n[k]; i++) for (j = 1; j <= n[k]; j++)
-            if (v[k, j] > 0) print f[1] "\tx\t" v[k, i] / v[k, j]
+            if (v[k, j] > 0) print f[1] "\tx\t" v[k, i] / v[k, j] "\t" w[k, i] "/" w[k, j]
     }
 }'

@@ -9,7 +9,11 @@
 #   - every measured number the lab's texts quote must be in its record
 #     (tools/check-numbers.sh); numbers planted wrong, or under the wrong
 #     record, in a copy of a handout must be caught on their line, by the
-#     checker and by `make docs-check` on a copy of the tree; a table's
+#     checker and by `make docs-check` on a copy of the tree, and so must
+#     numbers near the truth (95.3% or 93.1% for handout 08's 94.7%, other
+#     values of its run) and changed cells of measured tables, since each
+#     number names its value; a number without its binding, a binding that
+#     fits two values or has a selector too many are refused; a table's
 #     hazard count and ratio to cuBLAS are checked as its rates are;
 #   - every file a comment or a text names must exist (tools/check-paths.sh),
 #     and names planted stale must be caught on their line;
@@ -94,26 +98,55 @@ replace_on_line() {
     awk -v n="$2" -v from="$3" -v to="$4" \
         'NR == n && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } 1' "$1"
 }
-cp "$h" "$nd/$h"
-if output=$(tools/check-numbers.sh "$nd/$h" 2>&1); then pass "check-numbers accepts a copy of $h"
-else fail "check-numbers accepts a copy of $h" "$output"; fi
-while IFS=@ read -r what text from to expect; do
-    line=$(grep -nF -- "$text" "$h" | head -1 | cut -d: -f1)
-    [ -n "$line" ] || { fail "planted in $h: $what (no line holds \"$text\")"; continue; }
-    replace_on_line "$h" "$line" "$from" "$to" >"$nd/$h"
-    output=$(tools/check-numbers.sh "$nd/$h" 2>&1); status=$?
-    if [ $status = 1 ] && grep -qF "$nd/$h:$line: $expect" <<<"$output"; then pass "check-numbers rejects $what planted in $h"
-    else fail "check-numbers rejects $what planted in $h (status $status, expected line $line: $expect)" "$output"; fi
-done <<'CASES'
-a wrong rate@moves 3941 GB/s@3941 GB/s@3914 GB/s@3914 GB/s is in no record named here
-a wrong percentage@moves 3941 GB/s@92.7% of@97.2% of@97.2% is in no record named here
-a wrong ratio@moves 3941 GB/s@2.25x@2.52x@2.52x is in no record named here
-a wrong profile counter@(the solution) | 1.14 |@| 1.14 |@| 1.41 |@1.41 (column shared-load wavefronts per instruction) is in no record
-a right rate under another run's record@records in `measurements/h200-2026-11-23-night/`@h200-2026-11-23-night@h200-2026-11-23-late@3941 GB/s is in no record named here (measurements/h200-2026-11-23-late
+# plant each case read from stdin in a copy of the text $1 (under $nd), one
+# at a time; the copy as it is must pass
+plant_cases() {
+    local h=$1 what text from to expect line output status
+    mkdir -p "$nd/$(dirname "$h")"
+    cp "$h" "$nd/$h"
+    if output=$(tools/check-numbers.sh "$nd/$h" 2>&1); then pass "check-numbers accepts a copy of $h"
+    else fail "check-numbers accepts a copy of $h" "$output"; fi
+    while IFS=@ read -r what text from to expect; do
+        line=$(grep -nF -- "$text" "$h" | head -1 | cut -d: -f1)
+        [ -n "$line" ] || { fail "planted in $h: $what (no line holds \"$text\")"; continue; }
+        replace_on_line "$h" "$line" "$from" "$to" >"$nd/$h"
+        output=$(tools/check-numbers.sh "$nd/$h" 2>&1); status=$?
+        if [ $status = 1 ] && grep -qF "$nd/$h:$line: $expect" <<<"$output"; then pass "check-numbers rejects $what planted in $h"
+        else fail "check-numbers rejects $what planted in $h (status $status, expected line $line: $expect)" "$output"; fi
+    done
+}
+plant_cases "$h" <<'CASES'
+a wrong rate@moves 3941 GB/s@3941 GB/s@3914 GB/s@3914 GB/s is not "student rate" of measurements/h200-2026-11-23-night/05_bank_conflicts.json
+a wrong percentage@moves 3941 GB/s@92.7% of@97.2% of@97.2% is not "pct_of_reference" of
+a wrong ratio@moves 3941 GB/s@2.25x@2.52x@2.52x is not "speedup_vs_unpadded" of
+a wrong profile counter@(the solution) | 1.14@| 1.14 @| 1.41 @1.41 (column shared-load wavefronts per instruction) is not
+a right rate under another run's record@records in `measurements/h200-2026-11-23-night/`@h200-2026-11-23-night@h200-2026-11-23-late@3941 GB/s: binding "h200-2026-11-23-night/05_bank_conflicts.json student rate" names no GB/s value of measurements/h200-2026-11-23-late
 a record that does not exist@records in `measurements/h200-2026-11-23-night/`@2026-11-23-night@2026-11-22-night@names measurements/h200-2026-11-22-night, which is no record
 all of measurements/ for a record@records in `measurements/h200-2026-11-23-night/`@measurements/h200-2026-11-23-night/@measurements/@names measurements, which is no record
 a GPU that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@NVIDIA H200@NVIDIA A100@says A100, which is not the GPU of
 a date that is not its record's@Measured with this lab, NVIDIA H200, CUDA 13.0, 2026-11-23@2026-11-23 (@2026-11-22 (@says 2026-11-22, which is not the date of
+a number without its binding@moves 3941 GB/s@3941 GB/s <!-- =h200-2026-11-23-night/05_bank_conflicts.json student rate -->@3941 GB/s@3941 GB/s names no value: write <!-- =KEY --> after it (fits: measurements/h200-2026-11-23-night/05_bank_conflicts.json student rate)
+a binding that names two values@moves 3941 GB/s@h200-2026-11-23-night/05_bank_conflicts.json student rate@student rate@3941 GB/s: binding "student rate" fits
+a binding with a selector too many@moves 3941 GB/s@05_bank_conflicts.json student rate -->@05_bank_conflicts.json student rate; student rate -->@binding "h200-2026-11-23-night/05_bank_conflicts.json student rate; student rate" has 2 selectors, for 1 measured numbers before it
+CASES
+
+# numbers near the truth, each some other value of the run the paragraph
+# names (or a ratio of two of its rates), and changed cells of measured
+# tables: each is caught, because each number names the one value it quotes
+plant_cases handouts/08_warptiling.md <<'CASES'
+95.3% for 94.7%@**94.7% of cuBLAS SGEMM@94.7%@95.3%@95.3% is not "pct_of_reference" of measurements/h200-2026-11-23-late/08_warptiling.json
+93.1% for 94.7%@**94.7% of cuBLAS SGEMM@94.7%@93.1%@93.1% is not "pct_of_reference" of measurements/h200-2026-11-23-late/08_warptiling.json
+a ratio of two records near the truth@1.28 times@1.28 times@1.31 times@1.31 times is not
+a changed cell of the tile table@| 256 x 128, 64 x 64, 4 x 2, one | 219@94.3, 95.3, 94.8@94.3, 95.1, 94.8@95.1 (column H100, % of cuBLAS) is not
+a changed register count@| 256 x 128, 64 x 64, 4 x 2, one | 219@| 219 @| 255 @255 (column registers) is not
+a changed cell of the profiler's table@| this stage | 2.67@| 12.5 @| 24.5 @24.5 (column achieved occupancy) is not
+CASES
+plant_cases handouts/07_reduction.md <<'CASES'
+a rate of the ladder another rung's@| 5 plus warp shuffle for the last warp | 2286@| 2286 @| 2999 @2999 (column GB/s) is not
+a time of the ladder changed@| 5 plus warp shuffle for the last warp | 2286@0.117 ms@0.118 ms@0.118 ms is not
+CASES
+plant_cases exercises/06_coarsening/README.md <<'CASES'
+a ratio no record holds, of two rates@| 1D strip (`STEP 1`)@| 2.1x @| 2.4x @2.4x is not "06_coarsening, STEP=1
 CASES
 
 # the kinds a research run's tables add (research/profile-records.sh,
@@ -123,7 +156,7 @@ rd=$out_dir/records/h100-2026-12-01-test
 rm -rf "$out_dir/records" && mkdir -p "$rd"
 printf '# what\tvalue\tunit\nwithout the second barrier\t4\thazards\n' >"$rd/racecheck.tsv"
 printf '# what\trate\tunit\tratio_to_cublas\nrung 6\t3922.0\tGB/s\t1.660\n' >"$rd/ladder.tsv"
-research='On an H100 (2026-12-01, `measurements/h100-2026-12-01-test/`): 3922 GB/s, 1.66x SASUM; racecheck reports 4 hazards.'
+research='On an H100 (2026-12-01, `measurements/h100-2026-12-01-test/`): 3922 GB/s <!-- =rung 6 rate -->, 1.66x <!-- =ratio_to_cublas --> SASUM; racecheck reports 4 hazards <!-- =without the second barrier -->.'
 printf '%s\n' "$research" >"$nd/handouts/research.md"
 if output=$(tools/check-numbers.sh --records "$out_dir/records" "$nd/handouts/research.md" 2>&1); then
     pass "check-numbers accepts a hazard count and a ratio to cuBLAS of their tables"
@@ -131,7 +164,7 @@ else fail "check-numbers accepts a hazard count and a ratio to cuBLAS of their t
 for wrong in "4 hazards@5 hazards" "1.66x@1.76x"; do
     printf '%s\n' "${research/${wrong%@*}/${wrong#*@}}" >"$nd/handouts/research.md"
     output=$(tools/check-numbers.sh --records "$out_dir/records" "$nd/handouts/research.md" 2>&1); status=$?
-    if [ $status = 1 ] && grep -qF "research.md:1: ${wrong#*@} is in no record named here" <<<"$output"; then
+    if [ $status = 1 ] && grep -qF "research.md:1: ${wrong#*@} is not " <<<"$output"; then
         pass "check-numbers rejects ${wrong#*@} where the table holds ${wrong%@*}"
     else fail "check-numbers rejects ${wrong#*@} where the table holds ${wrong%@*} (status $status)" "$output"; fi
 done
@@ -151,9 +184,21 @@ else
 fi
 replace_on_line "$h" "$line" "3941 GB/s" "3914 GB/s" >"$tree/$h"
 output=$($MAKE --no-print-directory -C "$tree" -f docs.mk docs-check 2>&1); status=$?
-if [ $status != 0 ] && grep -qF "$h:$line: 3914 GB/s is in no record named here" <<<"$output"; then
+if [ $status != 0 ] && grep -qF "$h:$line: 3914 GB/s is not \"student rate\"" <<<"$output"; then
     pass "make docs-check fails on a wrong number planted in $h"
 else fail "make docs-check fails on a wrong number planted in $h (status $status)" "$output"; fi
+cp -p "$h" "$tree/$h"
+# and on 95.3% or 93.1% for handout 08's 94.7%, values of the same run
+h8=handouts/08_warptiling.md
+line=$(grep -nF '**94.7% of cuBLAS SGEMM' "$h8" | head -1 | cut -d: -f1)
+for near in 95.3 93.1; do
+    replace_on_line "$h8" "$line" "94.7%" "$near%" >"$tree/$h8"
+    output=$($MAKE --no-print-directory -C "$tree" -f docs.mk docs-check 2>&1); status=$?
+    if [ $status != 0 ] && grep -qF "$h8:$line: $near% is not \"pct_of_reference\"" <<<"$output"; then
+        pass "make docs-check fails on $near% for 94.7% in $h8"
+    else fail "make docs-check fails on $near% for 94.7% in $h8 (status $status)" "$output"; fi
+done
+cp -p "$h8" "$tree/$h8"
 # the thresholds a stage's text quotes (tools/check-thresholds.sh): the
 # lab's texts quote only the rubric's; a stale one beside the word is
 # caught, a measured value in another clause and a size are not
@@ -186,7 +231,7 @@ else
 fi
 pd=$out_dir/paths
 rm -rf "$pd" && mkdir -p "$pd"
-printf '/*\n * runner.cu: linked with common/echo_call.cu, the echo runner\n */\nint x; // tools/check-paths.sh:1\n' >"$pd/stale.cu"
+printf '/*\n * stale.cu: linked with common/echo_call.cu, the echo runner\n */\nint x; // tools/check-paths.sh:1\n' >"$pd/stale.cu"
 printf 'Bench it with `tools/experiments/warptile.cu`.\n' >"$pd/stale.md"
 printf '#!/bin/sh\nf=tools/made-at-run-time.sh\n# the rest is in grader/gone.c\n' >"$pd/stale.sh"
 for f in stale.cu:2:common/echo_call.cu stale.md:1:tools/experiments/warptile.cu stale.sh:3:grader/gone.c; do
@@ -196,6 +241,22 @@ for f in stale.cu:2:common/echo_call.cu stale.md:1:tools/experiments/warptile.cu
         pass "check-paths rejects a stale name planted in $name, and only it"
     else fail "check-paths rejects a stale name planted in $name, and only it (status $status)" "$output"; fi
 done
+# bare names: a file that calls itself by an old name (one a file of
+# grader/ has, but no file of its folder) is caught; a sibling, a file below, common/'s
+# timing.cu, kernel.cu, docs.mk, a placeholder, a system header and a name on
+# a line that names a commit are not
+mkdir -p "$pd/bare/sub"
+: >"$pd/bare/helper.c"
+: >"$pd/bare/sub/deep.cu"
+printf '%s\n' '/*' ' * build.c: the build (helper.c, deep.cu, timing.cu, kernel.cu, docs.mk)' \
+    ' * FILE.cu:LINE, x.cu and cuda_runtime.h; gone.c, said in commit 7797b88' ' */' >"$pd/bare/confine_build.c"
+output=$(tools/check-paths.sh "$pd/bare/confine_build.c" 2>&1); status=$?
+if [ $status = 1 ] && [ "$output" = "$pd/bare/confine_build.c:2: build.c names no file of the lab" ]; then
+    pass "check-paths rejects a stale bare name, and only it"
+else fail "check-paths rejects a stale bare name, and only it (status $status)" "$output"; fi
+sed -i 's/ \* build\.c:/ * confine_build.c:/' "$pd/bare/confine_build.c"
+if output=$(tools/check-paths.sh "$pd/bare/confine_build.c" 2>&1); then pass "check-paths accepts the bare names of the lab"
+else fail "check-paths accepts the bare names of the lab" "$output"; fi
 if [ -d solutions ]; then
     printf '%s\n' 'common/<family>_family.cu, exercises/NN_name/kernel.cu, tests/docs/bad-*/,' \
         'build/judge/<family>_stub.o, common/transpose_unpadded.o, research/README.md,' \
