@@ -355,6 +355,8 @@ calibrate: build/grader/grade build/confine/confine build/confine/cuda-probe
 # ---------------------------------------------------------------- profile
 # make profile, make profile-expected, make ptxas: profile/profile.mk
 include profile/profile.mk
+# make resources-expected: what the compiler gave the tiers' reference kernels
+include grader/resources.mk
 
 # make bench: every stage's solution (SOLUTION=0, and in a student release:
 # your exercises) checked and timed once, a record each in results/<stage>.json
