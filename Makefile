@@ -12,6 +12,8 @@
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
+#   make resources-expected   instructors: the registers of the tiers' reference kernels
+#                             (grader/resources.tsv, for a missed tier's advice)
 #   make kernel EX=07 KERNEL=f.cu  any file that keeps a stage's contract,
 #                             built as the stage's programs are
 #   make bench                every solution timed once, records in results/

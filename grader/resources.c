@@ -70,6 +70,7 @@ static int number_before(const char *line, const char *key)
     return atoi(p);
 }
 
+/* Two formats, told apart line by line; the entries of one architecture summed up at the end. */
 int resources_parse(const char *text, const char *want, resource_use *u)
 {
     static entry e[MAX_ENTRIES];
@@ -150,6 +151,7 @@ static void opcode(const char *line, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
 }
 
+/* Count FFMA from the first LDG of a run to the STS that follows it (resources.h). */
 int resources_overlap(const char *sass, const char *want)
 {
     int most = -1, loading = 0, fmas = 0, mine = !want;
@@ -178,6 +180,7 @@ int resources_overlap(const char *sass, const char *want)
     return most;
 }
 
+/* Registers are given a warp 8 a thread at a time: 217 take 224 (resources.h). */
 int resources_warps(int registers)
 {
     int per_warp = (registers < 1 ? 8 : (registers + 7) / 8 * 8) * 32;
@@ -185,6 +188,7 @@ int resources_warps(int registers)
     return warps > 64 ? 64 : warps;
 }
 
+/* The first row of the table for the stage, tier and architecture. */
 int resources_expected(const char *table, const char *stage, const char *tier, const char *arch,
                        resource_use *u)
 {
@@ -220,6 +224,7 @@ static void local_text(char *out, size_t len, const resource_use *u)
         snprintf(out, len, "%d bytes of local memory a thread", u->local_bytes);
 }
 
+/* The figures side by side, then the one conclusion that fits first. */
 void resources_sentence(char *out, size_t len, const char *stage, const resource_use *s, const resource_use *r)
 {
     char sl[128], rl[128];
@@ -253,13 +258,14 @@ void resources_sentence(char *out, size_t len, const char *stage, const resource
                 "solution's.", ex, stage);
 }
 
+/* cuobjdump on PATH, or beside $NVCC (or nvcc): the toolkit's bin/. */
 int resources_find_cuobjdump(char *out, size_t len)
 {
     if (find_program("cuobjdump", out, len) == 0)
         return 0;
-    const char *nvcc = getenv("NVCC");
+    const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
     char nvcc_path[PATH_MAX], beside[PATH_MAX + 16];
-    if (!nvcc || find_program(nvcc, nvcc_path, sizeof nvcc_path))
+    if (find_program(nvcc, nvcc_path, sizeof nvcc_path))
         return -1;
     char *slash = strrchr(nvcc_path, '/');
     if (!slash)
@@ -268,6 +274,7 @@ int resources_find_cuobjdump(char *out, size_t len)
     return find_program(beside, out, len);
 }
 
+/* One cuobjdump call, with a time limit and a cap on what is kept. */
 char *resources_dump(const char *tool, const char *option, const char *object)
 {
     char t[PATH_MAX], o[32], obj[PATH_MAX];
@@ -284,6 +291,7 @@ char *resources_dump(const char *tool, const char *option, const char *object)
     return text;
 }
 
+/* Only where it can compare: a row of the table, cuobjdump, a kernel in the object. */
 void explain_resources(stage_result *s, const target *t, const char *lab)
 {
     const char *missed = NULL;

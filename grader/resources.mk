@@ -15,6 +15,7 @@ $(RESOURCES_TABLE): tools/resources-table.c $(filter-out grader/grade.c,$(GRADER
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
 .PHONY: resources-expected
 resources-expected: $(RESOURCES_TABLE)
+	@$(if $(RELEASE),echo "error: make resources-expected reads the tiers' reference kernels: this student release has none"; exit 2)
 	@$(MAKE) -s --no-print-directory $$($(RESOURCES_TABLE) --objects $(RESOURCES_STAGES))
 	@$(RESOURCES_TABLE) $(RESOURCES_STAGES) >build/resources.tsv && mv build/resources.tsv grader/resources.tsv
 	@echo "grader/resources.tsv: $$(grep -vc '^#' grader/resources.tsv) rows for $(RESOURCES_STAGES)"

@@ -15,6 +15,8 @@
 #      (the next tile loaded after the multiply-adds). Each grade's % of
 #      cuBLAS, points, and the sentence about its registers and loads
 #      (grader/resources.c) are printed; grade.json in OUTDIR/<kernel>-<n>/.
+#      Where a kernel missed the tier, an "ok" or "FAIL" line says whether
+#      the sentence names what it lacks (late-loads: the waits).
 #   3. Where cuobjdump is (with nvdisasm, both in the toolkit's bin/): the
 #      machine code of the reference and the solution compared, and
 #      resources.txt, what cuobjdump says of all four objects.
@@ -64,6 +66,19 @@ for kernel in independent late-loads; do
     grep -o '"The compiler gave your[^"]*"' "$out/$kernel-3/grade.json" | sed 's/^/  advice: /' ||
         echo "  no sentence about its registers in $out/$kernel-3/grade.json"
 done
+# what the sentences must say, where the kernel missed the tier: the late
+# loads are named; the other names neither spills nor waits
+said() { grep -q "$2" "$out/$1-3/grade.json" && echo yes || echo no; }
+missed() { [ "$(json_value "$out/$1-3/grade.json" points)" != "$(json_value "$out/$1-3/grade.json" max_points)" ]; }
+if missed late-loads; then
+    [ "$(said late-loads 'every load is waited for at once')" = yes ] && r=ok || r=FAIL
+    echo "$r: late-loads missed the tier, and its advice says that every load is waited for"
+fi
+if missed independent; then
+    [ "$(said independent 'The compiler gave your')" = yes ] && [ "$(said independent 'waited for at once')" = no ] &&
+        [ "$(said independent 'keeps values in local memory')" = no ] && r=ok || r=FAIL
+    echo "$r: independent missed the tier, and its advice sets its registers beside the reference's, no spills or waits"
+fi
 
 tool=$(command -v cuobjdump || { [ -n "${NVCC:-}" ] && command -v "$(dirname "$(command -v "$NVCC")")/cuobjdump"; } ||
        command -v /usr/local/cuda/bin/cuobjdump)

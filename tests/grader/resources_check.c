@@ -65,7 +65,7 @@ static void test_parse(void)
 static void test_warps(void)
 {
     expect(resources_warps(217) == 9 && resources_warps(219) == 9 && resources_warps(255) == 8 &&
-               resources_warps(128) == 16 && resources_warps(168) == 12 && resources_warps(16) == 64,
+               resources_warps(128) == 16 && resources_warps(168) == 12 && resources_warps(100) == 19 && resources_warps(16) == 64,
            "resources: warps an SM's registers hold (allocated 8 a thread at a time, 64 at most)");
 }
 
