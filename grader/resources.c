@@ -58,6 +58,7 @@ static int number_after(const char *line, const char *key)
     return p ? atoi(p + strlen(key)) : 0;
 }
 
+/* The number before `key` in line ("664 bytes stack frame"): 0 if absent. */
 static int number_before(const char *line, const char *key)
 {
     const char *p = strstr(line, key);
@@ -92,7 +93,8 @@ int resources_parse(const char *text, const char *want, resource_use *u)
                            .local_bytes = number_after(l, "STACK:") + number_after(l, " LOCAL:"),
                            .spill_bytes = -1, .shared_bytes = number_after(l, "SHARED:")};
             snprintf(e[n].arch, sizeof e[n].arch, "%s", arch);
-            snprintf(e[n++].name, sizeof e[n].name, "%s", name);
+            snprintf(e[n].name, sizeof e[n].name, "%s", name);
+            n++;
             name[0] = 0;
         } else if ((p = strstr(l, "Compiling entry function '")) && n < MAX_ENTRIES) { /* ptxas -v */
             p += 26;
