@@ -12,6 +12,8 @@
 #   make profile EX=03        hardware counters of one call (Nsight Compute),
 #                             beside the solution's
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
+#   make resources-expected   instructors: the registers of the tiers' reference kernels
+#                             (grader/resources.tsv, for a missed tier's advice)
 #   make kernel EX=07 KERNEL=f.cu  any file that keeps a stage's contract,
 #                             built as the stage's programs are
 #   make bench                every solution timed once, records in results/
@@ -336,6 +338,8 @@ calibrate: build/grader/grade build/confine/confine build/confine/objcheck build
 # ---------------------------------------------------------------- profile
 # make profile, make profile-expected, make ptxas: profile/profile.mk
 include profile/profile.mk
+# make resources-expected: what the compiler gave the tiers' reference kernels
+include grader/resources.mk
 
 # make bench: every stage's solution (SOLUTION=0, and in a student release:
 # your exercises) checked and timed once, a record each in results/<stage>.json

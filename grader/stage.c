@@ -5,6 +5,7 @@
  */
 #include "grader.h"
 #include "grading.h"
+#include "resources.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,8 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
                     again_points, s->max);
         ran_to_end = again_to_end;
     }
+    /* correct and a tier missed: what the compiler gave the kernel, beside the reference */
+    explain_resources(s, t, o->lab);
     if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {

@@ -10,8 +10,9 @@
 # (tests/grader/library.sh). Each must get its
 # points and its reason, and the grader must survive all of them at once.
 # Its parts in files of their own, sourced where they run: tsv.sh (grade.tsv
-# against grade.json), again.sh (a second run), calibrate.sh (make calibrate's arithmetic), real-stages.sh
-# (the real stages without a GPU) and links.sh (a submission's links).
+# against grade.json), resources.sh (the sentence about registers and spills), again.sh (a second run),
+# calibrate.sh (make calibrate's arithmetic), real-stages.sh (the real stages without a GPU) and links.sh
+# (a submission's links).
 # Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
 # "N passed, N failed[, N skipped]". Run from anywhere; needs
 # build/grader/grade (make build/grader/grade).
@@ -41,6 +42,8 @@ while read -r word name; do
         *) printf '%s %s\n' "$word" "$name" ;;
     esac
 done < <("$out/check" unit)
+
+. tests/grader/resources.sh
 
 # ------------------------------------------------------------------ programs
 # One stand-in driver (fake_driver.c) under many names: its name is its
