@@ -405,6 +405,10 @@ class: $(if $(CLASS_SRCS),build/grader/class)
 	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
 	    $(if $(filter-out 0,$(ONCE)),--once) $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
 	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
+	@$(if $(filter slurm,$(BACKEND)),,$(CLASS_AFTER))
+
+# make report, make similarity (absent from a student release)
+-include grader/class/report/report.mk
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
