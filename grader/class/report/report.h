@@ -116,9 +116,15 @@ typedef struct {
     int nprints;
 } doc;
 
-/* Token k-grams and the winnowing window (SIM_K tokens, SIM_W k-grams). */
+/* Token k-grams and the winnowing window (SIM_K tokens, SIM_W k-grams):
+ * 12 is JPlag's least match for C; measured against other values with
+ * tests/class/similarity/run.sh (build with -DSIM_K=16 to try one). */
+#ifndef SIM_K
 #define SIM_K 12
+#endif
+#ifndef SIM_W
 #define SIM_W 6
+#endif
 /* The k-gram hashes of the base code (the skeleton), sorted; count in *n. */
 unsigned long long *base_hashes(const char *src, size_t len, int *n);
 /* Tokens, k-grams and fingerprints of d->src, those of the base left out. */

@@ -3,9 +3,10 @@
 #
 # make report OUT=dir [ANON=1]       OUT/report.html from a class's gradebook
 #                                    (ANON=1: OUT/report-anon.html, names as student-NN)
-# make similarity SUBMISSIONS=dir OUT=dir
+# make similarity SUBMISSIONS=dir OUT=dir [EX="03 07"] [KNOWN=dir]
 #                                    OUT/similarity.csv and similarity.html: each stage's
 #                                    kernel.cu files, pair by pair and against the lab's own
+#                                    (without SUBMISSIONS: the kernels make class took into OUT)
 # make class runs both at its end (CLASS_AFTER), on the students it took in.
 REPORT_DIR := grader/class/report
 build/grader/report: $(addprefix $(REPORT_DIR)/,report.c classdata.c text.c report.h) grader/jsonread.c grader/grader.h build/stages.h
@@ -20,9 +21,10 @@ report: build/grader/report
 	@$(if $(filter command line,$(origin OUT)),,echo "error: say which class: make report OUT=dir (the OUT of make class)"; exit 2)
 	@build/grader/report --out '$(OUT)' $(if $(filter-out 0,$(ANON)),--anon --html '$(OUT)/report-anon.html')
 similarity: build/grader/similarity
-	@$(if $(SUBMISSIONS),,echo "error: say whose work: make similarity SUBMISSIONS=dir OUT=dir (the folders make class takes)"; exit 2)
-	@$(if $(filter command line,$(origin OUT)),,echo "error: say where: make similarity SUBMISSIONS=dir OUT=dir"; exit 2)
-	@build/grader/similarity --lab . --submissions '$(SUBMISSIONS)' --out '$(OUT)' $(if $(EX),--stages '$(EX)')
+	@$(if $(filter command line,$(origin OUT)),,echo "error: say where: make similarity SUBMISSIONS=dir OUT=dir (or OUT=a class's OUT alone)"; exit 2)
+	@$(if $(SUBMISSIONS),,test -d '$(OUT)/students' || { echo "error: say whose work: make similarity SUBMISSIONS=dir OUT=dir (the folders make class takes)"; exit 2; })
+	@mkdir -p '$(OUT)' && build/grader/similarity --lab . $(if $(SUBMISSIONS),--submissions '$(SUBMISSIONS)',--class '$(OUT)') \
+	    --out '$(OUT)' $(if $(EX),--stages '$(EX)') $(if $(KNOWN),--known '$(KNOWN)')
 
 # after make class (local back end: its gradebook is there when it returns):
 # the report, and similarity over the kernels class intake took in

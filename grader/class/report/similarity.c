@@ -5,7 +5,7 @@
  * ladder of research/ladder/), on fingerprints of their token streams
  * (fingerprint.c) with the skeleton's text taken out as base code.
  *
- *   similarity --lab DIR --submissions DIR --out DIR [--stages "03 07"] [--review N]
+ *   similarity --lab DIR --submissions DIR --out DIR [--stages "03 07"] [--known DIR] [--review N]
  *   similarity --lab DIR --class OUT --out DIR ...    (the kernels make class took in)
  *
  * Writes OUT/similarity.csv (stage, student, other, score; highest first)
@@ -26,7 +26,7 @@
 
 /* Pairs at or above this score are marked for review and shown side by
  * side: chosen from measurements (INSTRUCTORS.md, "Similarity"). */
-#define SIM_REVIEW 60.0
+#define SIM_REVIEW 75.0
 
 static int by_name(const void *a, const void *b)
 {
@@ -186,33 +186,47 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
     free(top);
 }
 
-/* The lab's own kernels of a stage: its solution, the tiers' reference
- * kernels (references/), and for the reduction the ladder's rungs. */
-static void take_lab(corpus *c, const char *lab, int s)
+/* Every .cu of root/rel as a kernel of stage s, named prefix + rel/file. */
+static void take_folder(corpus *c, const char *root, const char *rel, const char *prefix, int s)
+{
+    char *full = xfmt("%s/%s", root, rel);
+    int n;
+    char **names = listing(full, &n);
+    for (int i = 0; names && i < n; i++) {
+        size_t ln = strlen(names[i]);
+        if (ln < 4 || strcmp(names[i] + ln - 3, ".cu"))
+            continue;
+        char *path = xfmt("%s/%s", full, names[i]), *who = xfmt("%s%s/%s", prefix, rel, names[i]);
+        size_t len;
+        char *src = read_plain(path, &len, NULL);
+        if (src)
+            add_doc(c, who, 1, src, len, s);
+        free(path);
+        free(who);
+    }
+    fields_free(names, names ? n : 0);
+    free(full);
+}
+
+/* The kernels a stage's students are compared with besides each other: the
+ * lab's solution, the tiers' reference kernels (references/), for the
+ * reduction the ladder's rungs (research/ladder/), and known public ones
+ * (grader/class/report/known/, and the instructor's own --known folder). */
+static void take_lab(corpus *c, const char *lab, const char *known, int s)
 {
     const char *st = c->stages[s];
-    char *dirs[3] = {xfmt("solutions/%s", st), xfmt("references/%s", st),
-                     strstr(st, "reduction") ? xdup("research/ladder") : NULL};
-    for (int d = 0; d < 3 && dirs[d]; d++) {
-        char *full = xfmt("%s/%s", lab, dirs[d]);
-        int n;
-        char **names = listing(full, &n);
-        for (int i = 0; names && i < n; i++) {
-            size_t ln = strlen(names[i]);
-            if (ln < 4 || strcmp(names[i] + ln - 3, ".cu"))
-                continue;
-            char *path = xfmt("%s/%s", full, names[i]), *who = xfmt("lab:%s/%s", dirs[d], names[i]);
-            size_t len;
-            char *src = read_plain(path, &len, NULL);
-            if (src)
-                add_doc(c, who, 1, src, len, s);
-            free(path);
-            free(who);
-        }
-        fields_free(names, names ? n : 0);
-        free(full);
-        free(dirs[d]);
+    char *rel[2] = {xfmt("solutions/%s", st), xfmt("references/%s", st)};
+    for (int d = 0; d < 2; d++) {
+        take_folder(c, lab, rel[d], "lab:", s);
+        free(rel[d]);
     }
+    if (strstr(st, "reduction"))
+        take_folder(c, lab, "research/ladder", "lab:", s);
+    char *ours = xfmt("%s/grader/class/report/known", lab);
+    take_folder(c, ours, st, "known:", s);
+    if (known)
+        take_folder(c, known, st, "known:", s);
+    free(ours);
 }
 
 /* ============================================================== compare */
@@ -264,7 +278,7 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
 
 int main(int argc, char **argv)
 {
-    const char *lab = NULL, *subs = NULL, *out = NULL, *want = NULL;
+    const char *lab = NULL, *subs = NULL, *out = NULL, *want = NULL, *known = NULL;
     int class_out = 0;
     double review = SIM_REVIEW;
     for (int i = 1; i < argc; i++) {
@@ -274,13 +288,15 @@ int main(int argc, char **argv)
             class_out = !strcmp(argv[i], "--class"), subs = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--out"))
             out = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--known"))
+            known = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--stages"))
             want = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--review"))
             review = atof(argv[++i]);
         else
             fatal(REPORT_USAGE, "usage: similarity --lab DIR (--submissions DIR | --class OUT) --out DIR "
-                                "[--stages \"03 07\"] [--review SCORE]");
+                                "[--stages \"03 07\"] [--known DIR] [--review SCORE]");
     }
     if (!lab || !subs || !out)
         fatal(REPORT_USAGE, "similarity: say --lab, --submissions (or --class) and --out");
@@ -289,7 +305,7 @@ int main(int argc, char **argv)
     take_submissions(&c, subs, class_out);
     int nstudent_docs = c.ndocs;
     for (int s = 0; s < c.nstages; s++)
-        take_lab(&c, lab, s);
+        take_lab(&c, lab, known, s);
 
     sim_pair *pairs = NULL;
     int npairs = 0, own = 0, nothing = 0;
