@@ -111,21 +111,22 @@ static int speed_panel(FILE *f, const class_rec *c, int st, const char *field, i
         const stage_rec *r = &c->students[i].stages[st];
         for (int k = 0; k < r->ntiers; k++)
             if (!strcmp(r->tiers[k].field, field)) {
-                if (r->tiers[k].have_value && isfinite(r->tiers[k].value) && r->tiers[k].value > top)
+                /* a flagged time cannot be real: it does not set the scale */
+                if (r->tiers[k].have_value && isfinite(r->tiers[k].value) && r->tiers[k].value > top && !r->flagged)
                     top = r->tiers[k].value;
                 if (r->tiers[k].have_threshold && r->tiers[k].threshold > top)
                     top = r->tiers[k].threshold;
             }
     }
     top = top > 0 ? top * 1.1 : 1;
-    double x0 = 60, span = W - 80;
+    double x0 = 60, span = W - 110;
     fprintf(f, "<text x=\"10\" y=\"%d\" class=\"ttl\">", y0 + 14);
     html_put(f, words);
     fprintf(f, " (%s): one dot a timed student</text>\n", field);
     fprintf(f, "<line class=\"axis\" x1=\"%.0f\" y1=\"%d\" x2=\"%.0f\" y2=\"%d\"/>\n", x0, y0 + 100, x0 + span,
             y0 + 100);
     for (int t = 0; t <= 4; t++)
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%.3g%s</text>\n", x0 + span * t / 4 - 6, y0 + 114,
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.3g%s</text>\n", x0 + span * t / 4, y0 + 114,
                 top * t / 4, unit);
     /* the thresholds: the same for every student of a class (one GPU) */
     char drawn[4][32] = {{0}};
@@ -153,14 +154,16 @@ static int speed_panel(FILE *f, const class_rec *c, int st, const char *field, i
             const tier_rec *t = &r->tiers[k];
             if (strcmp(t->field, field) || !t->have_value || !isfinite(t->value))
                 continue;
-            double x = x0 + span * (t->value < 0 ? 0 : t->value) / top;
+            /* off the scale (a flagged time): drawn at its right end */
+            double v = t->value < 0 ? 0 : t->value > top ? top : t->value, x = x0 + span * v / top;
             int y = y0 + 40 + (n++ * 7) % 56;   /* spread so that equal values stay visible */
             fprintf(f, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%d\" r=\"4\" data-student=\"", r->flagged ? "flag" : "dot",
                     x, y);
             html_put(f, s->shown);
             fprintf(f, "\" data-value=\"%.6g\"><title>", t->value);
             html_put(f, s->shown);
-            fprintf(f, ": %.4g%s%s</title></circle>\n", t->value, unit, r->flagged ? " (flagged)" : "");
+            fprintf(f, ": %.4g%s%s%s</title></circle>\n", t->value, unit, r->flagged ? " (flagged)" : "",
+                    t->value > top ? ", off the scale" : "");
             break;
         }
     }
@@ -229,7 +232,11 @@ static void stage_section(FILE *f, const class_rec *c, int st)
     html_put(f, name);
     fputs("\">\n<h2>", f);
     html_put(f, name);
-    fputs("</h2>\n", f);
+    fputs("</h2>\n<p class=\"lesson\">", f);
+    for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
+        if (!strcmp(stage_table[i].name, name))
+            html_put(f, stage_table[i].lesson);
+    fputs("</p>\n", f);
     stage_chart(f, c, st);
     int lost = 0, flagged = 0, timed_out = 0, compile = 0;
     fputs("<h3>Lost points</h3>\n<table class=\"lost\">\n<tr><th>student</th><th>points</th><th>why</th></tr>\n", f);
@@ -295,9 +302,11 @@ static void totals(FILE *f, const class_rec *c)
             fputs("</td>", f);
         }
         fputs("<td class=\"total\">", f);
-        html_put(f, s->total);
-        fputs("/", f);
-        html_put(f, s->max);
+        if (*s->total || *s->max) {
+            html_put(f, s->total);
+            fputs("/", f);
+            html_put(f, s->max);
+        }
         fputs("</td><td>", f);
         html_put(f, s->status);
         fputs("</td><td class=\"notes\">", f);

@@ -90,20 +90,20 @@ static void add_doc(corpus *c, const char *who, int lab, char *src, size_t len, 
     d->stage = stage;
 }
 
-/* Where a student's stage folders are: ROOT/exercises, ROOT, or the same
- * inside a single top folder. NULL (said why) when none is there. */
+/* The folder that holds a student's stage folders, directly or in
+ * exercises/: ROOT, or the one folder inside it. NULL (said why) when
+ * neither has any. */
 static char *stage_root(const corpus *c, const char *who, const char *root, int depth)
 {
     char *ex = xfmt("%s/exercises", root);
     int k = kind_of(ex);
+    free(ex);
     if (k == 'd')
-        return ex;
+        return xdup(root);
     if (k == 'l') {
         warn_entry(who, "exercises/ is a link: refused (plain files and folders only)");
-        free(ex);
         return NULL;
     }
-    free(ex);
     for (int s = 0; s < c->nstages; s++) {
         char *p = xfmt("%s/%s", root, c->stages[s]);
         int sk = kind_of(p);
@@ -126,26 +126,33 @@ static char *stage_root(const corpus *c, const char *who, const char *root, int 
     return found;
 }
 
-/* The student's kernel.cu of each stage, as plain files. */
+/* The student's kernel.cu of each stage (ROOT/exercises/NN_name or
+ * ROOT/NN_name), as plain files: a link anywhere on the way is refused. */
 static void take_student(corpus *c, const char *who, const char *root)
 {
     char *dir = stage_root(c, who, root, 0);
     if (!dir)
         return;
     for (int s = 0; s < c->nstages; s++) {
-        char *sd = xfmt("%s/%s", dir, c->stages[s]), *path = xfmt("%s/kernel.cu", sd);
-        int k = kind_of(sd), link = 0;
-        size_t len;
-        char *src = k == 'd' ? read_plain(path, &len, &link) : NULL;
-        if (k == 'l' || link) {
-            char *why = xfmt("%s/%s is a link: refused (plain files only)", c->stages[s], k == 'l' ? "" : "kernel.cu");
-            warn_entry(who, why);
-            free(why);
-        } else if (src) {
-            add_doc(c, who, 0, src, len, s);
+        for (int in_ex = 1; in_ex >= 0; in_ex--) {
+            char *sd = xfmt("%s%s/%s", dir, in_ex ? "/exercises" : "", c->stages[s]);
+            char *path = xfmt("%s/kernel.cu", sd);
+            int k = kind_of(sd), link = 0;
+            size_t len;
+            char *src = k == 'd' ? read_plain(path, &len, &link) : NULL;
+            if (k == 'l' || link) {
+                char *why = xfmt("%s%s%s is a link: refused (plain files only)", in_ex ? "exercises/" : "",
+                                 c->stages[s], k == 'l' ? "" : "/kernel.cu");
+                warn_entry(who, why);
+                free(why);
+            } else if (src) {
+                add_doc(c, who, 0, src, len, s);
+            }
+            free(sd);
+            free(path);
+            if (k)
+                break;  /* exercises/NN_name wins over NN_name */
         }
-        free(sd);
-        free(path);
     }
     free(dir);
 }
@@ -369,10 +376,11 @@ int main(int argc, char **argv)
     f = fopen(html, "w");
     if (!f)
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);
-    char *how = xfmt("%d kernel.cu files of %d stage%s with text of their own (%d the skeleton or nearly), "
-                     "compared pair by pair and with the lab's own kernels: tokens with names and layout "
-                     "forgotten, %d-token runs, winnowed as MOSS does (a window of %d).",
-                     own, c.nstages, c.nstages == 1 ? "" : "s", nothing, SIM_K, SIM_W);
+    char *how = xfmt("%d submitted kernel.cu files with text of their own (%d more the skeleton or nearly), "
+                     "compared pair by pair within each stage and with the lab's own and known public kernels: "
+                     "tokens with names and layout forgotten, %d-token runs, winnowed as MOSS does (a window "
+                     "of %d).",
+                     own, nothing, SIM_K, SIM_W);
     sim_page(f, pairs, npairs, review, how);
     if (fclose(f))
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);

@@ -74,7 +74,7 @@ void sim_page(FILE *f, const sim_pair *p, int n, double review, const char *how)
             review, SHOW_AT_LEAST);
     fputs("<table class=\"ranking\">\n<tr><th>#</th><th>stage</th><th>student</th><th>other</th><th>score</th></tr>\n",
           f);
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n && p[k].score > 0; k++) {
         int shown = p[k].score >= review || k < SHOW_AT_LEAST;
         fprintf(f, "<tr%s><td>", p[k].score >= review ? " class=\"review\"" : "");
         if (shown)
@@ -89,8 +89,8 @@ void sim_page(FILE *f, const sim_pair *p, int n, double review, const char *how)
         html_put(f, p[k].b->who);
         fprintf(f, "</td><td>%.1f</td></tr>\n", p[k].score);
     }
-    fputs("</table>\n", f);
-    for (int k = 0; k < n; k++)
+    fputs("</table>\n<p>Pairs with nothing in common are left out here (similarity.csv has every pair).</p>\n", f);
+    for (int k = 0; k < n && p[k].score > 0; k++)
         if (p[k].score >= review || k < SHOW_AT_LEAST)
             side_by_side(f, &p[k], k);
     fputs("</body>\n</html>\n", f);
