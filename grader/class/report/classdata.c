@@ -150,10 +150,15 @@ void class_read(const char *out, int anon, class_rec *c)
     sorting = c;
     if (anon)
         qsort(order, (size_t)c->nstudents, sizeof *order, by_mix);
+    /* in the order of the names shown: anonymised rows in the alphabet's
+     * order would tell who is who */
+    student_rec *sorted = xalloc((size_t)(c->nstudents + 1) * sizeof *sorted);
     for (int k = 0; k < c->nstudents; k++) {
-        student_rec *s = &c->students[order[k]];
-        s->shown = anon ? xfmt("student-%02d", k + 1) : xdup(s->name);
+        sorted[k] = c->students[order[k]];
+        sorted[k].shown = anon ? xfmt("student-%02d", k + 1) : xdup(sorted[k].name);
     }
+    free(c->students);
+    c->students = sorted;
     free(order);
 }
 

@@ -325,7 +325,7 @@ static void totals(FILE *f, const class_rec *c)
 static const char *style =
     "body{font-family:sans-serif;max-width:60em;margin:1em auto;color:#111}\n"
     "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #bbb;padding:2px 6px;text-align:left;"
-    "vertical-align:top}\n"
+    "vertical-align:top}td:first-child{white-space:nowrap}\n"
     "svg{display:block;margin:0.5em 0}.bar{fill:#4a78b5}.dot{fill:#2a8a3a;fill-opacity:0.7}"
     ".flag{fill:#c33}\n"
     ".thr{stroke:#c60;stroke-width:2;stroke-dasharray:5 3}.axis{stroke:#555}.ttl{font-size:13px;font-weight:bold}"

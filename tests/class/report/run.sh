@@ -101,6 +101,8 @@ anon=$class/report-anon.html
 left=$(grep -o -w -E 'alice|bob|carol|dave|erin|frank' "$anon" | sort | uniq -c)
 check "ANON=1: report-anon.html names no student (student-01 ... student-06)" \
     "$([ -s "$anon" ] && [ -z "$left" ] && [ "$(grep -o 'student-0[1-6]' "$anon" | sort -u | wc -l)" = 6 ]; ok)" "$out$left"
+rows=$(awk '/<table class="totals">/ { on = 1 } on' "$anon" | grep -o '^<tr><td>student-[0-9]*' | sed 's/.*>//')
+check "ANON=1: the totals in the pseudonyms' order, not the names'" "$([ "$rows" = "$(sort <<<"$rows")" ]; ok)" "$rows"
 check "ANON=1: the named report is left as it was" "$(grep -q '<td>alice</td>' "$page"; ok)"
 
 # bad input: one line, a distinct status
