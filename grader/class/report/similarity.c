@@ -69,6 +69,10 @@ typedef struct {
     int nstages;
     doc *docs;
     int ndocs;
+    int nstudent_docs;      /* the students' come first, then the lab's   */
+    sim_pair *pairs;
+    int npairs;
+    int own, nothing;       /* students' files with and without text of their own */
 } corpus;
 
 static int warnings;
@@ -262,6 +266,29 @@ static void csv_put(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* similarity.csv, highest first; returns how many pairs are at review or
+ * above. */
+static int write_csv(const char *path, const sim_pair *pairs, int npairs, double review)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fatal(REPORT_FAILED, "similarity: cannot write %s", path);
+    fputs("stage,student,other,score\n", f);
+    int marked = 0;
+    for (int k = 0; k < npairs; k++) {
+        csv_put(f, pairs[k].stage);
+        fputc(',', f);
+        csv_put(f, pairs[k].a->who);
+        fputc(',', f);
+        csv_put(f, pairs[k].b->who);
+        fprintf(f, ",%.1f\n", pairs[k].score);
+        marked += pairs[k].score >= review;
+    }
+    if (fclose(f))
+        fatal(REPORT_FAILED, "similarity: cannot write %s", path);
+    return marked;
+}
+
 /* Stage numbers ("03 07") into the lab's stage folders. */
 static void pick_stages(corpus *c, const char *lab, const char *want)
 {
@@ -271,6 +298,11 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
     if (!names)
         fatal(REPORT_USAGE, "similarity: no %s: --lab must be the lab's instructors' copy", ex);
     for (int i = 0; i < n && c->nstages < 64; i++) {
+        char *dir = xfmt("%s/%s", ex, names[i]);
+        int is_stage = kind_of(dir) == 'd';
+        free(dir);
+        if (!is_stage)
+            continue;
         char num[8];
         snprintf(num, sizeof num, "%.2s", names[i]);
         if (want && !strstr(want, num) && !strstr(want, names[i]))
@@ -281,6 +313,47 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
     free(ex);
     if (!c->nstages)
         fatal(REPORT_USAGE, "similarity: no stage of %s matches \"%s\" (EX=\"03 07\")", lab, want ? want : "");
+}
+
+/* Stage s: fingerprints with its skeleton taken out, then every student
+ * with text of their own against every other student and against each of
+ * the lab's and the known kernels of the stage. */
+static void compare_stage(corpus *c, const char *lab, int s)
+{
+    char *sk = xfmt("%s/exercises/%s/kernel.cu", lab, c->stages[s]);
+    size_t len = 0;
+    char *base_src = read_plain(sk, &len, NULL);
+    if (!base_src)
+        fatal(REPORT_USAGE, "similarity: no %s: the skeleton is the base code every file is stripped of", sk);
+    int nbase = 0;
+    unsigned long long *base = base_hashes(base_src, len, &nbase);
+    for (int i = 0; i < c->ndocs; i++)
+        if (c->docs[i].stage == s)
+            fingerprint(&c->docs[i], base, nbase);
+    for (int i = 0; i < c->nstudent_docs; i++) {
+        doc *a = &c->docs[i];
+        if (a->stage != s)
+            continue;
+        if (!a->nprints) {
+            c->nothing++; /* the skeleton, or too little of their own */
+            continue;
+        }
+        c->own++;
+        for (int j = i + 1; j < c->ndocs; j++) {
+            doc *b = &c->docs[j];
+            if (b->stage != s || !b->nprints)
+                continue;
+            c->pairs = xgrow(c->pairs, (size_t)(c->npairs + 1) * sizeof *c->pairs);
+            sim_pair *p = &c->pairs[c->npairs++];
+            p->stage = c->stages[s];
+            p->a = a;
+            p->b = b;
+            p->score = similarity(a, b, &p->shared);
+        }
+    }
+    free(base);
+    free(base_src);
+    free(sk);
 }
 
 int main(int argc, char **argv)
@@ -299,8 +372,12 @@ int main(int argc, char **argv)
             known = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--stages"))
             want = argv[++i];
-        else if (i + 1 < argc && !strcmp(argv[i], "--review"))
-            review = atof(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--review")) {
+            char *end;
+            review = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || review < 0 || review > 100)
+                fatal(REPORT_USAGE, "similarity: --review takes a score from 0 to 100, not '%s'", argv[i]);
+        }
         else
             fatal(REPORT_USAGE, "usage: similarity --lab DIR (--submissions DIR | --class OUT) --out DIR "
                                 "[--stages \"03 07\"] [--known DIR] [--review SCORE]");
@@ -310,81 +387,30 @@ int main(int argc, char **argv)
     corpus c = {0};
     pick_stages(&c, lab, want);
     take_submissions(&c, subs, class_out);
-    int nstudent_docs = c.ndocs;
+    c.nstudent_docs = c.ndocs;
     for (int s = 0; s < c.nstages; s++)
         take_lab(&c, lab, known, s);
 
-    sim_pair *pairs = NULL;
-    int npairs = 0, own = 0, nothing = 0;
-    for (int s = 0; s < c.nstages; s++) {
-        char *sk = xfmt("%s/exercises/%s/kernel.cu", lab, c.stages[s]);
-        size_t len = 0;
-        char *base_src = read_plain(sk, &len, NULL);
-        if (!base_src)
-            fatal(REPORT_USAGE, "similarity: no %s: the skeleton is the base code every file is stripped of", sk);
-        int nbase = 0;
-        unsigned long long *base = base_hashes(base_src, len, &nbase);
-        for (int i = 0; i < c.ndocs; i++)
-            if (c.docs[i].stage == s)
-                fingerprint(&c.docs[i], base, nbase);
-        /* every student with text of their own against every other
-         * student, then against each of the lab's kernels of the stage */
-        for (int i = 0; i < nstudent_docs; i++) {
-            doc *a = &c.docs[i];
-            if (a->stage != s)
-                continue;
-            if (!a->nprints) {
-                nothing++; /* the skeleton, or too little of their own */
-                continue;
-            }
-            own++;
-            for (int j = i + 1; j < c.ndocs; j++) {
-                doc *b = &c.docs[j];
-                if (b->stage != s || !b->nprints)
-                    continue;
-                pairs = xgrow(pairs, (size_t)(npairs + 1) * sizeof *pairs);
-                sim_pair *p = &pairs[npairs++];
-                p->stage = c.stages[s];
-                p->a = a;
-                p->b = b;
-                p->score = similarity(a, b, &p->shared);
-            }
-        }
-        free(base);
-        free(base_src);
-        free(sk);
-    }
+    for (int s = 0; s < c.nstages; s++)
+        compare_stage(&c, lab, s);
+    sim_pair *pairs = c.pairs;
+    int npairs = c.npairs;
     qsort(pairs, (size_t)npairs, sizeof *pairs, by_score);
 
     char *csv = xfmt("%s/similarity.csv", out), *html = xfmt("%s/similarity.html", out);
-    FILE *f = fopen(csv, "w");
-    if (!f)
-        fatal(REPORT_FAILED, "similarity: cannot write %s", csv);
-    fputs("stage,student,other,score\n", f);
-    int flagged = 0;
-    for (int k = 0; k < npairs; k++) {
-        csv_put(f, pairs[k].stage);
-        fputc(',', f);
-        csv_put(f, pairs[k].a->who);
-        fputc(',', f);
-        csv_put(f, pairs[k].b->who);
-        fprintf(f, ",%.1f\n", pairs[k].score);
-        flagged += pairs[k].score >= review;
-    }
-    if (fclose(f))
-        fatal(REPORT_FAILED, "similarity: cannot write %s", csv);
-    f = fopen(html, "w");
+    int marked = write_csv(csv, pairs, npairs, review);
+    FILE *f = fopen(html, "w");
     if (!f)
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);
     char *how = xfmt("%d submitted kernel.cu files with text of their own (%d more the skeleton or nearly), "
                      "compared pair by pair within each stage and with the lab's own and known public kernels: "
                      "tokens with names and layout forgotten, %d-token runs, winnowed as MOSS does (a window "
                      "of %d).",
-                     own, nothing, SIM_K, SIM_W);
+                     c.own, c.nothing, SIM_K, SIM_W);
     sim_page(f, pairs, npairs, review, how);
     if (fclose(f))
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);
     printf("similarity: %s and %s: %d pairs, %d at %.0f or above (for a person to read)%s\n", csv, html, npairs,
-           flagged, review, warnings ? "; see the lines above for what was skipped" : "");
+           marked, review, warnings ? "; see the lines above for what was skipped" : "");
     return REPORT_OK;
 }
