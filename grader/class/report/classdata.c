@@ -37,7 +37,7 @@ static void read_tiers(const jvalue *st, stage_rec *r)
 }
 
 /* The student's grade.json into s->stages (one per class stage). */
-static void read_record(const char *out, const class_rec *c, student_rec *s)
+static void read_record(const char *out, class_rec *c, student_rec *s)
 {
     s->stages = xalloc((size_t)c->nstages * sizeof *s->stages);
     char *path = xfmt("%s/students/%s/grade.json", out, s->name);
@@ -55,6 +55,9 @@ static void read_record(const char *out, const class_rec *c, student_rec *s)
         return;
     }
     s->have_record = 1;
+    const char *gpu = json_string_at(v, "gpu");
+    if (gpu && *gpu && !c->gpu)
+        c->gpu = xdup(gpu);
     const jvalue *stages = json_get(v, "stages");
     for (int k = 0; stages && stages->type == J_ARRAY && k < stages->count; k++) {
         const jvalue *st = stages->items[k];

@@ -349,6 +349,10 @@ static void page(FILE *f, const class_rec *c, int anon)
     fprintf(f, "%d students, %d graded", c->nstudents, graded);
     if (graded)
         fprintf(f, ", a mean total of %.1f", sum / graded);
+    if (c->gpu) {
+        fputs("; graded on ", f);
+        html_put(f, c->gpu);
+    }
     fputs("; seed ", f);
     html_put(f, c->seed);
     fprintf(f, "%s. Each stage: the points, the speed figure its tiers are scored on with their thresholds "
