@@ -390,6 +390,10 @@ class: $(if $(CLASS_SRCS),build/grader/class)
 	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
 	    $(if $(filter-out 0,$(ONCE)),--once) $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
 	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
+	@$(if $(filter slurm,$(BACKEND)),,$(CLASS_AFTER))
+
+# make report, make similarity (absent from a student release)
+-include grader/class/report/report.mk
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -443,6 +447,8 @@ help:
 	@$(if $(RELEASE),,echo "instructors (INSTRUCTORS.md):")
 	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
 	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv")
+	@$(if $(RELEASE),,echo "  make report OUT=dir [ANON=1]   the class report, OUT/report.html (make class writes it too)")
+	@$(if $(RELEASE),,echo "  make similarity OUT=dir        how alike the students' kernels are, for a person to review")
 	@echo "stages (EX=, knob and its sweep):"
 	@. build/stages.env && $(foreach s,$(STAGES),printf '  %-22s %-10s %-9s %s\n' $(s) $(KNOB_$(s)) '$(SWEEP_$(s))' "$$LAB_LESSON_$(s)";)
 

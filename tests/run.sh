@@ -108,6 +108,8 @@ suite "messages without a GPU and for bad knobs (tests/messages/run.sh)" message
 suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
 if [ -x tests/class/run.sh ]; then
     suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
+    suite "make report: the class report, parsed (tests/class/report/run.sh)" report tests/class/report/run.sh
+    suite "make similarity: copies against honest kernels (tests/class/similarity/run.sh)" similarity tests/class/similarity/run.sh
 else
     skip "class: make release and make class are tested in the instructors' copy (not part of a student release)"
 fi

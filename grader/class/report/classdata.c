@@ -1,0 +1,188 @@
+/*
+ * classdata.c: a class's OUT as make class left it: gradebook.csv (one row
+ * a student: points per stage, total, max, status, seed, notes) and each
+ * student's grade.json, read with the grader's own JSON reader, which takes
+ * nothing in a record on trust. A student without a record (refused, not
+ * graded) keeps the gradebook's row alone.
+ */
+#include "report.h"
+#include "grader.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int number(const jvalue *v, const char *path, int fallback)
+{
+    double d;
+    return json_number_at(v, path, &d) == 0 ? (int)d : fallback;
+}
+
+static void read_tiers(const jvalue *st, stage_rec *r)
+{
+    const jvalue *tiers = json_get(st, "tiers");
+    for (int k = 0; tiers && tiers->type == J_ARRAY && k < tiers->count && r->ntiers < 4; k++) {
+        const jvalue *t = tiers->items[k];
+        tier_rec *o = &r->tiers[r->ntiers++];
+        const char *s;
+        snprintf(o->name, sizeof o->name, "%s", (s = json_string_at(t, "name")) ? s : "?");
+        snprintf(o->field, sizeof o->field, "%s", (s = json_string_at(t, "field")) ? s : "");
+        snprintf(o->op, sizeof o->op, "%s", (s = json_string_at(t, "op")) && !strcmp(s, "<=") ? "<=" : ">=");
+        o->points = number(t, "points", 0);
+        o->max = number(t, "max_points", 0);
+        o->graded = json_bool_at(t, "graded") == 1;
+        o->have_threshold = json_number_at(t, "threshold", &o->threshold) == 0;
+        o->have_value = json_number_at(t, "value", &o->value) == 0;
+    }
+}
+
+/* The student's grade.json into s->stages (one per class stage). */
+static void read_record(const char *out, class_rec *c, student_rec *s)
+{
+    s->stages = xalloc((size_t)c->nstages * sizeof *s->stages);
+    char *path = xfmt("%s/students/%s/grade.json", out, s->name);
+    size_t len;
+    int link;
+    char *text = read_plain(path, &len, &link);
+    free(path);
+    if (!text)
+        return;
+    char err[256];
+    jvalue *v = json_parse(text, len, err, sizeof err);
+    free(text);
+    if (!v) {
+        s->record_error = xfmt("grade.json is not the grader's: %s", err);
+        return;
+    }
+    s->have_record = 1;
+    const char *gpu = json_string_at(v, "gpu");
+    if (gpu && *gpu && !c->gpu)
+        c->gpu = xdup(gpu);
+    const jvalue *stages = json_get(v, "stages");
+    for (int k = 0; stages && stages->type == J_ARRAY && k < stages->count; k++) {
+        const jvalue *st = stages->items[k];
+        const char *name = json_string_at(st, "stage");
+        for (int i = 0; name && i < c->nstages; i++) {
+            if (strcmp(name, c->stages[i]) || s->stages[i].present)
+                continue;
+            stage_rec *r = &s->stages[i];
+            r->present = 1;
+            r->points = number(st, "points", 0);
+            r->max = number(st, "max_points", 0);
+            r->correct = json_bool_at(st, "correct") == 1;
+            r->flagged = json_bool_at(st, "flagged") == 1;
+            r->ran = json_bool_at(st, "ran") == 1;
+            r->bonus = json_bool_at(st, "bonus") == 1;
+            const char *why = json_string_at(st, "reason");
+            r->reason = xdup(why ? why : "");
+            read_tiers(st, r);
+        }
+    }
+    json_free(v);
+}
+
+/* FNV-1a of the name and the class's seed: the order of the pseudonyms,
+ * so that student-01 is not the first name in the alphabet. */
+static uint64_t mix(const char *name, const char *seed)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = seed; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h;
+}
+
+static const class_rec *sorting;
+static int by_mix(const void *a, const void *b)
+{
+    uint64_t x = mix(sorting->students[*(const int *)a].name, sorting->seed);
+    uint64_t y = mix(sorting->students[*(const int *)b].name, sorting->seed);
+    return x < y ? -1 : x > y;
+}
+
+void class_read(const char *out, int anon, class_rec *c)
+{
+    memset(c, 0, sizeof *c);
+    char *path = xfmt("%s/gradebook.csv", out);
+    char *text = read_plain(path, NULL, NULL);
+    if (!text)
+        fatal(REPORT_FAILED, "report: no %s: run make class first (the report is made from its gradebook)", path);
+    free(path);
+    const char *p = text;
+    char **head;
+    int nh = csv_line(&p, &head);
+    /* student, the stages, total, max, status, seed, notes */
+    if (nh < 6 || strcmp(head[0], "student") || strcmp(head[nh - 5], "total") || strcmp(head[nh - 1], "notes"))
+        fatal(REPORT_FAILED, "report: %s/gradebook.csv does not start with make class's header", out);
+    c->nstages = nh - 6;
+    c->stages = xalloc((size_t)(c->nstages + 1) * sizeof *c->stages);
+    for (int i = 0; i < c->nstages; i++)
+        c->stages[i] = xdup(head[1 + i]);
+    c->seed = xdup("");
+    while (*p) {
+        char **f;
+        int n = csv_line(&p, &f);
+        if (n != nh || !*f[0]) {
+            fields_free(f, n);
+            continue;
+        }
+        c->students = xgrow(c->students, (size_t)(c->nstudents + 1) * sizeof *c->students);
+        student_rec *s = &c->students[c->nstudents++];
+        memset(s, 0, sizeof *s);
+        s->name = xdup(f[0]);
+        s->points = xalloc((size_t)c->nstages * sizeof *s->points);
+        for (int i = 0; i < c->nstages; i++)
+            s->points[i] = xdup(f[1 + i]);
+        s->total = xdup(f[nh - 5]);
+        s->max = xdup(f[nh - 4]);
+        s->status = xdup(f[nh - 3]);
+        if (!*c->seed && *f[nh - 2]) {
+            free(c->seed);
+            c->seed = xdup(f[nh - 2]);
+        }
+        s->notes = xdup(f[nh - 1]);
+        fields_free(f, n);
+        read_record(out, c, s);
+    }
+    fields_free(head, nh);
+    free(text);
+    int *order = xalloc((size_t)(c->nstudents + 1) * sizeof *order);
+    for (int i = 0; i < c->nstudents; i++)
+        order[i] = i;
+    sorting = c;
+    if (anon)
+        qsort(order, (size_t)c->nstudents, sizeof *order, by_mix);
+    /* in the order of the names shown: anonymised rows in the alphabet's
+     * order would tell who is who */
+    student_rec *sorted = xalloc((size_t)(c->nstudents + 1) * sizeof *sorted);
+    for (int k = 0; k < c->nstudents; k++) {
+        sorted[k] = c->students[order[k]];
+        sorted[k].shown = anon ? xfmt("student-%02d", k + 1) : xdup(sorted[k].name);
+    }
+    free(c->students);
+    c->students = sorted;
+    free(order);
+}
+
+char *anonymised(const student_rec *s, const char *text)
+{
+    if (!strcmp(s->name, s->shown) || !*s->name)
+        return xdup(text);
+    size_t nl = strlen(s->name), sl = strlen(s->shown), n = 0;
+    for (const char *q = text; (q = strstr(q, s->name)); q += nl)
+        n++;
+    char *o = xalloc(strlen(text) + n * sl + 1), *w = o;
+    for (const char *q = text, *hit; *q; q = hit + nl) {
+        if (!(hit = strstr(q, s->name))) {
+            strcpy(w, q);
+            break;
+        }
+        memcpy(w, q, (size_t)(hit - q));
+        w += hit - q;
+        memcpy(w, s->shown, sl);
+        w += sl;
+        *w = 0;
+    }
+    return o;
+}

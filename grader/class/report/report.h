@@ -1,0 +1,150 @@
+/*
+ * report.h: the class report and the similarity review, for instructors
+ * (make report, make similarity; make class runs both at its end). Left out
+ * of a student release with the rest of grader/class/.
+ *
+ *   text.c        files, memory, HTML escaping, CSV fields
+ *   classdata.c   a class's OUT: gradebook.csv and each student's grade.json
+ *                 (read with the grader's own JSON reader, grader/jsonread.c)
+ *   report.c      OUT/report.html: one self-contained page, inline SVG
+ *   tokens.c      a CUDA C source as a stream of normalised tokens
+ *   similarity.c  fingerprints (k-grams, winnowing), the pairs, similarity.csv
+ *   simpage.c     similarity.html: the pairs side by side, matches marked
+ *
+ * Plain C and POSIX. Nothing here changes a grade: it reads what make class
+ * wrote and writes pages for a person to read.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit statuses: 0 written, 1 a file could not be read or written, 2 usage. */
+enum { REPORT_OK = 0, REPORT_FAILED = 1, REPORT_USAGE = 2 };
+
+/* ================================================================ text.c */
+_Noreturn void fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *xalloc(size_t n);                  /* zeroed; exits when out of memory */
+void *xgrow(void *p, size_t n);
+char *xdup(const char *s);
+char *xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A regular file's bytes (NUL-terminated, length in *len), or NULL. A link
+ * is not followed: NULL with *is_link set (is_link may be NULL). */
+char *read_plain(const char *path, size_t *len, int *is_link);
+/* Text into an HTML page: & < > " ' escaped, control bytes and invalid
+ * UTF-8 shown as '?'. */
+void html_put(FILE *f, const char *s);
+void html_putn(FILE *f, const char *s, size_t n);
+/* The fields of one CSV line at *p (quotes as RFC 4180); *p moves to the
+ * next line. Returns the count, fields in *out (free with fields_free). */
+int csv_line(const char **p, char ***out);
+void fields_free(char **f, int n);
+
+/* ========================================================== classdata.c */
+typedef struct {
+    char name[32], field[64], op[4];
+    int points, max, graded, have_threshold, have_value;
+    double threshold, value;
+} tier_rec;
+
+typedef struct {
+    int present;               /* the stage is in the student's grade.json  */
+    int points, max, correct, flagged, ran, bonus;
+    char *reason;              /* the grader's reason ("" when none)        */
+    tier_rec tiers[4];
+    int ntiers;
+} stage_rec;
+
+typedef struct {
+    char *name;                /* as in the gradebook                       */
+    char *shown;               /* the name on the page (student-07 with anon) */
+    char *status, *notes, *total, *max;
+    char **points;             /* the gradebook's points per stage ("" none) */
+    stage_rec *stages;         /* from grade.json, per stage                */
+    int have_record;
+    char *record_error;        /* why grade.json could not be read, or NULL */
+} student_rec;
+
+typedef struct {
+    char **stages;
+    int nstages;
+    student_rec *students;
+    int nstudents;
+    char *gpu, *seed;
+} class_rec;
+
+/* Read OUT/gradebook.csv and OUT/students/NAME/grade.json; with anon, each
+ * student is shown as student-NN (numbered in an order that is not the
+ * names'). Exits with a one-line message when there is no gradebook. */
+void class_read(const char *out, int anon, class_rec *c);
+/* Text with every occurrence of the student's name replaced by the name
+ * shown (new string): a compile error can carry a path with the name. */
+char *anonymised(const student_rec *s, const char *text);
+
+/* ============================================================= tokens.c */
+/* One token: its class (a small number; identifiers all share one, each
+ * keyword and operator its own, literals one per kind) and where it was. */
+typedef struct {
+    unsigned kind;
+    unsigned start, end;       /* byte offsets in the source                */
+    unsigned line;
+} token;
+/* The tokens of a CUDA C source; comments, layout and preprocessor lines
+ * dropped. Returns the count, the array in *out (free it). */
+int tokenize(const char *src, size_t len, token **out);
+
+/* ======================================================== fingerprint.c */
+/* A k-gram of tokens: its hash and the token it starts at. */
+typedef struct {
+    unsigned long long hash;
+    unsigned pos;
+} kgram;
+
+/* One kernel.cu: a student's or one of the lab's own. */
+typedef struct {
+    char *who;              /* the student, or "lab:solutions/03_tiled/kernel.cu" */
+    int lab;                /* one of the lab's kernels                   */
+    int stage;              /* which of the stages compared               */
+    char *src;
+    size_t len;
+    token *tok;
+    int ntok;
+    kgram *all;             /* every k-gram not in the base code, by hash */
+    int nall;
+    unsigned long long *prints; /* the winnowed fingerprints, distinct, sorted */
+    int nprints;
+} doc;
+
+/* Token k-grams and the winnowing window (SIM_K tokens, SIM_W k-grams):
+ * 12 is JPlag's least match for C; measured against other values with
+ * tests/class/similarity/run.sh (build with -DSIM_K=16 to try one). */
+#ifndef SIM_K
+#define SIM_K 12
+#endif
+#ifndef SIM_W
+#define SIM_W 6
+#endif
+/* The k-gram hashes of the base code (the skeleton), sorted; count in *n. */
+unsigned long long *base_hashes(const char *src, size_t len, int *n);
+/* Tokens, k-grams and fingerprints of d->src, those of the base left out. */
+void fingerprint(doc *d, const unsigned long long *base, int nbase);
+/* How alike a and b are, 0 to 100: the share of the smaller one's
+ * fingerprints that the other has too. */
+double similarity(const doc *a, const doc *b, int *shared);
+/* Mark (1) each token of a that starts or is inside a k-gram b has too. */
+void mark_shared(const doc *a, const doc *b, unsigned char *marks);
+
+/* ============================================================ simpage.c */
+/* One compared pair of a stage. */
+typedef struct {
+    const char *stage;
+    const doc *a, *b;       /* a is a student; b a student or the lab's   */
+    double score;
+    int shared;
+} sim_pair;
+/* similarity.html: the ranking, then each pair at or above review (and
+ * the top few in any case) side by side, the shared runs marked. */
+void sim_page(FILE *f, const sim_pair *p, int n, double review, const char *how);
+
+#endif /* REPORT_H */

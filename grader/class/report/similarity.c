@@ -1,0 +1,416 @@
+/*
+ * similarity.c: build/grader/similarity: each stage's submitted kernel.cu
+ * files compared pair by pair, and each against the lab's own kernels (the
+ * solution, the tiers' reference kernels, and for the reduction the
+ * ladder of research/ladder/), on fingerprints of their token streams
+ * (fingerprint.c) with the skeleton's text taken out as base code.
+ *
+ *   similarity --lab DIR --submissions DIR --out DIR [--stages "03 07"] [--known DIR] [--review N]
+ *   similarity --lab DIR --class OUT --out DIR ...    (the kernels make class took in)
+ *
+ * Writes OUT/similarity.csv (stage, student, other, score; highest first)
+ * and OUT/similarity.html (side by side, the shared runs marked). A score
+ * is how much of the smaller file's fingerprints the other has, 0 to 100.
+ * It accuses no one and changes no grade. The folders are those of the
+ * class intake (INSTRUCTORS.md, "Collect"): NAME/exercises/NN_name/kernel.cu
+ * or NAME/NN_name/kernel.cu, a single top folder allowed; plain files and
+ * folders only: a link is refused and said so. Archives are make class's
+ * to unpack: run similarity on its OUT (--class).
+ */
+#include "report.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Pairs at or above this score are marked for review and shown side by
+ * side: chosen from measurements (INSTRUCTORS.md, "Similarity"). */
+#define SIM_REVIEW 75.0
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in a folder, sorted, without dot files; NULL when unreadable. */
+static char **listing(const char *dir, int *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char **v = NULL;
+    *n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        v = xgrow(v, (size_t)(*n + 1) * sizeof *v);
+        v[(*n)++] = xdup(e->d_name);
+    }
+    closedir(d);
+    qsort(v, (size_t)*n, sizeof *v, by_name);
+    return v;
+}
+
+/* 'd' a folder, 'l' a link, 'f' a plain file, 0 absent or other. */
+static int kind_of(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st))
+        return 0;
+    return S_ISLNK(st.st_mode) ? 'l' : S_ISDIR(st.st_mode) ? 'd' : S_ISREG(st.st_mode) ? 'f' : 0;
+}
+
+/* ============================================================ the class */
+
+typedef struct {
+    char *stages[64];
+    int nstages;
+    doc *docs;
+    int ndocs;
+    int nstudent_docs;      /* the students' come first, then the lab's   */
+    sim_pair *pairs;
+    int npairs;
+    int own, nothing;       /* students' files with and without text of their own */
+} corpus;
+
+static int warnings;
+static void warn_entry(const char *who, const char *why)
+{
+    fprintf(stderr, "similarity: %s: %s\n", who, why);
+    warnings++;
+}
+
+static void add_doc(corpus *c, const char *who, int lab, char *src, size_t len, int stage)
+{
+    c->docs = xgrow(c->docs, (size_t)(c->ndocs + 1) * sizeof *c->docs);
+    doc *d = &c->docs[c->ndocs++];
+    memset(d, 0, sizeof *d);
+    d->who = xdup(who);
+    d->lab = lab;
+    d->src = src;
+    d->len = len;
+    d->stage = stage;
+}
+
+/* The folder that holds a student's stage folders, directly or in
+ * exercises/: ROOT, or the one folder inside it. NULL (said why) when
+ * neither has any. */
+static char *stage_root(const corpus *c, const char *who, const char *root, int depth)
+{
+    char *ex = xfmt("%s/exercises", root);
+    int k = kind_of(ex);
+    free(ex);
+    if (k == 'd')
+        return xdup(root);
+    if (k == 'l') {
+        warn_entry(who, "exercises/ is a link: refused (plain files and folders only)");
+        return NULL;
+    }
+    for (int s = 0; s < c->nstages; s++) {
+        char *p = xfmt("%s/%s", root, c->stages[s]);
+        int sk = kind_of(p);
+        free(p);
+        if (sk)
+            return xdup(root);
+    }
+    int n;
+    char **names = listing(root, &n);
+    char *found = NULL;
+    if (names && n == 1 && depth == 0) {
+        char *only = xfmt("%s/%s", root, names[0]);
+        if (kind_of(only) == 'd')
+            found = stage_root(c, who, only, 1);
+        else if (kind_of(only) == 'l')
+            warn_entry(who, "its one folder is a link: refused (plain files and folders only)");
+        free(only);
+    }
+    fields_free(names, names ? n : 0);
+    return found;
+}
+
+/* The student's kernel.cu of each stage (ROOT/exercises/NN_name or
+ * ROOT/NN_name), as plain files: a link anywhere on the way is refused. */
+static void take_student(corpus *c, const char *who, const char *root)
+{
+    char *dir = stage_root(c, who, root, 0);
+    if (!dir)
+        return;
+    for (int s = 0; s < c->nstages; s++) {
+        for (int in_ex = 1; in_ex >= 0; in_ex--) {
+            char *sd = xfmt("%s%s/%s", dir, in_ex ? "/exercises" : "", c->stages[s]);
+            char *path = xfmt("%s/kernel.cu", sd);
+            int k = kind_of(sd), link = 0;
+            size_t len;
+            char *src = k == 'd' ? read_plain(path, &len, &link) : NULL;
+            if (k == 'l' || link) {
+                char *why = xfmt("%s%s%s is a link: refused (plain files only)", in_ex ? "exercises/" : "",
+                                 c->stages[s], k == 'l' ? "" : "/kernel.cu");
+                warn_entry(who, why);
+                free(why);
+            } else if (src) {
+                add_doc(c, who, 0, src, len, s);
+            }
+            free(sd);
+            free(path);
+            if (k)
+                break;  /* exercises/NN_name wins over NN_name */
+        }
+    }
+    free(dir);
+}
+
+static const char *const archive_ext[] = {".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar", ".zip"};
+
+static void take_submissions(corpus *c, const char *subs, int class_out)
+{
+    char *top = class_out ? xfmt("%s/students", subs) : xdup(subs);
+    int n;
+    char **names = listing(top, &n);
+    if (!names)
+        fatal(REPORT_USAGE, "similarity: cannot read %s: %s", top,
+              class_out ? "is it the OUT of make class?" : "say SUBMISSIONS=dir, the folder make class takes");
+    for (int i = 0; i < n; i++) {
+        char *path = xfmt("%s/%s", top, names[i]);
+        int k = kind_of(path);
+        if (k == 'l') {
+            warn_entry(names[i], "a link: refused (plain files and folders only)");
+        } else if (k == 'd') {
+            char *root = class_out ? xfmt("%s/kernels", path) : xdup(path);
+            if (!class_out || kind_of(root) == 'd')
+                take_student(c, names[i], root);
+            free(root);
+        } else if (k == 'f') {
+            int archive = 0;
+            for (size_t e = 0; e < sizeof archive_ext / sizeof *archive_ext; e++) {
+                size_t ln = strlen(names[i]), le = strlen(archive_ext[e]);
+                archive |= ln > le && !strcmp(names[i] + ln - le, archive_ext[e]);
+            }
+            warn_entry(names[i], archive ? "an archive, skipped: make class unpacks archives; then run "
+                                           "make similarity OUT=that class's OUT"
+                                         : "not a folder, skipped");
+        }
+        free(path);
+    }
+    fields_free(names, n);
+    free(top);
+}
+
+/* Every .cu of root/rel as a kernel of stage s, named prefix + rel/file. */
+static void take_folder(corpus *c, const char *root, const char *rel, const char *prefix, int s)
+{
+    char *full = xfmt("%s/%s", root, rel);
+    int n;
+    char **names = listing(full, &n);
+    for (int i = 0; names && i < n; i++) {
+        size_t ln = strlen(names[i]);
+        if (ln < 4 || strcmp(names[i] + ln - 3, ".cu"))
+            continue;
+        char *path = xfmt("%s/%s", full, names[i]), *who = xfmt("%s%s/%s", prefix, rel, names[i]);
+        size_t len;
+        char *src = read_plain(path, &len, NULL);
+        if (src)
+            add_doc(c, who, 1, src, len, s);
+        free(path);
+        free(who);
+    }
+    fields_free(names, names ? n : 0);
+    free(full);
+}
+
+/* The kernels a stage's students are compared with besides each other: the
+ * lab's solution, the tiers' reference kernels (references/), for the
+ * reduction the ladder's rungs (research/ladder/), and known public ones
+ * (grader/class/report/known/, and the instructor's own --known folder). */
+static void take_lab(corpus *c, const char *lab, const char *known, int s)
+{
+    const char *st = c->stages[s];
+    char *rel[2] = {xfmt("solutions/%s", st), xfmt("references/%s", st)};
+    for (int d = 0; d < 2; d++) {
+        take_folder(c, lab, rel[d], "lab:", s);
+        free(rel[d]);
+    }
+    if (strstr(st, "reduction"))
+        take_folder(c, lab, "research/ladder", "lab:", s);
+    char *ours = xfmt("%s/grader/class/report/known", lab);
+    take_folder(c, ours, st, "known:", s);
+    if (known)
+        take_folder(c, known, st, "known:", s);
+    free(ours);
+}
+
+/* ============================================================== compare */
+
+static int by_score(const void *x, const void *y)
+{
+    const sim_pair *a = x, *b = y;
+    if (a->score != b->score)
+        return a->score < b->score ? 1 : -1;
+    int k = strcmp(a->stage, b->stage);
+    return k ? k : strcmp(a->a->who, b->a->who) ? strcmp(a->a->who, b->a->who) : strcmp(a->b->who, b->b->who);
+}
+
+static void csv_put(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+/* similarity.csv, highest first; returns how many pairs are at review or
+ * above. */
+static int write_csv(const char *path, const sim_pair *pairs, int npairs, double review)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fatal(REPORT_FAILED, "similarity: cannot write %s", path);
+    fputs("stage,student,other,score\n", f);
+    int marked = 0;
+    for (int k = 0; k < npairs; k++) {
+        csv_put(f, pairs[k].stage);
+        fputc(',', f);
+        csv_put(f, pairs[k].a->who);
+        fputc(',', f);
+        csv_put(f, pairs[k].b->who);
+        fprintf(f, ",%.1f\n", pairs[k].score);
+        marked += pairs[k].score >= review;
+    }
+    if (fclose(f))
+        fatal(REPORT_FAILED, "similarity: cannot write %s", path);
+    return marked;
+}
+
+/* Stage numbers ("03 07") into the lab's stage folders. */
+static void pick_stages(corpus *c, const char *lab, const char *want)
+{
+    char *ex = xfmt("%s/exercises", lab);
+    int n;
+    char **names = listing(ex, &n);
+    if (!names)
+        fatal(REPORT_USAGE, "similarity: no %s: --lab must be the lab's instructors' copy", ex);
+    for (int i = 0; i < n && c->nstages < 64; i++) {
+        char *dir = xfmt("%s/%s", ex, names[i]);
+        int is_stage = kind_of(dir) == 'd';
+        free(dir);
+        if (!is_stage)
+            continue;
+        char num[8];
+        snprintf(num, sizeof num, "%.2s", names[i]);
+        if (want && !strstr(want, num) && !strstr(want, names[i]))
+            continue;
+        c->stages[c->nstages++] = xdup(names[i]);
+    }
+    fields_free(names, n);
+    free(ex);
+    if (!c->nstages)
+        fatal(REPORT_USAGE, "similarity: no stage of %s matches \"%s\" (EX=\"03 07\")", lab, want ? want : "");
+}
+
+/* Stage s: fingerprints with its skeleton taken out, then every student
+ * with text of their own against every other student and against each of
+ * the lab's and the known kernels of the stage. */
+static void compare_stage(corpus *c, const char *lab, int s)
+{
+    char *sk = xfmt("%s/exercises/%s/kernel.cu", lab, c->stages[s]);
+    size_t len = 0;
+    char *base_src = read_plain(sk, &len, NULL);
+    if (!base_src)
+        fatal(REPORT_USAGE, "similarity: no %s: the skeleton is the base code every file is stripped of", sk);
+    int nbase = 0;
+    unsigned long long *base = base_hashes(base_src, len, &nbase);
+    for (int i = 0; i < c->ndocs; i++)
+        if (c->docs[i].stage == s)
+            fingerprint(&c->docs[i], base, nbase);
+    for (int i = 0; i < c->nstudent_docs; i++) {
+        doc *a = &c->docs[i];
+        if (a->stage != s)
+            continue;
+        if (!a->nprints) {
+            c->nothing++; /* the skeleton, or too little of their own */
+            continue;
+        }
+        c->own++;
+        for (int j = i + 1; j < c->ndocs; j++) {
+            doc *b = &c->docs[j];
+            if (b->stage != s || !b->nprints)
+                continue;
+            c->pairs = xgrow(c->pairs, (size_t)(c->npairs + 1) * sizeof *c->pairs);
+            sim_pair *p = &c->pairs[c->npairs++];
+            p->stage = c->stages[s];
+            p->a = a;
+            p->b = b;
+            p->score = similarity(a, b, &p->shared);
+        }
+    }
+    free(base);
+    free(base_src);
+    free(sk);
+}
+
+int main(int argc, char **argv)
+{
+    const char *lab = NULL, *subs = NULL, *out = NULL, *want = NULL, *known = NULL;
+    int class_out = 0;
+    double review = SIM_REVIEW;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && !strcmp(argv[i], "--lab"))
+            lab = argv[++i];
+        else if (i + 1 < argc && (!strcmp(argv[i], "--submissions") || !strcmp(argv[i], "--class")))
+            class_out = !strcmp(argv[i], "--class"), subs = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--out"))
+            out = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--known"))
+            known = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--stages"))
+            want = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--review")) {
+            char *end;
+            review = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || review < 0 || review > 100)
+                fatal(REPORT_USAGE, "similarity: --review takes a score from 0 to 100, not '%s'", argv[i]);
+        }
+        else
+            fatal(REPORT_USAGE, "usage: similarity --lab DIR (--submissions DIR | --class OUT) --out DIR "
+                                "[--stages \"03 07\"] [--known DIR] [--review SCORE]");
+    }
+    if (!lab || !subs || !out)
+        fatal(REPORT_USAGE, "similarity: say --lab, --submissions (or --class) and --out");
+    corpus c = {0};
+    pick_stages(&c, lab, want);
+    take_submissions(&c, subs, class_out);
+    c.nstudent_docs = c.ndocs;
+    for (int s = 0; s < c.nstages; s++)
+        take_lab(&c, lab, known, s);
+
+    for (int s = 0; s < c.nstages; s++)
+        compare_stage(&c, lab, s);
+    sim_pair *pairs = c.pairs;
+    int npairs = c.npairs;
+    qsort(pairs, (size_t)npairs, sizeof *pairs, by_score);
+
+    char *csv = xfmt("%s/similarity.csv", out), *html = xfmt("%s/similarity.html", out);
+    int marked = write_csv(csv, pairs, npairs, review);
+    FILE *f = fopen(html, "w");
+    if (!f)
+        fatal(REPORT_FAILED, "similarity: cannot write %s", html);
+    char *how = xfmt("%d submitted kernel.cu files with text of their own (%d more the skeleton or nearly), "
+                     "compared pair by pair within each stage and with the lab's own and known public kernels: "
+                     "tokens with names and layout forgotten, %d-token runs, winnowed as MOSS does (a window "
+                     "of %d).",
+                     c.own, c.nothing, SIM_K, SIM_W);
+    sim_page(f, pairs, npairs, review, how);
+    if (fclose(f))
+        fatal(REPORT_FAILED, "similarity: cannot write %s", html);
+    printf("similarity: %s and %s: %d pairs, %d at %.0f or above (for a person to read)%s\n", csv, html, npairs,
+           marked, review, warnings ? "; see the lines above for what was skipped" : "");
+    return REPORT_OK;
+}

@@ -1,0 +1,182 @@
+/*
+ * text.c: what the report and the similarity review share: memory that
+ * never comes back NULL, plain files read without following links, text
+ * escaped for an HTML page, and the CSV of the gradebook.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void fatal(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
+void *xalloc(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p)
+        fatal(REPORT_FAILED, "out of memory");
+    return p;
+}
+
+void *xgrow(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        fatal(REPORT_FAILED, "out of memory");
+    return p;
+}
+
+char *xdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xalloc(n), s, n);
+}
+
+char *xfmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+char *read_plain(const char *path, size_t *len, int *is_link)
+{
+    if (is_link)
+        *is_link = 0;
+    /* O_NOFOLLOW: a link in a submission is refused, never read through */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ELOOP && is_link)
+            *is_link = 1;
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+        close(fd);
+        return NULL;
+    }
+    char *buf = xalloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    ssize_t n;
+    while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+        got += (size_t)n;
+    close(fd);
+    buf[got] = 0;
+    if (len)
+        *len = got;
+    return buf;
+}
+
+/* The length of a valid UTF-8 sequence at s (of at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t k = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+    if (!k || k > n)
+        return 0;
+    for (size_t i = 1; i < k; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return k;
+}
+
+void html_putn(FILE *f, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n && u[i]; i++) {
+        unsigned char c = u[i];
+        switch (c) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        case '\n': case '\t': fputc(c, f); break;
+        default:
+            if (c < 0x20 || c == 0x7F) {
+                fputc('?', f);
+            } else if (c < 0x80) {
+                fputc(c, f);
+            } else {
+                size_t k = utf8_len(u + i, n - i);
+                if (!k) {
+                    fputc('?', f);
+                } else {
+                    fwrite(u + i, 1, k, f);
+                    i += k - 1;
+                }
+            }
+        }
+    }
+}
+
+void html_put(FILE *f, const char *s)
+{
+    html_putn(f, s ? s : "", s ? strlen(s) : 0);
+}
+
+int csv_line(const char **p, char ***out)
+{
+    const char *c = *p;
+    char **f = NULL;
+    int n = 0;
+    for (;;) {
+        size_t cap = 64, len = 0;
+        char *v = xalloc(cap);
+        int quoted = *c == '"';
+        if (quoted)
+            c++;
+        while (*c) {
+            if (quoted && *c == '"' && c[1] == '"') {
+                c++;
+            } else if (quoted && *c == '"') {
+                quoted = 0;
+                c++;
+                continue;
+            } else if (!quoted && (*c == ',' || *c == '\n' || *c == '\r')) {
+                break;
+            }
+            if (len + 2 > cap)
+                v = xgrow(v, cap *= 2);
+            v[len++] = *c++;
+        }
+        v[len] = 0;
+        f = xgrow(f, (size_t)(n + 1) * sizeof *f);
+        f[n++] = v;
+        if (*c != ',')
+            break;
+        c++;
+    }
+    while (*c == '\r')
+        c++;
+    if (*c == '\n')
+        c++;
+    *p = c;
+    *out = f;
+    return n;
+}
+
+void fields_free(char **f, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(f[i]);
+    free(f);
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# tests/class/similarity/run.sh: make similarity on a class made of the
+# kernels in this folder, and the numbers that set its review threshold.
+#
+#   honest_a, honest_b   stages 03 and 07 filled in from the skeleton, each in
+#                        its own way (03_tiled/indep_*.cu, 07_reduction/indep_*.cu)
+#   honest_c             both written from scratch
+#   copier               03: honest_a's kernel, renamed, reordered, comments gone
+#   paster               07: the textbook reduction #6 (shared-memory tree,
+#                        unrolled last warp), pasted in and adapted to floats
+#   skel                 03: the skeleton as handed out (nothing of its own)
+#   nested               one top folder, then exercises/03_tiled: the solution renamed
+#   linked, archived     a link and a tarball: refused and skipped, each said so
+#   marker               07: honest_b's kernel under a comment holding markup,
+#                        which the page must escape
+#
+# The copies (copier with honest_a, paster with the known public kernel,
+# nested with the lab's solution) must rank above every honest pair (two
+# honest students, or an honest student and any lab or known kernel), at or
+# above the review threshold, and every honest pair below it; the margins
+# are printed. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../../.." || exit 2
+export LC_ALL=C
+. tests/lib.sh
+
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+if ! out=$(make --no-print-directory -s build/grader/similarity 2>&1); then
+    fail "build/grader/similarity builds" "$out"
+    totals
+    exit 1
+fi
+k=tests/class/similarity
+subs=$tmp/subs
+put() { mkdir -p "$(dirname "$subs/$1")" && cp "$2" "$subs/$1"; }
+for who in a b c; do
+    put "honest_$who/03_tiled/kernel.cu" "$k/03_tiled/indep_$who.cu"
+    put "honest_$who/exercises/07_reduction/kernel.cu" "$k/07_reduction/indep_$who.cu"
+done
+put copier/03_tiled/kernel.cu "$k/03_tiled/copy_of_a.cu"
+put paster/07_reduction/kernel.cu "$k/07_reduction/pasted.cu"
+put skel/03_tiled/kernel.cu exercises/03_tiled/kernel.cu
+# the solution with its names changed: a student who copied the answer key
+sed -e 's/\bAs\b/tileA/g; s/\bBs\b/tileB/g; s/\btemp\b/acc/g; s/matmul_tiled/mm/g' solutions/03_tiled/kernel.cu \
+    >"$tmp/renamed.cu"
+put nested/nested-lab/exercises/03_tiled/kernel.cu "$tmp/renamed.cu"
+mkdir -p "$subs/linked/03_tiled" && ln -s "$PWD/solutions/03_tiled/kernel.cu" "$subs/linked/03_tiled/kernel.cu"
+tar -C "$subs" -czf "$subs/archived.tar.gz" honest_a
+{ echo '// </pre><script>alert(1)</script> & done'; cat "$k/07_reduction/indep_b.cu"; } >"$tmp/marker.cu"
+put marker/07_reduction/kernel.cu "$tmp/marker.cu"
+
+out=$tmp/out
+log=$(make --no-print-directory similarity SUBMISSIONS="$subs" OUT="$out" EX="03 07" 2>&1); st=$?
+csv=$out/similarity.csv html=$out/similarity.html
+check "make similarity writes similarity.csv and similarity.html" "$([ $st = 0 ] && [ -s "$csv" ] && [ -s "$html" ]; ok)" "$log"
+review=$(sed -n 's/.*, [0-9]* at \([0-9.]*\) or above.*/\1/p' <<<"$log")
+check "the csv: stage,student,other,score, highest first" \
+    "$([ "$(head -1 "$csv")" = stage,student,other,score ] && tail -n +2 "$csv" | cut -d, -f4 | sort -rnc; ok)" "$(head -3 "$csv")"
+check "a link is refused, and said so" \
+    "$(grep -q 'linked: 03_tiled/kernel.cu is a link: refused' <<<"$log" && ! grep -q '^[^,]*,linked,' "$csv"; ok)" "$log"
+check "an archive is skipped, with what to do instead" "$(grep -q 'archived.tar.gz: an archive, skipped: make class' <<<"$log"; ok)" "$log"
+check "the skeleton as handed out has nothing of its own: in no pair" "$(! grep -q ',skel,\|,skel$' "$csv"; ok)"
+
+# the scores: copies against honest pairs
+score() { awk -F, -v s="$1" -v a="$2" -v b="$3" '$1 == s && (($2 == a && $3 == b) || ($2 == b && $3 == a)) { print $4 }' "$csv"; }
+copy=$(score 03_tiled copier honest_a)
+paste=$(score 07_reduction paster known:07_reduction/harris_reduce6.cu)
+answer=$(score 03_tiled nested lab:solutions/03_tiled/kernel.cu)
+honest=$(awk -F, 'NR > 1 && $2 ~ /^honest_/ && ($3 ~ /^honest_/ || $3 ~ /^(lab|known):/)' "$csv" | sort -t, -k4,4 -rn | head -1)
+top=${honest##*,}
+margin() { awk -v a="${1:-0}" -v b="${top:-100}" 'BEGIN { printf "%.1f", a - b }'; }
+above() { awk -v c="${1:-0}" -v r="${review:-999}" 'BEGIN { exit !(c >= r) }'; }
+check "a renamed and reordered copy (03: copier, honest_a) scores $copy: at or above $review, $(margin "$copy") over the highest honest pair" \
+    "$(above "$copy" && awk -v m="$(margin "$copy")" 'BEGIN { exit !(m > 0) }'; ok)"
+check "the pasted textbook reduction (07: paster, the known kernel) scores $paste: at or above $review, $(margin "$paste") over the highest honest pair" \
+    "$(above "$paste" && awk -v m="$(margin "$paste")" 'BEGIN { exit !(m > 0) }'; ok)"
+check "the answer key renamed (03: nested, the lab's solution) scores $answer: at or above $review" "$(above "$answer"; ok)"
+check "every honest pair scores below $review: the highest is $top (${honest%,*})" "$(! above "${top:-999}"; ok)"
+# how alike the lab's solution and an independently written kernel are
+for s in 03_tiled 07_reduction; do
+    v=$(for w in a b c; do printf '%s ' "$(score $s honest_$w "lab:solutions/$s/kernel.cu")"; done)
+    check "$s: the lab's solution and each honest kernel score ${v% }: each below $review" \
+        "$(for x in $v; do above "$x" && exit 1; done; [ "$(wc -w <<<"$v")" = 3 ]; ok)"
+done
+
+# the page: well-formed, no script, the markup of a submission escaped, the matches marked
+if command -v xmllint >/dev/null; then
+    err=$(xmllint --noout "$html" 2>&1)
+    check "similarity.html is well-formed (xmllint)" $? "$err"
+else
+    skip "xmllint is not installed: similarity.html's form is not checked"
+fi
+check "similarity.html has no script; a comment's markup is escaped" \
+    "$(! grep -qi '<script' "$html" && grep -q '// &lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; done' "$html"; ok)"
+check "the copied pair is shown side by side, the shared runs marked in both" \
+    "$(awk '/<section class="pair" id="pair-1">/ { on = 1 } on && /<\/section>/ { exit } on' "$html" >"$tmp/pair1" &&
+       grep -q 'copier and honest_a' "$tmp/pair1" && [ "$(grep -o '<mark>' "$tmp/pair1" | wc -l)" -ge 4 ]; ok)"
+
+# a class's OUT: the kernels make class took in (OUT/students/NAME/kernels)
+cls=$tmp/class
+mkdir -p "$cls/students/x/kernels/03_tiled" "$cls/students/y/kernels/03_tiled"
+cp "$k/03_tiled/indep_a.cu" "$cls/students/x/kernels/03_tiled/kernel.cu"
+cp "$k/03_tiled/copy_of_a.cu" "$cls/students/y/kernels/03_tiled/kernel.cu"
+log=$(make --no-print-directory similarity OUT="$cls" EX=03 2>&1)
+check "make similarity OUT=class: the kernels of the class's intake" "$(grep -q '^03_tiled,x,y,\|^03_tiled,y,x,' "$cls/similarity.csv"; ok)" "$log"
+log=$(make --no-print-directory similarity OUT="$tmp/nothing" 2>&1); st=$?
+check "make similarity without SUBMISSIONS or a class: one line, status 2" "$([ $st = 2 ] && grep -q 'say whose work' <<<"$log"; ok)" "$log"
+totals
