@@ -13,21 +13,41 @@ check "the release has no solutions/, .git, build/, results/ or grade reports" "
 found=$(cd "$rel" && ls -d INSTRUCTORS.md references tools/release.sh research grader/class tests/class tests/slurm \
     tests/grader .ci 2>/dev/null)
 check "the release leaves out the instructors' guide and tools, the research/ folder, their tests, the grader's tests and the CI" "$([ -z "$found" ]; ok)" "$found"
-# the lab's files as make release lists them: git's, or (a copy whose git
+# the lab's files as make release lists them: HEAD's, or (a copy whose git
 # tracks nothing) every file but build outputs
 lab_files() {
     if [ -n "$(git ls-files 2>/dev/null | head -n 1)" ]; then
-        git ls-files
+        git ls-tree -r --name-only HEAD
     else
         find . \( -path ./.git -o -path ./build -o -path ./results -o -path ./class-grades \) -prune \
             -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
     fi
 }
 want=$( (lab_files | grep -vE '^(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)';
-    echo common/transpose_unpadded.o) | while IFS= read -r f; do [ -e "$f" ] || [ "$f" = common/transpose_unpadded.o ] && echo "$f"; done | sort)
+    echo common/transpose_unpadded.o; echo .lab/skeletons.sha256) | sort)
 have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
-check "the release holds exactly the tracked files, less those, and stage 05's baseline as an object" \
+check "the release holds exactly the committed files, less those, stage 05's baseline as an object, the skeletons' sums" \
     "$([ "$want" = "$have" ]; ok)" "$(diff <(echo "$want") <(echo "$have"))"
+
+# A release from a tree with an answer typed into a skeleton and not
+# committed: HEAD's skeleton ships, and one line names the change (in a
+# clone of this commit, with this lab's stage 05 object, so nothing is
+# compiled; the clone shares no working tree with the lab).
+dirty=$tmp/dirty-lab
+if git clone -q "$lab" "$dirty" 2>/dev/null && git -C "$dirty" checkout -q "$(git rev-parse HEAD)" 2>/dev/null &&
+    mkdir -p "$dirty/build/release" &&
+    cp build/release/transpose_unpadded.o "$dirty/build/release/" 2>/dev/null; then
+    first=$(head -n 1 <<<"$stages")
+    cp "solutions/$first/kernel.cu" "$dirty/exercises/$first/kernel.cu"
+    out=$("$dirty/tools/release.sh" "$tmp/release-dirty" 2>&1); st=$?
+    check "a release from a tree with an uncommitted answer ships HEAD's skeleton, and names the change in one line" \
+        "$([ $st = 0 ] && cmp -s "exercises/$first/kernel.cu" "$tmp/release-dirty/exercises/$first/kernel.cu" &&
+           [ "$(grep -c "uncommitted changes left out.*exercises/$first/kernel.cu" <<<"$out")" = 1 ] &&
+           (cd "$tmp/release-dirty" && sha256sum -c --quiet .lab/skeletons.sha256); ok)" "exit $st; $out"
+    rm -rf "$dirty" "$tmp/release-dirty"
+else
+    skip "a release from a tree with uncommitted changes: cannot clone the lab here (not a git checkout?)"
+fi
 
 # Near-solutions: no file outside handouts/ and slides/ shares more than 3
 # consecutive lines, or any answer line, with a solution (the fixtures and
