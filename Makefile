@@ -375,7 +375,10 @@ bench: $(foreach s,$(STAGES),build/$(s)/$(BENCH_VARIANT))
 # [SANITIZE=1] [WAIT=1] [RETRY=1] [PER_TASK=N]: grade every student's kernel.cu
 # files in a copy of the lab of their own; gradebook.csv and one folder per
 # student in OUT (default class-grades). See INSTRUCTORS.md.
-CLASS_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),class-grades)
+# CHECK=1: built and checked without a GPU, for one architecture (the
+# course GPU's: CUDA_ARCH=90), into class-check unless OUT says otherwise.
+CLASS_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),$(if $(filter-out 0,$(CHECK)),class-check,class-grades))
+CHECK_ARCH := $(filter-out native,$(lastword $(ARCHS)))
 .PHONY: release class
 release:
 	@test -x tools/release.sh || { echo "error: this is a student release; make release works in the instructors' copy of the lab"; exit 2; }
@@ -404,7 +407,7 @@ class: $(if $(CLASS_SRCS),build/grader/class)
 	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
 	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
 	    $(if $(filter-out 0,$(ONCE)),--once) $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
-	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
+	    $(if $(PER_TASK),--per-task '$(PER_TASK)') $(if $(filter-out 0,$(CHECK)),--check $(if $(CHECK_ARCH),--arch '$(CHECK_ARCH)'))
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
