@@ -5,7 +5,8 @@
  * linked), for one architecture; where the lab has a CPU emulator (a rule
  * for build/<stage>/exercise-emu), the stage's checks run on it, confined.
  * The row says what each stage is: not submitted, does not compile (the
- * first error, one line), compiles, correct or wrong on the emulator.
+ * first error, one line), the skeleton as handed out, compiles, correct
+ * or wrong on the emulator.
  * Emulated results are marked so and are never points.
  */
 #include "class.h"
@@ -160,6 +161,18 @@ static const char *check_stage(const char *name, const char *work, const char *l
         snprintf(phrase, len, "%s", why);
         free(why);
         return "does not compile";
+    }
+    char *sent = fmt("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, stage);
+    char *skeleton = fmt("%s/lab/exercises/%s/kernel.cu", cls.out, stage);
+    char *a = slurp(sent), *b = slurp(skeleton);
+    int same = a && b && !strcmp(a, b);
+    free(a);
+    free(b);
+    free(skeleton);
+    free(sent);
+    if (same) {
+        snprintf(phrase, len, "still the skeleton");
+        return "skeleton";
     }
     if (!has_emu) {
         *unchecked = 1;

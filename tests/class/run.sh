@@ -459,6 +459,7 @@ fi
 # submissions at the limits, odd names; the Slurm back end with a stand-in
 # for sbatch and squeue, then on a test cluster
 . tests/class/intake.sh
+. tests/class/check.sh
 . tests/class/slurm-stand-in.sh
 . tests/class/slurm.sh
 
