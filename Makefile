@@ -15,9 +15,13 @@
 #   make kernel EX=07 KERNEL=f.cu  any file that keeps a stage's contract,
 #                             built as the stage's programs are
 #   make bench                every solution timed once, records in results/
+#   make status               where your stages stand: skeleton, compile error,
+#                             compiles, correct; points of the last make grade
 #   make check                the test suite (its GPU part where a GPU is)
 #   make release DEST=dir     instructors: the student tree, without solutions
-#   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md)
+#   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md); CHECK=1:
+#                             build and check it without a GPU
+#   make gradescope DEST=dir  instructors: Gradescope's autograder.zip
 #   make tables               the stage tables of README.md and handouts/README.md,
 #                             from stages.tsv (make check fails when they are stale)
 #   make help                 the stages and these targets
@@ -400,6 +404,8 @@ build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/js
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
 	    $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
+# make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
+-include gradescope/gradescope.mk
 class: $(if $(CLASS_SRCS),build/grader/class)
 	@$(if $(CLASS_SRCS),,echo "error: this is a student release; make class works in the instructors' copy of the lab"; exit 2)
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)
@@ -433,8 +439,10 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
-check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine
-	@tests/run.sh
+# (in a student release: on the skeletons as handed out, status/status.mk)
+include status/status.mk
+check: $(if $(PRISTINE_CHECK),,build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine)
+	@$(or $(PRISTINE_CHECK),tests/run.sh)
 
 # ------------------------------------------------------------------- docs
 # make tables: the stage tables of README.md and handouts/README.md, written
@@ -456,11 +464,13 @@ help:
 	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"
+	@echo "  make status           per stage: skeleton, compile error, compiles, correct; last grade's points"
 	@echo "  make check            the lab's own test suite"
 	@echo "  make tables           the stage tables of README.md and handouts/README.md, from stages.tsv"
 	@$(if $(RELEASE),,echo "instructors (INSTRUCTORS.md):")
 	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
-	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv")
+	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv (CHECK=1: no GPU)")
+	@$(if $(RELEASE),,echo "  make gradescope DEST=dir       Gradescope's autograder.zip (the release inside)")
 	@echo "stages (EX=, knob and its sweep):"
 	@. build/stages.env && $(foreach s,$(STAGES),printf '  %-22s %-10s %-9s %s\n' $(s) $(KNOB_$(s)) '$(SWEEP_$(s))' "$$LAB_LESSON_$(s)";)
 

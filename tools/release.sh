@@ -12,6 +12,7 @@
 #   INSTRUCTORS.md       the instructors' guide
 #   tools/release.sh     this script
 #   grader/class/        class grading (make class's program)
+#   gradescope/          make gradescope's files (the bundle holds a release)
 #   tests/class/         its tests (they grade copies of the solutions)
 #   tests/slurm/         the test cluster for class grading
 #   tests/grader/        the grader's own tests: some of their wrong-on-purpose
@@ -36,8 +37,9 @@
 #
 # Nothing untracked or uncommitted comes along: no build/, results/, grade
 # reports, worktree leftovers or changes not yet committed (one line names
-# them). .lab/skeletons.sha256 lists each skeleton's checksum, so that make
-# status can tell a stage the student has not begun. The result is a plain tree with no .git, so no history
+# them). .lab/skeletons/ keeps a copy of each skeleton as handed out: make
+# status tells by it a stage the student has not begun, and the release's
+# make check tests the lab on it (tools/pristine-check.sh). The result is a plain tree with no .git, so no history
 # can leak; --git makes DEST a fresh repository with one commit instead.
 # Everything else stays, including the grader and its rubric and the
 # reference counters of profile/expected.tsv; the Makefile and make check
@@ -59,7 +61,7 @@ in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
+left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"
@@ -90,9 +92,13 @@ else
             grep -zvE "^$left_out" | tar --null --no-recursion -T - -cf - | tar -xpf - -C "$dest"
     )
 fi
-# each skeleton's checksum as shipped (make status: "still the skeleton")
-mkdir -p "$dest/.lab"
-(cd "$dest" && sha256sum exercises/*/kernel.cu) >"$dest/.lab/skeletons.sha256"
+# each skeleton as shipped, dates kept: make status tells a stage not
+# begun by it, and make check tests the lab on these, not on the student's
+# exercises/ (tools/pristine-check.sh)
+for k in "$dest"/exercises/*/kernel.cu; do
+    s=${k%/kernel.cu}; s=${s##*/}
+    mkdir -p "$dest/.lab/skeletons/$s" && cp -p "$k" "$dest/.lab/skeletons/$s/kernel.cu"
+done
 
 # stage 05's baseline as an object (see the header)
 unpadded=build/release/transpose_unpadded.o
