@@ -104,10 +104,6 @@ out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1; make -
 check "make release, make class and make calibrate in the release say why they cannot run there" \
     "$([ "$(grep -c "instructors' copy" <<<"$out")" = 2 ] && grep -q "this student release has neither" <<<"$out" &&
        [ "$(grep -c 'Error 2$' <<<"$out")" = 3 ]; ok)" "$out"
-out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
-check "make check passes in the release and says what it skips" \
-    "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
-       grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
 if [ $have_gpu = 0 ]; then
     out=$(make --no-print-directory -C "$rel" grade 2>&1); st=$?
     check "make grade in the release: no GPU here, so one line saying so and the grader's status 3" \
@@ -117,3 +113,29 @@ else
     check "make grade EX=$first in the release grades the skeleton (exit 0, grade.json)" \
         "$([ $st = 0 ] && [ -f "$rel/grade.json" ]; ok)" "$out"
 fi
+# make status tells a finished stage, one that does not compile and a
+# skeleton apart (the first two stages changed, the third not)
+s1=$first s2=$(sed -n 2p <<<"$stages") s3=$(sed -n 3p <<<"$stages")
+cp "solutions/$s1/kernel.cu" "$rel/exercises/$s1/kernel.cu"
+sed '0,/;$/s/;$//' "solutions/$s2/kernel.cu" >"$rel/exercises/$s2/kernel.cu"
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} status EX="$s1 $s2 $s3" 2>&1); st=$?
+if [ $have_gpu = 1 ]; then done1="correct (on the GPU)"; else done1="compiles (correctness needs a GPU or the CPU emulator)"; fi
+make -n -s -C "$rel" "build/$s1/exercise-emu" >/dev/null 2>&1 && [ $have_gpu = 0 ] && done1="correct (on the CPU emulator"
+check "make status in the release: a finished stage, a compile error (its first line), a skeleton" \
+    "$([ $st = 0 ] && grep -qF "$s1 $(printf '%*s' $((22 - ${#s1})) '')$done1" <<<"$out" &&
+       grep -qE "^$s2 +does not compile: exercises/$s2/kernel.cu\([0-9]+\): error" <<<"$out" &&
+       grep -qE "^$s3 +still the skeleton" <<<"$out"; ok)" "$out"
+# make check in the release tests the lab, whatever the student did: here
+# with every stage finished from the solutions (its copy of the skeletons,
+# build/pristine, starts from this lab's build, so nothing is compiled)
+for s in $stages; do cp "solutions/$s/kernel.cu" "$rel/exercises/$s/kernel.cu"; done
+if [ -d build ]; then
+    mkdir -p "$rel/build/pristine" && cp -a build "$rel/build/pristine/build"
+    find "$rel/build/pristine/build" -name 'solution*' -exec rm -rf {} +
+fi
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
+check "make check passes in a release whose stages are all finished: it tests the skeletons as handed out, says what it skips" \
+    "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
+       grep -q "on the skeletons as handed out" <<<"$out" && grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" \
+    "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
+rm -rf "$rel/build/pristine"
