@@ -2,14 +2,14 @@
 # status/status.sh: where a student stands (make status [EX="01 03"]).
 #
 # For each stage, one line:
-#   - still the skeleton: exercises/NN/kernel.cu is the file as handed out
-#     (.lab/skeletons/NN/kernel.cu in a release; git's HEAD in the
+#   - still the skeleton: exercises/<stage>/kernel.cu is the file as handed out
+#     (.lab/skeletons/<stage>/kernel.cu in a release; git's HEAD in the
 #     instructors' copy);
 #   - does not compile: the compiler's first error, one line (the stage is
 #     built as make grade builds it, inside the wall);
 #   - compiles, and whether it is correct: on the GPU where there is one
 #     (the stage's checks, --check-only), else on the CPU emulator where the
-#     lab has one (build/NN/exercise-emu), else it says what would tell;
+#     lab has one (build/<stage>/exercise-emu), else it says what would tell;
 #   - the points of the last make grade (grade.json), and whether the
 #     kernel changed since.
 # Builds what it needs; writes nothing but build/. Exit status 0, 2 for a

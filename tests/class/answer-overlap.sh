@@ -13,8 +13,8 @@
 #   - it shares more than 3 consecutive non-trivial lines with a solution, or
 #   - it holds an answer line: a non-trivial line of a solution that is code,
 #     not a comment.
-# A stage's own skeleton (exercises/NN/kernel.cu, and its copy as handed out,
-# .lab/skeletons/NN/kernel.cu) is not compared with its solution, and the
+# A stage's own skeleton (exercises/<stage>/kernel.cu, and its copy as handed out,
+# .lab/skeletons/<stage>/kernel.cu) is not compared with its solution, and the
 # skeleton of a later stage not with an earlier solution: each stage starts from the
 # previous one's answer, on purpose. Lines that a harness baseline shares
 # with an answer because they are the idiom of every such kernel (a bounds
