@@ -73,7 +73,7 @@ case $dest/ in
 esac
 
 # The lab's files: in a git checkout those of HEAD, through git archive
-# (the commit's bytes, dated by the commit); in a copy without .git (an
+# (the commit's bytes); in a copy without .git (an
 # unpacked archive of the lab) every file but what the build and the grader
 # make, which .gitignore lists, tar keeping dates and modes. Minus the
 # left-out paths.
@@ -84,6 +84,18 @@ if [ $in_git = 1 ]; then
         die "common/transpose_unpadded.cu, .h or common/gpu.h has uncommitted changes: commit or stash them first"
     mapfile -d '' shipped < <(git -C "$lab" ls-tree -r -z --name-only HEAD | grep -zvE "^$left_out")
     git -C "$lab" --literal-pathspecs archive --format=tar HEAD -- "${shipped[@]}" | tar -xpf - -C "$dest"
+    # dates: a file as in the working tree keeps its date there (so that a
+    # build copied along is not all out of date); one changed since HEAD
+    # is dated now (newer than anything built from the changed file)
+    declare -A changed_since=()
+    while IFS= read -r -d '' f; do changed_since[$f]=1; done < <(git -C "$lab" diff -z --name-only HEAD)
+    for f in "${shipped[@]}"; do
+        if [ -n "${changed_since[$f]:-}" ] || [ ! -e "$lab/$f" ]; then
+            touch -h "$dest/$f"
+        else
+            touch -h -r "$lab/$f" "$dest/$f"
+        fi
+    done
 else
     (
         cd "$lab"
