@@ -62,7 +62,7 @@ nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 echo "stage                  state                                                        last make grade"
 for s in $stages; do
     k=exercises/$s/kernel.cu
-    state="" 
+    state=""
     if [ ! -f "$k" ]; then
         state="no $k: copy it back from .lab/skeletons/$s/ to start again"
     elif skel=$(skeleton_of "$s") && [ -n "$skel" ] && [ "$skel" = "$(cat "$k")" ]; then
@@ -78,10 +78,13 @@ for s in $stages; do
     elif $make -n -s "build/$s/exercise-emu" >/dev/null 2>&1; then
         if ! $make --no-print-directory -s "build/$s/exercise-emu" >"$log" 2>&1; then
             state="compiles; the CPU emulator cannot build it: $(first_error "$log")"
-        elif out=$(timeout 120 "build/$s/exercise-emu" 2>&1); then
-            state="correct (on the CPU emulator: no points until make grade on a GPU)"
         else
-            state="compiles, wrong on the CPU emulator: $(tail -n 1 <<<"$out" | cut -c1-80)"
+            out=$(timeout 120 "build/$s/exercise-emu" 2>&1)
+            case $? in
+                0) state="correct (on the CPU emulator: no points until make grade on a GPU)" ;;
+                4) state="compiles; the CPU emulator refuses a construct of it: $(tail -n 1 <<<"$out" | cut -c1-80)" ;;
+                *) state="compiles, wrong on the CPU emulator: $(tail -n 1 <<<"$out" | cut -c1-80)" ;;
+            esac
         fi
     else
         state="compiles (correctness needs a GPU or the CPU emulator)"
