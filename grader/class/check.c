@@ -59,7 +59,7 @@ static int emulated(const char *stage)
 
 char **check_lab_targets(void)
 {
-    char **t = xrealloc(NULL, (5 + cls.nstages) * sizeof *t);
+    char **t = xrealloc(NULL, (5 + 2 * cls.nstages) * sizeof *t);
     int n = 0;
     t[n++] = xstrdup("build/confine/confine");
     t[n++] = xstrdup("build/judge/runner.o");
@@ -76,6 +76,11 @@ char **check_lab_targets(void)
         else
             free(obj);
     }
+    /* the emulator's harness, through each skeleton's emulated program:
+     * a student's copy then compiles their kernel.cu alone */
+    for (int s = 0; s < cls.nstages; s++)
+        if (emulated(cls.stages[s]))
+            t[n++] = fmt("build/%s/exercise-emu", cls.stages[s]);
     t[n] = NULL;
     return t;
 }
