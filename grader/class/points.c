@@ -194,7 +194,7 @@ static double stage_max(const char *stage, int *bonus)
     } rubric[] = {LAB_STAGE_RUBRIC};
     double max = 0;
     *bonus = 0;
-    for (size_t i = 0; i < sizeof rubric / sizeof rubric[0]; i++) {
+    for (size_t i = 0; rubric[i].text; i++) { /* the table ends with {0, NULL} */
         char kind[16], name[128], third[128];
         double value;
         int got = sscanf(rubric[i].text, "%15[^\t]\t%127[^\t]\t%127[^\t]\t%lf", kind, name, third, &value);
