@@ -39,7 +39,7 @@
 # reports, worktree leftovers or changes not yet committed (one line names
 # them). .lab/skeletons/ keeps a copy of each skeleton as handed out: make
 # status tells by it a stage the student has not begun, and the release's
-# make check tests the lab on it (tools/pristine-check.sh). The result is a plain tree with no .git, so no history
+# make check tests the lab on it (status/pristine-check.sh). The result is a plain tree with no .git, so no history
 # can leak; --git makes DEST a fresh repository with one commit instead.
 # Everything else stays, including the grader and its rubric and the
 # reference counters of profile/expected.tsv; the Makefile and make check
@@ -106,7 +106,7 @@ else
 fi
 # each skeleton as shipped, dates kept: make status tells a stage not
 # begun by it, and make check tests the lab on these, not on the student's
-# exercises/ (tools/pristine-check.sh)
+# exercises/ (status/pristine-check.sh)
 for k in "$dest"/exercises/*/kernel.cu; do
     s=${k%/kernel.cu}; s=${s##*/}
     mkdir -p "$dest/.lab/skeletons/$s" && cp -p "$k" "$dest/.lab/skeletons/$s/kernel.cu"
