@@ -29,7 +29,8 @@ else
     families=$(. "$here/lab/build/stages.env" && for s in $LAB_STAGES; do eval "echo \$LAB_FAMILY_$s"; done | sort -u)
     # (and the CPU emulator's programs of the skeletons, where the lab has it)
     emu=$(. "$here/lab/build/stages.env" && for s in $LAB_STAGES; do
-        make -n -s -C "$here/lab" "build/$s/exercise-emu" >/dev/null 2>&1 && echo "build/$s/exercise-emu"; done)
+        if make -n -s -C "$here/lab" "build/$s/exercise-emu" >/dev/null 2>&1; then echo "build/$s/exercise-emu"; fi
+    done)
     make -C "$here/lab" -j"$(nproc)" CUDA_ARCH="${AUTOGRADER_ARCH:-90}" build/confine/confine build/judge/runner.o \
         build/judge/remote.o build/common/signals.o $(for f in $families; do echo "build/judge/${f}_call.o"; done) $emu
 fi
