@@ -17,9 +17,13 @@
 #   make kernel EX=07 KERNEL=f.cu  any file that keeps a stage's contract,
 #                             built as the stage's programs are
 #   make bench                every solution timed once, records in results/
+#   make status               where your stages stand: skeleton, compile error,
+#                             compiles, correct; points of the last make grade
 #   make check                the test suite (its GPU part where a GPU is)
 #   make release DEST=dir     instructors: the student tree, without solutions
-#   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md)
+#   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md); CHECK=1:
+#                             build and check it without a GPU
+#   make gradescope DEST=dir  instructors: Gradescope's autograder.zip
 #   make tables               the stage tables of README.md and handouts/README.md,
 #                             from stages.tsv (make check fails when they are stale)
 #   make help                 the stages and these targets
@@ -360,7 +364,10 @@ bench: $(foreach s,$(STAGES),build/$(s)/$(BENCH_VARIANT))
 # [SANITIZE=1] [WAIT=1] [RETRY=1] [PER_TASK=N]: grade every student's kernel.cu
 # files in a copy of the lab of their own; gradebook.csv and one folder per
 # student in OUT (default class-grades). See INSTRUCTORS.md.
-CLASS_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),class-grades)
+# CHECK=1: built and checked without a GPU, for one architecture (the
+# course GPU's: CUDA_ARCH=90), into class-check unless OUT says otherwise.
+CLASS_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),$(if $(filter-out 0,$(CHECK)),class-check,class-grades))
+CHECK_ARCH := $(filter-out native,$(lastword $(ARCHS)))
 .PHONY: release class
 release:
 	@test -x tools/release.sh || { echo "error: this is a student release; make release works in the instructors' copy of the lab"; exit 2; }
@@ -382,6 +389,8 @@ build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/js
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
 	    $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
+# make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
+-include gradescope/gradescope.mk
 class: $(if $(CLASS_SRCS),build/grader/class)
 	@$(if $(CLASS_SRCS),,echo "error: this is a student release; make class works in the instructors' copy of the lab"; exit 2)
 	@$(if $(SUBMISSIONS),,echo "error: say whose work: make class SUBMISSIONS=dir (one folder or tarball per student)"; exit 2)
@@ -389,7 +398,7 @@ class: $(if $(CLASS_SRCS),build/grader/class)
 	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
 	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
 	    $(if $(filter-out 0,$(ONCE)),--once) $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
-	    $(if $(PER_TASK),--per-task '$(PER_TASK)')
+	    $(if $(PER_TASK),--per-task '$(PER_TASK)') $(if $(filter-out 0,$(CHECK)),--check $(if $(CHECK_ARCH),--arch '$(CHECK_ARCH)'))
 	@$(if $(filter slurm,$(BACKEND)),,$(CLASS_AFTER))
 
 # make report, make similarity (absent from a student release)
@@ -419,8 +428,10 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
-check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck
-	@tests/run.sh
+# (in a student release: on the skeletons as handed out, status/status.mk)
+include status/status.mk
+check: $(if $(PRISTINE_CHECK),,build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck)
+	@$(or $(PRISTINE_CHECK),tests/run.sh)
 
 # ------------------------------------------------------------------- docs
 # make tables: the stage tables of README.md and handouts/README.md, written
@@ -442,13 +453,15 @@ help:
 	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"
+	@echo "  make status           per stage: skeleton, compile error, compiles, correct; last grade's points"
 	@echo "  make check            the lab's own test suite"
 	@echo "  make tables           the stage tables of README.md and handouts/README.md, from stages.tsv"
 	@$(if $(RELEASE),,echo "instructors (INSTRUCTORS.md):")
 	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
-	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv")
+	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv (CHECK=1: no GPU)")
 	@$(if $(RELEASE),,echo "  make report OUT=dir [ANON=1]   the class report, OUT/report.html (make class writes it too)")
 	@$(if $(RELEASE),,echo "  make similarity OUT=dir        how alike the students' kernels are, for a person to review")
+	@$(if $(RELEASE),,echo "  make gradescope DEST=dir       Gradescope's autograder.zip (the release inside)")
 	@echo "stages (EX=, knob and its sweep):"
 	@. build/stages.env && $(foreach s,$(STAGES),printf '  %-22s %-10s %-9s %s\n' $(s) $(KNOB_$(s)) '$(SWEEP_$(s))' "$$LAB_LESSON_$(s)";)
 

@@ -3,14 +3,16 @@
 #
 #   tools/release.sh [--git] DEST
 #
-# Copies the files git tracks (as they are in the working tree, dates kept)
-# into DEST, which must be new or empty, leaving out what is not for students:
+# Copies the files of the last commit (HEAD, never the working tree: an
+# answer typed into exercises/ and not committed cannot ship) into DEST,
+# which must be new or empty, leaving out what is not for students:
 #
 #   solutions/           the answers
 #   references/          the speed tiers' reference kernels (answers too)
 #   INSTRUCTORS.md       the instructors' guide
 #   tools/release.sh     this script
 #   grader/class/        class grading (make class's program)
+#   gradescope/          make gradescope's files (the bundle holds a release)
 #   tests/class/         its tests (they grade copies of the solutions)
 #   tests/slurm/         the test cluster for class grading
 #   tests/grader/        the grader's own tests: some of their wrong-on-purpose
@@ -33,8 +35,11 @@
 # between <!-- for students and --> are shown. The release stops if that
 # README still names the solutions or an instructors' target.
 #
-# Nothing untracked comes along: no build/, results/, grade reports or
-# worktree leftovers. The result is a plain tree with no .git, so no history
+# Nothing untracked or uncommitted comes along: no build/, results/, grade
+# reports, worktree leftovers or changes not yet committed (one line names
+# them). .lab/skeletons/ keeps a copy of each skeleton as handed out: make
+# status tells by it a stage the student has not begun, and the release's
+# make check tests the lab on it (status/pristine-check.sh). The result is a plain tree with no .git, so no history
 # can leak; --git makes DEST a fresh repository with one commit instead.
 # Everything else stays, including the grader and its rubric and the
 # reference counters of profile/expected.tsv; the Makefile and make check
@@ -56,7 +61,7 @@ in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
+left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"
@@ -67,25 +72,45 @@ case $dest/ in
     "$lab"/solutions/* | "$lab"/.git/*) die "$dest is inside the lab's solutions/ or .git/" ;;
 esac
 
-# The lab's files: in a git checkout the tracked files that exist (a file
-# deleted but not yet committed is not shipped); in a copy without .git (an
+# The lab's files: in a git checkout those of HEAD, through git archive
+# (the commit's bytes); in a copy without .git (an
 # unpacked archive of the lab) every file but what the build and the grader
-# make, which .gitignore lists. Minus the left-out paths; tar keeps dates
-# and modes.
-lab_files() {
-    if [ $in_git = 1 ]; then
-        git ls-files -z
-    else
+# make, which .gitignore lists, tar keeping dates and modes. Minus the
+# left-out paths.
+if [ $in_git = 1 ]; then
+    git -C "$lab" rev-parse -q --verify HEAD >/dev/null || die "$lab has no commit yet: commit the lab first"
+    # the stage 05 baseline is compiled from the working tree's source: it must be the commit's
+    git -C "$lab" diff --quiet HEAD -- common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h ||
+        die "common/transpose_unpadded.cu, .h or common/gpu.h has uncommitted changes: commit or stash them first"
+    mapfile -d '' shipped < <(git -C "$lab" ls-tree -r -z --name-only HEAD | grep -zvE "^$left_out")
+    git -C "$lab" --literal-pathspecs archive --format=tar HEAD -- "${shipped[@]}" | tar -xpf - -C "$dest"
+    # dates: a file as in the working tree keeps its date there (so that a
+    # build copied along is not all out of date); one changed since HEAD
+    # is dated now (newer than anything built from the changed file)
+    declare -A changed_since=()
+    while IFS= read -r -d '' f; do changed_since[$f]=1; done < <(git -C "$lab" diff -z --name-only HEAD)
+    for f in "${shipped[@]}"; do
+        if [ -n "${changed_since[$f]:-}" ] || [ ! -e "$lab/$f" ]; then
+            touch -h "$dest/$f"
+        else
+            touch -h -r "$lab/$f" "$dest/$f"
+        fi
+    done
+else
+    (
+        cd "$lab"
         find . \( -path ./.git -o -path ./build -o -path ./results -o -path ./class-grades \) -prune \
-            -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\0'
-    fi
-}
-(
-    cd "$lab"
-    lab_files | grep -zvE "^$left_out" | while IFS= read -r -d '' f; do
-        if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-    done | tar --null --no-recursion -T - -cf - | tar -xpf - -C "$dest"
-)
+            -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\0' |
+            grep -zvE "^$left_out" | tar --null --no-recursion -T - -cf - | tar -xpf - -C "$dest"
+    )
+fi
+# each skeleton as shipped, dates kept: make status tells a stage not
+# begun by it, and make check tests the lab on these, not on the student's
+# exercises/ (status/pristine-check.sh)
+for k in "$dest"/exercises/*/kernel.cu; do
+    s=${k%/kernel.cu}; s=${s##*/}
+    mkdir -p "$dest/.lab/skeletons/$s" && cp -p "$k" "$dest/.lab/skeletons/$s/kernel.cu"
+done
 
 # stage 05's baseline as an object (see the header)
 unpadded=build/release/transpose_unpadded.o
@@ -109,8 +134,10 @@ student_readme() {
     !hide { print }
     END { if (bad || hide || show) { print "release: README.md: unbalanced <!-- instructors --> or <!-- for students --> lines" > "/dev/stderr"; exit 1 } }'
 }
-student_readme <"$lab/README.md" >"$dest/README.md" || die "README.md could not be turned into the students' README"
-touch -r "$lab/README.md" "$dest/README.md"
+touch -r "$dest/README.md" "$dest/.lab/readme-date"
+student_readme <"$dest/README.md" >"$dest/.lab/README.md" || die "README.md could not be turned into the students' README"
+mv "$dest/.lab/README.md" "$dest/README.md"
+touch -r "$dest/.lab/readme-date" "$dest/README.md" && rm "$dest/.lab/readme-date"
 if grep -nE 'solutions/|SOLUTION=|diff -r|INSTRUCTORS|calibrate|make (release|class|profile-expected)' "$dest/README.md" >&2; then
     die "the students' README above still speaks of the solutions or instructors' targets: mark those lines in README.md"
 fi
@@ -119,15 +146,13 @@ files=$(find "$dest" -type f | wc -l)
 if [ $in_git = 1 ]; then
     # a checkout with no commit yet has no HEAD: say so rather than stop
     commit=$(git -C "$lab" rev-parse --short HEAD 2>/dev/null || echo "(none yet)")
-    changed=$(git -C "$lab" status --porcelain --untracked-files=no 2>/dev/null | grep -vE "^.. $left_out" || true)
+    changed=$(git -C "$lab" status --porcelain --untracked-files=no 2>/dev/null | sed 's/^.. //' | tr '\n' ' ')
     echo "release: $files files of commit $commit in $dest (no solutions/, no instructors' tools)"
+    [ -z "$changed" ] ||
+        echo "release: note: uncommitted changes left out (the release is commit $commit): ${changed% }"
 else
     changed="" commit="a copy without git history"
     echo "release: $files files in $dest (no solutions/, no instructors' tools; git tracks no file of $lab, so every file but build outputs was copied)"
-fi
-if [ -n "$changed" ]; then
-    echo "release: note: these files have uncommitted changes; the release has them as they are now:"
-    sed 's/^.. /  /' <<<"$changed"
 fi
 
 if [ $git_repo = 1 ]; then
@@ -138,6 +163,6 @@ if [ $git_repo = 1 ]; then
     git -C "$dest" -c init.defaultBranch=main init -q
     git -C "$dest" add -A
     git -C "$dest" "${ident[@]}" commit -q -m "CUDA memory lab: student release" \
-        -m "Made by make release from commit $commit$([ -n "$changed" ] && echo " with uncommitted changes")."
+        -m "Made by make release from commit $commit."
     echo "release: $dest is a git repository with one commit"
 fi

@@ -8,6 +8,9 @@
  *   intake.c    each student's kernel.cu files, out of their folder or
  *               archive (archives checked member by member first)
  *   grading.c   one student: make grade in a copy of the lab, the row
+ *   check.c     one student checked without a GPU (make class CHECK=1):
+ *               each stage built inside the wall, the emulator where the
+ *               lab has one, a row of what was found
  *   points.c    a student's grade.json (grader/jsonread.c) into points
  *               and one short phrase per stage that lost points
  *   gradebook.c the rows (OUT/students/NAME/row.csv) and gradebook.csv
@@ -30,8 +33,10 @@
 enum { CLASS_OK = 0, CLASS_FAILED = 1, CLASS_USAGE = 2, CLASS_NO_GPU = 3, CLASS_UNCONFINED = 5 };
 
 /* make grade's switches a class can turn on: --sanitize grades every
- * student with SANITIZE=1, and class.conf keeps it. */
-#define NSWITCHES 4
+ * student with SANITIZE=1, and class.conf keeps it; --check (CHECK=1) is
+ * the class's own: built and checked without a GPU, never graded. */
+#define NSWITCHES 5
+enum { SW_CHECK = 4 };
 extern const char *const switch_name[NSWITCHES];  /* sanitize ...        */
 extern const char *const switch_var[NSWITCHES];   /* SANITIZE ...        */
 
@@ -54,6 +59,7 @@ typedef struct {
     char **make_cmd;        /* CLASS_MAKE, or make                        */
     char *task_lab;         /* a Slurm task's lab, built once, or NULL    */
     int gpu_probed;         /* this process graded someone on its GPU     */
+    char *arch;             /* CUDA_ARCH of a check's builds, or NULL     */
 } class_state;
 extern class_state cls;
 
@@ -145,6 +151,16 @@ int intake(const char *submissions, int student);
 int prepare_one(const char *name, int ahead);
 void grade_prepared(const char *name);
 void grade_one(const char *name);
+/* Whether the student sent that stage. */
+int submitted_stage(const char *name, const char *stage);
+
+/* ============================================================== check.c */
+/* What the lab builds once for a check, and what each submitted stage
+ * builds (into argv from argv[n]; returns the new n). */
+char **check_lab_targets(void);
+int check_targets(const char *stage, char **argv, int n);
+/* The row of a student whose copy was built ahead: what each stage is. */
+void check_prepared(const char *name);
 
 /* ============================================================= points.c */
 #define PHRASE_MAX 60
@@ -163,6 +179,9 @@ int points_read(const char *path, points *p, char *err, size_t errlen);
 void points_free(points *p);
 /* A stage's points, or NULL. */
 const stage_points *points_stage(const points *p, const char *stage);
+/* The stages of missing (joined by spaces) added with 0 points, their
+ * most counted in the maximum (or the bonus's): not submitted, unrun. */
+void points_add_missing(points *p, const char *missing);
 /* The head of a grader's reason that a note shows (for tests too). */
 void phrase_of(const char *reason, int flagged, const char *missed, char *out, size_t len);
 

@@ -32,13 +32,75 @@ static char **make_argv(int more, int *n)
     return argv;
 }
 
+/* Whether the student sent stage st (OUT/students/NAME/kernels/st). */
+int submitted_stage(const char *name, const char *st)
+{
+    char *k = fmt("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, st);
+    int there = exists(k);
+    free(k);
+    return there;
+}
+
+/* What make builds for one student before grading (or checking): the
+ * lab's tools, and each submitted stage's programs (with the judge: its
+ * judge and the runner that holds the student's code); with check, the
+ * runner alone and the emulator where the lab has one (check.c). Into
+ * argv from argv[n]; returns the new n. */
+static int student_targets(const char *name, char **argv, int n)
+{
+    if (!cls.sw[SW_CHECK]) {
+        argv[n++] = xstrdup("build/grader/grade");
+        argv[n++] = xstrdup("build/confine/confine");
+        argv[n++] = xstrdup("build/confine/cuda-probe");
+        if (judged())
+            argv[n++] = xstrdup("build/judge/echo-runner");
+    }
+    for (int s = 0; s < cls.nstages; s++) {
+        const char *st = cls.stages[s];
+        if (!submitted_stage(name, st))
+            continue;
+        if (cls.sw[SW_CHECK]) {
+            n = check_targets(st, argv, n);
+            continue;
+        }
+        argv[n++] = fmt("build/%s/exercise", st);
+        if (judged()) {
+            argv[n++] = fmt("build/%s/exercise-judge", st);
+            argv[n++] = fmt("build/%s/exercise-runner", st);
+        }
+    }
+    return n;
+}
+
+/* Build ahead in the copy work: the copy's old programs of the stages
+ * (built from the skeletons) removed first, so that none is graded in
+ * place of the student's; then one make -k, whose messages make grade
+ * (PREBUILT=1) or the check reads in build/grade-build.log. */
+static void build_ahead(const char *work, char **argv, int targets, int n)
+{
+    for (int i = targets; i < n; i++)
+        if (!strncmp(argv[i], "build/", 6) && argv[i][6] >= '0' && argv[i][6] <= '9') {
+            char *f = fmt("%s/%s", work, argv[i]);
+            remove(f);
+            free(f);
+        }
+    char *build = fmt("%s/build", work), *build_log = fmt("%s/build/grade-build.log", work);
+    mkdirs(build);
+    proc p = {.dir = work, .out = build_log, .err = ERR_TO_OUT};
+    run(argv, &p);
+    free(build_log);
+    free(build);
+}
+
 /* A fresh copy of OUT/lab (or of a Slurm task's lab, built once for its
  * students) in OUT/work/NAME with the student's kernel.cu files put in;
  * with ahead, every program of the grade built there too (on the CPUs,
  * before any GPU grades: make grade PREBUILT=1 then builds nothing, so no
  * compiler runs beside a judge that is timing). Each kernel.cu is compiled
- * inside the wall (Makefile, "The wall around a kernel.cu's build"). Fails,
- * with the student's row written, when the lab cannot be copied. */
+ * inside the wall (Makefile, "The wall around a kernel.cu's build"). A
+ * stage the student did not send is neither built nor graded (it scores 0,
+ * "not submitted"). Fails, with the student's row written, when the lab
+ * cannot be copied. */
 int prepare_one(const char *name, int ahead)
 {
     char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
@@ -53,76 +115,50 @@ int prepare_one(const char *name, int ahead)
     char *lab = cls.task_lab ? xstrdup(cls.task_lab) : fmt("%s/lab", cls.out);
     char *cp_argv[] = {"cp", "-a", lab, work, NULL};
     proc cp = {.err = ERR_FILE, .err_path = log};
-    if (run(cp_argv, &cp) != 0) {
+    int copied = run(cp_argv, &cp) == 0;
+    free(lab);
+    if (!copied) {
         char *text = slurp(log), *said = first_line(text);
         char *notes = fmt("cannot copy the lab to %s: %s", work, said);
         write_row(name, "grader error", notes, NULL);
         free(notes);
         free(said);
         free(text);
-        free(lab);
-        free(log);
-        free(work);
-        free(dir);
-        return -1;
     }
-    free(lab);
     char *build_log = fmt("%s/build/grade-build.log", work);
     remove(build_log); /* made by the build ahead alone (PREBUILT=1) */
-    /* what make grade would build before it grades: the grader, the
-     * confinement, and each stage's program (with the judge: its judge and
-     * the runner that holds the student's code) */
-    int n;
-    char **argv = make_argv(8 + 3 * cls.nstages, &n);
-    argv[n++] = "-s";
-    argv[n++] = "-k";
-    argv[n++] = "--no-print-directory";
-    argv[n++] = "REQUIRE_CONFINEMENT=1";
-    int targets = n;
-    argv[n++] = xstrdup("build/grader/grade");
-    argv[n++] = xstrdup("build/confine/confine");
-    argv[n++] = xstrdup("build/confine/cuda-probe");
-    if (judged())
-        argv[n++] = xstrdup("build/judge/echo-runner");
-    for (int s = 0; s < cls.nstages; s++) {
+    for (int s = 0; copied && s < cls.nstages; s++) {
         const char *st = cls.stages[s];
         char *k = fmt("%s/kernels/%s/kernel.cu", dir, st), *to = fmt("%s/exercises/%s/kernel.cu", work, st);
         if (exists(k))
             copy_file(k, to);
         free(k);
         free(to);
-        argv[n++] = fmt("build/%s/exercise", st);
-        if (judged()) {
-            argv[n++] = fmt("build/%s/exercise-judge", st);
-            argv[n++] = fmt("build/%s/exercise-runner", st);
-        }
     }
-    argv[n] = NULL;
-    /* a stage that does not build is left to make grade, which reports it
-     * from the build's messages; the copy's programs (built from the
-     * skeletons) go first, so that none is graded in place of the
-     * student's */
-    if (ahead) {
+    if (copied && ahead) {
+        int n;
+        char **argv = make_argv(12 + 3 * cls.nstages, &n);
+        argv[n++] = "-s";
+        argv[n++] = "-k";
+        argv[n++] = "--no-print-directory";
+        argv[n++] = "REQUIRE_CONFINEMENT=1";
+        char *arch = cls.arch ? fmt("CUDA_ARCH=%s", cls.arch) : NULL;
+        if (arch)
+            argv[n++] = arch;
+        int targets = n;
+        n = student_targets(name, argv, n);
+        argv[n] = NULL;
+        build_ahead(work, argv, targets, n);
         for (int i = targets; i < n; i++)
-            if (!strncmp(argv[i], "build/", 6) && argv[i][6] >= '0' && argv[i][6] <= '9') {
-                char *f = fmt("%s/%s", work, argv[i]);
-                remove(f);
-                free(f);
-            }
-        char *build = fmt("%s/build", work);
-        mkdirs(build);
-        free(build);
-        proc p = {.dir = work, .out = build_log, .err = ERR_TO_OUT};
-        run(argv, &p);
+            free(argv[i]);
+        free(arch);
+        free(argv);
     }
-    for (int i = targets; i < n; i++)
-        free(argv[i]);
-    free(argv);
     free(build_log);
     free(log);
     free(work);
     free(dir);
-    return 0;
+    return copied ? 0 : -1;
 }
 
 /* The status make grade ended with: make's own is 2 whatever the
@@ -180,35 +216,34 @@ static char *submitted(const char *dir)
     return list;
 }
 
-/* make grade in the student's prepared copy; the row. */
-void grade_prepared(const char *name)
+/* The stages the student sent and those they did not, each a list
+ * joined by spaces (new strings). */
+static void split_stages(const char *name, char **sent, char **missing)
 {
-    char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
-    char *log = fmt("%s/grade.log", dir), *build_log = fmt("%s/build/grade-build.log", work);
-    time_t t0 = time(NULL);
-    char *stages = xstrdup(""), *missing = xstrdup("");
+    *sent = xstrdup("");
+    *missing = xstrdup("");
     for (int s = 0; s < cls.nstages; s++) {
-        char *more = fmt("%s%s%s", stages, s ? " " : "", cls.stages[s]);
-        free(stages);
-        stages = more;
-        char *k = fmt("%s/kernels/%s/kernel.cu", dir, cls.stages[s]);
-        if (!exists(k)) {
-            more = fmt("%s %s", missing, cls.stages[s]);
-            free(missing);
-            missing = more;
-        }
-        free(k);
+        char **list = submitted_stage(name, cls.stages[s]) ? sent : missing;
+        char *more = fmt("%s%s%s", *list, **list ? " " : "", cls.stages[s]);
+        free(*list);
+        *list = more;
     }
-    /* HINTS=0: no hardware counters after the table (not scored; they took
-     * 28 s of a student's 53 s on an H200); a student sees them with make
-     * grade. PREBUILT=1 when the stages were built ahead: make grade then
-     * compiles nothing. PROBED=1 once this process (a worker, a Slurm task)
-     * has graded a student on its GPU: the GPU inside the confinement and
-     * the judge's sharing of GPU memory are not checked again. BASELINES:
-     * the naive baselines this process's first student's grade timed,
-     * reused by the later ones on the same GPU (grader/README.md). */
-    char *host = host_name(1);
-    char *vars[8 + NSWITCHES];
+}
+
+/* make grade's variables for a student's stages (NULL-terminated). HINTS=0:
+ * no hardware counters after the table (not scored; they took 28 s of a
+ * student's 53 s on an H200); a student sees them with make grade.
+ * PREBUILT=1 when the stages were built ahead: make grade then compiles
+ * nothing. PROBED=1 once this process (a worker, a Slurm task) has graded a
+ * student on its GPU: the GPU inside the confinement and the judge's
+ * sharing of GPU memory are not checked again. BASELINES: the naive
+ * baselines this process's first student's grade timed, reused by the
+ * later ones on the same GPU (grader/README.md). Each switch said, on or
+ * off (make grade's own defaults may differ: the judge is on unless
+ * JUDGE=0). */
+static char **grade_vars(const char *stages, const char *build_log)
+{
+    char **vars = xrealloc(NULL, (8 + NSWITCHES) * sizeof *vars), *host = host_name(1);
     int v = 0;
     vars[v++] = fmt("SEED=%s", cls.seed);
     vars[v++] = fmt("EX=%s", stages);
@@ -217,20 +252,22 @@ void grade_prepared(const char *name)
     vars[v++] = fmt("PROBED=%d", cls.gpu_probed);
     vars[v++] = fmt("PREBUILT=%d", exists(build_log));
     vars[v++] = fmt("BASELINES=%s/work/baselines.%s.%ld.tsv", cls.out, host, (long)getpid());
-    /* each switch said, on or off (make grade's own defaults may differ:
-     * the judge is on unless JUDGE=0) */
     for (int i = 0; i < NSWITCHES; i++)
-        vars[v++] = fmt("%s=%d", switch_var[i], cls.sw[i]);
+        if (i != SW_CHECK)
+            vars[v++] = fmt("%s=%d", switch_var[i], cls.sw[i]);
+    vars[v] = NULL;
     free(host);
-    const char *gpu = getenv("CUDA_VISIBLE_DEVICES");
-    char *sent = submitted(dir);
-    char *header = fmt("class grading of %s with seed %s, stages: %s\nCUDA_VISIBLE_DEVICES=%s\nsubmitted: %s\n\n",
-                       name, cls.seed, stages, gpu && *gpu ? gpu : "(not set)", sent);
-    if (write_atomic(log, header))
-        warn("cannot write %s", log);
-    free(header);
-    free(sent);
-    int n;
+    return vars;
+}
+
+/* make grade in the copy work with vars, its output appended to log; the
+ * grader's status (make's own is 2 whatever the grader's was), its
+ * reports copied into dir; *text is the whole log. */
+static int run_grade(const char *work, const char *dir, const char *log, char **vars, char **text)
+{
+    int n, v = 0;
+    while (vars[v])
+        v++;
     char **argv = make_argv(2 + v, &n);
     argv[n++] = "--no-print-directory";
     argv[n++] = "grade";
@@ -243,8 +280,9 @@ void grade_prepared(const char *name)
     char *env[] = {ceiling, NULL};
     proc p = {.dir = work, .out = log, .append = 1, .err = ERR_TO_OUT, .env = env};
     int st = run(argv, &p);
-    char *text = slurp(log);
-    int status = grader_status(text, st);
+    free(argv);
+    free(ceiling);
+    *text = slurp(log);
     const char *reports[] = {"grade.json", "results.json"};
     for (int i = 0; i < 2; i++) {
         char *from = fmt("%s/%s", work, reports[i]), *to = fmt("%s/%s", dir, reports[i]);
@@ -253,79 +291,69 @@ void grade_prepared(const char *name)
         free(from);
         free(to);
     }
-    points pts, *have = NULL;
-    char err[256] = "", *json = fmt("%s/grade.json", dir);
-    int there = exists(json);
-    if (there && points_read(json, &pts, err, sizeof err) == 0)
-        have = &pts;
-    free(json);
-    char *said = grader_said(text), *notes = xstrdup("");
-    const char *st_text;
-    switch (status) {
-    case 0:
+    return grader_status(*text, st);
+}
+
+/* A graded student's notes: the stages not submitted once, then a phrase
+ * for each other stage that lost points (new string). */
+static char *graded_notes(const points *have, const char *missing)
+{
+    char *notes = *missing ? fmt("not submitted: %s", missing) : xstrdup("");
+    char *pad = fmt(" %s ", missing);
+    for (int s = 0; s < have->nstages; s++) {
+        const stage_points *sp = &have->stages[s];
+        char *word = fmt(" %s ", sp->name);
+        if (*sp->phrase && !strstr(pad, word)) {
+            char *more = fmt("%s%s%s: %s", notes, *notes ? " | " : "", sp->name, sp->phrase);
+            free(notes);
+            notes = more;
+        }
+        free(word);
+    }
+    free(pad);
+    return notes;
+}
+
+/* The row's status for the grader's exit status, and its notes (new
+ * string); have is the grade.json read (NULL: none or unreadable, err
+ * says why). */
+static const char *status_and_notes(int status, const char *text, const points *have, int there, const char *err,
+                                    const char *missing, char **notes)
+{
+    char *said = grader_said(text);
+    const char *st_text = "grader error";
+    if (status == 0 && have) {
         st_text = "graded";
-        cls.gpu_probed = 1;
-        /* the stages not submitted once, then a phrase for each other
-         * stage that lost points */
-        if (*missing) {
-            free(notes);
-            notes = fmt("not submitted:%s", missing);
-        }
-        if (have) {
-            char *pad = fmt("%s ", missing);
-            for (int s = 0; s < have->nstages; s++) {
-                const stage_points *sp = &have->stages[s];
-                char *word = fmt(" %s ", sp->name);
-                if (*sp->phrase && !strstr(pad, word)) {
-                    char *more = fmt("%s%s%s: %s", notes, *notes ? " | " : "", sp->name, sp->phrase);
-                    free(notes);
-                    notes = more;
-                }
-                free(word);
-            }
-            free(pad);
-        } else {
-            st_text = "grader error";
-            free(notes);
-            notes = there ? fmt("make grade's grade.json cannot be read: %s (see grade.log)", err)
-                          : xstrdup("make grade wrote no grade.json (see grade.log)");
-        }
-        break;
-    case 3:
-        st_text = "no GPU";
-        free(notes);
-        notes = xstrdup(said ? said : "make grade found no GPU");
-        break;
-    case 5:
-        st_text = "not confined";
-        free(notes);
-        notes = xstrdup(said ? said : "make grade could not confine the runs");
-        break;
-    case 4:
-        st_text = "no build tools";
-        free(notes);
-        notes = xstrdup(said ? said : "make grade found no nvcc, make or nm");
-        break;
-    default:
-        st_text = "grader error";
-        free(notes);
-        if (text && strstr(text, "No rule to make target 'grade'")) {
-            notes = xstrdup("this lab has no make grade (no grader/)");
-        } else {
-            char *last = said ? xstrdup(said) : last_line(text, "make: ***");
-            notes = fmt("make grade ended with status %d: %s", status, last);
-            free(last);
-        }
+        *notes = graded_notes(have, missing);
+    } else if (status == 0) {
+        *notes = there ? fmt("make grade's grade.json cannot be read: %s (see grade.log)", err)
+                       : xstrdup("make grade wrote no grade.json (see grade.log)");
+    } else if (status == 3 || status == 4 || status == 5) {
+        static const char *const word[] = {"no GPU", "no build tools", "not confined"};
+        static const char *const dflt[] = {"make grade found no GPU", "make grade found no nvcc, make or nm",
+                                           "make grade could not confine the runs"};
+        int k = status == 3 ? 0 : status == 4 ? 1 : 2;
+        st_text = word[k];
+        *notes = xstrdup(said ? said : dflt[k]);
+    } else if (text && strstr(text, "No rule to make target 'grade'")) {
+        *notes = xstrdup("this lab has no make grade (no grader/)");
+    } else {
+        char *last = said ? xstrdup(said) : last_line(text, "make: ***");
+        *notes = fmt("make grade ended with status %d: %s", status, last);
+        free(last);
     }
+    free(said);
     if (cls.sw[1]) {
-        char *more = fmt("not confined (UNCONFINED=1)%s%s", *notes ? " | " : "", notes);
-        free(notes);
-        notes = more;
+        char *more = fmt("not confined (UNCONFINED=1)%s%s", **notes ? " | " : "", *notes);
+        free(*notes);
+        *notes = more;
     }
-    write_row(name, st_text, notes, have);
-    const char *keep = getenv("KEEP_WORK");
-    if (!keep || strcmp(keep, "1"))
-        remove_tree(work);
+    return st_text;
+}
+
+/* "[3/40] alice: graded, 52/70 points + 8/10 bonus (T s)" */
+static void say_done(const char *name, const char *st_text, const points *have, time_t t0)
+{
     char *score = xstrdup("");
     if (have && !strcmp(st_text, "graded")) {
         free(score);
@@ -338,13 +366,48 @@ void grade_prepared(const char *name)
     }
     say("[%d/%d] %s: %s%s (%ld s)", done_count(), cls.nstudents, name, st_text, score, (long)(time(NULL) - t0));
     free(score);
+}
+
+/* make grade in the student's prepared copy, for the stages they sent;
+ * the row, where a stage not sent scores 0 "not submitted", unrun. */
+void grade_prepared(const char *name)
+{
+    char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
+    char *log = fmt("%s/grade.log", dir), *build_log = fmt("%s/build/grade-build.log", work);
+    time_t t0 = time(NULL);
+    char *stages, *missing;
+    split_stages(name, &stages, &missing);
+    char **vars = grade_vars(stages, build_log);
+    const char *gpu = getenv("CUDA_VISIBLE_DEVICES");
+    char *sent = submitted(dir);
+    char *header = fmt("class grading of %s with seed %s, stages: %s\nCUDA_VISIBLE_DEVICES=%s\nsubmitted: %s\n\n",
+                       name, cls.seed, stages, gpu && *gpu ? gpu : "(not set)", sent);
+    if (write_atomic(log, header))
+        warn("cannot write %s", log);
+    free(header);
+    free(sent);
+    char *text;
+    int status = run_grade(work, dir, log, vars, &text);
+    points pts, *have = NULL;
+    char err[256] = "", *json = fmt("%s/grade.json", dir);
+    int there = exists(json);
+    if (there && points_read(json, &pts, err, sizeof err) == 0) {
+        have = &pts;
+        points_add_missing(have, missing);
+    }
+    free(json);
+    char *notes;
+    const char *st_text = status_and_notes(status, text, have, there, err, missing, &notes);
+    if (status == 0)
+        cls.gpu_probed = 1;
+    write_row(name, st_text, notes, have);
+    const char *keep = getenv("KEEP_WORK");
+    if (!keep || strcmp(keep, "1"))
+        remove_tree(work);
+    say_done(name, st_text, have, t0);
     if (have)
         points_free(have);
-    for (int i = 0; i < v; i++)
-        free(vars[i]);
-    free(argv);
-    free(ceiling);
-    free(said);
+    words_free(vars);
     free(notes);
     free(text);
     free(stages);

@@ -10,12 +10,15 @@
 #include "grader.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Size limits of a submission: an archive, all it unpacks to, one kernel.cu. */
 #define MAX_ARCHIVE_BYTES (20ll << 20)
@@ -243,6 +246,61 @@ static int find_kernels(const char *root, char **found, int depth)
     return n;
 }
 
+/* Open root/rel for reading without following a link at any step below
+ * root (each folder opened with O_NOFOLLOW, then the file): a descriptor
+ * of a plain file, or -1 with why in *why (a new string). What is checked
+ * is what is read: nothing can be swapped for a link in between. */
+static int open_plain(const char *root, const char *rel, char **why)
+{
+    int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *path = xstrdup(rel), *part = path;
+    for (char *slash; dir >= 0 && (slash = strchr(part, '/')); part = slash + 1) {
+        *slash = 0;
+        int next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(dir);
+        dir = next;
+    }
+    int fd = dir >= 0 ? openat(dir, part, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (dir >= 0)
+        close(dir);
+    free(path);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL;
+    }
+    if (fd < 0)
+        *why = fmt("%s is not a plain file in plain folders (%s): submit the files themselves, no links", rel,
+                   errno == ELOOP || errno == ENOTDIR ? "a link on its path" : strerror(errno));
+    return fd;
+}
+
+/* Copy the open plain file in to path to, at most max bytes: 0, 1 when it
+ * is larger, -1 when it cannot be read or written. */
+static int copy_fd(int in, const char *to, long long max)
+{
+    struct stat st;
+    if (fstat(in, &st))
+        return -1;
+    if (st.st_size > max)
+        return 1;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    char buf[65536];
+    long long total = 0;
+    ssize_t n;
+    int ok = out >= 0;
+    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        total += n;
+        ok = n > 0 && total <= max && write(out, buf, (size_t)n) == n;
+    }
+    if (out >= 0 && close(out))
+        ok = 0;
+    return ok ? 0 : total > max ? 1 : -1;
+}
+
 int intake(const char *submissions, int student)
 {
     const char *name = cls.names[student], *entry = cls.entries[student];
@@ -283,8 +341,17 @@ int intake(const char *submissions, int student)
         free(real);
         if (why)
             break;
+        /* the checks above name the usual faults; this open is the one
+         * that holds: no link anywhere on the path, a plain file */
+        int fd = open_plain(root, rel, &why);
+        if (fd < 0)
+            break;
         char *d = fmt("%s/%s", kernels, cls.stages[s]), *to = fmt("%s/kernel.cu", d);
-        if (mkdirs(d) || copy_file(f, to))
+        int copied = mkdirs(d) ? -1 : copy_fd(fd, to, MAX_KERNEL_BYTES);
+        close(fd);
+        if (copied > 0)
+            why = fmt("%s is larger than %lld KiB", rel, MAX_KERNEL_BYTES >> 10);
+        else if (copied < 0)
             why = fmt("cannot read %s", rel);
         free(d);
         free(to);

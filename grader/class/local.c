@@ -74,13 +74,16 @@ static void worker(const char *gpu)
 }
 
 /* One builder, on the CPUs: prepares and builds the next student no other
- * builder has claimed. */
+ * builder has claimed (and, for a check, writes the row: no GPU comes). */
 static void builder(void)
 {
     for (int i = 0; i < ntodo; i++) {
         char *build = claim("build", todo[i]);
         if (mkdir(build, 0755) == 0) {
-            if (prepare_one(todo[i], 1) == 0) {
+            int prepared = prepare_one(todo[i], 1) == 0;
+            if (prepared && cls.sw[SW_CHECK]) {
+                check_prepared(todo[i]);
+            } else if (prepared) {
                 char *ready = claim("ready", todo[i]);
                 if (write_atomic(ready, ""))
                     warn("cannot write %s", ready);
@@ -166,6 +169,47 @@ static void wait_all(void)
     npids = 0;
 }
 
+/* Build the lab once in OUT/lab: each student's copy then rebuilds only
+ * what the student changed (a stand-in CLASS_MAKE builds nothing). For a
+ * class: the harness, the skeletons and the grader's tools; for a check:
+ * what a stage's runner links with, and the wall, for one architecture. */
+static void build_lab_once(void)
+{
+    say("building the lab once in %s/lab (its objects are copied for each student)", cls.out);
+    char *lab = fmt("%s/lab", cls.out), *jobs = fmt("-j%ld", cpus());
+    char *log = fmt("%s/logs/lab-build.log", cls.out);
+    char *arch = cls.arch ? fmt("CUDA_ARCH=%s", cls.arch) : xstrdup("CUDA_ARCH=");
+    char **targets = cls.sw[SW_CHECK] ? check_lab_targets() : words("all", NULL);
+    int n = 0;
+    while (targets[n])
+        n++;
+    char **argv = xrealloc(NULL, (n + 9) * sizeof *argv);
+    int a = 0;
+    argv[a++] = "make";
+    argv[a++] = "-C";
+    argv[a++] = lab;
+    argv[a++] = "-s";
+    argv[a++] = jobs;
+    if (cls.arch)
+        argv[a++] = arch;
+    for (int i = 0; i < n; i++)
+        argv[a++] = targets[i];
+    if (!cls.sw[SW_CHECK]) {
+        argv[a++] = (char *)lab_tools[0];
+        argv[a++] = (char *)lab_tools[1];
+    }
+    argv[a] = NULL;
+    proc p = {.out = log, .err = ERR_TO_OUT};
+    if (run(argv, &p) != 0)
+        say("class: the lab's own build failed (see %s); each student's copy builds from scratch", log);
+    free(argv);
+    words_free(targets);
+    free(arch);
+    free(log);
+    free(jobs);
+    free(lab);
+}
+
 void run_local(const char *todo_file)
 {
     char *text = slurp(todo_file);
@@ -183,33 +227,24 @@ void run_local(const char *todo_file)
         words_free(gpu);
         gpu = words("none", NULL);
     }
+    int check = cls.sw[SW_CHECK];
     char *flags = fmt("%s/lab/build/flags.txt", cls.out);
-    if (*listed && !stand_in && have_program("nvcc") && !exists(flags)) {
-        /* build the harness and the skeletons once; each copy rebuilds
-         * only what the student changed (a stand-in CLASS_MAKE builds
-         * nothing) */
-        say("building the lab once in %s/lab (its objects are copied for each student)", cls.out);
-        char *lab = fmt("%s/lab", cls.out), *jobs = fmt("-j%ld", cpus());
-        char *log = fmt("%s/logs/lab-build.log", cls.out);
-        char *argv[] = {"make", "-C", lab, "-s", jobs, "all", (char *)lab_tools[0], (char *)lab_tools[1], NULL};
-        proc p = {.out = log, .err = ERR_TO_OUT};
-        if (run(argv, &p) != 0)
-            say("class: the lab's own build failed (see %s); each student's copy builds from scratch", log);
-        free(log);
-        free(jobs);
-        free(lab);
-    }
+    if ((*listed || check) && !stand_in && have_program("nvcc") && !exists(flags))
+        build_lab_once();
     free(flags);
     /* students are built ahead on the CPUs before the GPUs grade (where
-     * there is a GPU to keep busy, or a stand-in make): CLASS_BUILDERS
-     * builders, default one per CPU; 0 builds in the workers */
+     * there is a GPU to keep busy, or a stand-in make; a check has no GPU
+     * phase: its builders write the rows): CLASS_BUILDERS builders,
+     * default one per CPU; 0 builds in the workers */
     long builders = 0;
-    if (*listed || stand_in) {
+    if (*listed || stand_in || check) {
         const char *b = getenv("CLASS_BUILDERS");
         if (b && *b) {
             if (b[strspn(b, "0123456789")])
                 die("CLASS_BUILDERS is a number, not '%s'", b);
             builders = atol(b);
+            if (check && !builders)
+                builders = 1;
         } else {
             builders = cpus();
         }
@@ -242,7 +277,7 @@ void run_local(const char *todo_file)
         wait_all();
         say("built every student in %ld s; grading", (long)(time(NULL) - t0));
     }
-    for (int i = 0; gpu[i]; i++)
+    for (int i = 0; gpu[i] && !check; i++)
         start(gpu[i]);
     wait_all();
     sigaction(SIGINT, &old_int, NULL);

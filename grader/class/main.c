@@ -30,6 +30,7 @@ class_state cls;
 static const char synopsis[] =
     "  build/grader/class --submissions DIR [--out DIR] [--backend local|slurm] [--per-task N]\n"
     "                     [--stages \"03 04\"] [--seed S] [--sanitize] [--unconfined] [--judge] [--once] [--wait] [--retry]\n"
+    "  build/grader/class --check --submissions DIR [--out DIR] [--arch 90] [--stages \"03 04\"]\n"
     "  build/grader/class --status --out DIR\n";
 
 static const char help[] =
@@ -41,7 +42,9 @@ static const char help[] =
     "grade.json, results.json, grade.log), lab/, logs/ and class.conf (the seed, stages and\n"
     "switches of the class; a re-run uses them). A student with a row is done: running the\n"
     "same command again grades only those without one (--retry: also those whose row blames\n"
-    "the machine).\n\n"
+    "the machine). --check (make class CHECK=1) needs no GPU: each stage is built inside the\n"
+    "wall for --arch, and checked on the CPU emulator where the lab has one; the rows say what\n"
+    "each stage is (status \"checked\", no points).\n\n"
     "Settings from the environment: GPUS, CLASS_BUILDERS, KEEP_WORK=1, CLASS_MAKE (the make\n"
     "that runs make grade), CLASS_CONFINE (the program probed for confinement), and for\n"
     "Slurm SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME, SLURM_THROTTLE, SLURM_GRES,\n"
@@ -117,7 +120,8 @@ static void grade_class(const char *submissions, const char *backend, const char
     if (!is_dir(submissions))
         die("%s is not a folder", submissions);
     char *conf = fmt("%s/class.conf", cls.out);
-    if (!exists(conf))
+    int check = switches[SW_CHECK];
+    if (!exists(conf) && !check)
         stop_without_gpu(backend);
     free(conf);
     if (strchr(cls.out, '\'') || strchr(cls.out, '\n'))
@@ -136,7 +140,8 @@ static void grade_class(const char *submissions, const char *backend, const char
     class_load();
     check_confinement();
     list_submissions(submissions);
-    stop_without_gpu(backend);
+    if (!cls.sw[SW_CHECK])
+        stop_without_gpu(backend);
     int m = cls.nstudents;
     if (!m)
         die("%s holds no submissions (one folder or archive per student)", submissions);
@@ -183,14 +188,14 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *submissions = NULL, *out = NULL, *backend = "local", *stages = NULL, *seed = NULL;
-    const char *task = NULL, *todo = NULL, *per_task = "1", *mode = "run";
+    const char *task = NULL, *todo = NULL, *per_task = "1", *mode = "run", *arch = NULL;
     int switches[NSWITCHES] = {0}, retry = 0, per_task_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *valued[] = {"--submissions", "--out", "--backend", "--stages", "--seed", "--task", "--todo",
-                                "--per-task"};
+                                "--per-task", "--arch"};
         int v = -1;
-        for (int k = 0; k < 8; k++)
+        for (int k = 0; k < 9; k++)
             if (!strcmp(a, valued[k]))
                 v = k;
         if (v >= 0) {
@@ -199,7 +204,7 @@ int main(int argc, char **argv)
                 usage(why);
             }
             const char *value = argv[++i];
-            const char **to[] = {&submissions, &out, &backend, &stages, &seed, &task, &todo, &per_task};
+            const char **to[] = {&submissions, &out, &backend, &stages, &seed, &task, &todo, &per_task, &arch};
             *to[v] = value;
             if (v == 5)
                 mode = "task";
@@ -248,6 +253,13 @@ int main(int argc, char **argv)
         usage(why);
     }
     cls.per_task = atoi(per_task);
+    /* a check builds on this machine's CPUs, for one architecture (--arch:
+     * the course GPU's, e.g. 90), and runs nothing on a GPU */
+    if (run_mode && switches[SW_CHECK] && strcmp(backend, "local"))
+        usage("--check (CHECK=1) builds and checks on this machine, without a GPU: leave out --backend (BACKEND)");
+    if (arch && (!*arch || arch[strspn(arch, "0123456789 ")]))
+        usage("--arch takes compute capabilities as make's CUDA_ARCH does, e.g. 90 or \"80 90\"");
+    cls.arch = arch ? xstrdup(arch) : NULL;
     if (run_mode && !strcmp(backend, "local") && per_task_given)
         usage("--per-task (PER_TASK) is for the Slurm back end (BACKEND=slurm); the local back end gives each GPU "
               "the next student as it finishes");

@@ -11,6 +11,7 @@
  */
 #include "class.h"
 #include "grader.h"
+#include "stages.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -180,4 +181,61 @@ const stage_points *points_stage(const points *p, const char *stage)
         if (!strcmp(p->stages[i].name, stage))
             return &p->stages[i];
     return NULL;
+}
+
+/* ===================================================== not submitted */
+/* A stage's most points (its points line and its tiers' points in
+ * stages.tsv, compiled in: build/stages.h), and whether it is a bonus. */
+static double stage_max(const char *stage, int *bonus)
+{
+    static const struct {
+        int line;
+        const char *text;
+    } rubric[] = {LAB_STAGE_RUBRIC};
+    double max = 0;
+    *bonus = 0;
+    for (size_t i = 0; rubric[i].text; i++) { /* the table ends with {0, NULL} */
+        char kind[16], name[128], third[128];
+        double value;
+        int got = sscanf(rubric[i].text, "%15[^\t]\t%127[^\t]\t%127[^\t]\t%lf", kind, name, third, &value);
+        if (got < 2 || strcmp(name, stage))
+            continue;
+        if (!strcmp(kind, "bonus"))
+            *bonus = 1;
+        else if (!strcmp(kind, "points") && got >= 3)
+            max += atof(third);
+        else if (!strcmp(kind, "tier") && got == 4)
+            max += value;
+    }
+    return max;
+}
+
+/* Add x to the number text *t ("" counts as 0). */
+static void add_to(char **t, double x)
+{
+    char *sum = fmt("%.10g", atof(*t) + x);
+    free(*t);
+    *t = sum;
+}
+
+void points_add_missing(points *p, const char *missing)
+{
+    char **w = words(missing, NULL);
+    for (int i = 0; w[i]; i++) {
+        if (points_stage(p, w[i]))
+            continue;
+        int bonus;
+        double max = stage_max(w[i], &bonus);
+        p->stages = xrealloc(p->stages, (p->nstages + 1) * sizeof *p->stages);
+        stage_points *sp = &p->stages[p->nstages++];
+        sp->name = xstrdup(w[i]);
+        sp->points = xstrdup("0");
+        snprintf(sp->phrase, sizeof sp->phrase, "not submitted");
+        add_to(bonus ? &p->bonus_max : &p->max, max);
+        if (bonus)
+            add_to(&p->bonus, 0);
+        else
+            add_to(&p->score, 0);
+    }
+    words_free(w);
 }

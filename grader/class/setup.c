@@ -22,8 +22,8 @@
 #endif
 #include <unistd.h>
 
-const char *const switch_name[NSWITCHES] = {"sanitize", "unconfined", "judge", "once"};
-const char *const switch_var[NSWITCHES] = {"SANITIZE", "UNCONFINED", "JUDGE", "ONCE"};
+const char *const switch_name[NSWITCHES] = {"sanitize", "unconfined", "judge", "once", "check"};
+const char *const switch_var[NSWITCHES] = {"SANITIZE", "UNCONFINED", "JUDGE", "ONCE", "CHECK"};
 
 char *conf_get(const char *key)
 {
@@ -206,6 +206,8 @@ void class_setup(const char *lab, const char *submissions, const char *stages_ar
             char *v = conf_get(switch_name[i]);
             if (switches_on[i] && !(v && !strcmp(v, "1")))
                 die("%s was graded without %s=1: use another --out", cls.out, switch_var[i]);
+            if (i == SW_CHECK && !switches_on[i] && v && !strcmp(v, "1"))
+                die("%s is a check (CHECK=1), not a grading: grade the class into another OUT", cls.out);
             free(v);
         }
         free(was);

@@ -13,8 +13,9 @@
 #   - it shares more than 3 consecutive non-trivial lines with a solution, or
 #   - it holds an answer line: a non-trivial line of a solution that is code,
 #     not a comment.
-# A stage's own skeleton is not compared with its solution, and the skeleton
-# of a later stage not with an earlier solution: each stage starts from the
+# A stage's own skeleton (exercises/<stage>/kernel.cu, and its copy as handed out,
+# .lab/skeletons/<stage>/kernel.cu) is not compared with its solution, and the
+# skeleton of a later stage not with an earlier solution: each stage starts from the
 # previous one's answer, on purpose. Lines that a harness baseline shares
 # with an answer because they are the idiom of every such kernel (a bounds
 # check, a barrier) are listed, with the file that has them, in
@@ -42,8 +43,8 @@ for s in $stages; do
     list=()
     while IFS= read -r f; do
         case $f in
-        exercises/*/kernel.cu)
-            t=${f#exercises/}; t=${t%%/*}
+        exercises/*/kernel.cu | .lab/skeletons/*/kernel.cu)
+            t=${f%/kernel.cu}; t=${t##*/}
             [[ "$t" < "$s" ]] || continue ;;
         esac
         list+=("$rel/$f")

@@ -15,6 +15,10 @@ mkdir -p "$sub8/fat/$s1" && truncate -s 2M "$sub8/fat/$s1/kernel.cu"
 # walter: a folder whose exercises/ is a link to a folder outside it
 mkdir -p "$tmp/elsewhere/exercises/$s1" "$sub8/walter" && cp "solutions/$s1/kernel.cu" "$tmp/elsewhere/exercises/$s1/" &&
     ln -s "$tmp/elsewhere/exercises" "$sub8/walter/exercises"
+# victor: a folder whose exercises/ is a link to a folder inside it (the
+# path is opened with no link followed, wherever the link points)
+mkdir -p "$sub8/victor/real/$s1" && cp "solutions/$s1/kernel.cu" "$sub8/victor/real/$s1/" &&
+    ln -s real "$sub8/victor/exercises"
 # names: a folder "Zoë Smith", a tarball _x.tgz with one top folder, and a
 # folder whose only folder holds only a folder that holds the stages
 mkdir -p "$sub8/Zoë Smith/$s1" "$tmp/x/top/$s1" "$sub8/nested/a/b/$s1"
@@ -29,10 +33,13 @@ check "an archive that unpacks to more than 64 MiB, or holds more than 10000 fil
 check "a kernel.cu reached through a link to a folder outside the submission: refused" \
     "$([ "$(notes_of "$o14" walter)" = "walter: exercises/$s1/kernel.cu lies outside the submission" ]; ok)" \
     "$(row "$o14" walter)"
+check "a kernel.cu reached through a link inside the submission: refused, the link named" \
+    "$([ "$(status_of "$o14" victor)" = refused ] && grep -q "exercises/$s1/kernel.cu is not a plain file in plain folders (a link on its path)" <<<"$(notes_of "$o14" victor)"; ok)" \
+    "$(row "$o14" victor)"
 check "names: other characters become _, an s before one that begins with neither letter nor digit; nested folders found" \
     "$(row "$o14" Zo___Smith | grep -q "^Zo___Smith,10,0,10,20,graded," && row "$o14" s_x | grep -q "^s_x,10,0,10,20,graded," &&
        row "$o14" nested | grep -q "^nested,10,0,10,20,graded,"; ok)" "$(cat "$o14/gradebook.csv")"
 out=$("$cls" --status --out "$o14" 2>&1); st=$?
 check "--status: N of M done, and the gradebook's counts" \
-    "$([ $st = 0 ] && [ "$out" = "$(printf '7 of 7 done\ngradebook: %s/gradebook.csv, 7 students (graded: 3, refused: 4)' "$o14")" ]; ok)" \
+    "$([ $st = 0 ] && [ "$out" = "$(printf '8 of 8 done\ngradebook: %s/gradebook.csv, 8 students (graded: 3, refused: 5)' "$o14")" ]; ok)" \
     "exit $st; $out"

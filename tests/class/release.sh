@@ -10,24 +10,44 @@ check "make release DEST=dir: exit 0 and a line saying what it made" \
 found=$(cd "$rel" && find . \( -name .git -o -path ./solutions -o -path ./build -o -path ./results \
     -o -name grade.json -o -name results.json \) -print)
 check "the release has no solutions/, .git, build/, results/ or grade reports" "$([ -z "$found" ]; ok)" "$found"
-found=$(cd "$rel" && ls -d INSTRUCTORS.md references tools/release.sh research grader/class tests/class tests/slurm \
+found=$(cd "$rel" && ls -d INSTRUCTORS.md references tools/release.sh research grader/class gradescope tests/class tests/slurm \
     tests/grader .ci 2>/dev/null)
 check "the release leaves out the instructors' guide and tools, the research/ folder, their tests, the grader's tests and the CI" "$([ -z "$found" ]; ok)" "$found"
-# the lab's files as make release lists them: git's, or (a copy whose git
+# the lab's files as make release lists them: HEAD's, or (a copy whose git
 # tracks nothing) every file but build outputs
 lab_files() {
     if [ -n "$(git ls-files 2>/dev/null | head -n 1)" ]; then
-        git ls-files
+        git ls-tree -r --name-only HEAD
     else
         find . \( -path ./.git -o -path ./build -o -path ./results -o -path ./class-grades \) -prune \
             -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
     fi
 }
-want=$( (lab_files | grep -vE '^(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)';
-    echo common/transpose_unpadded.o) | while IFS= read -r f; do [ -e "$f" ] || [ "$f" = common/transpose_unpadded.o ] && echo "$f"; done | sort)
+want=$( (lab_files | grep -vE '^(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)';
+    echo common/transpose_unpadded.o; for s in $stages; do echo ".lab/skeletons/$s/kernel.cu"; done) | sort)
 have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
-check "the release holds exactly the tracked files, less those, and stage 05's baseline as an object" \
+check "the release holds exactly the committed files, less those, stage 05's baseline as an object, the skeletons as handed out" \
     "$([ "$want" = "$have" ]; ok)" "$(diff <(echo "$want") <(echo "$have"))"
+
+# A release from a tree with an answer typed into a skeleton and not
+# committed: HEAD's skeleton ships, and one line names the change (in a
+# clone of this commit, with this lab's stage 05 object, so nothing is
+# compiled; the clone shares no working tree with the lab).
+dirty=$tmp/dirty-lab
+if git clone -q "$lab" "$dirty" 2>/dev/null && git -C "$dirty" checkout -q "$(git rev-parse HEAD)" 2>/dev/null &&
+    mkdir -p "$dirty/build/release" &&
+    cp build/release/transpose_unpadded.o "$dirty/build/release/" 2>/dev/null; then
+    first=$(head -n 1 <<<"$stages")
+    cp "solutions/$first/kernel.cu" "$dirty/exercises/$first/kernel.cu"
+    out=$("$dirty/tools/release.sh" "$tmp/release-dirty" 2>&1); st=$?
+    check "a release from a tree with an uncommitted answer ships HEAD's skeleton, and names the change in one line" \
+        "$([ $st = 0 ] && cmp -s "exercises/$first/kernel.cu" "$tmp/release-dirty/exercises/$first/kernel.cu" &&
+           [ "$(grep -c "uncommitted changes left out.*exercises/$first/kernel.cu" <<<"$out")" = 1 ] &&
+           cmp -s "exercises/$first/kernel.cu" "$tmp/release-dirty/.lab/skeletons/$first/kernel.cu"; ok)" "exit $st; $out"
+    rm -rf "$dirty" "$tmp/release-dirty"
+else
+    skip "a release from a tree with uncommitted changes: cannot clone the lab here (not a git checkout?)"
+fi
 
 # Near-solutions: no file outside handouts/ and slides/ shares more than 3
 # consecutive lines, or any answer line, with a solution (the fixtures and
@@ -84,10 +104,6 @@ out=$(make --no-print-directory -C "$rel" release DEST="$tmp/again" 2>&1; make -
 check "make release, make class and make calibrate in the release say why they cannot run there" \
     "$([ "$(grep -c "instructors' copy" <<<"$out")" = 2 ] && grep -q "this student release has neither" <<<"$out" &&
        [ "$(grep -c 'Error 2$' <<<"$out")" = 3 ]; ok)" "$out"
-out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
-check "make check passes in the release and says what it skips" \
-    "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
-       grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
 if [ $have_gpu = 0 ]; then
     out=$(make --no-print-directory -C "$rel" grade 2>&1); st=$?
     check "make grade in the release: no GPU here, so one line saying so and the grader's status 3" \
@@ -97,3 +113,29 @@ else
     check "make grade EX=$first in the release grades the skeleton (exit 0, grade.json)" \
         "$([ $st = 0 ] && [ -f "$rel/grade.json" ]; ok)" "$out"
 fi
+# make status tells a finished stage, one that does not compile and a
+# skeleton apart (the first two stages changed, the third not)
+s1=$first s2=$(sed -n 2p <<<"$stages") s3=$(sed -n 3p <<<"$stages")
+cp "solutions/$s1/kernel.cu" "$rel/exercises/$s1/kernel.cu"
+sed '0,/;$/s/;$//' "solutions/$s2/kernel.cu" >"$rel/exercises/$s2/kernel.cu"
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} status EX="$s1 $s2 $s3" 2>&1); st=$?
+if [ $have_gpu = 1 ]; then done1="correct (on the GPU)"; else done1="compiles (correctness needs a GPU or the CPU emulator)"; fi
+make -n -s -C "$rel" "build/$s1/exercise-emu" >/dev/null 2>&1 && [ $have_gpu = 0 ] && done1="correct (on the CPU emulator"
+check "make status in the release: a finished stage, a compile error (its first line), a skeleton" \
+    "$([ $st = 0 ] && grep -qF "$s1 $(printf '%*s' $((22 - ${#s1})) '')$done1" <<<"$out" &&
+       grep -qE "^$s2 +does not compile: exercises/$s2/kernel.cu\([0-9]+\): error" <<<"$out" &&
+       grep -qE "^$s3 +still the skeleton" <<<"$out"; ok)" "$out"
+# make check in the release tests the lab, whatever the student did: here
+# with every stage finished from the solutions (its copy of the skeletons,
+# build/pristine, starts from this lab's build, so nothing is compiled)
+for s in $stages; do cp "solutions/$s/kernel.cu" "$rel/exercises/$s/kernel.cu"; done
+if [ -d build ]; then
+    mkdir -p "$rel/build/pristine" && cp -a build "$rel/build/pristine/build"
+    find "$rel/build/pristine/build" -name 'solution*' -exec rm -rf {} +
+fi
+out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} check 2>&1); st=$?
+check "make check passes in a release whose stages are all finished: it tests the skeletons as handed out, says what it skips" \
+    "$([ $st = 0 ] && grep -q "^skip  solutions: none here (a student release)" <<<"$out" &&
+       grep -q "on the skeletons as handed out" <<<"$out" && grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" \
+    "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
+rm -rf "$rel/build/pristine"

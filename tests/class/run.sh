@@ -460,6 +460,8 @@ fi
 # for sbatch and squeue, then on a test cluster
 . tests/class/intake.sh
 . tests/class/dirty.sh
+. tests/class/check.sh
+. tests/class/gradescope.sh
 . tests/class/slurm-stand-in.sh
 . tests/class/slurm.sh
 

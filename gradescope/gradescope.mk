@@ -1,0 +1,25 @@
+# gradescope/gradescope.mk: make gradescope DEST=dir (included by the
+# Makefile; instructors only: the student release leaves gradescope/ out).
+#
+# DEST/autograder.zip, for Gradescope's "Zipped autograder": setup.sh and
+# run_autograder (gradescope/), and lab/, the student release of HEAD (make
+# release). Written by the lab's own zip writer (build/gradescope/zipstore:
+# files stored, modes kept), so that zip(1) is not needed. INSTRUCTORS.md,
+# "Gradescope", says how it is used.
+build/gradescope/zipstore: gradescope/zipstore.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@
+# (for tests: is a results.json valid JSON, read by the grader's own reader)
+build/gradescope/json-check: gradescope/json-check.c grader/jsonread.c grader/util.c grader/grader.h build/stages.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $< grader/jsonread.c grader/util.c -lm -o $@
+GRADESCOPE_DIR := build/gradescope/bundle
+.PHONY: gradescope
+gradescope: build/gradescope/zipstore
+	@test -x tools/release.sh || { echo "error: this is a student release; make gradescope works in the instructors' copy of the lab"; exit 2; }
+	@$(if $(DEST),,echo "error: say where: make gradescope DEST=dir"; exit 2)
+	@rm -rf $(GRADESCOPE_DIR) && mkdir -p $(GRADESCOPE_DIR) '$(DEST)'
+	@tools/release.sh $(GRADESCOPE_DIR)/lab
+	@cp -p gradescope/setup.sh gradescope/run_autograder $(GRADESCOPE_DIR)/
+	@rm -f '$(DEST)/autograder.zip' && build/gradescope/zipstore '$(DEST)/autograder.zip' $(GRADESCOPE_DIR)
+	@echo "gradescope: $(DEST)/autograder.zip (setup.sh, run_autograder, lab/: the student release; INSTRUCTORS.md, \"Gradescope\")"

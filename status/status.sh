@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# status/status.sh: where a student stands (make status [EX="01 03"]).
+#
+# For each stage, one line:
+#   - still the skeleton: exercises/<stage>/kernel.cu is the file as handed out
+#     (.lab/skeletons/<stage>/kernel.cu in a release; git's HEAD in the
+#     instructors' copy);
+#   - does not compile: the compiler's first error, one line (the stage is
+#     built as make grade builds it, inside the wall);
+#   - compiles, and whether it is correct: on the GPU where there is one
+#     (the stage's checks, --check-only), else on the CPU emulator where the
+#     lab has one (build/<stage>/exercise-emu), else it says what would tell;
+#   - the points of the last make grade (grade.json), and whether the
+#     kernel changed since.
+# Builds what it needs; writes nothing but build/. Exit status 0, 2 for a
+# stage that does not exist.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+. tools/stages.sh
+stages=$(printf '%s\n' $LAB_STAGES)
+if [ -n "${1:-}" ]; then
+    picked=""
+    for want in $1; do
+        w=$want
+        case $w in [1-9]) w=0$w ;; esac
+        s=$(grep -m 2 "^$w" <<<"$stages")
+        [ "$(grep -c . <<<"$s")" = 1 ] || { echo "status: no single stage matches '$want'; the stages are: $(echo $stages)" >&2; exit 2; }
+        picked="$picked$s"$'\n'
+    done
+    stages=${picked%$'\n'}
+fi
+make=${MAKE:-make}
+log=build/status.log
+mkdir -p build
+
+# the skeleton as handed out, or nothing where the lab cannot tell
+skeleton_of() {
+    if [ -f ".lab/skeletons/$1/kernel.cu" ]; then
+        cat ".lab/skeletons/$1/kernel.cu"
+    elif git rev-parse -q --verify HEAD >/dev/null 2>&1; then
+        git show "HEAD:exercises/$1/kernel.cu" 2>/dev/null
+    fi
+}
+
+# the first error of a stage's build in make's messages (one make per stage)
+first_error() {
+    grep -m 1 -E 'error|undefined reference' "$1" | sed -E 's/^.*(exercises\/[^ ]*kernel\.cu)/\1/' | cut -c1-120
+}
+
+# points of the last make grade for stage $1: "6/10", or "" when none
+points_of() {
+    [ -f grade.json ] || return 0
+    awk -v s="$1" '
+        /"stage":/ { here = index($0, "\"" s "\"") > 0 }
+        here && /"points":/ && !p { gsub(/[^0-9.]/, "", $2); p = $2 }
+        here && /"max_points":/ && !m { gsub(/[^0-9.]/, "", $2); m = $2 }
+        END { if (p != "" && m != "") print p "/" m }' FS=: grade.json
+}
+
+have_gpu=0
+nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
+echo "stage                  state                                                        last make grade"
+for s in $stages; do
+    k=exercises/$s/kernel.cu
+    state=""
+    if [ ! -f "$k" ]; then
+        state="no $k: copy it back from .lab/skeletons/$s/ to start again"
+    elif skel=$(skeleton_of "$s") && [ -n "$skel" ] && [ "$skel" = "$(cat "$k")" ]; then
+        state="still the skeleton: fill in its TODO(lab) parts"
+    elif ! $make --no-print-directory -s "build/$s/exercise" >"$log" 2>&1; then
+        state="does not compile: $(first_error "$log")"
+    elif [ $have_gpu = 1 ]; then
+        if out=$(timeout 120 "build/$s/exercise" --check-only 2>&1); then
+            state="correct (on the GPU)"
+        else
+            state="compiles, wrong on the GPU: $(grep -m 1 -iE 'fail|wrong|error|TODO' <<<"$out" | cut -c1-80)"
+        fi
+    elif $make -n -s "build/$s/exercise-emu" >/dev/null 2>&1; then
+        if ! $make --no-print-directory -s "build/$s/exercise-emu" >"$log" 2>&1; then
+            state="compiles; the CPU emulator cannot build it: $(first_error "$log")"
+        else
+            out=$(timeout 120 "build/$s/exercise-emu" 2>&1)
+            case $? in
+                0) state="correct (on the CPU emulator: no points until make grade on a GPU)" ;;
+                4) state="compiles; the CPU emulator refuses a construct of it: $(tail -n 1 <<<"$out" | cut -c1-80)" ;;
+                *) state="compiles, wrong on the CPU emulator: $(tail -n 1 <<<"$out" | cut -c1-80)" ;;
+            esac
+        fi
+    else
+        state="compiles (correctness needs a GPU or the CPU emulator)"
+    fi
+    pts=$(points_of "$s")
+    if [ -z "$pts" ]; then
+        pts="-"
+    elif [ -f "$k" ] && [ "$k" -nt grade.json ]; then
+        pts="$pts (before your last edit)"
+    fi
+    printf '%-22s %-60s %s\n' "$s" "$state" "$pts"
+done
+[ -f grade.json ] || echo "(no grade.json yet: make grade gives the points)"

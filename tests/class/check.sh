@@ -1,0 +1,76 @@
+# tests/class/check.sh: make class CHECK=1 (a class checked without a GPU)
+# and a stage not submitted where the instructor's tree has an uncommitted
+# answer: sourced by tests/class/run.sh (its variables and helpers: lab,
+# tmp, cls, fake, stages, s1, s2, class_stages, row, status_of, notes_of,
+# field), whose counts it adds to.
+echo "== make class CHECK=1: built and checked without a GPU"
+# five students: every stage solved; the skeletons; a stage that does not
+# compile; a folder with no stage in it; two stages only
+subc=$tmp/sub-check oc=$tmp/out-check
+for s in $stages; do
+    mk "$subc/full/$s/kernel.cu" "solutions/$s/kernel.cu"
+    mk "$subc/skel/exercises/$s/kernel.cu" "exercises/$s/kernel.cu"
+done
+mk "$subc/broken/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+mkdir -p "$subc/broken/$s2"
+sed '0,/;$/s/;$//' "solutions/$s2/kernel.cu" >"$subc/broken/$s2/kernel.cu"
+mk "$subc/malformed/stuff/kernel.cu" "solutions/$s1/kernel.cu"
+mk "$subc/partial/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+last=$(tail -n 1 <<<"$stages")
+mk "$subc/partial/$last/kernel.cu" "solutions/$last/kernel.cu"
+if ! command -v nvcc >/dev/null; then
+    skip "make class CHECK=1: nvcc is not installed here"
+else
+    t0=$SECONDS
+    out=$(make --no-print-directory class SUBMISSIONS="$subc" OUT="$oc" CHECK=1 2>&1); st=$?
+    took=$((SECONDS - t0))
+    n=$(wc -l <<<"$stages")
+    check "CHECK=1 without a GPU: exit 0, a row per student, status 'checked' ($took s for 5 students)" \
+        "$([ $st = 0 ] && [ "$(grep -c ',checked,' "$oc/gradebook.csv")" = 4 ] &&
+           [ "$(status_of "$oc" malformed)" = "no submission" ]; ok)" "exit $st; $out; $(cat "$oc/gradebook.csv" 2>&1)"
+    check "CHECK=1: every stage of the full solution compiles; the skeleton's are named the skeleton" \
+        "$([ "$(row "$oc" full | cut -d, -f2-$((n + 1)) | tr ',' '\n' | sort -u)" = compiles ] &&
+           [ "$(row "$oc" skel | cut -d, -f2-$((n + 1)) | tr ',' '\n' | sort -u)" = skeleton ]; ok)" \
+        "$(cat "$oc/gradebook.csv")"
+    b=$(notes_of "$oc" broken)
+    check "CHECK=1: the compile error in one line of the notes, each stage not submitted named, no points" \
+        "$(grep -q "$s2: did not compile: " <<<"$b" && grep -q "not submitted: .*$last" <<<"$b" &&
+           [ "$(field "$(row "$oc" broken)" 2)" = compiles ] && [ "$(field "$(row "$oc" broken)" 3)" = "does not compile" ] &&
+           [ -z "$(field "$(row "$oc" broken)" $((n + 2)))" ]; ok)" "$(row "$oc" broken)"
+    p=$(notes_of "$oc" partial)
+    if make -n -s "build/$s1/exercise-emu" >/dev/null 2>&1; then
+        check "CHECK=1 with the CPU emulator: the solution is correct (emulated), never points" \
+            "$([ "$(field "$(row "$oc" full)" 2)" = "correct (emulated)" ]; ok)" "$(row "$oc" full)"
+    else
+        check "CHECK=1 without the CPU emulator: the notes say correctness needs a GPU or the emulator" \
+            "$(grep -q "correctness needs a GPU or the CPU emulator" <<<"$p"; ok)" "$p"
+    fi
+    out=$(make --no-print-directory class SUBMISSIONS="$subc" OUT="$oc" 2>&1); st=$?
+    check "a check's OUT is not graded into: exit 1 and why" \
+        "$([ $st != 0 ] && grep -q "is a check (CHECK=1)" <<<"$out"; ok)" "$out"
+fi
+
+echo "== a stage not submitted, an answer uncommitted in the instructor's tree"
+# a clone of this commit with the answer of stage 2 typed into its skeleton
+# and not committed; grace sends stage 1 only: her stage 2 scores 0, "not
+# submitted", and is not graded (the fake make grade logs what it grades);
+# the class's lab has HEAD's skeleton
+dl=$tmp/dirty-class
+if git clone -q "$lab" "$dl" 2>/dev/null && git -C "$dl" checkout -q "$(git rev-parse HEAD)" 2>/dev/null &&
+    mkdir -p "$dl/build/grader" "$dl/build/release" && cp build/grader/class "$dl/build/grader/" &&
+    cp build/release/transpose_unpadded.o "$dl/build/release/"; then
+    cp "solutions/$s2/kernel.cu" "$dl/exercises/$s2/kernel.cu"
+    mk "$tmp/sub-ns/grace/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+    ons=$tmp/out-ns
+    out=$(CLASS_MAKE="$fake" FAKE_GRADE_ARGS="$tmp/ns-args" "$dl/build/grader/class" --submissions "$tmp/sub-ns" \
+        --out "$ons" --stages "$class_stages" --seed 5 2>&1); st=$?
+    check "a stage not submitted: 0 'not submitted' in the gradebook, the whole maximum, not graded; the lab is HEAD's" \
+        "$([ $st = 0 ] && [ "$(row "$ons" grace)" = "grace,10,0,10,20,graded,5,not submitted: $s2" ] &&
+           grep -q "EX=$s1\$" "$tmp/ns-args" && ! grep -q "EX=.*$s2" "$tmp/ns-args" &&
+           cmp -s "exercises/$s2/kernel.cu" "$ons/lab/exercises/$s2/kernel.cu" &&
+           grep -q "uncommitted changes left out" <<<"$out"; ok)" \
+        "exit $st; $out; $(cat "$ons/gradebook.csv" "$tmp/ns-args" 2>&1)"
+    rm -rf "$dl"
+else
+    skip "a stage not submitted with an uncommitted answer: cannot clone the lab here (not a git checkout?)"
+fi
