@@ -186,9 +186,9 @@ static void global_access(uintptr_t a, size_t n, int write, const void *pc)
     long long index = a >= al->lo ? (long long)(a - al->lo) / 4 : -(long long)((al->lo - a + 3) / 4);
     long long count = (long long)(al->hi - al->lo) / 4;
     long long past = a >= al->lo ? index - count + 1 : -index;
-    lab_emu_finding(key, "%s: %s %s %s[%lld], %lld element%s %s (%s holds %lld floats)", at, who,
+    lab_emu_finding(key, "%s: %s %s %s[%lld], %lld element%s %s %s (it has %lld)", at, who,
                     write ? "writes" : "reads", al->name, index, past, past == 1 ? "" : "s",
-                    a >= al->lo ? "past its end" : "before its start", al->name, count);
+                    a >= al->lo ? "past the end of" : "before the start of", al->name, count);
 }
 
 /* --------------------------------------------------------- shared memory */
@@ -398,9 +398,29 @@ static void misaligned(uintptr_t a, size_t n, const void *pc)
     lab_emu_abort_launch(cudaErrorMisalignedAddress);
 }
 
+/* The last store of a kernel to global memory: a NaN it stored becomes the
+ * GPU's one NaN (0x7fffffff) at the thread's next access or switch. A CPU
+ * keeps the bits of a NaN operand in its result, so 0 * (the harness's
+ * poison) would otherwise still read as "never written". */
+static float *g_stored;
+static size_t g_nstored;
+
+void lab_emu_settle_store(void)
+{
+    for (size_t i = 0; i < g_nstored; i++) {
+        uint32_t bits;
+        memcpy(&bits, &g_stored[i], 4);
+        if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu))
+            bits = 0x7fffffffu, memcpy(&g_stored[i], &bits, 4);
+    }
+    g_nstored = 0;
+}
+
 static inline void access(const void *p, size_t n, int write, const void *pc, int aligned)
 {
     uintptr_t a = (uintptr_t)p;
+    if (g_nstored)
+        lab_emu_settle_store();
     int global = a - g_arena < g_arena_bytes;
     int shared = a - section_lo() < section_bytes();
     int dynamic = a - (uintptr_t)lab_emu_dynamic_shared < LAB_EMU_MAX_DYNAMIC;
@@ -408,10 +428,24 @@ static inline void access(const void *p, size_t n, int write, const void *pc, in
         return; /* the thread's own variables, or the host's */
     if (aligned && (a & (n - 1)) && lab_emu_in_kernel())
         misaligned(a, n, pc);
-    if (global)
+    if (global) {
         global_access(a, n, write, pc);
-    else
+        if (write && n % 4 == 0 && a % 4 == 0 && lab_emu_in_kernel()) {
+            g_stored = (float *)p;
+            g_nstored = n / 4;
+        }
+    } else
         shared_access(a, n, write, pc, dynamic);
+}
+
+void lab_emu_vector_access(const void *p, size_t align, int write)
+{
+    uintptr_t a = (uintptr_t)p;
+    int device = a - g_arena < g_arena_bytes || a - section_lo() < section_bytes() ||
+                 a - (uintptr_t)lab_emu_dynamic_shared < LAB_EMU_MAX_DYNAMIC;
+    if (device && (a & (align - 1)) && lab_emu_in_kernel())
+        misaligned(a, align, __builtin_return_address(0));
+    (void)write;
 }
 
 void lab_emu_atomic_access(const void *p, size_t bytes, const void *pc)

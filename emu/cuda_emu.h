@@ -46,18 +46,33 @@ struct dim3 {
     constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
-#define LAB_EMU_VEC2(T, N, A) struct __attribute__((aligned(A))) N##2 { T x, y; }; \
-    static inline N##2 make_##N##2(T x, T y) { N##2 v; v.x = x; v.y = y; return v; }
-#define LAB_EMU_VEC4(T, N, A) struct __attribute__((aligned(A))) N##4 { T x, y, z, w; }; \
-    static inline N##4 make_##N##4(T x, T y, T z, T w) { N##4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
-LAB_EMU_VEC2(float, float, 8)
-LAB_EMU_VEC4(float, float, 16)
-LAB_EMU_VEC2(int, int, 8)
-LAB_EMU_VEC4(int, int, 16)
-LAB_EMU_VEC2(unsigned int, uint, 8)
-LAB_EMU_VEC4(unsigned int, uint, 16)
-LAB_EMU_VEC2(double, double, 16)
-struct __attribute__((aligned(16))) double4 { double x, y, z, w; };
+/* A vector load or store must be aligned to its size, or the GPU stops the
+ * kernel: its copies say where they read and write (check.cc), since the
+ * compiler may split them into scalar accesses. */
+void lab_emu_vector_access(const void *p, size_t align, int write);
+#define LAB_EMU_VEC(N, A, T, FIELDS, PARAMS, INIT, COPY) \
+    struct __attribute__((aligned(A))) N { T FIELDS; \
+        N() = default; \
+        constexpr N(PARAMS) : INIT {} \
+        N(const N &o) { lab_emu_vector_access(&o, A, 0); COPY } \
+        N &operator=(const N &o) { lab_emu_vector_access(this, A, 1); COPY return *this; } };
+#define LAB_EMU_V2(T, N, A) LAB_EMU_VEC(N##2, A, T, x LAB_EMU_C y, T x_ LAB_EMU_C T y_, x(x_) LAB_EMU_C y(y_), \
+                                        x = o.x; y = o.y;) \
+    static inline N##2 make_##N##2(T x, T y) { return N##2(x, y); }
+#define LAB_EMU_V4(T, N, A) LAB_EMU_VEC(N##4, A, T, x LAB_EMU_C y LAB_EMU_C z LAB_EMU_C w, \
+                                        T x_ LAB_EMU_C T y_ LAB_EMU_C T z_ LAB_EMU_C T w_, \
+                                        x(x_) LAB_EMU_C y(y_) LAB_EMU_C z(z_) LAB_EMU_C w(w_), \
+                                        x = o.x; y = o.y; z = o.z; w = o.w;) \
+    static inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4(x, y, z, w); }
+#define LAB_EMU_C ,
+LAB_EMU_V2(float, float, 8)
+LAB_EMU_V4(float, float, 16)
+LAB_EMU_V2(int, int, 8)
+LAB_EMU_V4(int, int, 16)
+LAB_EMU_V2(unsigned int, uint, 8)
+LAB_EMU_V4(unsigned int, uint, 16)
+LAB_EMU_V2(double, double, 16)
+#undef LAB_EMU_C
 static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
 struct float3 { float x, y, z; };
 static inline float3 make_float3(float x, float y, float z) { float3 v = {x, y, z}; return v; }
@@ -206,10 +221,19 @@ LAB_EMU_MINMAX(double)
 
 /* ------------------------------------------------------------- launches */
 /* What emu/rewrite makes of `k<<<grid, block, shared, stream>>>(args)`:
- * lab_emu_launch(k, __FILE__, __LINE__, grid, block, shared, stream)(args). */
+ *   lab_emu_launch(k, __FILE__, __LINE__, grid, block, shared, stream)
+ *       (lab_emu_params(k)(args))
+ * lab_emu_params(k) is a function with k's parameters: the arguments are
+ * converted once, as a call of k converts them (NULL to a pointer), and
+ * every thread gets a copy. */
 typedef struct lab_emu_stream *cudaStream_t;
 void lab_emu_run(void (*body)(void *), void *ctx, dim3 grid, dim3 block, size_t shared, const char *file, int line);
 extern unsigned char lab_emu_dynamic_shared[];
+
+template <typename... P> struct lab_emu_pack {
+    static std::tuple<P...> make(P... p) { return std::tuple<P...>(p...); }
+};
+template <typename... P> static inline auto lab_emu_params(void (*)(P...)) { return &lab_emu_pack<P...>::make; }
 
 template <typename F> struct lab_emu_launcher {
     F *kernel;
@@ -217,10 +241,9 @@ template <typename F> struct lab_emu_launcher {
     size_t shared;
     const char *file;
     int line;
-    template <typename... A> void operator()(A &&...args) const
+    template <typename T> void operator()(const T &args) const
     {
-        /* the kernel's parameters, converted once as a call converts them */
-        auto call = [k = kernel, tup = std::make_tuple(args...)]() { std::apply(k, tup); };
+        auto call = [k = kernel, &args]() { std::apply(k, args); };
         using C = decltype(call);
         lab_emu_run([](void *c) { (*static_cast<C *>(c))(); }, &call, grid, block, shared, file, line);
     }

@@ -40,6 +40,7 @@ void lab_emu_abort_launch(cudaError_t e);
 /* check.cc */
 void lab_emu_block_start(void);
 void lab_emu_report_fault(const void *addr, unsigned tid);
+void lab_emu_settle_store(void); /* a NaN just stored, made the GPU's */
 void *lab_emu_device_alloc(size_t bytes);
 int lab_emu_device_free(void *p);
 int lab_emu_is_device(const void *p, size_t bytes);

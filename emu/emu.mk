@@ -19,7 +19,7 @@ EMU_CXX := $(if $(filter default,$(origin CXX)),g++,$(CXX))
 EMU_INCLUDES := -include emu/cuda_emu.h -Iemu/include -Iemu -Icommon
 EMU_CXXFLAGS := -std=c++17 -O2 -Wall -Wno-unknown-pragmas -D_GNU_SOURCE
 # the student's file: line tables for the messages, every access a call
-EMU_KERNEL_FLAGS := -std=c++17 -O1 -gdwarf-4 -Wall -Wno-unknown-pragmas -fsanitize=thread \
+EMU_KERNEL_FLAGS := -std=c++17 -O1 -gdwarf-4 -Wall -Wno-unknown-pragmas -Wno-sign-compare -fsanitize=thread \
                     -fno-threadsafe-statics -D_GNU_SOURCE
 EMU_HEADERS := $(wildcard emu/*.h emu/include/*.h)
 

@@ -7,7 +7,7 @@
  *   build/emu/rewrite kernel.cu OUT.cc
  *
  *   k<<<grid, block[, shared[, stream]]>>>(args)
- *       -> lab_emu_launch(k, __FILE__, __LINE__, grid, block...)(args)
+ *       -> lab_emu_launch(k, __FILE__, __LINE__, grid, block...)(lab_emu_params(k)(args))
  *   extern __shared__ T name[];
  *       -> T *const name = (T *)lab_emu_dynamic_shared;
  *   [static] __shared__ T a[..], b[..];
@@ -197,7 +197,6 @@ int main(int argc, char **argv)
             emits("lab_emu_launch(");
             emits(kernel_text);
             emits(", __FILE__, __LINE__, ");
-            free(kernel_text);
             int depth = 0;
             size_t j = k + 1;
             for (; j < ntok; j++) {
@@ -209,9 +208,24 @@ int main(int argc, char **argv)
                 die("%s", "a launch <<<...>>> without its >>>(arguments)", line_of(tok[k].at));
             from = tok[k].at + 3;
             from = copy_to(from, j);
+            emits(")(lab_emu_params(");
+            emits(kernel_text);
             emits(")");
+            free(kernel_text);
             from = tok[j].at + 3;
-            k = j;
+            /* the arguments, then one more ")" after theirs */
+            int d = 0;
+            size_t m = j + 1;
+            for (; m < ntok; m++) {
+                if (is(m, "(") || is(m, "[") || is(m, "{")) d++;
+                if (is(m, ")") || is(m, "]") || is(m, "}")) d--;
+                if (d == 0) break;
+            }
+            if (m >= ntok)
+                die("%s", "a launch whose arguments never close", line_of(tok[k].at));
+            from = copy_to(from, m);
+            emits(")");
+            k = m - 1;
             continue;
         }
         if (is(k, "extern") && is(k + 1, "__shared__")) {

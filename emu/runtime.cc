@@ -74,8 +74,8 @@ static unsigned long long g_launches;
 static void fiber_main(void)
 {
     g_body(g_ctx);
+    lab_emu_settle_store();
     g_current->state = DONE;
-    g_current->pub.tid = g_current->pub.tid; /* (for the debugger: this thread returned) */
     lab_emu_switch(&g_current->sp, g_scheduler_sp);
     __builtin_unreachable();
 }
@@ -121,6 +121,7 @@ static void resume(fiber *f)
 static void yield(void)
 {
     fiber *f = g_current;
+    lab_emu_settle_store();
     lab_emu_switch(&f->sp, g_scheduler_sp);
 }
 
