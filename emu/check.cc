@@ -186,7 +186,7 @@ static void global_access(uintptr_t a, size_t n, int write, const void *pc)
     long long index = a >= al->lo ? (long long)(a - al->lo) / 4 : -(long long)((al->lo - a + 3) / 4);
     long long count = (long long)(al->hi - al->lo) / 4;
     long long past = a >= al->lo ? index - count + 1 : -index;
-    lab_emu_finding(key, "%s: %s %s %s[%lld], %lld element%s %s %s (it has %lld)", at, who,
+    lab_emu_finding(key, "%s: %s %s %s[%lld], %lld element%s %s %s, which has %lld", at, who,
                     write ? "writes" : "reads", al->name, index, past, past == 1 ? "" : "s",
                     a >= al->lo ? "past the end of" : "before the start of", al->name, count);
 }
@@ -293,7 +293,8 @@ static void race(uintptr_t a, unsigned other, const void *other_pc, int other_wr
     where(pc, at, sizeof at);
     where(other_pc, at2, sizeof at2);
     shared_text(a, what, sizeof what);
-    snprintf(key, sizeof key, "race %s %s", at, at2);
+    /* one report for a pair of lines, whichever thread came first */
+    snprintf(key, sizeof key, "race %s %s", strcmp(at, at2) < 0 ? at : at2, strcmp(at, at2) < 0 ? at2 : at);
     lab_emu_finding(key, "a race on shared memory, %s: %s %s it at %s and %s %s it at %s, with no __syncthreads() "
                     "between (a missing or misplaced barrier)", what, them, other_writes ? "writes" : "reads", at2, me,
                     write ? "writes" : "reads", at);
@@ -438,14 +439,10 @@ static inline void access(const void *p, size_t n, int write, const void *pc, in
         shared_access(a, n, write, pc, dynamic);
 }
 
-void lab_emu_vector_access(const void *p, size_t align, int write)
+/* a float4's copy, at the kernel's line pc (cuda_emu.h) */
+void lab_emu_vector_access(const void *p, size_t align, int write, const void *pc)
 {
-    uintptr_t a = (uintptr_t)p;
-    int device = a - g_arena < g_arena_bytes || a - section_lo() < section_bytes() ||
-                 a - (uintptr_t)lab_emu_dynamic_shared < LAB_EMU_MAX_DYNAMIC;
-    if (device && (a & (align - 1)) && lab_emu_in_kernel())
-        misaligned(a, align, __builtin_return_address(0));
-    (void)write;
+    access(p, align, write, pc, 1);
 }
 
 void lab_emu_atomic_access(const void *p, size_t bytes, const void *pc)
@@ -478,9 +475,10 @@ extern "C" void __tsan_read_range(void *p, size_t n) { access(p, n, 0, __builtin
 extern "C" void __tsan_write_range(void *p, size_t n) { access(p, n, 1, __builtin_return_address(0), 0); }
 extern "C" void __tsan_init(void) {}
 extern "C" void __tsan_func_entry(void *caller) { (void)caller; }
-/* the last function a thread leaves is its kernel: where it returned */
+/* where the thread's functions returned: the kernel's is the last of
+ * them in a file of the student's (the launch's own templates follow it) */
 extern "C" void __tsan_func_exit(void)
 {
     if (lab_emu_self)
-        lab_emu_self->exit_pc = __builtin_return_address(0);
+        lab_emu_self->exits[lab_emu_self->nexits++ % 8] = __builtin_return_address(0);
 }

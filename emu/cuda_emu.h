@@ -49,13 +49,16 @@ struct dim3 {
 /* A vector load or store must be aligned to its size, or the GPU stops the
  * kernel: its copies say where they read and write (check.cc), since the
  * compiler may split them into scalar accesses. */
-void lab_emu_vector_access(const void *p, size_t align, int write);
+void lab_emu_vector_access(const void *p, size_t align, int write, const void *pc);
 #define LAB_EMU_VEC(N, A, T, FIELDS, PARAMS, INIT, COPY) \
     struct __attribute__((aligned(A))) N { T FIELDS; \
         N() = default; \
         constexpr N(PARAMS) : INIT {} \
-        N(const N &o) { lab_emu_vector_access(&o, A, 0); COPY } \
-        N &operator=(const N &o) { lab_emu_vector_access(this, A, 1); COPY return *this; } };
+        __attribute__((noinline, no_sanitize_thread)) N(const N &o) \
+            { lab_emu_vector_access(&o, A, 0, __builtin_return_address(0)); COPY } \
+        __attribute__((noinline, no_sanitize_thread)) N &operator=(const N &o) \
+            { lab_emu_vector_access(&o, A, 0, __builtin_return_address(0)); \
+              lab_emu_vector_access(this, A, 1, __builtin_return_address(0)); COPY return *this; } };
 #define LAB_EMU_V2(T, N, A) LAB_EMU_VEC(N##2, A, T, x LAB_EMU_C y, T x_ LAB_EMU_C T y_, x(x_) LAB_EMU_C y(y_), \
                                         x = o.x; y = o.y;) \
     static inline N##2 make_##N##2(T x, T y) { return N##2(x, y); }
@@ -81,7 +84,8 @@ static inline float3 make_float3(float x, float y, float z) { float3 v = {x, y, 
 struct lab_emu_thread {
     uint3 thread_idx;
     unsigned int tid, lane, warp; /* linear id in the block, lane, warp */
-    const void *exit_pc;          /* where it returned (for messages) */
+    const void *exits[8];         /* where its last functions returned */
+    unsigned nexits;              /* (for "returned at line ...")      */
 };
 extern lab_emu_thread *lab_emu_self;
 extern uint3 lab_emu_block_idx;

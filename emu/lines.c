@@ -78,14 +78,28 @@ static const unsigned char *unit(const unsigned char *p, const unsigned char *en
     unsigned line_range = *q++, opcode_base = *q++;
     const unsigned char *lengths = q;
     q += opcode_base - 1;
-    while (*q) q += strlen((const char *)q) + 1; /* include directories */
+    const char *dirs[64];
+    int ndirs = 0;
+    while (*q) { /* include directories */
+        if (ndirs < 64)
+            dirs[ndirs++] = (const char *)q;
+        q += strlen((const char *)q) + 1;
+    }
     q++;
     const char *files[256];
     int nfiles = 0;
     while (*q && nfiles < 256) {
-        files[nfiles++] = (const char *)q;
-        q += strlen((const char *)q) + 1;
-        uleb(&q); uleb(&q); uleb(&q);
+        const char *name = (const char *)q;
+        q += strlen(name) + 1;
+        uint64_t dir = uleb(&q);
+        uleb(&q); uleb(&q);
+        /* a name relative to a relative folder: that folder/name, as the
+         * compiler was given it (exercises/03_tiled/kernel.cu) */
+        char *joined = NULL;
+        if (dir >= 1 && (int)dir <= ndirs && *name != '/' && *dirs[dir - 1] != '/' &&
+            asprintf(&joined, "%s/%s", dirs[dir - 1], name) > 0)
+            name = joined;
+        files[nfiles++] = name;
     }
     uintptr_t addr = 0;
     unsigned file = 1;

@@ -267,8 +267,12 @@ static void where_text(const fiber *t, char *out, size_t len)
 {
     if (t->state == DONE) {
         char at[256] = "";
-        if (t->pub.exit_pc)
-            lab_emu_line_of(t->pub.exit_pc, at, sizeof at);
+        for (unsigned k = 0; k < 8 && k < t->pub.nexits && !*at; k++) {
+            lab_emu_line_of(t->pub.exits[(t->pub.nexits - 1 - k) % 8], at, sizeof at);
+            const char *dot = strrchr(at, '.');
+            if (!dot || strncmp(dot, ".cu:", 4))
+                *at = 0; /* a header's: the launch's templates */
+        }
         snprintf(out, len, "returned%s%s%s", *at ? " (" : "", at, *at ? ")" : "");
     } else if (t->state == AT_BARRIER)
         snprintf(out, len, "waits at the barrier of %s:%d", t->file, t->line);
