@@ -437,7 +437,7 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
-check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine
+check: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine emu-all
 	@tests/run.sh
 
 # ------------------------------------------------------------------- docs
