@@ -110,6 +110,14 @@ $(foreach f,$(EMU_FIXTURE_SRCS),$(eval $(call emu_binary,$(firstword $(subst _, 
   build/fixtures/$(basename $(notdir $(f)))-emu,build/fixtures/$(basename $(notdir $(f)))_info.o)))
 EMU_FIXTURES := $(patsubst %.cu,build/fixtures/%-emu,$(notdir $(EMU_FIXTURE_SRCS)))
 
+# make grade GRADE_SRC=dir on the CPU: dir/<stage>/kernel.cu, built as the
+# stage's exercise is, in a folder of that dir's own (EMU_GRADE_DIR)
+ifneq ($(GRADE_SRC),)
+export EMU_GRADE_DIR := build/emu-grade/$(subst /,_,$(abspath $(GRADE_SRC)))
+$(foreach s,$(STAGES),$(eval $(call emu_binary,$(FAMILY_$(s)),$(GRADE_SRC)/$(s)/kernel.cu,$(EMU_GRADE_DIR)/$(s)-emu,\
+  build/$(s)/exercise_info.o)))
+endif
+
 .PHONY: emu-all
 # every emulated program make check runs
 emu-all: $(foreach s,$(STAGES),build/$(s)/exercise-emu $(if $(wildcard solutions/$(s)/kernel.cu),build/$(s)/solution-emu) \
@@ -125,5 +133,5 @@ run: stage-known $(if $(STAGE),$(EMU_RUN_BIN))
 # program inside the wall; nothing of it reaches a grade's points
 grade: build/confine/confine build/emu/bin/rewrite
 	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness only"
-	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),--stage $(STAGE)) $(if $(GRADE_SRC),--src $(GRADE_SRC))
+	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),$(STAGE),$(STAGES))
 endif

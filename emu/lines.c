@@ -93,10 +93,10 @@ static const unsigned char *unit(const unsigned char *p, const unsigned char *en
         q += strlen(name) + 1;
         uint64_t dir = uleb(&q);
         uleb(&q); uleb(&q);
-        /* a name relative to a relative folder: that folder/name, as the
-         * compiler was given it (exercises/03_tiled/kernel.cu) */
+        /* the folder and the name, as the compiler was given them
+         * (exercises/03_tiled/kernel.cu) */
         char *joined = NULL;
-        if (dir >= 1 && (int)dir <= ndirs && *name != '/' && *dirs[dir - 1] != '/' &&
+        if (dir >= 1 && (int)dir <= ndirs && *name != '/' &&
             asprintf(&joined, "%s/%s", dirs[dir - 1], name) > 0)
             name = joined;
         files[nfiles++] = name;
