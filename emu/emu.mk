@@ -56,7 +56,11 @@ EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o api.o lines.o)
 # (plain-C objects are the GPU build's own)
 EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard common/$(basename $(notdir $(o))).c),$(o),\
          $(patsubst build/common/%,build/emu/common/%,$(o))))
-$(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(OBJS_$(f)) $(HERE_OBJS)) $(EMU_RUNTIME) \
+# A student release has stage 05's baseline as objects: the GPU's and this one.
+EMU_UNPADDED := $(if $(wildcard common/transpose_unpadded.cu),build/emu/common/transpose_unpadded.o,\
+                common/transpose_unpadded-emu.o)
+$(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(filter-out common/transpose_unpadded.o,$(OBJS_$(f))) \
+  $(HERE_OBJS)) $(if $(filter common/transpose_unpadded.o,$(OBJS_$(f))),$(EMU_UNPADDED)) $(EMU_RUNTIME) \
   build/emu/main-$(f).o))
 # the contract function (its C++ name) and the harness's calls that
 # emu/main.cc stands between (the linker's --wrap)
