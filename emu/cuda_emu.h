@@ -1,7 +1,7 @@
 /*
  * cuda_emu.h: the CUDA C a kernel.cu of this lab uses, for the host
  * compiler (emu/README.md). Force-included into every emulated .cu after
- * emu/rewrite has turned its launches into calls:
+ * emu/rewrite.c has turned its launches into calls:
  *
  *   g++ -x c++ -include emu/cuda_emu.h -Iemu/include build/.../kernel.emu.cc
  *
@@ -34,7 +34,7 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __cudart_builtin__
 /* One copy of a __shared__ array serves every block (blocks run one after
- * another); its section is poisoned at each block's start. emu/rewrite drops
+ * another); its section is poisoned at each block's start. emu/rewrite.c drops
  * a `static` written beside it and names the array to the runtime. */
 #define __shared__ static __attribute__((section("lab_emu_shared"), aligned(16)))
 
@@ -224,7 +224,7 @@ LAB_EMU_MINMAX(float)
 LAB_EMU_MINMAX(double)
 
 /* ------------------------------------------------------------- launches */
-/* What emu/rewrite makes of `k<<<grid, block, shared, stream>>>(args)`:
+/* What emu/rewrite.c makes of `k<<<grid, block, shared, stream>>>(args)`:
  *   lab_emu_launch(k, __FILE__, __LINE__, grid, block, shared, stream)
  *       (lab_emu_params(k)(args))
  * lab_emu_params(k) is a function with k's parameters: the arguments are
@@ -260,7 +260,7 @@ static inline lab_emu_launcher<F> lab_emu_launch(F *kernel, const char *file, in
     return lab_emu_launcher<F>{kernel, grid, block, shared, file, line};
 }
 
-/* What emu/rewrite makes of a __shared__ array's declaration: its name,
+/* What emu/rewrite.c makes of a __shared__ array's declaration: its name,
  * given to the runtime once, for the messages. */
 void lab_emu_name_shared(const void *p, size_t bytes, size_t elem, const char *name, int rank, const size_t *dims);
 struct lab_emu_shared_name {

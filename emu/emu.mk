@@ -10,7 +10,7 @@
 #                             1 wrong, 2 usage, 4 what the emulator cannot run
 #
 # Everything is built with the host compiler. The harness's .cu files are
-# rewritten (emu/rewrite: launches into calls) and compiled once; a
+# rewritten (emu/rewrite.c: launches into calls) and compiled once; a
 # kernel.cu is rewritten and compiled inside the build's wall (the Makefile's
 # wall, with the emulator's headers and its rewriter added), instrumented
 # for the memory checks (-fsanitize=thread, whose hooks are emu/check.cc's).
