@@ -258,12 +258,17 @@ endif
 endif
 endif
 
+# Where there is no GPU (or with EMU=1), make run and make grade are the CPU
+# emulation's: emu/emu.mk.
+include emu/emu.mk
+
 # What needs the GPU runs through tools/gpu-run.sh: here where there is a
 # GPU, else on a GPU node through srun (built here first; LAB_LOCAL=1: here).
 GPU_RUN := tools/gpu-run.sh
 run sweep grade profile: export LAB_CUDA_ARCH := $(CUDA_ARCH)
 
-ifeq ($(filter-out 0,$(SANITIZE)),)
+ifneq ($(EMU_ON),)
+else ifeq ($(filter-out 0,$(SANITIZE)),)
 run: stage-known $(if $(STAGE),$(RUN_DEPS))
 	$(GPU_RUN) $(RUN_BIN) $(RUN_ARGS)
 else
@@ -330,9 +335,11 @@ GRADE_HINTS := $(if $(GRADE_SRC)$(REFERENCE),,$(if $(filter 0,$(HINTS)),,$(if $(
 # The build comes first, here (on a Slurm login node too: the grader then
 # runs on a GPU node through tools/gpu-run.sh, and builds nothing there).
 GRADE_BUILD = @$(if $(filter-out 0,$(PREBUILT)),echo "built before grading (build/grade-build.log)",NVCC="$(NVCC)" tools/grade-build.sh $(1))
+ifeq ($(EMU_ON),)
 grade: build/grader/grade build/confine/confine build/confine/objcheck build/confine/cuda-probe
 	$(call GRADE_BUILD,$(GRADE_ARGS))
 	@$(GPU_RUN) sh -c 'NVCC="$(NVCC)" build/grader/grade $(GRADE_ARGS)$(if $(GRADE_HINTS), && tools/grade-hints.sh $(or $(GRADE_DIR),.)/grade.tsv)'
+endif
 CALIBRATE_ARGS := --calibrate $(if $(GRADE_JUDGE),--judge) $(EX)
 calibrate: build/grader/grade build/confine/confine build/confine/objcheck build/confine/cuda-probe
 	@$(if $(RELEASE),echo "error: make calibrate measures the tiers' reference kernels and the solutions: this student release has neither"; exit 2)
@@ -430,7 +437,7 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
 # (in a student release: on the skeletons as handed out, status/status.mk)
 include status/status.mk
-check: $(if $(PRISTINE_CHECK),,build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck)
+check: $(if $(PRISTINE_CHECK),,build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck emu-all)
 	@$(or $(PRISTINE_CHECK),tests/run.sh)
 
 # ------------------------------------------------------------------- docs

@@ -21,6 +21,15 @@ if [ $have_gpu = 0 ]; then
 else
     logdir=build/check-logs
     mkdir -p "$logdir"
+    # same_on_cpu WHAT PROGRAM STATUS: the CPU emulation (emu/, make
+    # emu-all) of what just ran on the GPU gives the same exit status
+    same_on_cpu() {
+        local eout est
+        [ -x "$2" ] || { skip "$1: the CPU emulation's verdict: $2 is not built (make emu-all)"; return; }
+        eout=$(timeout 300 "$2" 2>&1); est=$?
+        check "$1: the CPU emulation's verdict equals the GPU's (exit $3)" "$([ $est = "$3" ]; echo $?)" \
+            "on the CPU: exit $est; $eout"
+    }
     [ -n "$solutions" ] || skip "GPU suite: the solutions: none here (a student release)"
     for s in $stages; do
         if [ -n "$solutions" ]; then
@@ -29,11 +38,13 @@ else
             check "$s: the solution passes every check" "$([ $st = 0 ]; echo $?)" "$out"
             grep -q '"status": "ok"' "$logdir/$s-solution.json" 2>/dev/null
             check "$s: the solution's record says ok" $?
+            same_on_cpu "$s: the solution" "build/$s/solution-emu" "$st"
         fi
         out=$(timeout 120 "build/$s/exercise" --check-only 2>&1); st=$?
         echo "$out" >"$logdir/$s-exercise.log"
         check "$s: the skeleton fails cleanly (exit 1, says what to do)" \
             "$([ $st = 1 ] && grep -q "TODO(lab)" <<<"$out"; echo $?)" "$out"
+        same_on_cpu "$s: the skeleton" "build/$s/exercise-emu" "$st"
     done
     [ -f tests/fixtures/expect.tsv ] || skip "GPU suite: the deliberately wrong kernels: none here (a student release)"
     [ -f tests/fixtures/expect.tsv ] && while IFS=$'\t' read -r name status phrase; do
@@ -42,6 +53,7 @@ else
         echo "$out" >"$logdir/fixture-$name.log"
         check "fixture $name is caught (exit $status, says '$phrase')" \
             "$([ $st = "$status" ] && grep -qF "$phrase" <<<"$out"; echo $?)" "exit $st; $out"
+        same_on_cpu "fixture $name" "build/fixtures/$name-emu" "$st"
     done <tests/fixtures/expect.tsv
 fi
 totals

@@ -19,11 +19,14 @@
 #                        kernels are a solution with one fault put in
 #   tests/fixtures/*.cu  the deliberately wrong kernels of make check's GPU
 #   and expect.tsv       suite: several are an answer with one fault put in
+#   tests/emu/           the bugs a GPU hides, for the CPU emulation: stage
+#                        03's and 04's answers with one fault put in
 #   common/transpose_unpadded.cu
 #                        stage 05's baseline, which is stage 04's answer: the
 #                        release has the object instead, made by the Makefile
 #                        (build/release/transpose_unpadded.o) for sm_75 to
-#                        sm_90 and PTX
+#                        sm_90 and PTX, and the CPU emulation's
+#                        (common/transpose_unpadded-emu.o, emu/README.md)
 #   .ci/                 the lab's own CI
 #   research/            the maintainers' research: benches of kernels outside
 #                        the harness (one includes the bonus stage's
@@ -61,7 +64,7 @@ in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)'
+left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|tests/emu/|common/transpose_unpadded\.cu$|\.ci/|research/)'
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"
@@ -118,8 +121,12 @@ if [ -f "$lab/common/transpose_unpadded.cu" ]; then
     make --no-print-directory -s -C "$lab" "$unpadded" >&2 ||
         die "cannot compile common/transpose_unpadded.cu into $unpadded (needs nvcc)"
     cp -p "$lab/$unpadded" "$dest/common/transpose_unpadded.o"
+    make --no-print-directory -s -C "$lab" build/emu/common/transpose_unpadded.o >&2 ||
+        die "cannot compile common/transpose_unpadded.cu for the CPU emulation (needs g++)"
+    cp -p "$lab/build/emu/common/transpose_unpadded.o" "$dest/common/transpose_unpadded-emu.o"
 elif [ -f "$lab/common/transpose_unpadded.o" ]; then
     cp -p "$lab/common/transpose_unpadded.o" "$dest/common/"
+    [ ! -f "$lab/common/transpose_unpadded-emu.o" ] || cp -p "$lab/common/transpose_unpadded-emu.o" "$dest/common/"
 else
     die "neither common/transpose_unpadded.cu nor common/transpose_unpadded.o is here"
 fi

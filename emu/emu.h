@@ -1,0 +1,60 @@
+/*
+ * emu.h: what the parts of the CPU emulation tell each other (runtime.cc
+ * the threads, check.cc the memory, api.cc the CUDA calls, lines.c the
+ * source lines, main.cc the program). Not seen by a kernel.cu.
+ */
+#ifndef LAB_EMU_H
+#define LAB_EMU_H
+
+#include <stddef.h>
+
+#include "lab.h"
+
+enum {
+    LAB_EMU_EXIT_REFUSED = 4,           /* a construct the emulator cannot run */
+    LAB_EMU_MAX_DYNAMIC = 227 * 1024,   /* dynamic shared memory a block may ask */
+    LAB_EMU_MAX_WARPS = 32
+};
+
+struct lab_emu_state {
+    cudaError_t error;            /* the sticky error, as a GPU keeps it      */
+    cudaError_t last;             /* what cudaGetLastError returns next       */
+    int aborted;                  /* the launch in progress ended by a fault  */
+    unsigned long long block_epoch; /* barriers released since the program began */
+    unsigned long long block_gen;   /* blocks started since the program began   */
+    unsigned warp_epoch[LAB_EMU_MAX_WARPS]; /* warp collectives completed        */
+    size_t dynamic_bytes;         /* this launch's dynamic shared memory      */
+    const char *launch_file;
+    int launch_line;
+    unsigned long long seed;      /* the run's seed: the shuffled thread orders */
+    int findings;                 /* problems named so far                    */
+};
+extern lab_emu_state lab_emu;
+
+/* runtime.cc */
+void lab_emu_thread_text(unsigned tid, char *out, size_t len);
+unsigned lab_emu_current_tid(void);
+int lab_emu_in_kernel(void);
+void lab_emu_abort_launch(cudaError_t e);
+
+/* check.cc */
+void lab_emu_block_start(void);
+void lab_emu_report_fault(const void *addr, unsigned tid);
+void lab_emu_settle_store(void); /* a NaN just stored, made the GPU's */
+void *lab_emu_device_alloc(size_t bytes);
+int lab_emu_device_free(void *p);
+int lab_emu_is_device(const void *p, size_t bytes);
+void lab_emu_name_buffer(const void *data, size_t bytes, const char *name);
+void lab_emu_forget_buffer(const void *data);
+[[noreturn]] void lab_emu_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* one problem the GPU may hide, printed at once (the first few of each kind) */
+void lab_emu_finding(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* api.cc */
+void lab_emu_set_error(cudaError_t e);
+void lab_emu_launch_error(cudaError_t e, const char *file, int line, dim3 grid, dim3 block, size_t shared);
+
+/* lines.c: "kernel.cu:42" for an address of the program's code, or "" */
+extern "C" void lab_emu_line_of(const void *pc, char *out, size_t len);
+
+#endif /* LAB_EMU_H */

@@ -1,0 +1,141 @@
+# emu/emu.mk: the CPU emulation (emu/README.md), included by the Makefile.
+#
+#   make run EX=03 EMU=1      check exercises/03_tiled/kernel.cu on the CPU
+#                             (what make run does by itself where there is no
+#                             GPU and no Slurm to send it to)
+#   make grade EMU=1          every stage's correctness on the CPU: no speed,
+#                             no points (the same where there is no GPU)
+#   build/<stage>/<variant>-emu   the stage's checks on the CPU (variant
+#                             exercise, solution or reference); exit 0 correct,
+#                             1 wrong, 2 usage, 4 what the emulator cannot run
+#
+# Everything is built with the host compiler. The harness's .cu files are
+# rewritten (emu/rewrite.c: launches into calls) and compiled once; a
+# kernel.cu is rewritten and compiled inside the build's wall (the Makefile's
+# wall, with the emulator's headers and its rewriter added), instrumented
+# for the memory checks (-fsanitize=thread, whose hooks are emu/check.cc's).
+
+EMU_CXX := $(if $(filter default,$(origin CXX)),g++,$(CXX))
+EMU_INCLUDES := -include emu/cuda_emu.h -Iemu/include -Iemu -Icommon
+EMU_CXXFLAGS := -std=c++17 -O2 -Wall -Wno-unknown-pragmas -D_GNU_SOURCE
+# the student's file: line tables for the messages, every access a call
+EMU_KERNEL_FLAGS := -std=c++17 -O1 -gdwarf-4 -Wall -Wno-unknown-pragmas -Wno-sign-compare -fsanitize=thread \
+                    -fno-threadsafe-statics -D_GNU_SOURCE
+EMU_HEADERS := $(wildcard emu/*.h emu/include/*.h)
+
+# EMU=1 forces the emulation; without a GPU and without Slurm (srun) to
+# send the work to, make run and make grade use it by themselves.
+EMU_AUTO := $(if $(filter-out 0,$(HAVE_GPU)),,$(if $(shell command -v srun 2>/dev/null),,1))
+EMU_ON := $(if $(filter 0,$(EMU)),,$(or $(filter-out 0,$(EMU)),$(EMU_AUTO)))
+EMU_WHY := $(if $(filter-out 0,$(EMU)),EMU=1,no GPU here and no Slurm to send it to)
+
+build/emu/bin/rewrite: emu/rewrite.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@
+
+# the harness, for the CPU: common/*.cu rewritten, then compiled
+build/emu/common/%.cc: common/%.cu build/emu/bin/rewrite
+	@mkdir -p $(@D)
+	@build/emu/bin/rewrite $< $@
+build/emu/common/harness.o: EMU_MAIN := -Dmain=lab_emu_harness_main
+build/emu/common/%.o: build/emu/common/%.cc $(EMU_HEADERS) $(LAB_HEADERS)
+	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) $(EMU_MAIN) -c $< -o $@
+build/emu/%.o: emu/%.cc $(EMU_HEADERS) $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -c $< -o $@
+build/emu/lines.o: emu/lines.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+build/emu/main-%.o: emu/main.cc $(EMU_HEADERS) $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -DLAB_EMU_FAMILY_$* -c $< -o $@
+
+# What a family's emulated program links: its harness as make builds it
+# for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
+EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o api.o lines.o)
+# (plain-C objects are the GPU build's own)
+EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard common/$(basename $(notdir $(o))).c),$(o),\
+         $(patsubst build/common/%,build/emu/common/%,$(o))))
+# A student release has stage 05's baseline as objects: the GPU's and this one.
+EMU_UNPADDED := $(if $(wildcard common/transpose_unpadded.cu),build/emu/common/transpose_unpadded.o,\
+                common/transpose_unpadded-emu.o)
+$(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(filter-out common/transpose_unpadded.o,$(OBJS_$(f))) \
+  $(HERE_OBJS)) $(if $(filter common/transpose_unpadded.o,$(OBJS_$(f))),$(EMU_UNPADDED)) $(EMU_RUNTIME) \
+  build/emu/main-$(f).o))
+# the contract function (its C++ name) and the harness's calls that
+# emu/main.cc stands between (the linker's --wrap)
+EMU_CONTRACT_matmul := _Z6matmulPKfS0_Pfi
+EMU_CONTRACT_transpose := _Z9transposePKfPfii
+EMU_CONTRACT_reduce := _Z6reducePKfPfiS1_
+EMU_WRAPS = $(addprefix -Wl$(comma)--wrap=,$(EMU_CONTRACT_$(1)) _Z20lab_backend_registerP10lab_buffer \
+            _Z16lab_record_beginP10lab_recordPKcPK8lab_argsPK7lab_gpu _Z14lab_record_endP10lab_recordiPKc)
+comma := ,
+
+# The Makefile's wall, with the emulator's headers to read and its
+# rewriter to run: $(call emu_wall,SOURCE,OUTPUT_FOLDER)
+emu_wall = $(subst --label ,--read-exec build/emu/bin --read emu --label ,$(call wall,$(1),$(2)))
+
+# One emulated program: family $(1), kernel file $(2), program $(3), its
+# build_info object $(4) (the stage, variant and knob it names), compiler
+# flags $(5) (-D<knob>=<value>).
+define emu_binary
+$(3).o: $(2) build/emu/bin/rewrite $(EMU_HEADERS) $(LAB_HEADERS) | build/confine/confine
+	@rm -rf $(3).wall && mkdir -p $(3).wall
+	@$$(call emu_wall,$$<,$(3).wall) build/emu/bin/rewrite $$< $(3).wall/kernel.cc
+	$$(call emu_wall,$$<,$(3).wall) $(EMU_CXX) -x c++ $(EMU_KERNEL_FLAGS) $(EMU_INCLUDES) $(5) \
+	    -c $(3).wall/kernel.cc -o $(3).wall/kernel.o
+	@mv $(3).wall/kernel.o $$@ && rm -rf $(3).wall
+$(3): $(3).o $(4) $$(EMU_OBJS_$(1))
+	$(EMU_CXX) -no-pie $$^ -o $$@ $$(call EMU_WRAPS,$(1)) -lm
+endef
+
+# every stage's exercise and solution, at each value of its knob too
+$(foreach s,$(STAGES),$(foreach v,exercise solution,\
+  $(eval $(call emu_binary,$(FAMILY_$(s)),$(v)s/$(s)/kernel.cu,build/$(s)/$(v)-emu,build/$(s)/$(v)_info.o)) \
+  $(foreach k,$(SWEEP_$(s)),$(eval $(call emu_binary,$(FAMILY_$(s)),$(v)s/$(s)/kernel.cu,build/$(s)/k$(k)/$(v)-emu,\
+    build/$(s)/k$(k)/$(v)_info.o,-D$(KNOB_$(s))=$(k))))))
+# a knob value that is not in the table (make run EX=03 TILE=4 EMU=1)
+ifneq ($(KNOB_VALUE),)
+ifeq ($(filter $(KNOB_VALUE),$(SWEEP_$(STAGE))),)
+$(foreach v,exercise solution,$(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(v)s/$(STAGE)/kernel.cu,$(RUN_DIR)/$(v)-emu,\
+  $(RUN_DIR)/$(v)_info.o,-D$(KNOB)=$(KNOB_VALUE))))
+endif
+endif
+# the instructors' reference kernels (references/<stage>/kernel.cu)
+$(foreach s,$(STAGES),$(if $(wildcard references/$(s)/kernel.cu),\
+  $(eval $(call emu_binary,$(FAMILY_$(s)),references/$(s)/kernel.cu,build/$(s)/reference-emu,build/$(s)/reference-emu_info.o))))
+build/%/reference-emu_info.o: common/build_info.c build/flags.txt
+	$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"$*"' -DLAB_VARIANT_NAME='"reference"' -DLAB_KNOB_TEXT='""' \
+	    -DLAB_STAGE_SIZES='"$(SIZES_$*)"' -DLAB_STAGE_TIMED='"$(TIMED_$*)"' -c $< -o $@
+# the deliberately wrong kernels: tests/fixtures (the GPU's too) and
+# tests/emu (the bugs a GPU hides), named <family>_<bug>.cu
+EMU_FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu tests/emu/*.cu)
+$(foreach f,$(EMU_FIXTURE_SRCS),$(eval $(call emu_binary,$(firstword $(subst _, ,$(notdir $(f)))),$(f),\
+  build/fixtures/$(basename $(notdir $(f)))-emu,build/fixtures/$(basename $(notdir $(f)))_info.o)))
+EMU_FIXTURES := $(patsubst %.cu,build/fixtures/%-emu,$(notdir $(EMU_FIXTURE_SRCS)))
+
+# make grade GRADE_SRC=dir on the CPU: dir/<stage>/kernel.cu, built as the
+# stage's exercise is, in a folder of that dir's own (EMU_GRADE_DIR)
+ifneq ($(GRADE_SRC),)
+export EMU_GRADE_DIR := build/emu-grade/$(subst /,_,$(abspath $(GRADE_SRC)))
+$(foreach s,$(STAGES),$(eval $(call emu_binary,$(FAMILY_$(s)),$(GRADE_SRC)/$(s)/kernel.cu,$(EMU_GRADE_DIR)/$(s)-emu,\
+  build/$(s)/exercise_info.o)))
+endif
+
+.PHONY: emu-all
+# every emulated program make check runs
+emu-all: $(foreach s,$(STAGES),build/$(s)/exercise-emu $(if $(wildcard solutions/$(s)/kernel.cu),build/$(s)/solution-emu) \
+  $(if $(wildcard references/$(s)/kernel.cu),build/$(s)/reference-emu)) $(EMU_FIXTURES)
+
+# make run, on the CPU
+ifneq ($(EMU_ON),)
+EMU_RUN_BIN := $(RUN_DIR)/$(VARIANT)-emu
+run: stage-known $(if $(STAGE),$(EMU_RUN_BIN))
+	@echo "make run: on the CPU emulation ($(EMU_WHY)): correctness only; speed needs a GPU"
+	@$(EMU_RUN_BIN) $(RUN_ARGS)
+# make grade, on the CPU: emu/grade.sh builds and runs each stage's
+# program inside the wall; nothing of it reaches a grade's points
+grade: build/confine/confine build/emu/bin/rewrite
+	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness only"
+	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),$(STAGE),$(STAGES))
+endif

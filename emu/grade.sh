@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# emu/grade.sh STAGE...: make grade on the CPU emulation (emu/emu.mk): each
+# stage's kernel.cu (exercises/, or GRADE_SRC=dir/<stage>/kernel.cu) built
+# inside the build's wall, then its checks run inside the wall
+# (build/confine/confine) with a time limit; one table of what is correct.
+# No speed and no points: nothing here is written where a grade's points
+# are (grade.json, results.json, a gradebook). Exit 0 when every stage is
+# correct, 1 otherwise. Logs in build/emu-grade/.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+MAKE=${MAKE:-make}
+LIMIT_S=${EMU_LIMIT_S:-120}
+logs=build/emu-grade
+mkdir -p "$logs"
+
+# where each stage's program is, and which kernel.cu it is made of
+program() {
+    if [ -n "${GRADE_SRC:-}" ]; then echo "$EMU_GRADE_DIR/$1-emu"; else echo "build/$1/exercise-emu"; fi
+}
+source_of() { echo "${GRADE_SRC:-exercises}/$1/kernel.cu"; }
+
+# a run is confined where this machine can confine; else plainly, said once
+confine=(build/confine/confine --)
+if ! build/confine/confine --probe >/dev/null 2>&1; then
+    [ "${REQUIRE_CONFINEMENT:-0}" != 0 ] &&
+        { echo "grade: this machine cannot confine the emulated programs (build/confine/confine --probe), and REQUIRE_CONFINEMENT=1"; exit 2; }
+    echo "grade: this machine cannot confine the emulated programs (build/confine/confine --probe): they run unconfined"
+    confine=()
+fi
+
+# the build: one make -k, so that one stage that does not compile stops no other
+targets=()
+for s in "$@"; do
+    [ -f "$(source_of "$s")" ] && targets+=("$(program "$s")")
+done
+[ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}" \
+    >"$logs/build.log" 2>&1
+
+# one sentence of a failing run: the emulator's first finding, else the
+# line that explains the first failed check, else the error
+sentence() {
+    local log=$1 line
+    line=$(grep -m 1 '^  emulator: ' "$log" | sed 's/^  emulator: //')
+    [ -n "$line" ] || line=$(grep -m 1 '^error: ' "$log" | sed 's/^error: //')
+    [ -n "$line" ] || line=$(awk '/FAILED/ { f = 1; next } f && /^  [a-z0-9]/ && !/^  n=/ && !/^  [0-9]+x[0-9]+ / { print; exit }' "$log" | sed 's/^ *//')
+    [ -n "$line" ] || line=$(grep -m 1 'FAILED' "$log" | sed 's/^ *//')
+    echo "${line:-wrong}"
+}
+
+correct=0 total=0
+printf '\n%-22s %s\n' "stage" "on the CPU"
+for s in "$@"; do
+    total=$((total + 1))
+    src=$(source_of "$s") prog=$(program "$s") log=$logs/$s.log
+    if [ ! -f "$src" ]; then
+        printf '%-22s %s\n' "$s" "not submitted: there is no $src"
+        continue
+    fi
+    if [ ! -x "$prog" ] || [ "$prog" -ot "$src" ]; then
+        why=$(grep -m 3 -E 'error' "$logs/build.log" | grep -F "$s/" | head -n 2 | tr '\n' ' ')
+        printf '%-22s %s\n' "$s" "did not compile: ${why:-see $logs/build.log}"
+        continue
+    fi
+    timeout "$LIMIT_S" "${confine[@]}" "$prog" >"$log" 2>&1
+    st=$?
+    if [ $st = 0 ]; then
+        correct=$((correct + 1))
+        printf '%-22s %s\n' "$s" "correct"
+    elif [ -z "${GRADE_SRC:-}" ] && git cat-file -e "HEAD:exercises/$s/kernel.cu" 2>/dev/null &&
+        git show "HEAD:exercises/$s/kernel.cu" | cmp -s - "$src"; then
+        printf '%-22s %s\n' "$s" "still the skeleton: fill in its TODO(lab) parts (exercises/$s/README.md)"
+    elif [ $st = 124 ]; then
+        printf '%-22s %s\n' "$s" "wrong: still running after ${LIMIT_S} s on the CPU (an endless loop?)"
+    else
+        printf '%-22s %s\n' "$s" "wrong: $(sentence "$log") (make run EX=${s%%_*})"
+    fi
+done
+echo
+echo "$correct of $total stages correct on the CPU; speed and points need a GPU (logs: $logs/)"
+[ $correct = $total ]

@@ -1,0 +1,2 @@
+/* cublas_v2.h for the CPU emulation: everything is in emu/cuda_emu.h */
+#include "../cuda_emu.h"

@@ -1,0 +1,2 @@
+/* device_launch_parameters.h for the CPU emulation: everything is in emu/cuda_emu.h */
+#include "../cuda_emu.h"
