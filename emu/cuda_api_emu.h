@@ -102,9 +102,13 @@ static inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *grid, int *blo
 }
 /* a launch by pointer and an array of untyped arguments: the emulator
  * cannot know their types */
-#define cudaLaunchKernel(...) (lab_emu_refuse("cudaLaunchKernel (launch with <<<...>>>)", __FILE__, __LINE__), cudaSuccess)
-#define cudaLaunchCooperativeKernel(...) (lab_emu_refuse("cudaLaunchCooperativeKernel", __FILE__, __LINE__), cudaSuccess)
-#define cudaLaunchKernelExC(...) (lab_emu_refuse("cudaLaunchKernelExC", __FILE__, __LINE__), cudaSuccess)
+template <typename... A> static inline cudaError_t lab_emu_refused(const char *what, const char *f, int l, A &&...)
+{
+    lab_emu_refuse(what, f, l);
+}
+#define cudaLaunchKernel(...) lab_emu_refused("cudaLaunchKernel (launch with <<<...>>>)", __FILE__, __LINE__, __VA_ARGS__)
+#define cudaLaunchCooperativeKernel(...) lab_emu_refused("cudaLaunchCooperativeKernel", __FILE__, __LINE__, __VA_ARGS__)
+#define cudaLaunchKernelExC(...) lab_emu_refused("cudaLaunchKernelExC", __FILE__, __LINE__, __VA_ARGS__)
 
 /* ----------------------------------------------------------------- cuBLAS */
 typedef struct lab_emu_cublas *cublasHandle_t;
