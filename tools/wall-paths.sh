@@ -27,7 +27,19 @@ case $kind in compile | link) ;; *)
     ;;
 esac
 real() { readlink -f "$1" 2>/dev/null; }
-tool() { [ -n "$1" ] && [ -f "$1" ] && echo "tool $(real "$1")"; }
+# a program; where it is a script that hands over to a program beside it
+# (a compiler's wrapper: g++ running g++-real), those programs too
+tool() {
+    [ -n "$1" ] && [ -f "$1" ] || return 0
+    local p
+    p=$(real "$1")
+    echo "tool $p"
+    if [ "$(head -c 2 "$p")" = '#!' ]; then
+        tool "$(sed -n '1s/^#! *\([^ ]*\).*/\1/p' "$p")"
+        for s in "$p"-* "$p".*; do [ -f "$s" ] && [ -x "$s" ] && echo "tool $(real "$s")"; done
+    fi
+    return 0
+}
 readable() { [ -n "$1" ] && [ -e "$1" ] && echo "read $(real "$1")"; }
 # a program as the host compiler's driver finds it (a bare name: on PATH)
 prog() {
