@@ -36,7 +36,11 @@ tool() {
     echo "tool $p"
     if [ "$(head -c 2 "$p")" = '#!' ]; then
         tool "$(sed -n '1s/^#! *\([^ ]*\).*/\1/p' "$p")"
-        for s in "$p"-* "$p".*; do [ -f "$s" ] && [ -x "$s" ] && echo "tool $(real "$s")"; done
+        # the programs it names by their full path, and those beside it
+        # whose names begin with its own (g++-real, g++.bin)
+        for s in $(grep -o '/[A-Za-z0-9_./+-]*' "$p" | sort -u) "$p"-* "$p".*; do
+            [ -f "$s" ] && [ -x "$s" ] && [ "$(real "$s")" != "$p" ] && echo "tool $(real "$s")"
+        done
     fi
     return 0
 }
