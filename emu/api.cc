@@ -200,7 +200,7 @@ cudaError_t cudaMemsetAsync(void *p, int v, size_t bytes, cudaStream_t s)
 
 /* -------------------------------------------------- events, the profiler */
 
-struct lab_emu_event { double ms; };
+struct CUevent_st { double ms; };
 
 cudaError_t cudaEventCreate(cudaEvent_t *e)
 {

@@ -193,21 +193,29 @@ static void global_access(uintptr_t a, size_t n, int write, const void *pc)
 
 /* --------------------------------------------------------- shared memory */
 
-extern "C" {
-extern unsigned char __start_lab_emu_shared[] __attribute__((weak));
-extern unsigned char __stop_lab_emu_shared[] __attribute__((weak));
-}
+/* A word's shadow: what the last accesses to it were, in this block. */
+struct word {
+    unsigned long long gen;           /* the block it is about: else empty     */
+    unsigned long long w_epoch, r_epoch; /* barrier intervals of the write, read */
+    const void *w_pc, *r_pc;
+    unsigned w_tid, r_tid, r_tid2, w_wepoch, r_wepoch;
+    unsigned char written, w_valid, r_valid;
+};
 
+/* Every __shared__ array (emu/rewrite.c names each), and its shadow. */
 struct shared_array {
     uintptr_t base;
     size_t bytes, elem;
     int rank;
     size_t dims[4];
     char name[48];
+    word *shadow;
 };
 enum { MAX_SHARED = 256 };
 static shared_array g_shared[MAX_SHARED];
 static int g_nshared;
+static uintptr_t g_shared_lo = UINTPTR_MAX, g_shared_hi; /* around them all */
+static word *g_dynamic_shadow;
 
 void lab_emu_name_shared(const void *p, size_t bytes, size_t elem, const char *name, int rank, const size_t *dims)
 {
@@ -216,6 +224,11 @@ void lab_emu_name_shared(const void *p, size_t bytes, size_t elem, const char *n
     shared_array *s = &g_shared[g_nshared++];
     s->base = (uintptr_t)p;
     s->bytes = bytes;
+    s->shadow = (word *)calloc((bytes + 3) / 4, sizeof(word));
+    if (!s->shadow)
+        lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory");
+    if (s->base < g_shared_lo) g_shared_lo = s->base;
+    if (s->base + bytes > g_shared_hi) g_shared_hi = s->base + bytes;
     s->elem = elem;
     s->rank = rank > 4 ? 4 : rank;
     memcpy(s->dims, dims, sizeof s->dims);
@@ -245,34 +258,18 @@ static void shared_text(uintptr_t a, char *out, size_t len)
         snprintf(out, len, "shared memory");
 }
 
-/* What the last accesses of a shared word were, in this block. */
-struct word {
-    unsigned long long gen;           /* the block it is about: else empty     */
-    unsigned long long w_epoch, r_epoch; /* barrier intervals of the write, read */
-    const void *w_pc, *r_pc;
-    unsigned w_tid, r_tid, r_tid2, w_wepoch, r_wepoch;
-    unsigned char written, w_valid, r_valid;
-};
-static word *g_shadow;
-static size_t g_shadow_words, g_section_words;
-
-static uintptr_t section_lo(void) { return (uintptr_t)__start_lab_emu_shared; }
-static size_t section_bytes(void) { return __start_lab_emu_shared ? (size_t)(__stop_lab_emu_shared - __start_lab_emu_shared) : 0; }
-
 void lab_emu_block_start(void)
 {
-    if (!g_shadow) {
-        g_section_words = (section_bytes() + 3) / 4;
-        g_shadow_words = g_section_words + LAB_EMU_MAX_DYNAMIC / 4;
-        g_shadow = (word *)calloc(g_shadow_words, sizeof *g_shadow);
-        if (!g_shadow)
+    if (!g_dynamic_shadow) {
+        g_dynamic_shadow = (word *)calloc(LAB_EMU_MAX_DYNAMIC / 4, sizeof(word));
+        if (!g_dynamic_shadow)
             lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory");
     }
     lab_emu.block_gen++;
     /* a block's shared memory starts undefined: NaN, so that a read of it
      * shows in the output even where no check names it */
-    if (section_bytes())
-        memset(__start_lab_emu_shared, 0xff, section_bytes());
+    for (int i = 0; i < g_nshared; i++)
+        memset((void *)g_shared[i].base, 0xff, g_shared[i].bytes);
     memset(lab_emu_dynamic_shared, 0xff, lab_emu.dynamic_bytes);
 }
 
@@ -300,9 +297,8 @@ static void race(uintptr_t a, unsigned other, const void *other_pc, int other_wr
                     write ? "writes" : "reads", at);
 }
 
-static void shared_word(uintptr_t a, size_t index, int write, const void *pc)
+static void shared_word(uintptr_t a, word *w, int write, const void *pc)
 {
-    word *w = &g_shadow[index];
     unsigned me = lab_emu_current_tid(), wepoch = lab_emu.warp_epoch[me / 32];
     if (w->gen != lab_emu.block_gen) {
         memset(w, 0, sizeof *w);
@@ -352,37 +348,40 @@ static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int 
 {
     if (!lab_emu_in_kernel())
         return;
-    uintptr_t lo = dynamic ? (uintptr_t)lab_emu_dynamic_shared : section_lo();
-    size_t limit = dynamic ? lab_emu.dynamic_bytes : section_bytes();
-    int inside = a + n - lo <= limit;
-    if (inside && !dynamic) { /* within one named array */
-        inside = 0;
-        for (int i = 0; i < g_nshared && !inside; i++)
-            inside = a >= g_shared[i].base && a + n <= g_shared[i].base + g_shared[i].bytes;
-    }
-    if (!inside) {
-        char who[128], at[256], key[300], what[160] = "";
+    uintptr_t lo = (uintptr_t)lab_emu_dynamic_shared;
+    word *shadow = g_dynamic_shadow;
+    if (!dynamic) { /* the named array it is in; none: a global of the host's */
+        const shared_array *s = NULL;
+        for (int i = 0; i < g_nshared && !s; i++)
+            if (a - g_shared[i].base < g_shared[i].bytes)
+                s = &g_shared[i];
+        if (!s)
+            return;
+        if (a + n > s->base + s->bytes) {
+            char who[128], at[256], key[300];
+            lab_emu_thread_text(lab_emu_current_tid(), who, sizeof who);
+            where(pc, at, sizeof at);
+            snprintf(key, sizeof key, "shared %s", at);
+            lab_emu_finding(key, "%s: %s %s past the end of the shared array %s", at, who,
+                            write ? "writes" : "reads", s->name);
+            return;
+        }
+        lo = s->base;
+        shadow = s->shadow;
+    } else if (a + n - lo > lab_emu.dynamic_bytes) {
+        char who[128], at[256], key[300];
         lab_emu_thread_text(lab_emu_current_tid(), who, sizeof who);
         where(pc, at, sizeof at);
         snprintf(key, sizeof key, "shared %s", at);
-        const shared_array *near = NULL;
-        for (int i = 0; i < g_nshared; i++)
-            if (g_shared[i].base <= a && (!near || g_shared[i].base > near->base))
-                near = &g_shared[i];
-        if (dynamic)
-            snprintf(what, sizeof what, "the dynamic shared memory (%zu bytes asked at the launch), %zu bytes past "
-                     "its end", limit, (size_t)(a + n - lo - limit));
-        else if (near)
-            snprintf(what, sizeof what, "%s, %zu bytes past its end", near->name,
-                     (size_t)(a + n - near->base - near->bytes));
-        lab_emu_finding(key, "%s: %s %s outside a shared array: %s", at, who, write ? "writes" : "reads",
-                        *what ? what : "before the first one");
+        lab_emu_finding(key, "%s: %s %s past the end of the dynamic shared memory (%zu bytes asked at the "
+                        "launch): %zu bytes past it", at, who, write ? "writes" : "reads", lab_emu.dynamic_bytes,
+                        (size_t)(a + n - lo - lab_emu.dynamic_bytes));
         return;
     }
-    size_t first = (a - lo) / 4 + (dynamic ? g_section_words : 0);
-    size_t last = (a + n - 1 - lo) / 4 + (dynamic ? g_section_words : 0);
-    for (size_t i = first; i <= last && i < g_shadow_words; i++)
-        shared_word(a, i, write, pc);
+    if (!shadow)
+        return;
+    for (size_t i = (a - lo) / 4; i <= (a + n - 1 - lo) / 4; i++)
+        shared_word(a, &shadow[i], write, pc);
 }
 
 /* ------------------------------------------------------------ the hooks */
@@ -423,7 +422,7 @@ static inline void access(const void *p, size_t n, int write, const void *pc, in
     if (g_nstored)
         lab_emu_settle_store();
     int global = a - g_arena < g_arena_bytes;
-    int shared = a - section_lo() < section_bytes();
+    int shared = a - g_shared_lo < g_shared_hi - g_shared_lo;
     int dynamic = a - (uintptr_t)lab_emu_dynamic_shared < LAB_EMU_MAX_DYNAMIC;
     if (!global && !shared && !dynamic)
         return; /* the thread's own variables, or the host's */

@@ -51,7 +51,7 @@ struct cudaFuncAttributes {
     size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
     int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, maxDynamicSharedSizeBytes;
 };
-typedef struct lab_emu_event *cudaEvent_t;
+typedef struct CUevent_st *cudaEvent_t; /* (the names CUDA gives them) */
 
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);

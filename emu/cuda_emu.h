@@ -34,9 +34,9 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __cudart_builtin__
 /* One copy of a __shared__ array serves every block (blocks run one after
- * another); its section is poisoned at each block's start. emu/rewrite.c drops
- * a `static` written beside it and names the array to the runtime. */
-#define __shared__ static __attribute__((section("lab_emu_shared"), aligned(16)))
+ * another); emu/rewrite.c drops a `static` written beside it and names the
+ * array to the runtime, which poisons it at each block's start. */
+#define __shared__ static __attribute__((aligned(16)))
 
 /* --------------------------------------------------------- vector types */
 struct uint3 { unsigned int x, y, z; };
@@ -230,7 +230,7 @@ LAB_EMU_MINMAX(double)
  * lab_emu_params(k) is a function with k's parameters: the arguments are
  * converted once, as a call of k converts them (NULL to a pointer), and
  * every thread gets a copy. */
-typedef struct lab_emu_stream *cudaStream_t;
+typedef struct CUstream_st *cudaStream_t;
 void lab_emu_run(void (*body)(void *), void *ctx, dim3 grid, dim3 block, size_t shared, const char *file, int line);
 extern unsigned char lab_emu_dynamic_shared[];
 

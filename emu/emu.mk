@@ -75,18 +75,30 @@ comma := ,
 # rewriter to run: $(call emu_wall,SOURCE,OUTPUT_FOLDER)
 emu_wall = $(subst --label ,--read-exec build/emu/bin --read emu --label ,$(call wall,$(1),$(2)))
 
+# the link, as the Makefile's (judge/wall.mk): inside the wall, never through
+# GCC's LTO plugin, with a stack that is never executable
+EMU_LINK_FLAGS := -fno-use-linker-plugin -fno-lto -Wl,-z,noexecstack
+
+# A kernel's build prints the compiler's messages, not the wall's long
+# command line; V=1 shows it.
+EMU_V := $(if $(filter-out 0,$(V)),,@)
+
 # One emulated program: family $(1), kernel file $(2), program $(3), its
 # build_info object $(4) (the stage, variant and knob it names), compiler
 # flags $(5) (-D<knob>=<value>).
 define emu_binary
-$(3).o: $(2) build/emu/bin/rewrite $(EMU_HEADERS) $(LAB_HEADERS) | build/confine/confine
+$(3).o: $(2) build/emu/bin/rewrite $(EMU_HEADERS) $(LAB_HEADERS) | $$(WALL_DEPS)
 	@rm -rf $(3).wall && mkdir -p $(3).wall
+	$$(if $$(EMU_V),@echo "compiling $$< for the CPU emulation$(if $(5), ($(5)))")
 	@$$(call emu_wall,$$<,$(3).wall) build/emu/bin/rewrite $$< $(3).wall/kernel.cc
-	$$(call emu_wall,$$<,$(3).wall) $(EMU_CXX) -x c++ $(EMU_KERNEL_FLAGS) $(EMU_INCLUDES) $(5) \
+	$$(EMU_V)$$(call emu_wall,$$<,$(3).wall) $(EMU_CXX) -x c++ $(EMU_KERNEL_FLAGS) $(EMU_INCLUDES) $(5) \
 	    -c $(3).wall/kernel.cc -o $(3).wall/kernel.o
+	@build/confine/objcheck --label $$< $(3).wall/kernel.o
 	@mv $(3).wall/kernel.o $$@ && rm -rf $(3).wall
-$(3): $(3).o $(4) $$(EMU_OBJS_$(1))
-	$(EMU_CXX) -no-pie $$^ -o $$@ $$(call EMU_WRAPS,$(1)) -lm
+$(3): $(3).o $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
+	$$(if $$(EMU_V),@echo "linking $$@")
+	$$(EMU_V)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$^,$$@.link,link) $(EMU_CXX) -no-pie \
+	    $(EMU_LINK_FLAGS) $$^ -o $$@.link/program $$(call EMU_WRAPS,$(1)) -lm && mv $$@.link/program $$@ && rmdir $$@.link
 endef
 
 # every stage's exercise and solution, at each value of its knob too
