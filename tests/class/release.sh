@@ -23,8 +23,8 @@ lab_files() {
             -o \( -type f -o -type l \) ! -name grade.json ! -name results.json -printf '%P\n'
     fi
 }
-want=$( (lab_files | grep -vE '^(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|common/transpose_unpadded\.cu$|\.ci/|research/)';
-    echo common/transpose_unpadded.o; for s in $stages; do echo ".lab/skeletons/$s/kernel.cu"; done) | sort)
+want=$( (lab_files | grep -vE '^(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|tests/emu/|common/transpose_unpadded\.cu$|\.ci/|research/)';
+    echo common/transpose_unpadded.o; echo common/transpose_unpadded-emu.o; for s in $stages; do echo ".lab/skeletons/$s/kernel.cu"; done) | sort)
 have=$(cd "$rel" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
 check "the release holds exactly the committed files, less those, stage 05's baseline as an object, the skeletons as handed out" \
     "$([ "$want" = "$have" ]; ok)" "$(diff <(echo "$want") <(echo "$have"))"
@@ -106,7 +106,11 @@ check "make release, make class and make calibrate in the release say why they c
        [ "$(grep -c 'Error 2$' <<<"$out")" = 3 ]; ok)" "$out"
 if [ $have_gpu = 0 ]; then
     out=$(make --no-print-directory -C "$rel" grade 2>&1); st=$?
-    check "make grade in the release: no GPU here, so one line saying so and the grader's status 3" \
+    check "make grade in the release, no GPU here: the CPU emulation, each skeleton told it is still the skeleton, no points" \
+        "$([ $st != 0 ] && grep -q "on the CPU emulation" <<<"$out" &&
+           [ "$(grep -c 'still the skeleton' <<<"$out")" = "$(wc -l <<<"$stages")" ] && ! grep -q 'points' <<<"${out//speed and points need a GPU/}"; ok)" "$out"
+    out=$(make --no-print-directory -C "$rel" grade EMU=0 2>&1); st=$?
+    check "make grade EMU=0 in the release: no GPU here, so one line saying so and the grader's status 3" \
         "$([ $st != 0 ] && grep -q "no NVIDIA GPU" <<<"$out" && grep -q 'Error 3$' <<<"$out"; ok)" "$out"
 else
     out=$(make --no-print-directory -C "$rel" grade EX="$first" 2>&1); st=$?
