@@ -13,6 +13,8 @@
 # this test proves nothing); then the lab's own builds (make, in a copy of
 # the lab, and the grader's build of a --src submission) must refuse the
 # object before any link: no file written, no program holding the solution.
+# Likewise an object that asks the linker for writable, executable memory
+# (tests/confine/wx-kernel.cu): make's programs must have none.
 # Ends with "N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
