@@ -245,6 +245,7 @@ static void start(lab_measure *m)
          * it left on the GPU (in a CUDA context of its own, say) would slow
          * the baseline and flatter the student's ratios. With it stopped,
          * its canaries' reference is measured too. */
+        lab_backend_stop_student();
         lab_measure_settle(m);
     }
     CUDA_CHECK(cudaMemset(m->dev.bad, 0, sizeof *m->dev.bad));
@@ -356,9 +357,9 @@ void lab_time(lab_measure *m, lab_timing *t, const lab_timed *k, void *ctx, int 
     samples S;
     memset(&S, 0, sizeof S);
     m->kernel = k;
+    start(m);
     lab_timing_size_text(size, sizeof size);
     lab_progress("timing %s %s", size, t->label);
-    start(m);
     const double warm = warm_up(m, ctx, nsets, policy, &S);
     lab_progress("timing %s %s, first call %.4g ms", size, t->label, warm);
     run_batches(m, t, ctx, nsets, &S);

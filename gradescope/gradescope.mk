@@ -2,8 +2,8 @@
 # Makefile; instructors only: the student release leaves gradescope/ out).
 #
 # DEST/autograder.zip, for Gradescope's "Zipped autograder": setup.sh and
-# run_autograder (gradescope/), and lab/, the student release of HEAD (make
-# release). Written by the lab's own zip writer (build/gradescope/zipstore:
+# run_autograder (gradescope/), and lab/, the student release (make
+# release), all as of the last commit (HEAD), as a release is. Written by the lab's own zip writer (build/gradescope/zipstore:
 # files stored, modes kept), so that zip(1) is not needed. INSTRUCTORS.md,
 # "Gradescope", says how it is used.
 build/gradescope/zipstore: gradescope/zipstore.c
@@ -20,6 +20,8 @@ gradescope: build/gradescope/zipstore
 	@$(if $(DEST),,echo "error: say where: make gradescope DEST=dir"; exit 2)
 	@rm -rf $(GRADESCOPE_DIR) && mkdir -p $(GRADESCOPE_DIR) '$(DEST)'
 	@tools/release.sh $(GRADESCOPE_DIR)/lab
-	@cp -p gradescope/setup.sh gradescope/run_autograder $(GRADESCOPE_DIR)/
+	@if git rev-parse -q --verify HEAD >/dev/null 2>&1; then \
+	    git archive --format=tar HEAD gradescope/setup.sh gradescope/run_autograder | tar -xf - -C $(GRADESCOPE_DIR) --strip-components=1; \
+	else cp -p gradescope/setup.sh gradescope/run_autograder $(GRADESCOPE_DIR)/; fi
 	@rm -f '$(DEST)/autograder.zip' && build/gradescope/zipstore '$(DEST)/autograder.zip' $(GRADESCOPE_DIR)
 	@echo "gradescope: $(DEST)/autograder.zip (setup.sh, run_autograder, lab/: the student release; INSTRUCTORS.md, \"Gradescope\")"

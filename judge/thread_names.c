@@ -58,7 +58,7 @@ FILE *fopen64(const char *path, const char *mode) { return open_or_discard("fope
 
 int pthread_setname_np(pthread_t thread, const char *name)
 {
-    if (!name || strlen(name) > 15)
+    if (strlen(name) > 15)
         return 34; /* ERANGE, as the C library says */
     if (pthread_equal(thread, pthread_self()))
         prctl(PR_SET_NAME, name, 0, 0, 0);

@@ -24,7 +24,7 @@ WALL_MEMORY_MB ?= 8192
 LAB_HEADERS := $(wildcard common/*.h)
 build/wall/compile.paths build/wall/link.paths: build/wall/%.paths: tools/wall-paths.sh build/flags.txt
 	@mkdir -p $(@D)
-	@tools/wall-paths.sh $* "$(NVCC)" gcc > $@.tmp && mv $@.tmp $@
+	@tools/wall-paths.sh $* "$(NVCC)" gcc "$(CC)" "$(EMU_CXX)" > $@.tmp && mv $@.tmp $@
 WALL_DEPS := build/confine/confine build/confine/objcheck build/wall/compile.paths build/wall/link.paths
 # $(call wall,SOURCE,OUTPUT_FOLDER[,KIND]): KIND compile (the default) or link
 wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT)),,--or-unconfined) \

@@ -91,7 +91,7 @@ build() {
       uname -a; nvcc --version | tail -n 1; id -un; } >"$out/machine.txt" 2>&1
     log "$(head -n 1 "$out/machine.txt"); $(sed -n 3p "$out/machine.txt")"
     local start=$SECONDS
-    make -j"$(nproc)" all build/confine/confine build/confine/cuda-probe build/grader/grade \
+    make -j"$(nproc)" all emu-all build/confine/confine build/confine/cuda-probe build/grader/grade \
         build/tests/unit $(ls tests/fixtures/*.cu | sed 's|^tests/fixtures/\(.*\)\.cu$|build/fixtures/\1|') \
         >"$out/build.log" 2>&1 || { log "make all FAILED (build.log)"; status=1; }
     log "built in $((SECONDS - start)) s: $(tail -n 1 "$out/build.log")"

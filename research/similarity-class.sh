@@ -61,12 +61,14 @@ make --no-print-directory report OUT="$out" ANON=1 2>&1 | tee -a "$dir/class.log
 took=$(( $(date +%s) - start ))
 echo
 echo "similarity-class: make class exit $status, ${took} s for the class, its report and similarity"
-[ -f "$out/gradebook.csv" ] && column -s, -t <"$out/gradebook.csv" | cut -c1-160
+# a table of comma-separated lines, aligned (column(1) is not everywhere)
+aligned() { if command -v column >/dev/null; then column -s, -t; else tr ',' '\t'; fi; }
+[ -f "$out/gradebook.csv" ] && aligned <"$out/gradebook.csv" | cut -c1-160
 csv=$out/similarity.csv
 [ -f "$csv" ] || { echo "similarity-class: no $csv"; exit 1; }
 echo
 echo "the ranking, highest first:"
-head -12 "$csv" | column -s, -t
+head -12 "$csv" | aligned
 
 score() { awk -F, -v s="$1" -v a="$2" -v b="$3" '$1 == s && (($2 == a && $3 == b) || ($2 == b && $3 == a)) { print $4 }' "$csv"; }
 copy=$(score 03_tiled copier honest_a)

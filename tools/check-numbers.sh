@@ -34,7 +34,8 @@
 #     lanes in one bank).
 #   - Each checked number names the one value it quotes, in a binding after
 #     it on its line: <!-- =SELECTOR -->, one selector a number, split by ;
-#     (a binding binds the numbers between the one before it and itself):
+#     (a binding binds the last numbers before it, one a selector, back to
+#     the binding before at most):
 #       94.7% of cuBLAS <!-- =h200-2026-11-23-late/08_warptiling.json pct_of_reference -->
 #       2215-2221 GB/s <!-- =rung6_gridstride_float4.json cublas rate; rung5_warp_shuffle.json cublas rate -->
 #     A selector is [RECORD] KEY: RECORD the path of a record named here, or

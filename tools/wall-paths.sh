@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/wall-paths.sh compile|link NVCC CC: what a build inside the wall may
+# tools/wall-paths.sh compile|link NVCC CC [COMPILER...]: what a build inside the wall may
 # read and run (build/confine/confine --build --paths FILE), one "KIND PATH"
 # a line, derived from the tools themselves and never from a student's file:
 #
@@ -22,12 +22,28 @@ kind=${1:-}
 nvcc=${2:-}
 cc=${3:-gcc}
 case $kind in compile | link) ;; *)
-    echo "usage: tools/wall-paths.sh compile|link NVCC CC" >&2
+    echo "usage: tools/wall-paths.sh compile|link NVCC CC [COMPILER...]" >&2
     exit 2
     ;;
 esac
 real() { readlink -f "$1" 2>/dev/null; }
-tool() { [ -n "$1" ] && [ -f "$1" ] && echo "tool $(real "$1")"; }
+# a program; where it is a script that hands over to a program beside it
+# (a compiler's wrapper: g++ running g++-real), those programs too
+tool() {
+    [ -n "$1" ] && [ -f "$1" ] || return 0
+    local p
+    p=$(real "$1")
+    echo "tool $p"
+    if [ "$(head -c 2 "$p")" = '#!' ]; then
+        tool "$(sed -n '1s/^#! *\([^ ]*\).*/\1/p' "$p")"
+        # the programs it names by their full path, and those beside it
+        # whose names begin with its own (g++-real, g++.bin)
+        for s in $(grep -o '/[A-Za-z0-9_./+-]*' "$p" | sort -u) "$p"-* "$p".*; do
+            [ -f "$s" ] && [ -x "$s" ] && [ "$(real "$s")" != "$p" ] && echo "tool $(real "$s")"
+        done
+    fi
+    return 0
+}
 readable() { [ -n "$1" ] && [ -e "$1" ] && echo "read $(real "$1")"; }
 # a program as the host compiler's driver finds it (a bare name: on PATH)
 prog() {
@@ -49,20 +65,29 @@ if [ -n "$nvcc" ]; then
         for d in "$top/lib64" "$top/lib"; do readable "$d"; done
     fi
 fi
-# the host compiler (nvcc's default -ccbin is gcc and g++ on PATH), the
-# programs its driver runs, and the shell nvcc runs them with
-tool "$(command -v "$cc")"
-case $cc in *gcc*) tool "$(command -v "${cc%gcc*}g++${cc##*gcc}")" ;; esac
+# each host compiler (nvcc's default -ccbin, gcc and g++ on PATH, and the
+# make's CC and the CPU emulation's C++ compiler where they are others), the
+# programs its driver runs, its headers' folders, and for a link its
+# libraries' folders; and the shell nvcc runs them with
+host_compiler() {
+    cc=$1
+    tool "$(command -v "$cc")"
+    case $cc in *gcc*) tool "$(command -v "${cc%gcc*}g++${cc##*gcc}")" ;; esac
+    for p in cc1 cc1plus as; do prog "$p"; done
+    readable "$("$cc" -print-search-dirs 2>/dev/null | sed -n 's/^install: //p')"
+    echo | "$cc" -x c++ -E -v - 2>&1 >/dev/null | sed -n '/^#include <\.\.\.> search starts here:/,/^End of search list/p' |
+        sed -n 's/^ \(\/.*\)/\1/p' | while read -r d; do readable "$d"; done
+    if [ "$kind" = link ]; then
+        for p in collect2 ld; do prog "$p"; done
+        "$cc" -print-search-dirs 2>/dev/null | sed -n 's/^libraries: =//p' | tr ':' '\n' |
+            while read -r d; do [ -d "$d" ] && readable "$d"; done
+    fi
+}
+host_compiler "$cc"
 [ "$cc" = gcc ] || tool "$(command -v g++)"
-for p in cc1 cc1plus as; do prog "$p"; done
+shift 3 2>/dev/null
+for other in "$@"; do
+    [ -n "$other" ] && [ "$other" != "$cc" ] && command -v "$other" >/dev/null && host_compiler "$other"
+done
 tool /bin/sh
-readable "$("$cc" -print-search-dirs 2>/dev/null | sed -n 's/^install: //p')"
-# the headers' folders, as the host compiler searches them
-echo | "$cc" -x c++ -E -v - 2>&1 >/dev/null | sed -n '/^#include <\.\.\.> search starts here:/,/^End of search list/p' |
-    sed -n 's/^ \(\/.*\)/\1/p' | while read -r d; do readable "$d"; done
-if [ "$kind" = link ]; then
-    for p in collect2 ld; do prog "$p"; done
-    "$cc" -print-search-dirs 2>/dev/null | sed -n 's/^libraries: =//p' | tr ':' '\n' |
-        while read -r d; do [ -d "$d" ] && readable "$d"; done
-fi
 exit 0

@@ -179,6 +179,10 @@ static const char *check_stage(const char *name, const char *work, const char *l
         snprintf(phrase, len, "still the skeleton");
         return "skeleton";
     }
+    if (emulated(stage) && !has_emu) {
+        snprintf(phrase, len, "the CPU emulator could not build it (see grade.log)");
+        return "compiles";
+    }
     if (!has_emu) {
         *unchecked = 1;
         return "compiles";

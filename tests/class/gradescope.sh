@@ -1,4 +1,4 @@
-# tests/class/gradescope.sh: make gradescope, and the bundle's setup.sh and
+# tests/class/gradescope.sh: make gradescope, and the bundle's gradescope/setup.sh and
 # run_autograder in a stand-in for Gradescope's layout (AUTOGRADER_ROOT:
 # source/, submission/, results/), without a GPU: sourced by
 # tests/class/run.sh (its variables and helpers: lab, tmp, stages, s1, s2,

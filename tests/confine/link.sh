@@ -13,6 +13,8 @@
 # this test proves nothing); then the lab's own builds (make, in a copy of
 # the lab, and the grader's build of a --src submission) must refuse the
 # object before any link: no file written, no program holding the solution.
+# Likewise an object that asks the linker for writable, executable memory
+# (tests/confine/wx-kernel.cu): make's programs must have none.
 # Ends with "N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -132,19 +134,26 @@ else
     o=$("$out/wx-prog" 2>&1)
     check "link: unconfined, a plain link gives an awx section and an executable stack, and code runs in both" \
         "$([ "$(grep -c '^ESCAPED' <<<"$o")" = 2 ]; echo $?)" "$o; $(wx_of "$out/wx-prog")"
-    if [ -n "${lab:-}" ] && [ -d "$lab" ]; then
-        cp tests/confine/wx-kernel.cu "$lab/exercises/03_tiled/kernel.cu"
+    # both asked at once, and the section alone (a check that stops at the
+    # stack must still see the section)
+    for variant in both section; do
+        [ -n "${lab:-}" ] && [ -d "$lab" ] || break
+        if [ $variant = both ]; then
+            cp tests/confine/wx-kernel.cu "$lab/exercises/03_tiled/kernel.cu"
+        else
+            grep -v 'GNU-stack' tests/confine/wx-kernel.cu >"$lab/exercises/03_tiled/kernel.cu"
+        fi
         (cd "$lab" && make --no-print-directory build/03_tiled/exercise build/03_tiled/exercise-runner) \
-            >"$out/make-wx.log" 2>&1
+            >"$out/make-wx-$variant.log" 2>&1
         st=$?
         found=""
         for p in "$lab/build/03_tiled/exercise" "$lab/build/03_tiled/exercise-runner"; do
             [ -e "$p" ] && found="$found$(wx_of "$p" | sed "s|^|${p##*/}: |")"
         done
-        check "link: make: a kernel.cu asking for writable, executable memory gets none (refused, or linked without it)" \
-            "$([ -z "$found" ]; echo $?)" "exit $st: $found; $(tail -n 4 "$out/make-wx.log")"
+        check "link: make: a kernel.cu asking for writable, executable memory ($variant) gets none (refused, or linked without it)" \
+            "$([ -z "$found" ]; echo $?)" "exit $st: $found; $(tail -n 4 "$out/make-wx-$variant.log")"
         rm -f "$lab/build/03_tiled/exercise" "$lab/build/03_tiled/exercise-runner"
-    fi
+    done
 fi
 
 # ------------------------------ the grader's build of a submission (--src)

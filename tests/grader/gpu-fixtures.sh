@@ -54,7 +54,7 @@ fi
 out=build/tests/grader-gpu
 mkdir -p "$out"
 make -s build/grader/grade || exit 2
-[ -x build/tests/grader/check ] || tests/grader/run.sh >/dev/null 2>&1
+[ -x build/tests/grader/check ] || tests/grader/programs.sh build/tests/grader || exit 2
 q=build/tests/grader/check
 stage=$(stage_numbered 03)
 have_sanitizer=0

@@ -5,27 +5,70 @@
  * puts stage 03's solution in front of this file, its matmul renamed
  * solution_matmul; here matmul jumps to it through a few bytes of machine
  * code written at run time: first into a memfd mapped executable, else into
- * anonymous memory mapped writable and executable. The system calls are
- * made with the syscall instruction itself (no symbol for the policy to
- * see). Where neither mapping is allowed, matmul does nothing and the stage
+ * anonymous memory mapped writable and executable. The system calls go
+ * through the C library's syscall(), found in memory (no symbol for the
+ * policy to see). Where neither mapping is allowed, matmul does nothing and the stage
  * scores 0; where one is, the solution's full marks.
  *
  *   tests/grader/gpu-fixtures.sh attacks (graded as 03_tiled)
  */
+/* libc's syscall(), found in memory from a constructor's return address
+ * (the way tests/grader/attacks/class_escape finds open: no symbol for the
+ * policy to see, no system-call instruction of its own for it to refuse) */
+#include <link.h>
+#include <stdint.h>
+
+static int same_name(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+static void *library_function(const void *inside, const char *name)
+{
+    uintptr_t p = (uintptr_t)inside & ~(uintptr_t)0xfff;
+    for (;;) {
+        const unsigned char *h = (const unsigned char *)p;
+        if (h[0] == 0x7f && h[1] == 'E' && h[2] == 'L' && h[3] == 'F')
+            break;
+        p -= 0x1000;
+    }
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)p;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(p + eh->e_phoff);
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(p + ph[i].p_vaddr);
+    const ElfW(Sym) *sym = NULL;
+    const char *str = NULL;
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        uintptr_t v = dyn->d_un.d_ptr < p ? p + dyn->d_un.d_ptr : dyn->d_un.d_ptr;
+        if (dyn->d_tag == DT_SYMTAB)
+            sym = (const ElfW(Sym) *)v;
+        if (dyn->d_tag == DT_STRTAB)
+            str = (const char *)v;
+    }
+    for (; sym && (const char *)sym < str; sym++)
+        if (sym->st_name && sym->st_value && same_name(str + sym->st_name, name))
+            return (void *)(p + sym->st_value);
+    return NULL;
+}
+
+typedef long (*syscall_fn)(long, ...);
+static syscall_fn libc_syscall;
+
+__attribute__((constructor)) static void find_syscall(void)
+{
+    libc_syscall = (syscall_fn)library_function(__builtin_return_address(0), "syscall");
+}
+
+/* the C library's syscall(): -1 on failure */
 static long sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
-#if defined(__x86_64__)
-    register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-    __asm__ volatile("syscall" : "+a"(nr) : "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
-    return nr;
-#elif defined(__aarch64__)
-    register long x8 __asm__("x8") = nr, x0 __asm__("x0") = a, x1 __asm__("x1") = b, x2 __asm__("x2") = c,
-                  x3 __asm__("x3") = d, x4 __asm__("x4") = e, x5 __asm__("x5") = f;
-    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-    return x0;
-#else
-    return -38; /* ENOSYS */
-#endif
+    if (!libc_syscall)
+        return -38; /* ENOSYS */
+    return libc_syscall(nr, a, b, c, d, e, f);
 }
 
 #if defined(__x86_64__)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# tests/grader/programs.sh OUT: the grader's test programs, OUT/check (the
+# grader's parts, with tests/grader/check.c) and OUT/fake (a stand-in for a
+# stage's program); the compilers' messages on stderr, exit 1 when either
+# does not compile. tests/grader/run.sh and gpu-fixtures.sh build them so.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+out=${1:?usage: tests/grader/programs.sh OUT}
+CC=${CC:-cc}
+mkdir -p "$out"
+$CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Ibuild -Icommon tests/grader/check.c \
+    $(ls grader/*.c | grep -v grade.c) common/json.c common/signals.c -lm -o "$out/check" &&
+    $CC -O2 -std=c11 -Wall -D_GNU_SOURCE -Icommon tests/grader/fake_driver.c common/json.c -lm -o "$out/fake"
