@@ -91,6 +91,13 @@ slurm_cluster() {
         { command -v sinfo >/dev/null && timeout 10 sinfo -h -o %P >/dev/null 2>&1; }
 }
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+here() { [ "${LAB_LOCAL:-0}" != 0 ] || [ "${gpus:-0}" -gt 0 ] || ! command -v srun >/dev/null || ! slurm_cluster; }
+# --sends-to-slurm: exit 0 when a command would run on a GPU node through
+# srun, 1 when here (the CPU emulation's make asks: emu/emu.mk)
+if [ "$1" = --sends-to-slurm ]; then
+    here && exit 1
+    exit 0
+fi
 if [ "${LAB_LOCAL:-0}" != 0 ] || [ "${gpus:-0}" -gt 0 ] || ! command -v srun >/dev/null; then
     exec "$@"
 fi
