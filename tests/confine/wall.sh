@@ -219,7 +219,9 @@ fi
 # compiles with a plain nvcc first (the attempt is real).
 nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null)
 toolkit=""
-[ -n "$nvcc_path" ] && toolkit=$(dirname "$(dirname "$(readlink -f "$nvcc_path")")")
+# where the toolkit is, as nvcc says (the nvcc on PATH may be a wrapper script)
+[ -n "$nvcc_path" ] && toolkit=$(readlink -f "$("$nvcc_path" -dryrun -c -x cu /dev/null -o /dev/null 2>&1 |
+    sed -n 's/^#\$ _HERE_=//p' | head -n 1)/..")
 if [ -z "$toolkit" ] || [ ! -e build/flags.txt ] || [ ! -e build/common/harness.o ]; then
     skip "wall: make's build of a kernel.cu: no nvcc, or the lab is not built here (make all)"
 else
@@ -262,6 +264,22 @@ else
         skip "wall: make: .incbin of /etc/shadow: this test runs as $(id -un), who cannot read it (as root it must not compile)"
     fi
     made big "an object of 200 MiB (.skip), far above any honest one" ".skip 209715200"
+    # the nvcc on PATH a wrapper script elsewhere (as /usr/local/bin/nvcc
+    # may be, running the toolkit's): the wall still holds the toolkit's
+    # headers, as nvcc itself says where they are
+    mkdir -p "$out/wrapper"
+    printf '#!/bin/sh\nexec %s "$@"\n' "$toolkit/bin/nvcc" >"$out/wrapper/nvcc"
+    chmod 755 "$out/wrapper/nvcc"
+    PATH=$out/wrapper:$PATH tools/wall-paths.sh compile nvcc "$CC" >"$out/wrapper.paths"
+    printf '#include <cuda_runtime.h>\n__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n' \
+        >"$lab/exercises/03_tiled/kernel.cu"
+    rm -f "$lab/build/03_tiled/k.o"
+    o=$(cd "$lab" && PATH=$out/wrapper:$PATH "$confine" --build --paths "$out/wrapper.paths" \
+        --read exercises/03_tiled/kernel.cu --write build/03_tiled --label kernel.cu --time-limit 120 \
+        -- nvcc -arch=sm_90 -c exercises/03_tiled/kernel.cu -o build/03_tiled/k.o 2>&1)
+    st=$?
+    check "wall: nvcc on PATH a wrapper script: an honest kernel.cu still builds inside the wall" \
+        "$([ $st = 0 ] && [ -s "$lab/build/03_tiled/k.o" ]; echo $?)" "exit $st: $o; paths: $(cat "$out/wrapper.paths")"
 fi
 
 # --------------------------------------------------------------- libraries
