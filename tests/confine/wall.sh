@@ -82,8 +82,12 @@ attack "#include of another stage's file (the lab's own folder)" '#include "../.
 # what a compile never opens: the toolkit's libraries, /etc (but the
 # loader's cache), root-only files
 nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null)
+toolkit=""
+# where the toolkit is, as nvcc says (the nvcc on PATH may be a wrapper script)
+[ -n "$nvcc_path" ] && toolkit=$(readlink -f "$("$nvcc_path" -dryrun -c -x cu /dev/null -o /dev/null 2>&1 |
+    sed -n 's/^#\$ _HERE_=//p' | head -n 1)/..")
 cublas=""
-[ -n "$nvcc_path" ] && cublas=$(ls "$(dirname "$(readlink -f "$nvcc_path")")"/../lib64/libcublas.so* 2>/dev/null | head -n 1)
+[ -n "$toolkit" ] && cublas=$(ls "$toolkit"/lib64/libcublas.so* 2>/dev/null | head -n 1)
 if [ -n "$cublas" ]; then
     attack ".incbin of the toolkit's cuBLAS (to rebuild it at run time)" \
         "__asm__(\".section .rodata\\n.incbin \\\"$cublas\\\", 0, 65536\\n.previous\");" "file not found"
@@ -217,11 +221,6 @@ fi
 # the runner could load from memory; a file only root may read, when the
 # grader is root), or an object far larger than any honest one. Each
 # compiles with a plain nvcc first (the attempt is real).
-nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null)
-toolkit=""
-# where the toolkit is, as nvcc says (the nvcc on PATH may be a wrapper script)
-[ -n "$nvcc_path" ] && toolkit=$(readlink -f "$("$nvcc_path" -dryrun -c -x cu /dev/null -o /dev/null 2>&1 |
-    sed -n 's/^#\$ _HERE_=//p' | head -n 1)/..")
 if [ -z "$toolkit" ] || [ ! -e build/flags.txt ] || [ ! -e build/common/harness.o ]; then
     skip "wall: make's build of a kernel.cu: no nvcc, or the lab is not built here (make all)"
 else
