@@ -74,11 +74,14 @@ $(foreach k,$(LOOP_GIVEN),$(eval $(call loop_knob,$(k))))
 # ----------------------------------------------------------------- nvcc
 # Every goal that compiles for the GPU stops at once where nvcc is not, with
 # one sentence (make's status 2), instead of each tool's own failure. The
-# CPU emulation (make run and make grade without a GPU) needs no nvcc.
+# CPU emulation (make run and make grade without a GPU) needs no nvcc; nor
+# does make grade PREBUILT=1 (make class's, built before): its grader names
+# a missing nvcc itself, with the status class grading reads (4).
 LOOP_NVCC_GOALS := all run sweep grade calibrate profile profile-expected ptxas kernel bench check status \
                    release class gradescope resources-expected
+LOOP_NO_NVCC := $(if $(EMU_ON),run grade) $(if $(filter-out 0,$(PREBUILT)),grade)
 ifeq ($(NVCC_FOUND),)
-ifneq ($(filter $(LOOP_NVCC_GOALS),$(filter-out $(if $(EMU_ON),run grade),$(LOOP_GOALS))),)
+ifneq ($(filter $(LOOP_NVCC_GOALS),$(filter-out $(LOOP_NO_NVCC),$(LOOP_GOALS))),)
 $(error nvcc not found$(if $(filter-out nvcc,$(NVCC)), (NVCC=$(NVCC))): install the CUDA Toolkit or put its bin \
   folder on PATH (README.md, "Building"))
 endif
