@@ -30,7 +30,8 @@
 #   make clean
 #
 # NVCC, NVCCFLAGS, CC, CFLAGS and CUDA_ARCH can be set on the command line,
-# e.g. make CUDA_ARCH=90 or make CUDA_ARCH="80 90".
+# e.g. make CUDA_ARCH=90 or make CUDA_ARCH="80 90". V=1 shows every command
+# in full, not one line a step (tools/loop.mk: also the notes on knobs).
 #
 # On a Slurm login node without a GPU, run, sweep, grade and profile build
 # here and run on a GPU node through srun (tools/gpu-run.sh: its settings,
@@ -127,36 +128,36 @@ build/flags.txt: FORCE
 FORCE:
 
 build/common/%.o: common/%.c build/flags.txt | build/common
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 build/common/%.o: common/%.cu build/flags.txt | build/common
-	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+	$(call step,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 build/judge/%.o: judge/%.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -MMD -MP -c $< -o $@
+	$(call step,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -MMD -MP -c $< -o $@
 build/judge/%.o: judge/%.c build/flags.txt
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
+	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
 build/judge/%_stub.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
 build/judge/%_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
 build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
 build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS)
-	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
+	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 # For tests/grader/gpu-fixtures.sh only: stage 03's solution in a runner
 # that skips the judge's cache flushes, as a runner whose student code
 # tampered with it would (the judge must notice).
 build/judge/runner-skips-flushes.o: judge/runner.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
 build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/judge/matmul_call.o \
                                build/judge/runner-skips-flushes.o build/judge/remote.o build/common/signals.o \
                                $(CONFINED_OBJS)
-	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
+	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 
 # The wall around every step that handles a kernel.cu's bytes: judge/wall.mk.
 include judge/wall.mk
@@ -174,21 +175,21 @@ $(foreach s,$(STAGES),$(eval build/$(s)/sizes.txt: FORCE ; @mkdir -p $$(@D) && e
 define binary_rules
 $(3)/$(2).o: $(or $(6),$(2)s/$(1)/kernel.cu) build/flags.txt | $$(WALL_DEPS)
 	@rm -rf $(3)/$(2).wall && mkdir -p $(3)/$(2).wall
-	$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
+	$$(call step,NVCC,$$<$(if $(5), ($(5))))$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
 	    -MF $(3)/$(2).wall/kernel.d -c $$< -o $(3)/$(2).wall/kernel.o
 	@build/confine/objcheck --label $$< $(3)/$(2).wall/kernel.o
 	@mv $(3)/$(2).wall/kernel.d $(3)/$(2).d && mv $(3)/$(2).wall/kernel.o $$@ && rmdir $(3)/$(2).wall
 $(3)/$(2)_info.o: common/build_info.c build/flags.txt build/$(1)/sizes.txt
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
+	$$(call step,CC,$$@)$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
 	    -DLAB_KNOB_TEXT='"$(5)"' -DLAB_STAGE_SIZES='"$(SIZES_$(1))"' -DLAB_STAGE_TIMED='"$(TIMED_$(1))"' \
 	    -c $$< -o $$@
 $(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) $$(HERE_OBJS) | $$(WALL_DEPS)
-	$$(call walled_link,$$@,$$^,$$(LDLIBS))
+	$$(call step,LINK,$$@)$$(call walled_link,$$@,$$^,$$(LDLIBS))
 $(3)/$(2)-judge: $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) build/judge/$(FAMILY_$(1))_stub.o $$(JUDGE_OBJS)
-	$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
+	$$(call step,LINK,$$@)$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
 $(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS) | $$(WALL_DEPS)
-	$$(call walled_link,$$@,$$^)
+	$$(call step,LINK,$$@)$$(call walled_link,$$@,$$^)
 endef
 
 # Each stage's exercise and solution, and one build per knob value for sweeps.
@@ -244,23 +245,12 @@ endif
 endif
 
 .PHONY: all run sweep bench grade calibrate profile profile-expected check help clean stage-known FORCE
-stage-known:
-	@$(if $(EX),,echo "error: say which stage: make $(MAKECMDGOALS) EX=03 (stages: $(STAGES))"; exit 2)
-	@$(if $(filter-out 0 1,$(words $(EX_MATCHES))),echo "error: EX=$(EX) fits more than one stage ($(EX_MATCHES)): name one (EX=03 or EX=3)"; exit 2)
-	@$(if $(STAGE),,echo "error: no stage matches EX=$(EX); the stages are: $(STAGES)"; exit 2)
-
-# SOLUTION=1 where the solution is not here: say why before make looks for it.
-ifeq ($(VARIANT),solution)
-ifneq ($(STAGE),)
-ifeq ($(wildcard solutions/$(STAGE)/kernel.cu),)
-$(error SOLUTION=1: there is no solutions/$(STAGE)/kernel.cu$(if $(RELEASE), (this is a student release of the lab: it has no solutions; SOLUTION=1 works in the instructors' copy)))
-endif
-endif
-endif
 
 # Where there is no GPU (or with EMU=1), make run and make grade are the CPU
 # emulation's: emu/emu.mk.
 include emu/emu.mk
+# What make says: one line a build step (V=1: the commands), notes on knobs, EX=, nvcc, help
+include tools/loop.mk
 
 # What needs the GPU runs through tools/gpu-run.sh: here where there is a
 # GPU, else on a GPU node through srun (built here first; LAB_LOCAL=1: here).
@@ -311,13 +301,13 @@ sweep: stage-known $(SWEEP_BINS)
 GRADER_SRCS := $(wildcard grader/*.c)
 build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h common/json.c common/signals.c common/lab.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)
 build/confine/cuda-probe: judge/cuda_probe.cu $(CONFINED_OBJS) build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $< $(CONFINED_OBJS) -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $< $(CONFINED_OBJS) -o $@
 
 # Grades (make grade, make class, make calibrate) are the judge's unless
 # JUDGE=0 (judge/README.md, "The judge"); make run and make profile run the
@@ -385,7 +375,7 @@ release:
 RELEASE_ARCHS := 75 80 86 89 90
 build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h
 	@mkdir -p $(@D)
-	$(NVCC) $(foreach a,$(RELEASE_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	$(call step,NVCC,$@)$(NVCC) $(foreach a,$(RELEASE_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	    -gencode arch=compute_$(lastword $(RELEASE_ARCHS)),code=compute_$(lastword $(RELEASE_ARCHS)) \
 	    -O3 -std=c++17 -Icommon -c $< -o $@
 # build/grader/class: class grading (grader/class/class.h), with the
@@ -394,7 +384,7 @@ build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpos
 CLASS_SRCS := $(wildcard grader/class/*.c)
 build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c build/stages.h Makefile
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
 	    $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
 # make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
 -include gradescope/gradescope.mk
@@ -416,22 +406,22 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c measure.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@
 
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu)
 FIXTURES := $(patsubst tests/fixtures/%.cu,build/fixtures/%,$(FIXTURE_SRCS))
 # A fixture is named <family>_<bug>.cu and links with its family's harness.
 build/fixtures/%.o: tests/fixtures/%.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+	$(call step,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 build/fixtures/%_info.o: common/build_info.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"fixture"' -DLAB_VARIANT_NAME='"$*"' -c $< -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"fixture"' -DLAB_VARIANT_NAME='"$*"' -c $< -o $@
 # keep the objects of pattern-built fixtures (make would delete them as intermediates)
 .SECONDARY:
 .SECONDEXPANSION:
 build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstword $$(subst _, ,$$*))) $$(HERE_OBJS)
-	$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
 # GPU is here. tests/run.sh counts and prints "N passed, N failed".
@@ -451,27 +441,6 @@ tables: build/stages.env
 include docs.mk
 
 # ------------------------------------------------------------------- misc
-help:
-	@echo "The CUDA memory lab. Edit exercises/NN_*/kernel.cu, then:"
-	@echo "  make run EX=NN        check and time your kernel"
-	@echo "  make sweep EX=NN      time each value of the stage's knob"
-	@echo "  make grade            grade every stage (EX=NN: one stage; SANITIZE=1: also compute-sanitizer)"
-	@$(if $(RELEASE),,echo "  make calibrate        instructors: measure each tier's reference kernel, write this GPU's thresholds")
-	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
-	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
-	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"
-	@echo "  make status           per stage: skeleton, compile error, compiles, correct; last grade's points"
-	@echo "  make check            the lab's own test suite"
-	@echo "  make tables           the stage tables of README.md and handouts/README.md, from stages.tsv"
-	@$(if $(RELEASE),,echo "instructors (INSTRUCTORS.md):")
-	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
-	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv (CHECK=1: no GPU)")
-	@$(if $(RELEASE),,echo "  make report OUT=dir [ANON=1]   the class report, OUT/report.html (make class writes it too)")
-	@$(if $(RELEASE),,echo "  make similarity OUT=dir        how alike the students' kernels are, for a person to review")
-	@$(if $(RELEASE),,echo "  make gradescope DEST=dir       Gradescope's autograder.zip (the release inside)")
-	@echo "stages (EX=, knob and its sweep):"
-	@. build/stages.env && $(foreach s,$(STAGES),printf '  %-22s %-10s %-9s %s\n' $(s) $(KNOB_$(s)) '$(SWEEP_$(s))' "$$LAB_LESSON_$(s)";)
-
 clean:
 	rm -rf build results
 

@@ -31,7 +31,7 @@ EMU_WHY := $(if $(filter-out 0,$(EMU)),EMU=1,no GPU here and no Slurm to send it
 
 build/emu/bin/rewrite: emu/rewrite.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $< -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@
 
 # the harness, for the CPU: common/*.cu rewritten, then compiled
 build/emu/common/%.cc: common/%.cu build/emu/bin/rewrite
@@ -39,16 +39,16 @@ build/emu/common/%.cc: common/%.cu build/emu/bin/rewrite
 	@build/emu/bin/rewrite $< $@
 build/emu/common/harness.o: EMU_MAIN := -Dmain=lab_emu_harness_main
 build/emu/common/%.o: build/emu/common/%.cc $(EMU_HEADERS) $(LAB_HEADERS)
-	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) $(EMU_MAIN) -c $< -o $@
+	$(call step,CXX,$@)$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) $(EMU_MAIN) -c $< -o $@
 build/emu/%.o: emu/%.cc $(EMU_HEADERS) $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -c $< -o $@
+	$(call step,CXX,$<)$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -c $< -o $@
 build/emu/lines.o: emu/lines.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -c $< -o $@
 build/emu/main-%.o: emu/main.cc $(EMU_HEADERS) $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -DLAB_EMU_FAMILY_$* -c $< -o $@
+	$(call step,CXX,$@)$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -DLAB_EMU_FAMILY_$* -c $< -o $@
 
 # What a family's emulated program links: its harness as make builds it
 # for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
@@ -79,25 +79,19 @@ emu_wall = $(subst --label ,--read-exec build/emu/bin --read emu --label ,$(call
 # GCC's LTO plugin, with a stack that is never executable
 EMU_LINK_FLAGS := -fno-use-linker-plugin -fno-lto -Wl,-z,noexecstack
 
-# A kernel's build prints the compiler's messages, not the wall's long
-# command line; V=1 shows it.
-EMU_V := $(if $(filter-out 0,$(V)),,@)
-
 # One emulated program: family $(1), kernel file $(2), program $(3), its
 # build_info object $(4) (the stage, variant and knob it names), compiler
 # flags $(5) (-D<knob>=<value>).
 define emu_binary
 $(3).o: $(2) build/emu/bin/rewrite $(EMU_HEADERS) $(LAB_HEADERS) | $$(WALL_DEPS)
 	@rm -rf $(3).wall && mkdir -p $(3).wall
-	$$(if $$(EMU_V),@echo "compiling $$< for the CPU emulation$(if $(5), ($(5)))")
 	@$$(call emu_wall,$$<,$(3).wall) build/emu/bin/rewrite $$< $(3).wall/kernel.cc
-	$$(EMU_V)$$(call emu_wall,$$<,$(3).wall) $(EMU_CXX) -x c++ $(EMU_KERNEL_FLAGS) $(EMU_INCLUDES) $(5) \
+	$$(call step,EMU,$$<$(if $(5), ($(patsubst -D%,%,$(5)))))$$(call emu_wall,$$<,$(3).wall) $(EMU_CXX) -x c++ $(EMU_KERNEL_FLAGS) $(EMU_INCLUDES) $(5) \
 	    -c $(3).wall/kernel.cc -o $(3).wall/kernel.o
 	@build/confine/objcheck --label $$< $(3).wall/kernel.o
 	@mv $(3).wall/kernel.o $$@ && rm -rf $(3).wall
 $(3): $(3).o $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
-	$$(if $$(EMU_V),@echo "linking $$@")
-	$$(EMU_V)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$^,$$@.link,link) $(EMU_CXX) -no-pie \
+	$$(call step,LINK,$$@)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$^,$$@.link,link) $(EMU_CXX) -no-pie \
 	    $(EMU_LINK_FLAGS) $$^ -o $$@.link/program $$(call EMU_WRAPS,$(1)) -lm && mv $$@.link/program $$@ && rmdir $$@.link
 endef
 
@@ -117,7 +111,7 @@ endif
 $(foreach s,$(STAGES),$(if $(wildcard references/$(s)/kernel.cu),\
   $(eval $(call emu_binary,$(FAMILY_$(s)),references/$(s)/kernel.cu,build/$(s)/reference-emu,build/$(s)/reference-emu_info.o))))
 build/%/reference-emu_info.o: common/build_info.c build/flags.txt
-	$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"$*"' -DLAB_VARIANT_NAME='"reference"' -DLAB_KNOB_TEXT='""' \
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"$*"' -DLAB_VARIANT_NAME='"reference"' -DLAB_KNOB_TEXT='""' \
 	    -DLAB_STAGE_SIZES='"$(SIZES_$*)"' -DLAB_STAGE_TIMED='"$(TIMED_$*)"' -c $< -o $@
 # the deliberately wrong kernels: tests/fixtures (the GPU's too) and
 # tests/emu (the bugs a GPU hides), named <family>_<bug>.cu

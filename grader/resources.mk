@@ -12,7 +12,7 @@ RESOURCES_TABLE := build/tools/resources-table
 $(RESOURCES_TABLE): tools/resources-table.c $(filter-out grader/grade.c,$(GRADER_SRCS)) grader/resources.h \
                     grader/grader.h grader/grading.h build/stages.h common/json.c common/signals.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
 .PHONY: resources-expected
 resources-expected: $(RESOURCES_TABLE)
 	@$(if $(RELEASE),echo "error: make resources-expected reads the tiers' reference kernels: this student release has none"; exit 2)

@@ -45,9 +45,9 @@ walled_link = rm -rf $(1).link && mkdir -p $(1).link && \
 CONFINE_SRCS := $(addprefix judge/,confine.c confine_build.c landlock.c libraries.c namespaces.c seccomp.c)
 build/confine/confine: $(CONFINE_SRCS) judge/confine.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
 # build/confine/objcheck: whether a compiled kernel.cu holds only what a CUDA
 # compile makes, read by the lab's own ELF reader before any link or tool
 build/confine/objcheck: judge/objcheck.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $< -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@

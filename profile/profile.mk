@@ -12,7 +12,7 @@ PROFILE_REPORT := build/tools/profile-report
 PROFILE_SRCS := $(wildcard profile/*.c)
 $(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Iprofile $(PROFILE_SRCS) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Iprofile $(PROFILE_SRCS) -lm -o $@
 
 PROFILE_REF := $(if $(filter exercise,$(VARIANT)),$(if $(wildcard solutions/$(STAGE)/kernel.cu),$(RUN_DIR)/solution))
 profile: stage-known $(PROFILE_REPORT) $(if $(STAGE),$(RUN_DEPS) $(PROFILE_REF))
@@ -30,6 +30,6 @@ DEMANGLE := $(or $(shell command -v cu++filt 2>/dev/null),$(shell command -v c++
 .PHONY: ptxas
 ptxas: stage-known
 	@mkdir -p build
-	$(NVCC) $(ALL_NVCCFLAGS) $(if $(KNOB_VALUE),-D$(KNOB)=$(KNOB_VALUE)) -Xptxas -v \
+	$(call step,PTXAS,$(VARIANT)s/$(STAGE)/kernel.cu$(if $(KNOB_VALUE), ($(KNOB)=$(KNOB_VALUE))))$(NVCC) $(ALL_NVCCFLAGS) $(if $(KNOB_VALUE),-D$(KNOB)=$(KNOB_VALUE)) -Xptxas -v \
 	    -c $(VARIANT)s/$(STAGE)/kernel.cu -o /dev/null 2>build/ptxas.txt || { cat build/ptxas.txt; exit 1; }
 	@$(DEMANGLE) <build/ptxas.txt

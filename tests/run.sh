@@ -106,6 +106,7 @@ check "profile: make grade's hints: the stages that passed, one line when ncu is
     "$(grep -q "hints, not scored" <<<"$out" && grep -q "^  $first:" <<<"$out" && ! grep -q "later" <<<"$out" &&
        grep -q "not installed" <<<"$out"; echo $?)" "$out"
 suite "messages without a GPU and for bad knobs (tests/messages/run.sh)" messages tests/messages/run.sh
+suite "the student's loop: a build's own messages, notes on knobs, a missing nvcc (tests/student-loop.sh)" loop tests/student-loop.sh
 suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
 if [ -x tests/class/run.sh ]; then
     suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
