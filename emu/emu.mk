@@ -130,7 +130,8 @@ build/%/reference-emu_info.o: common/build_info.c build/flags.txt
 	$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"$*"' -DLAB_VARIANT_NAME='"reference"' -DLAB_KNOB_TEXT='""' \
 	    -DLAB_STAGE_SIZES='"$(SIZES_$*)"' -DLAB_STAGE_TIMED='"$(TIMED_$*)"' -c $< -o $@
 # the deliberately wrong kernels: tests/fixtures (the GPU's too) and
-# tests/emu (the bugs a GPU hides), named <family>_<bug>.cu
+# tests/emu (the bugs a GPU hides, and make explain's padded tile), named
+# <family>_<what>.cu
 EMU_FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu tests/emu/*.cu)
 $(foreach f,$(EMU_FIXTURE_SRCS),$(eval $(call emu_binary,$(firstword $(subst _, ,$(notdir $(f)))),$(f),\
   build/fixtures/$(basename $(notdir $(f)))-emu,build/fixtures/$(basename $(notdir $(f)))_info.o)))
@@ -173,7 +174,7 @@ EXPLAIN_KERNEL := $(if $(and $(STAGE),$(wildcard $(KERNEL))),build/$(STAGE)/kern
 ifneq ($(EXPLAIN_KERNEL),)
 $(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(KERNEL),$(EXPLAIN_KERNEL)-emu,$(EXPLAIN_KERNEL)_info.o,$(KERNEL_FLAGS)))
 endif
-EXPLAIN_BIN := $(if $(KERNEL),$(EXPLAIN_KERNEL)-emu,$(RUN_DIR)/$(VARIANT)-emu)
+EXPLAIN_BIN := $(if $(KERNEL),$(if $(EXPLAIN_KERNEL),$(EXPLAIN_KERNEL)-emu),$(RUN_DIR)/$(VARIANT)-emu)
 .PHONY: explain
 explain: stage-known $(if $(STAGE),$(EXPLAIN_BIN))
 	@$(if $(KERNEL),$(if $(EXPLAIN_KERNEL),,echo "error: KERNEL=$(KERNEL): no such file"; exit 2))

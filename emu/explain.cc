@@ -22,6 +22,7 @@
  * These are counts of addresses; what they cost in time needs a GPU.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,12 +328,35 @@ static void number(char *out, size_t len, double v)
     snprintf(out, len, v == (double)(long long)v ? "%.0f" : "%.1f", v);
 }
 
-static void print_row(const row *r, int width)
+/* A paragraph of words, wrapped at 100 columns, after a blank line. */
+static void paragraph(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void paragraph(const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    printf("\n");
+    for (char *p = text; *p;) {
+        size_t len = strlen(p), cut = len;
+        if (len > 100)
+            for (cut = 100; cut > 0 && p[cut] != ' '; cut--)
+                ;
+        if (cut == 0)
+            cut = len;
+        printf("%.*s\n", (int)cut, p);
+        p += cut;
+        p += *p == ' ';
+    }
+}
+
+static void print_row(const row *r, int width, int name_width)
 {
     char ideal[32];
     number(ideal, sizeof ideal, (double)r->ideal / (double)r->requests);
-    printf("  %-*s  %-6s %-5s  %-6s %-12s %8llu  %-10s %9llu  %4.1f per %s (ideal %s)\n", width,
-           short_place(r->where), r->shared ? "shared" : "global", r->write ? "store" : "load", r->name,
+    printf("  %-*s  %-6s %-5s  %-*s  %-12s %8llu  %-10s %9llu  %4.1f per %s (ideal %s)\n", width,
+           short_place(r->where), r->shared ? "shared" : "global", r->write ? "store" : "load", name_width, r->name,
            r->shared ? "instructions" : "requests", r->requests, r->shared ? "wavefronts" : "sectors", r->units,
            (double)r->units / (double)r->requests, r->shared ? "instruction" : "request", ideal);
 }
@@ -351,23 +375,50 @@ static const char *advice_global(void)
            "that neighbouring threads touch neighbouring floats (handouts/01_naive.md, \"The access pattern\")";
 }
 
-/* One or two sentences for a line far from its ideal. */
-static void teach(const row *r)
+static int far_from_ideal(const row *r) { return r->units * 2 > r->ideal * 3; } /* over 1.5 times */
+
+/* One or two sentences for the lines of one memory far from their ideal:
+ * where ("kernel.cu:20 (A), kernel.cu:173, 174 (As)"), the worst of them,
+ * what it means and what the handout says to do. */
+static void teach(const row *rows, int n, int shared)
 {
-    double per = (double)r->units / (double)r->requests, ideal = (double)r->ideal / (double)r->requests;
-    char at[300], want[32];
-    snprintf(at, sizeof at, "%.200s (%.47s)", short_place(r->where), r->name);
-    number(want, sizeof want, ideal);
-    if (!r->shared)
-        printf("\n%s: each %s of a warp touches %.1f sectors of 32 bytes, where the bytes its threads ask for "
-               "fit in %s: the threads of a warp %s addresses far apart (uncoalesced), and most of each sector "
-               "goes unused. To do: %s.\n", at, r->write ? "store" : "load", per, want,
-               r->write ? "write" : "read", advice_global());
+    char at[1024] = "", want[32] = "";
+    size_t used = 0;
+    double worst = 0;
+    int loads = 0, stores = 0;
+    const row *prev = NULL;
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        if (r->shared != shared || !far_from_ideal(r) || used >= sizeof at - 300)
+            continue;
+        if (prev && !strcmp(prev->name, r->name) &&
+            !strncmp(prev->where, r->where, strcspn(r->where, ":") + 1)) /* the same array, the same file */
+            used += snprintf(at + used, sizeof at - used, ", %u", r->line);
+        else
+            used += snprintf(at + used, sizeof at - used, "%s%.47s%s%.200s", prev ? " (" : "", prev ? prev->name : "",
+                             prev ? "), " : "", short_place(r->where));
+        prev = r;
+        (r->write ? stores : loads)++;
+        double per = (double)r->units / (double)r->requests;
+        if (per > worst) {
+            worst = per;
+            number(want, sizeof want, (double)r->ideal / (double)r->requests);
+        }
+    }
+    if (!prev)
+        return;
+    snprintf(at + used, sizeof at - used, " (%.47s)", prev->name);
+    const char *verb = !stores ? "read" : !loads ? "write" : "read or write";
+    if (!shared)
+        paragraph("%s: a warp's request touches up to %.1f sectors of 32 bytes, where the bytes its threads ask "
+               "for fit in %s: neighbouring threads of a warp %s addresses far apart (uncoalesced), and most of "
+               "each sector goes unused. To do: %s.", at, worst, want, verb, advice_global());
     else
-        printf("\n%s: each warp instruction takes %.1f wavefronts where %s would do: its threads %s different "
-               "words of one bank, which delivers them one after another (a bank conflict). A column of a "
-               "[32][32] float tile lies in one bank; pad the tile to [32][33] so that a column spreads over all "
-               "32 banks (handouts/05_bank_conflicts.md).\n", at, per, want, r->write ? "write" : "read");
+        paragraph("%s: a warp instruction takes up to %.1f wavefronts where %s would do: its threads %s different "
+               "words of one bank, which delivers them one after another (a bank conflict). Threads that walk "
+               "down a column of a tile whose rows are a multiple of 32 floats long all meet in one bank; one "
+               "float of padding a row (tile[32][33]) spreads the column over the 32 banks "
+               "(handouts/05_bank_conflicts.md).", at, worst, want, verb);
 }
 
 void lab_emu_explain_report(int status)
@@ -381,8 +432,9 @@ void lab_emu_explain_report(int status)
         return;
     }
     printf("the first launch at %s, %s:%d:\n", g_x.size, g_x.file, g_x.line);
-    printf("  a grid of (%u,%u,%u) blocks of (%u,%u,%u) threads, all %llu blocks counted\n", g_x.grid.x, g_x.grid.y,
-           g_x.grid.z, g_x.block.x, g_x.block.y, g_x.block.z, g_x.blocks);
+    printf("  a grid of (%u,%u,%u) blocks of (%u,%u,%u) threads, %s %llu block%s counted\n", g_x.grid.x, g_x.grid.y,
+           g_x.grid.z, g_x.block.x, g_x.block.y, g_x.block.z, g_x.blocks == 1 ? "its" : "all", g_x.blocks,
+           g_x.blocks == 1 ? "" : "s");
     if (status != LAB_EXIT_OK)
         printf("  (the kernel did not pass its checks, above: these are the counts of what it does now)\n");
     static row rows[MAX_SITES];
@@ -393,23 +445,25 @@ void lab_emu_explain_report(int status)
                                                   "parts)" : "");
         return;
     }
-    int width = 0;
-    for (int i = 0; i < n; i++)
+    int width = 0, name_width = 0;
+    for (int i = 0; i < n; i++) {
         if ((int)strlen(short_place(rows[i].where)) > width)
             width = (int)strlen(short_place(rows[i].where));
+        if ((int)strlen(rows[i].name) > name_width)
+            name_width = (int)strlen(rows[i].name);
+    }
     printf("\n");
     for (int i = 0; i < n; i++) {
-        print_row(&rows[i], width);
+        print_row(&rows[i], width, name_width);
         char text[512];
         if ((i + 1 == n || rows[i + 1].line != rows[i].line || strcmp(rows[i + 1].where, rows[i].where)) &&
             source_text(rows[i].where, rows[i].line, text, sizeof text))
             printf("  %-*s  | %s\n", width, "", text);
     }
-    for (int i = 0; i < n; i++)
-        if (rows[i].units * 2 > rows[i].ideal * 3) /* over 1.5 times the ideal */
-            teach(&rows[i]);
-    printf("\nThese are counts from the emulated addresses: each warp instruction's sectors (global memory) and "
+    teach(rows, n, 0);
+    teach(rows, n, 1);
+    paragraph("These are counts from the emulated addresses: each warp instruction's sectors (global memory) and "
            "wavefronts (shared memory), as a GPU would be asked for them. They say nothing about time, which "
-           "needs a GPU: make profile%s%.2s there shows Nsight Compute's counts of the same kinds, and the time.\n",
+           "needs a GPU: make profile%s%.2s there shows Nsight Compute's counts of the same kinds, and the time.",
            isdigit((unsigned char)lab_stage[0]) ? " EX=" : "", isdigit((unsigned char)lab_stage[0]) ? lab_stage : "");
 }
