@@ -19,28 +19,16 @@
  *     different 4-byte words one of the 32 banks must deliver to its lanes
  *     (the same word to many lanes is one: a broadcast). Ideal: one a phase.
  *
- * These are counts of addresses; what they cost in time needs a GPU.
+ * These are counts of addresses; what they cost in time needs a GPU. The
+ * table and its words: explain_report.cc.
  */
-#include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "family.h"
 #include "emu.h"
 
-enum { MAX_SITES = 512, MAX_THREADS = 1024 };
-
-/* One place of kernel.cu that reads or writes memory, and its counts. */
-struct site {
-    const void *pc;
-    const char *array;   /* check.cc's name of the array, for this launch */
-    char name[48];       /* ... kept when the launch ends                */
-    unsigned char write, shared;
-    size_t size;         /* bytes a lane moves                           */
-    unsigned long long requests, units, ideal; /* units: sectors or wavefronts */
-};
+enum { MAX_SITES = LAB_EMU_MAX_SITES, MAX_THREADS = 1024 };
 
 /* One warp instruction: the address of each lane that took part. */
 struct group {
@@ -52,23 +40,17 @@ struct groups {
     unsigned len, cap;
 };
 
-static site g_sites[MAX_SITES];
-static int g_nsites, g_site_table[2 * MAX_SITES]; /* site + 1 by its pc and array; 0 empty */
-static unsigned *g_count;                         /* [site][thread]: executions in this block */
+lab_emu_explained_launch lab_emu_explained;
+static lab_emu_explained_launch &g_x = lab_emu_explained;
+static lab_emu_site *const g_sites = lab_emu_explained.sites;
+static int &g_nsites = lab_emu_explained.nsites;
+static int g_site_table[2 * MAX_SITES]; /* site + 1 by its pc and array; 0 empty */
+static unsigned *g_count;               /* [site][thread]: executions in this block */
 static groups g_lists[LAB_EMU_MAX_WARPS * MAX_SITES]; /* [warp][site]: its instructions, k-th at [k] */
-
-static struct {
-    int armed, in_call, counting, done;
-    char size[64];          /* the call's size: "n=256" */
-    const char *file;       /* the launch */
-    int line;
-    dim3 grid, block;
-    unsigned long long blocks;
-    size_t dynamic;
-} g_x;
 
 /* ---------------------------------------------------------- the launch */
 
+/* --explain was given: count the launch that comes. */
 void lab_emu_explain_arm(void)
 {
     g_count = (unsigned *)calloc((size_t)MAX_SITES * MAX_THREADS, sizeof *g_count);
@@ -77,13 +59,17 @@ void lab_emu_explain_arm(void)
     g_x.armed = 1;
 }
 
+/* The contract function begins (entering) or ends: only its first call,
+ * at the explained size, has its first launch counted. */
 void lab_emu_explain_call(int entering, const char *size)
 {
-    g_x.in_call = entering;
-    if (entering && !g_x.done && !g_x.counting)
+    g_x.in_call = entering && !g_x.calls++;
+    if (g_x.in_call)
         snprintf(g_x.size, sizeof g_x.size, "%s", size);
 }
 
+/* A launch begins: 1 when it is the one to count (the first of the first
+ * call), and check.cc then hands over every access. */
 int lab_emu_explain_launch(dim3 grid, dim3 block, size_t dynamic, const char *file, int line)
 {
     if (!g_x.armed || !g_x.in_call || g_x.done || g_x.counting)
@@ -98,6 +84,8 @@ int lab_emu_explain_launch(dim3 grid, dim3 block, size_t dynamic, const char *fi
     return 1;
 }
 
+/* The number of the site at pc (reading or writing array), found or
+ * added; -1 when the table is full. */
 static int site_of(const void *pc, int write, int shared, size_t size, const char *array)
 {
     static int last = -1;
@@ -109,18 +97,19 @@ static int site_of(const void *pc, int write, int shared, size_t size, const cha
         if (!*slot) {
             if (g_nsites == MAX_SITES)
                 return -1; /* (a kernel.cu of more than 512 places that touch memory: the rest is not counted) */
-            site *s = &g_sites[g_nsites];
+            lab_emu_site *s = &g_sites[g_nsites];
             s->pc = pc, s->array = array, s->write = (unsigned char)write, s->shared = (unsigned char)shared;
             s->size = size;
             *slot = ++g_nsites;
         }
-        const site *s = &g_sites[*slot - 1];
+        const lab_emu_site *s = &g_sites[*slot - 1];
         if (s->pc == pc && s->array == array && s->write == write)
             return last = *slot - 1;
     }
     return -1;
 }
 
+/* One lane's access: into its warp's k-th instruction at this site. */
 void lab_emu_explain_access(uintptr_t a, size_t n, int write, const void *pc, int shared, const char *array)
 {
     if (!lab_emu_in_kernel())
@@ -189,7 +178,8 @@ static unsigned phase_wavefronts(const group *G, size_t size, unsigned from, uns
     return most;
 }
 
-static void measure(site *s, const group *G)
+/* One warp instruction's request, sectors or wavefronts, and ideal. */
+static void measure(lab_emu_site *s, const group *G)
 {
     unsigned lanes = (unsigned)__builtin_popcount(G->mask);
     s->requests++;
@@ -206,6 +196,7 @@ static void measure(site *s, const group *G)
     }
 }
 
+/* A block of the counted launch is over: its instructions are complete. */
 void lab_emu_explain_block_end(unsigned nthreads)
 {
     if (!g_x.counting)
@@ -223,6 +214,7 @@ void lab_emu_explain_block_end(unsigned nthreads)
     g_x.blocks++;
 }
 
+/* The counted launch is over; nothing after it is counted. */
 void lab_emu_explain_launch_end(void)
 {
     if (!g_x.counting)
@@ -233,237 +225,4 @@ void lab_emu_explain_launch_end(void)
     g_x.counting = 0;
     g_x.done = 1;
     lab_emu.explaining = 0;
-}
-
-/* ----------------------------------------------------------- the table */
-
-/* A line of the table: the sites of one source line, kind and array. */
-struct row {
-    char where[256]; /* "exercises/01_naive/kernel.cu:35" */
-    unsigned line;
-    int shared, write;
-    const char *name;
-    unsigned long long requests, units, ideal;
-};
-
-static int by_place(const void *x, const void *y)
-{
-    const row *a = (const row *)x, *b = (const row *)y;
-    int file = strncmp(a->where, b->where, strcspn(a->where, ":") + 1);
-    if (file)
-        return file;
-    if (a->line != b->line)
-        return a->line < b->line ? -1 : 1;
-    if (a->shared != b->shared)
-        return a->shared - b->shared;
-    if (a->write != b->write)
-        return a->write - b->write;
-    return strcmp(a->name, b->name);
-}
-
-static int make_rows(row *rows)
-{
-    int n = 0;
-    for (int s = 0; s < g_nsites; s++) {
-        const site *S = &g_sites[s];
-        if (!S->requests)
-            continue;
-        char where[256];
-        lab_emu_line_of(S->pc, where, sizeof where);
-        if (!*where)
-            snprintf(where, sizeof where, "a line of kernel.cu");
-        int r = 0;
-        while (r < n && (strcmp(rows[r].where, where) || rows[r].shared != S->shared || rows[r].write != S->write ||
-                         strcmp(rows[r].name, S->name)))
-            r++;
-        if (r == n) {
-            memset(&rows[n], 0, sizeof rows[n]);
-            snprintf(rows[n].where, sizeof rows[n].where, "%s", where);
-            const char *colon = strrchr(where, ':');
-            rows[n].line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
-            rows[n].shared = S->shared;
-            rows[n].write = S->write;
-            rows[n].name = S->name;
-            n++;
-        }
-        rows[r].requests += S->requests;
-        rows[r].units += S->units;
-        rows[r].ideal += S->ideal;
-    }
-    qsort(rows, (size_t)n, sizeof *rows, by_place);
-    return n;
-}
-
-/* "kernel.cu:35" of "exercises/01_naive/kernel.cu:35" */
-static const char *short_place(const char *where)
-{
-    const char *slash = strrchr(where, '/');
-    return slash ? slash + 1 : where;
-}
-
-/* The text of a line of the source, trimmed, where the file can be read. */
-static int source_text(const char *where, unsigned line, char *out, size_t len)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%.*s", (int)strcspn(where, ":"), where);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char buf[512];
-    unsigned at = 0;
-    int found = 0;
-    while (!found && fgets(buf, sizeof buf, f))
-        if (++at == line) {
-            char *p = buf + strspn(buf, " \t");
-            p[strcspn(p, "\r\n")] = 0;
-            snprintf(out, len, "%s", p);
-            found = *p != 0;
-        }
-    fclose(f);
-    return found;
-}
-
-static void number(char *out, size_t len, double v)
-{
-    snprintf(out, len, v == (double)(long long)v ? "%.0f" : "%.1f", v);
-}
-
-/* A paragraph of words, wrapped at 100 columns, after a blank line. */
-static void paragraph(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void paragraph(const char *fmt, ...)
-{
-    char text[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    printf("\n");
-    for (char *p = text; *p;) {
-        size_t len = strlen(p), cut = len;
-        if (len > 100)
-            for (cut = 100; cut > 0 && p[cut] != ' '; cut--)
-                ;
-        if (cut == 0)
-            cut = len;
-        printf("%.*s\n", (int)cut, p);
-        p += cut;
-        p += *p == ' ';
-    }
-}
-
-static void print_row(const row *r, int width, int name_width)
-{
-    char ideal[32];
-    number(ideal, sizeof ideal, (double)r->ideal / (double)r->requests);
-    printf("  %-*s  %-6s %-5s  %-*s  %-12s %8llu  %-10s %9llu  %4.1f per %s (ideal %s)\n", width,
-           short_place(r->where), r->shared ? "shared" : "global", r->write ? "store" : "load", name_width, r->name,
-           r->shared ? "instructions" : "requests", r->requests, r->shared ? "wavefronts" : "sectors", r->units,
-           (double)r->units / (double)r->requests, r->shared ? "instruction" : "request", ideal);
-}
-
-/* Where the stage's handout says what to do about it. */
-static const char *advice_global(void)
-{
-    const char *family = lab_family_this.name;
-    if (!strcmp(family, "transpose"))
-        return "one side of a transpose always runs down a column: go through a 32 x 32 tile in shared memory, "
-               "read and written along rows (handouts/04_transpose.md)";
-    if (!strcmp(family, "reduce"))
-        return "let neighbouring threads read neighbouring elements, in a grid-stride loop "
-               "(handouts/07_reduction.md)";
-    return "give threadIdx.x the index that moves along a row in memory (the column of a row-major matrix), so "
-           "that neighbouring threads touch neighbouring floats (handouts/01_naive.md, \"The access pattern\")";
-}
-
-static int far_from_ideal(const row *r) { return r->units * 2 > r->ideal * 3; } /* over 1.5 times */
-
-/* One or two sentences for the lines of one memory far from their ideal:
- * where ("kernel.cu:20 (A), kernel.cu:173, 174 (As)"), the worst of them,
- * what it means and what the handout says to do. */
-static void teach(const row *rows, int n, int shared)
-{
-    char at[1024] = "", want[32] = "";
-    size_t used = 0;
-    double worst = 0;
-    int loads = 0, stores = 0;
-    const row *prev = NULL;
-    for (int i = 0; i < n; i++) {
-        const row *r = &rows[i];
-        if (r->shared != shared || !far_from_ideal(r) || used >= sizeof at - 300)
-            continue;
-        if (prev && !strcmp(prev->name, r->name) &&
-            !strncmp(prev->where, r->where, strcspn(r->where, ":") + 1)) /* the same array, the same file */
-            used += snprintf(at + used, sizeof at - used, ", %u", r->line);
-        else
-            used += snprintf(at + used, sizeof at - used, "%s%.47s%s%.200s", prev ? " (" : "", prev ? prev->name : "",
-                             prev ? "), " : "", short_place(r->where));
-        prev = r;
-        (r->write ? stores : loads)++;
-        double per = (double)r->units / (double)r->requests;
-        if (per > worst) {
-            worst = per;
-            number(want, sizeof want, (double)r->ideal / (double)r->requests);
-        }
-    }
-    if (!prev)
-        return;
-    snprintf(at + used, sizeof at - used, " (%.47s)", prev->name);
-    const char *verb = !stores ? "read" : !loads ? "write" : "read or write";
-    if (!shared)
-        paragraph("%s: a warp's request touches up to %.1f sectors of 32 bytes, where the bytes its threads ask "
-               "for fit in %s: neighbouring threads of a warp %s addresses far apart (uncoalesced), and most of "
-               "each sector goes unused. To do: %s.", at, worst, want, verb, advice_global());
-    else
-        paragraph("%s: a warp instruction takes up to %.1f wavefronts where %s would do: its threads %s different "
-               "words of one bank, which delivers them one after another (a bank conflict). Threads that walk "
-               "down a column of a tile whose rows are a multiple of 32 floats long all meet in one bank; one "
-               "float of padding a row (tile[32][33]) spreads the column over the 32 banks "
-               "(handouts/05_bank_conflicts.md).", at, worst, want, verb);
-}
-
-void lab_emu_explain_report(int status)
-{
-    if (!g_x.armed)
-        return;
-    printf("\nwhat the memory system sees (make explain): ");
-    if (!g_x.done) {
-        printf("kernel.cu launched no kernel%s%s, so there is nothing to count\n", *g_x.size ? " at " : "",
-               g_x.size);
-        return;
-    }
-    printf("the first launch at %s, %s:%d:\n", g_x.size, g_x.file, g_x.line);
-    printf("  a grid of (%u,%u,%u) blocks of (%u,%u,%u) threads, %s %llu block%s counted\n", g_x.grid.x, g_x.grid.y,
-           g_x.grid.z, g_x.block.x, g_x.block.y, g_x.block.z, g_x.blocks == 1 ? "its" : "all", g_x.blocks,
-           g_x.blocks == 1 ? "" : "s");
-    if (status != LAB_EXIT_OK)
-        printf("  (the kernel did not pass its checks, above: these are the counts of what it does now)\n");
-    static row rows[MAX_SITES];
-    int n = make_rows(rows);
-    if (!n) {
-        printf("  it read and wrote no global or shared memory%s\n",
-               !strcmp(lab_variant, "exercise") ? " (a skeleton's kernel does nothing yet: fill in its TODO(lab) "
-                                                  "parts)" : "");
-        return;
-    }
-    int width = 0, name_width = 0;
-    for (int i = 0; i < n; i++) {
-        if ((int)strlen(short_place(rows[i].where)) > width)
-            width = (int)strlen(short_place(rows[i].where));
-        if ((int)strlen(rows[i].name) > name_width)
-            name_width = (int)strlen(rows[i].name);
-    }
-    printf("\n");
-    for (int i = 0; i < n; i++) {
-        print_row(&rows[i], width, name_width);
-        char text[512];
-        if ((i + 1 == n || rows[i + 1].line != rows[i].line || strcmp(rows[i + 1].where, rows[i].where)) &&
-            source_text(rows[i].where, rows[i].line, text, sizeof text))
-            printf("  %-*s  | %s\n", width, "", text);
-    }
-    teach(rows, n, 0);
-    teach(rows, n, 1);
-    paragraph("These are counts from the emulated addresses: each warp instruction's sectors (global memory) and "
-           "wavefronts (shared memory), as a GPU would be asked for them. They say nothing about time, which "
-           "needs a GPU: make profile%s%.2s there shows Nsight Compute's counts of the same kinds, and the time.",
-           isdigit((unsigned char)lab_stage[0]) ? " EX=" : "", isdigit((unsigned char)lab_stage[0]) ? lab_stage : "");
 }

@@ -11,7 +11,8 @@
 #   a [32][33] tile (tests/emu/transpose_tile_padded.cu) and stage 05's
 #     [64][65]: 1;
 #   stage 03's tiles: a warp reading one word of As is a broadcast, 1;
-#   stage 06's float4 reads of shared memory: 4 phases of 8 lanes, 4.
+#   stage 06's float4 reads of shared memory: 4 phases of 8 lanes, 4;
+#   at n=17, the warps that a guard leaves empty issue no request.
 #
 # Each program runs inside the wall with a time limit, as tests/emu.sh's
 # do; make explain itself runs once (KERNEL=, SIZES=). Needs make emu-all.
@@ -53,6 +54,11 @@ check "stage 01's solution: 2 sectors a load of A and of B, 4 a store of C" \
        [ "$(row 'kernel.cu:37 global store C requests 524288 sectors 2097152 4.0')" = 0 ]; ok)" "$out"
 check "stage 01's solution: no load of C (as nvcc, the sum just stored is not read back), no advice" \
     "$(! grep -q 'global load  *C' <<<"$out" && ! grep -q 'uncoalesced' <<<"$out"; ok)" "$out"
+
+explain edges build/01_naive/solution-emu --sizes 17
+check "n=17: lanes past the edge issue nothing: 18 warps store C (8 + 8 + 1 + 1 of the 4 blocks' 32)" \
+    "$([ $st = 0 ] && grep -q 'the first launch at n=17' <<<"$out" &&
+       [ "$(row 'kernel.cu:35 global store C requests 18 ')" = 0 ]; ok)" "$out"
 
 explain tile32 build/04_transpose/solution-emu
 check "a [32][32] tile: 32 wavefronts a column read (2048 instructions), 1 a row write" \
