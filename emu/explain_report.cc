@@ -178,8 +178,8 @@ static void teach(const row *rows, int n, int shared)
             !strncmp(prev->where, r->where, strcspn(r->where, ":") + 1)) /* the same array, the same file */
             used += snprintf(at + used, sizeof at - used, ", %u", r->line);
         else
-            used += snprintf(at + used, sizeof at - used, "%s%.47s%s%.200s", prev ? " (" : "", prev ? prev->name : "",
-                             prev ? "), " : "", short_place(r->where));
+            used += snprintf(at + used, sizeof at - used, "%s%.47s%s%.200s", prev ? " (" : "",
+                             prev ? prev->name : "", prev ? "), " : "", short_place(r->where));
         prev = r;
         (r->write ? stores : loads)++;
         double per = (double)r->units / (double)r->requests;
@@ -194,14 +194,14 @@ static void teach(const row *rows, int n, int shared)
     const char *verb = !stores ? "read" : !loads ? "write" : "read or write";
     if (!shared)
         paragraph("%s: a warp's request touches up to %.1f sectors of 32 bytes, where the bytes its threads ask "
-               "for fit in %s: neighbouring threads of a warp %s addresses far apart (uncoalesced), and most of "
-               "each sector goes unused. To do: %s.", at, worst, want, verb, advice_global());
+                  "for fit in %s: neighbouring threads of a warp %s addresses far apart (uncoalesced), and most "
+                  "of each sector goes unused. To do: %s.", at, worst, want, verb, advice_global());
     else
-        paragraph("%s: a warp instruction takes up to %.1f wavefronts where %s would do: its threads %s different "
-               "words of one bank, which delivers them one after another (a bank conflict). Threads that walk "
-               "down a column of a tile whose rows are a multiple of 32 floats long all meet in one bank; one "
-               "float of padding a row (tile[32][33]) spreads the column over the 32 banks "
-               "(handouts/05_bank_conflicts.md).", at, worst, want, verb);
+        paragraph("%s: a warp instruction takes up to %.1f wavefronts where %s would do: its threads %s "
+                  "different words of one bank, which delivers them one after another (a bank conflict). Threads "
+                  "that walk down a column of a tile whose rows are a multiple of 32 floats long all meet in one "
+                  "bank; one float of padding a row (tile[32][33]) spreads the column over the 32 banks "
+                  "(handouts/05_bank_conflicts.md).", at, worst, want, verb);
 }
 
 /* The table, after the checks (status: theirs). */
@@ -249,8 +249,9 @@ void lab_emu_explain_report(int status)
     }
     teach(rows, n, 0);
     teach(rows, n, 1);
+    int numbered = isdigit((unsigned char)lab_stage[0]); /* a stage's program, not a fixture's */
     paragraph("These are counts from the emulated addresses: each warp instruction's sectors (global memory) and "
-           "wavefronts (shared memory), as a GPU would be asked for them. They say nothing about time, which "
-           "needs a GPU: make profile%s%.2s there shows Nsight Compute's counts of the same kinds, and the time.",
-           isdigit((unsigned char)lab_stage[0]) ? " EX=" : "", isdigit((unsigned char)lab_stage[0]) ? lab_stage : "");
+              "wavefronts (shared memory), as a GPU would be asked for them. They say nothing about time, which "
+              "needs a GPU: make profile%s%.2s there shows Nsight Compute's counts of the same kinds, and the "
+              "time.", numbered ? " EX=" : "", numbered ? lab_stage : "");
 }
