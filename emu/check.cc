@@ -350,6 +350,7 @@ static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int 
         return;
     uintptr_t lo = (uintptr_t)lab_emu_dynamic_shared;
     word *shadow = g_dynamic_shadow;
+    const char *array = "extern __shared__";
     if (!dynamic) { /* the named array it is in; none: a global of the host's */
         const shared_array *s = NULL;
         for (int i = 0; i < g_nshared && !s; i++)
@@ -368,6 +369,7 @@ static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int 
         }
         lo = s->base;
         shadow = s->shadow;
+        array = s->name;
     } else if (a + n - lo > lab_emu.dynamic_bytes) {
         char who[128], at[256], key[300];
         lab_emu_thread_text(lab_emu_current_tid(), who, sizeof who);
@@ -378,6 +380,8 @@ static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int 
                         (size_t)(a + n - lo - lab_emu.dynamic_bytes));
         return;
     }
+    if (lab_emu.explaining)
+        lab_emu_explain_access(a, n, write, pc, 1, array);
     if (!shadow)
         return;
     for (size_t i = (a - lo) / 4; i <= (a + n - 1 - lo) / 4; i++)
@@ -430,6 +434,10 @@ static inline void access(const void *p, size_t n, int write, const void *pc, in
         misaligned(a, n, pc);
     if (global) {
         global_access(a, n, write, pc);
+        if (lab_emu.explaining) {
+            const allocation *al = find(a);
+            lab_emu_explain_access(a, n, write, pc, 0, al ? al->name : "global memory");
+        }
         if (write && n % 4 == 0 && a % 4 == 0 && lab_emu_in_kernel()) {
             g_stored = (float *)p;
             g_nstored = n / 4;

@@ -163,12 +163,14 @@ template <typename T> __attribute__((no_sanitize_thread, noinline)) static T ato
 #define atomicAdd_system atomicAdd
 
 /* ------------------------------------------------------------ intrinsics */
-template <typename T> static inline T __ldg(const T *p) { return *p; }
-template <typename T> static inline T __ldcg(const T *p) { return *p; }
-template <typename T> static inline T __ldcs(const T *p) { return *p; }
-template <typename T> static inline T __ldlu(const T *p) { return *p; }
-template <typename T> static inline void __stcg(T *p, T v) { *p = v; }
-template <typename T> static inline void __stcs(T *p, T v) { *p = v; }
+/* cache-hinted loads and stores: plain ones, written out where they are
+ * called, so that a message (and make explain) names the line of kernel.cu */
+#define __ldg(p) (static_cast<std::remove_cv_t<std::remove_reference_t<decltype(*(p))>>>(*(p)))
+#define __ldcg(p) __ldg(p)
+#define __ldcs(p) __ldg(p)
+#define __ldlu(p) __ldg(p)
+#define __stcg(p, v) ((void)(*(p) = (v)))
+#define __stcs(p, v) ((void)(*(p) = (v)))
 static inline void __threadfence(void) {}
 static inline void __threadfence_block(void) {}
 static inline void __threadfence_system(void) {}

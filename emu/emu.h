@@ -28,6 +28,7 @@ struct lab_emu_state {
     int launch_line;
     unsigned long long seed;      /* the run's seed: the shuffled thread orders */
     int findings;                 /* problems named so far                    */
+    int explaining;               /* the launch that --explain counts runs     */
 };
 extern lab_emu_state lab_emu;
 
@@ -49,6 +50,37 @@ void lab_emu_forget_buffer(const void *data);
 [[noreturn]] void lab_emu_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* one problem the GPU may hide, printed at once (the first few of each kind) */
 void lab_emu_finding(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* explain.cc: --explain, what the memory system sees of one launch;
+ * explain_report.cc: its table */
+enum { LAB_EMU_MAX_SITES = 512 };
+struct lab_emu_site {     /* one place of kernel.cu that reads or writes memory */
+    const void *pc;
+    const char *array;    /* check.cc's name of the array, during the launch */
+    char name[48];        /* ... kept when it ends */
+    unsigned char write, shared;
+    size_t size;          /* bytes a lane moves */
+    unsigned long long requests, units, ideal; /* units: sectors or wavefronts */
+};
+struct lab_emu_explained_launch {
+    int armed, calls, in_call, counting, done;
+    char size[64];        /* the call's size: "n=256" */
+    const char *file;     /* where the launch is */
+    int line;
+    dim3 grid, block;
+    size_t dynamic;
+    unsigned long long blocks; /* counted */
+    lab_emu_site sites[LAB_EMU_MAX_SITES];
+    int nsites;
+};
+extern lab_emu_explained_launch lab_emu_explained;
+void lab_emu_explain_arm(void);
+void lab_emu_explain_call(int entering, const char *size); /* the contract function, at this size */
+int lab_emu_explain_launch(dim3 grid, dim3 block, size_t dynamic, const char *file, int line); /* 1: counted */
+void lab_emu_explain_access(uintptr_t a, size_t n, int write, const void *pc, int shared, const char *array);
+void lab_emu_explain_block_end(unsigned nthreads);
+void lab_emu_explain_launch_end(void);
+void lab_emu_explain_report(int status);
 
 /* api.cc */
 void lab_emu_set_error(cudaError_t e);

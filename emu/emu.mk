@@ -5,6 +5,9 @@
 #                             GPU and no Slurm to send it to)
 #   make grade EMU=1          every stage's correctness on the CPU: no speed,
 #                             no points (the same where there is no GPU)
+#   make explain EX=01        what the memory system sees of one launch of
+#                             the kernel: global sectors per request, shared
+#                             wavefronts per instruction, line by line
 #   build/<stage>/<variant>-emu   the stage's checks on the CPU (variant
 #                             exercise, solution or reference); exit 0 correct,
 #                             1 wrong, 2 usage, 4 what the emulator cannot run
@@ -18,10 +21,17 @@
 EMU_CXX := $(if $(filter default,$(origin CXX)),g++,$(CXX))
 EMU_INCLUDES := -include emu/cuda_emu.h -Iemu/include -Iemu -Icommon
 EMU_CXXFLAGS := -std=c++17 -O2 -Wall -Wno-unknown-pragmas -D_GNU_SOURCE
-# the student's file: line tables for the messages, every access a call
-EMU_KERNEL_FLAGS := -std=c++17 -O1 -gdwarf-4 -Wall -Wno-unknown-pragmas -Wno-sign-compare -fsanitize=thread \
+# the student's file: line tables for the messages, every access a call;
+# a value just stored is not loaded again (-ftree-pre), as nvcc does, so
+# that make explain counts the loads a GPU makes
+EMU_KERNEL_FLAGS := -std=c++17 -O1 -ftree-pre -gdwarf-4 -Wall -Wno-unknown-pragmas -Wno-sign-compare -fsanitize=thread \
                     -fno-threadsafe-statics -D_GNU_SOURCE
 EMU_HEADERS := $(wildcard emu/*.h emu/include/*.h)
+# build/emu/flags.txt changes when a kernel's compiler flags do, so that
+# every emulated kernel is compiled again with them
+EMU_FLAGS_TEXT := $(EMU_CXX) $(EMU_KERNEL_FLAGS)
+build/emu/flags.txt: FORCE
+	@mkdir -p $(@D) && echo '$(EMU_FLAGS_TEXT)' | cmp -s - $@ || echo '$(EMU_FLAGS_TEXT)' > $@
 
 # EMU=1 forces the emulation; without a GPU and without Slurm (srun) to
 # send the work to, make run and make grade use it by themselves.
@@ -52,7 +62,7 @@ build/emu/main-%.o: emu/main.cc $(EMU_HEADERS) $(LAB_HEADERS)
 
 # What a family's emulated program links: its harness as make builds it
 # for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
-EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o api.o lines.o)
+EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o api.o lines.o explain.o explain_report.o)
 # (plain-C objects are the GPU build's own)
 EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard common/$(basename $(notdir $(o))).c),$(o),\
          $(patsubst build/common/%,build/emu/common/%,$(o))))
@@ -83,7 +93,7 @@ EMU_LINK_FLAGS := -fno-use-linker-plugin -fno-lto -Wl,-z,noexecstack
 # build_info object $(4) (the stage, variant and knob it names), compiler
 # flags $(5) (-D<knob>=<value>).
 define emu_binary
-$(3).o: $(2) build/emu/bin/rewrite $(EMU_HEADERS) $(LAB_HEADERS) | $$(WALL_DEPS)
+$(3).o: $(2) build/emu/bin/rewrite build/emu/flags.txt $(EMU_HEADERS) $(LAB_HEADERS) | $$(WALL_DEPS)
 	@rm -rf $(3).wall && mkdir -p $(3).wall
 	@$$(call emu_wall,$$<,$(3).wall) build/emu/bin/rewrite $$< $(3).wall/kernel.cc
 	$$(call step,EMU,$$<$(if $(5), ($(patsubst -D%,%,$(5)))))$$(call emu_wall,$$<,$(3).wall) $(EMU_CXX) -x c++ $(EMU_KERNEL_FLAGS) $(EMU_INCLUDES) $(5) \
@@ -114,7 +124,8 @@ build/%/reference-emu_info.o: common/build_info.c build/flags.txt
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"$*"' -DLAB_VARIANT_NAME='"reference"' -DLAB_KNOB_TEXT='""' \
 	    -DLAB_STAGE_SIZES='"$(SIZES_$*)"' -DLAB_STAGE_TIMED='"$(TIMED_$*)"' -c $< -o $@
 # the deliberately wrong kernels: tests/fixtures (the GPU's too) and
-# tests/emu (the bugs a GPU hides), named <family>_<bug>.cu
+# tests/emu (the bugs a GPU hides, and make explain's padded tile), named
+# <family>_<what>.cu
 EMU_FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu tests/emu/*.cu)
 $(foreach f,$(EMU_FIXTURE_SRCS),$(eval $(call emu_binary,$(firstword $(subst _, ,$(notdir $(f)))),$(f),\
   build/fixtures/$(basename $(notdir $(f)))-emu,build/fixtures/$(basename $(notdir $(f)))_info.o)))
@@ -145,3 +156,21 @@ grade: build/confine/confine build/emu/bin/rewrite
 	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness only"
 	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),$(STAGE),$(STAGES))
 endif
+
+# make explain EX=NN [SOLUTION=1] [<knob>=<value>] [SIZES=512] [KERNEL=file.cu]:
+# the first launch of the kernel at the explained size (the first of SIZES,
+# else the family's: matmul 256, transpose 256x256, reduce 65537), its
+# global sectors per request and shared wavefronts per instruction, line by
+# line, counted on the CPU emulation (emu/explain.cc), here with or without
+# a GPU. KERNEL=file.cu: any file that keeps the stage's contract, as make
+# kernel builds it (build/<stage>/kernels/<name>-emu).
+EXPLAIN_KERNEL := $(if $(and $(STAGE),$(wildcard $(KERNEL))),build/$(STAGE)/kernels/$(basename $(notdir $(KERNEL))))
+ifneq ($(EXPLAIN_KERNEL),)
+$(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(KERNEL),$(EXPLAIN_KERNEL)-emu,$(EXPLAIN_KERNEL)_info.o,$(KERNEL_FLAGS)))
+endif
+EXPLAIN_BIN := $(if $(KERNEL),$(if $(EXPLAIN_KERNEL),$(EXPLAIN_KERNEL)-emu),$(RUN_DIR)/$(VARIANT)-emu)
+.PHONY: explain
+explain: stage-known $(if $(STAGE),$(EXPLAIN_BIN))
+	@$(if $(KERNEL),$(if $(EXPLAIN_KERNEL),,echo "error: KERNEL=$(KERNEL): no such file"; exit 2))
+	@echo "make explain: on the CPU emulation: counts of memory accesses, no time (a GPU's make profile has both)"
+	@$(EXPLAIN_BIN) --explain $(RUN_ARGS)

@@ -36,13 +36,33 @@ static const char *emu_sizes(const char *family, const char **n)
     return "1,2,3,31,33,1000,1025,65537";
 }
 
+/* make explain (--explain): the size whose first launch is counted, and
+ * the smallest for the check that --check-only ends with (--n) */
+static const char *explain_sizes(const char *family, const char **n)
+{
+    if (!strcmp(family, "matmul")) {
+        *n = "1";
+        return "256";
+    }
+    if (!strcmp(family, "transpose")) {
+        *n = "1x1";
+        return "256x256";
+    }
+    *n = "1";
+    return "65537"; /* (the first of reduce's sizes is 1: a launch of one thread) */
+}
+
 int lab_emu_harness_main(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
     static char *args[64];
-    int n = 0, sizes = 0, check_only = 0, timed = 0;
+    int n = 0, sizes = 0, check_only = 0, timed = 0, explain = 0;
     for (int i = 0; i < argc && n < 60; i++) {
+        if (!strcmp(argv[i], "--explain")) { /* ours, not the harness's */
+            explain = 1;
+            continue;
+        }
         sizes |= !strcmp(argv[i], "--sizes");
         timed |= !strcmp(argv[i], "--n");
         check_only |= !strcmp(argv[i], "--check-only") || !strcmp(argv[i], "--help");
@@ -51,7 +71,9 @@ int main(int argc, char **argv)
         args[n++] = argv[i];
     }
     const char *last;
-    const char *list = emu_sizes(lab_family_this.name, &last);
+    const char *list = (explain ? explain_sizes : emu_sizes)(lab_family_this.name, &last);
+    if (explain)
+        lab_emu_explain_arm();
     if (!sizes) {
         args[n++] = (char *)"--sizes";
         args[n++] = (char *)list;
@@ -69,8 +91,9 @@ int main(int argc, char **argv)
     if (status == LAB_EXIT_OK && lab_emu.findings) {
         printf("wrong: the emulator found %d problem%s above that a GPU may hide\n", lab_emu.findings,
                lab_emu.findings == 1 ? "" : "s");
-        return LAB_EXIT_WRONG;
+        status = LAB_EXIT_WRONG;
     }
+    lab_emu_explain_report(status);
     return status;
 }
 
@@ -122,7 +145,11 @@ void __wrap__Z6matmulPKfS0_Pfi(const float *A, const float *B, float *C, int n)
     lab_emu_name_buffer(A, bytes, "A");
     lab_emu_name_buffer(B, bytes, "B");
     lab_emu_name_buffer(C, bytes, "C");
+    char size[32];
+    snprintf(size, sizeof size, "n=%d", n);
+    lab_emu_explain_call(1, size);
     __real__Z6matmulPKfS0_Pfi(A, B, C, n);
+    lab_emu_explain_call(0, size);
 }
 #elif defined(LAB_EMU_FAMILY_transpose)
 void __real__Z9transposePKfPfii(const float *in, float *out, int rows, int cols);
@@ -131,7 +158,11 @@ void __wrap__Z9transposePKfPfii(const float *in, float *out, int rows, int cols)
     size_t bytes = (size_t)rows * cols * sizeof(float);
     lab_emu_name_buffer(in, bytes, "in");
     lab_emu_name_buffer(out, bytes, "out");
+    char size[32];
+    snprintf(size, sizeof size, "%dx%d", rows, cols);
+    lab_emu_explain_call(1, size);
     __real__Z9transposePKfPfii(in, out, rows, cols);
+    lab_emu_explain_call(0, size);
 }
 #elif defined(LAB_EMU_FAMILY_reduce)
 void __real__Z6reducePKfPfiS1_(const float *in, float *out, int n, float *scratch);
@@ -140,7 +171,11 @@ void __wrap__Z6reducePKfPfiS1_(const float *in, float *out, int n, float *scratc
     lab_emu_name_buffer(in, 0, "in");
     lab_emu_name_buffer(out, 0, "out");
     lab_emu_name_buffer(scratch, 0, "scratch");
+    char size[32];
+    snprintf(size, sizeof size, "n=%d", n);
+    lab_emu_explain_call(1, size);
     __real__Z6reducePKfPfiS1_(in, out, n, scratch);
+    lab_emu_explain_call(0, size);
 }
 #endif
 }

@@ -447,14 +447,20 @@ void lab_emu_run(void (*body)(void *), void *ctx, dim3 grid, dim3 block, size_t 
     lab_emu.launch_file = file;
     lab_emu.launch_line = line;
     lab_emu.aborted = 0;
+    /* make explain: the memory accesses of this launch counted, block by block */
+    int explained = lab_emu_explain_launch(grid, block, shared, file, line);
     unsigned long long linear = 0;
     for (unsigned z = 0; z < grid.z; z++)
         for (unsigned y = 0; y < grid.y; y++)
             for (unsigned x = 0; x < grid.x && !lab_emu.aborted; x++, linear++) {
                 lab_emu_block_idx = uint3{x, y, z};
                 run_block(block, linear);
+                if (explained)
+                    lab_emu_explain_block_end(g_nthreads);
             }
     lab_emu_self = NULL;
+    if (explained)
+        lab_emu_explain_launch_end();
     g_launches++;
 }
 

@@ -97,6 +97,11 @@ suite() {
 
 suite "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" gpu tests/gpu-suite.sh
 suite "the CPU emulation: every solution, skeleton, reference and wrong kernel (tests/emu.sh)" emu tests/emu.sh
+if [ -x tests/emu/explain.sh ]; then
+    suite "make explain: sectors and wavefronts of one launch, counted on the CPU (tests/emu/explain.sh)" explain tests/emu/explain.sh
+else
+    skip "explain: make explain's tests count the solutions' accesses (not part of a student release)"
+fi
 suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
 mkdir -p build/tests
 printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason\n%s\tfalse\t6\t10\ttrue\tfalse\t7\tpass\t-\nlater\tfalse\t0\t10\tfalse\tfalse\t7\t-\twrong\n' \

@@ -95,6 +95,7 @@ help:
 	@echo "  make grade            grade every stage (EX=NN: one stage; SANITIZE=1: also compute-sanitizer)"
 	@$(if $(RELEASE),,echo "  make calibrate        instructors: measure each tier's reference kernel, write this GPU's thresholds")
 	@echo "  make profile EX=NN    hardware counters of one call, in plain words (needs ncu)"
+	@echo "  make explain EX=NN    sectors per warp load, bank conflicts, line by line: counted on the CPU, no GPU needed"
 	@echo "  make ptxas EX=NN      registers and shared memory of each kernel"
 	@echo "  make docs             handouts and slides to build/docs/ (needs pandoc)"
 	@echo "  make status           per stage: skeleton, compile error, compiles, correct; last grade's points"
