@@ -4,6 +4,7 @@
  */
 #include "grader.h"
 #include "grading.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -79,34 +80,10 @@ void text_clean(const char *text, size_t len, char *out, size_t outlen)
     out[o] = 0;
 }
 
-int find_program(const char *name, char *out, size_t len)
-{
-    char dir[4096];
-    const char *path = strchr(name, '/') ? "" : getenv("PATH");
-    if (strchr(name, '/')) {
-        if (access(name, X_OK))
-            return -1;
-        return realpath(name, out) ? 0 : -1;
-    }
-    while (path && *path) {
-        size_t n = strcspn(path, ":");
-        if (n > 0 && n + strlen(name) + 2 < sizeof dir) {
-            memcpy(dir, path, n);
-            dir[n] = '/';
-            strcpy(dir + n + 1, name);
-            if (access(dir, X_OK) == 0)
-                return realpath(dir, out) ? 0 : -1;
-        }
-        path += n + (path[n] == ':');
-    }
-    (void)len; /* realpath writes at most PATH_MAX bytes: out must hold that */
-    return -1;
-}
-
 int have_program(const char *name)
 {
     char found[PATH_MAX];
-    return find_program(name, found, sizeof found) == 0;
+    return lab_find_program(name, found) == 0;
 }
 
 double now_s(void)

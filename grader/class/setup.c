@@ -297,11 +297,12 @@ void check_confinement(void)
         /* the wall's own files: the Makefile's CONFINE_SRCS, compiled in */
         int nsrcs = 0;
         char **srcs = words(LAB_CONFINE_SRCS, &nsrcs);
-        argv = xrealloc(argv, (n + 8 + nsrcs) * sizeof *argv);
+        argv = xrealloc(argv, (n + 9 + nsrcs) * sizeof *argv);
         argv[n++] = xstrdup("-O2");
         argv[n++] = xstrdup("-std=c11");
         argv[n++] = xstrdup("-D_GNU_SOURCE");
         argv[n++] = fmt("-I%s/lab/judge", cls.out);
+        argv[n++] = fmt("-I%s/lab/common", cls.out);
         for (int i = 0; i < nsrcs; i++)
             argv[n++] = fmt("%s/lab/%s", cls.out, srcs[i]);
         words_free(srcs);
