@@ -372,8 +372,8 @@ int have_program(const char *name);
 double now_s(void);
 /* mkdir -p: 0, or -1 with errno set. */
 int mkdirs(const char *path);
-/* The text of a file (its first max bytes), NUL-terminated; NULL when it
- * cannot be read. The caller frees it. */
+/* The text of a file (its first max bytes; 0: all of it), NUL-terminated;
+ * NULL when it cannot be read. The caller frees it. */
 char *read_file_text(const char *path, size_t max);
 
 #endif /* GRADER_H */

@@ -4,9 +4,12 @@
  */
 #include "grader.h"
 #include "grading.h"
+#include "fdio.h"
 #include "spawn.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -110,13 +113,10 @@ int mkdirs(const char *path)
 
 char *read_file_text(const char *path, size_t max)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return NULL;
-    char *text = malloc(max + 1);
-    size_t n = text ? fread(text, 1, max, f) : 0;
-    fclose(f);
-    if (text)
-        text[n] = 0;
+    char *text = lab_read_to_end(fd, max ? max : SIZE_MAX - 1, NULL, NULL);
+    close(fd);
     return text;
 }

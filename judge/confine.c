@@ -361,7 +361,11 @@ static void enter_namespaces(const invocation *inv)
 
 /* init (mounts), which starts PROGRAM (limits, Landlock, capabilities,
  * seccomp, exec: program()). init's pid; PROGRAM's wait status will come
- * on *report. */
+ * on *report. These two forks are not common/spawn.c's: the first child
+ * must be process 1 of the namespaces just entered and never exec, and
+ * the second must exec with the one execveat the system-call filter lets
+ * through (of the descriptor opened before the user changed, at the path
+ * g_exec_self), keeping every descriptor and signal as confine got them. */
 static pid_t start_tree(const confine_paths *paths, const invocation *inv, int *report)
 {
     int ends[2];
