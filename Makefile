@@ -420,7 +420,7 @@ class: $(if $(CLASS_SRCS),build/grader/class)
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c measure.c) $(FAMILY_C_SRCS)
+UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@

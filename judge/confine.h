@@ -9,7 +9,8 @@
  *   namespaces.c  new user, PID, mount, network and IPC namespaces: the
  *                 program sees no other process, no network but its own
  *                 loopback, a private /dev/shm, and holds no
- *                 privilege over the machine;
+ *                 privilege over the machine (its capabilities dropped,
+ *                 root become the user nobody);
  *   landlock.c    the file system: read (not write) the system's libraries
  *                 and configuration, the devices it needs, and the folders
  *                 named with --read; execute only the program; no TCP;
@@ -20,8 +21,8 @@
  *   confine_build.c  a build's limits, where it may not run, and running it
  *                 plainly where the machine cannot confine (--or-unconfined);
  *   libraries.c   the files a program needs to start: itself, its loader
- *                 and the libraries it is linked with, found as the loader
- *                 finds them;
+ *                 (or a script's interpreter) and the libraries it is
+ *                 linked with, found as the loader finds them;
  *   confine.c     the command line, and the order of the steps.
  *
  * Two kinds of run:

@@ -81,8 +81,8 @@ void words_free(char **w);
  * with skip (NULL: any), without the newline (new string). */
 char *first_line(const char *text);
 char *last_line(const char *text, const char *skip);
-/* A file's text is read_file_text(path, 0) (grader.h); written whole
- * through NAME.tmp and a rename (0, or -1). */
+/* A file written whole through NAME.tmp and a rename (0, or -1); one is
+ * read whole with read_file_text(path, 0) (grader/grader.h). */
 int write_atomic(const char *path, const char *text);
 int copy_file(const char *from, const char *to);
 /* rm -rf, without following links. */
