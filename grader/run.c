@@ -223,7 +223,7 @@ static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, unsigned long long
         if (prog_open)
             prog_open = drain_output(p->prog[0], pg, progress_bytes);
         if (!reaped && (reaped = lab_spawn_check(c))) {
-            ended_at = now_s();
+            ended_at = lab_spawn_now();
             r->timed_out = c->timed_out;
             r->seconds = ended_at - c->started;
         }
@@ -231,7 +231,7 @@ static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, unsigned long long
             break;
         /* a process that left the group could hold the pipes open: stop
          * reading a second after the program ended */
-        if (reaped && now_s() - ended_at > 1.0)
+        if (reaped && lab_spawn_now() - ended_at > 1.0)
             break;
     }
 }

@@ -1,21 +1,21 @@
 /*
  * util.c: small helpers every part of the grader uses: appending to a
- * message, cleaning untrusted text, finding a program, the clock, mkdir -p.
+ * message, cleaning untrusted text, whether a program is there, mkdir -p,
+ * a file's text (the clock and finding a program: common/spawn.c).
  */
+#include "fdio.h"
 #include "grader.h"
 #include "grading.h"
-#include "fdio.h"
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 void appendf(char *buf, size_t size, const char *fmt, ...)
@@ -87,13 +87,6 @@ int have_program(const char *name)
 {
     char found[PATH_MAX];
     return lab_find_program(name, found) == 0;
-}
-
-double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 int mkdirs(const char *path)
