@@ -89,7 +89,7 @@ FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 # common/<family>_*.cu and plain-C common/<family>_*.c (those are unit-tested
 # with the rest), but stage 05's baseline, linked below as source or object.
 HARNESS_OBJS := $(addprefix build/common/,harness.o sets.o check_output.o args.o stats.o compare.o json.o hints.o \
-                  gpu.o timing.o flush.o measure.o)
+                  gpu.o timing.o flush.o measure.o fdio.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
 FAMILY_CU = $(filter-out common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
@@ -116,8 +116,11 @@ HERE_OBJS := build/common/run_here.o $(CONFINED_OBJS)
 # test that builds such a program by hand: make -s objects-matmul
 objects-%:
 	@echo $(OBJS_$*) $(HERE_OBJS)
-JUDGE_OBJS := build/judge/judge.o build/judge/remote.o build/common/signals.o
-RUNNER_OBJS := build/judge/runner.o build/judge/remote.o build/common/signals.o $(CONFINED_OBJS)
+# judge/remote.c starts a runner with common/spawn.c; fdio.o (writing all of
+# a request) is the harness's in the judge, the runner's own here.
+REMOTE_OBJS := build/judge/remote.o build/common/spawn.o build/common/signals.o
+JUDGE_OBJS := build/judge/judge.o $(REMOTE_OBJS)
+RUNNER_OBJS := build/judge/runner.o $(REMOTE_OBJS) build/common/fdio.o $(CONFINED_OBJS)
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -155,7 +158,7 @@ build/judge/runner-skips-flushes.o: judge/runner.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
 build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/judge/matmul_call.o \
-                               build/judge/runner-skips-flushes.o build/judge/remote.o build/common/signals.o \
+                               build/judge/runner-skips-flushes.o $(REMOTE_OBJS) build/common/fdio.o \
                                $(CONFINED_OBJS)
 	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 
@@ -299,9 +302,11 @@ sweep: stage-known $(SWEEP_BINS)
 # GRADE_DIR=dir puts grade.json and results.json there. (Its messages are
 # cut to fixed-size buffers on purpose: hence -Wno-format-truncation.)
 GRADER_SRCS := $(wildcard grader/*.c)
-build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h common/json.c common/signals.c common/lab.h
+GRADER_COMMON_SRCS := common/json.c common/signals.c common/spawn.c common/fdio.c
+build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS) common/lab.h \
+                    common/spawn.h common/fdio.h
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) common/json.c common/signals.c -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) $(GRADER_COMMON_SRCS) -lm -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)
@@ -382,10 +387,12 @@ build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpos
 # grader's own JSON reader; left out of a student release with grader/class/.
 # Its probe of the wall builds confine from CONFINE_SRCS, handed over here.
 CLASS_SRCS := $(wildcard grader/class/*.c)
-build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c build/stages.h Makefile
+CLASS_COMMON_SRCS := common/spawn.c common/fdio.c
+build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c $(CLASS_COMMON_SRCS) \
+                    build/stages.h Makefile
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
-	    $(CLASS_SRCS) grader/jsonread.c grader/util.c -lm -o $@
+	    $(CLASS_SRCS) grader/jsonread.c grader/util.c $(CLASS_COMMON_SRCS) -lm -o $@
 # make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
 -include gradescope/gradescope.mk
 class: $(if $(CLASS_SRCS),build/grader/class)
@@ -403,7 +410,7 @@ class: $(if $(CLASS_SRCS),build/grader/class)
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c measure.c) $(FAMILY_C_SRCS)
+UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@

@@ -2,6 +2,7 @@
  * gpu.cu: the CUDA side of the harness (see gpu.h).
  */
 #include "backend.h"
+#include "fdio.h"
 #include "gpu.h"
 
 #include <cuda_profiler_api.h>
@@ -401,18 +402,6 @@ void lab_record_timing_end(lab_record *r, const lab_timing *rows, int nrows)
     lab_json_end(&r->j); /* timing */
 }
 
-/* Write all of text to descriptor fd, however the kernel left it. */
-static void write_all(int fd, const char *text, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, text, len);
-        if (w <= 0)
-            return;
-        text += w;
-        len -= (size_t)w;
-    }
-}
-
 void lab_record_end(lab_record *r, int status, const char *message)
 {
     g_record = NULL; /* a failure from here on must not recurse */
@@ -436,7 +425,7 @@ void lab_record_end(lab_record *r, int status, const char *message)
         }
     }
     if (g_args && g_args->record_fd >= 0)
-        write_all(g_args->record_fd, r->text, r->len);
+        lab_write_all(g_args->record_fd, r->text, r->len);
     free(r->text);
 }
 

@@ -19,6 +19,7 @@
  */
 #include "grader.h"
 #include "grading.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -376,7 +377,7 @@ static int write_reports(grading *g)
     info.confined = g->conf.on;
     info.judged = o->judge;
     info.confinement = g->conf.why;
-    info.seconds = now_s() - g->t0;
+    info.seconds = lab_spawn_now() - g->t0;
     info.sanitize = o->sanitize;
     info.rubric_path = g->rubric_path;
     info.source = o->program_mode ? "programs" : o->src ? o->src : o->reference ? "references" : "exercises";
@@ -422,7 +423,7 @@ int main(int argc, char **argv)
             return rc;
         draw_seed(&g.o);
     }
-    g.t0 = now_s();
+    g.t0 = lab_spawn_now();
     if (!g.o.program_mode) {
         if ((rc = place_targets(&g)) != GO_ON)
             return rc;

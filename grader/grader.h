@@ -368,14 +368,10 @@ void text_clean(const char *text, size_t len, char *out, size_t outlen);
 void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* 1 when an executable named name is on PATH (or name is a path to one). */
 int have_program(const char *name);
-/* Its full path into out (PATH_MAX bytes): 0, or -1 when there is none. */
-int find_program(const char *name, char *out, size_t len);
-/* Seconds on a monotonic clock. */
-double now_s(void);
 /* mkdir -p: 0, or -1 with errno set. */
 int mkdirs(const char *path);
-/* The text of a file (its first max bytes), NUL-terminated; NULL when it
- * cannot be read. The caller frees it. */
+/* The text of a file (its first max bytes; 0: all of it), NUL-terminated;
+ * NULL when it cannot be read. The caller frees it. */
 char *read_file_text(const char *path, size_t max);
 
 #endif /* GRADER_H */

@@ -16,6 +16,7 @@
  * references, has them.
  */
 #include "resources.h"
+#include "spawn.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -263,17 +264,18 @@ void resources_sentence(char *out, size_t len, const char *stage, const resource
 /* cuobjdump on PATH, or beside $NVCC (or nvcc): the toolkit's bin/. */
 int resources_find_cuobjdump(char *out, size_t len)
 {
-    if (find_program("cuobjdump", out, len) == 0)
+    (void)len; /* out holds PATH_MAX bytes */
+    if (lab_find_program("cuobjdump", out) == 0)
         return 0;
     const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
     char nvcc_path[PATH_MAX], beside[PATH_MAX + 16];
-    if (find_program(nvcc, nvcc_path, sizeof nvcc_path))
+    if (lab_find_program(nvcc, nvcc_path))
         return -1;
     char *slash = strrchr(nvcc_path, '/');
     if (!slash)
         return -1;
     snprintf(beside, sizeof beside, "%.*s/cuobjdump", (int)(slash - nvcc_path), nvcc_path);
-    return find_program(beside, out, len);
+    return lab_find_program(beside, out);
 }
 
 /* One cuobjdump call, with a time limit and a cap on what is kept. */

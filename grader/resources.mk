@@ -10,7 +10,7 @@
 RESOURCES_STAGES ?= 08_warptiling
 RESOURCES_TABLE := build/tools/resources-table
 $(RESOURCES_TABLE): tools/resources-table.c $(filter-out grader/grade.c,$(GRADER_SRCS)) grader/resources.h \
-                    grader/grader.h grader/grading.h build/stages.h common/json.c common/signals.c
+                    grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
 .PHONY: resources-expected

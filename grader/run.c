@@ -12,6 +12,7 @@
  * silent.
  */
 #include "grader.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,45 +35,13 @@ void run_kill_current(void)
 }
 
 
-/* The child side: plumbing, then exec. Only async-signal-safe calls. */
-static void child(char *const argv[], int out_w, int rec_w, int record_fd, int prog_w,
-                  int progress_fd)
+/* In the child, before exec: a crash must not fill the disk. */
+static int no_core_files(void *unused)
 {
-    setpgid(0, 0);
-    /* undo what the grader set for itself: ignored SIGPIPE survives exec */
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
+    (void)unused;
     struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core); /* a crash must not fill the disk */
-    int null = open("/dev/null", O_RDONLY);
-    if (null >= 0 && null != 0) {
-        dup2(null, 0);
-        close(null);
-    }
-    /* move the record and progress pipes above every place they go (1, 2,
-     * record_fd, progress_fd: one could sit where the other goes), then
-     * place them; dup2 clears close-on-exec on the copy */
-    int above = (record_fd > progress_fd ? record_fd : progress_fd) + 1;
-    if (above < 3)
-        above = 3;
-    if (rec_w >= 0)
-        rec_w = fcntl(rec_w, F_DUPFD_CLOEXEC, above);
-    if (prog_w >= 0)
-        prog_w = fcntl(prog_w, F_DUPFD_CLOEXEC, above);
-    dup2(out_w, 1);
-    dup2(out_w, 2);
-    if (rec_w >= 0)
-        dup2(rec_w, record_fd);
-    if (prog_w >= 0)
-        dup2(prog_w, progress_fd);
-    /* every other descriptor of the grader is close-on-exec */
-    execvp(argv[0], argv);
-    /* the grader reads this as the program's output */
-    static const char msg[] = "cannot start the program\n";
-    ssize_t ignored = write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    _exit(127);
+    setrlimit(RLIMIT_CORE, &no_core);
+    return 0;
 }
 
 /* Keep the last `keep` bytes of everything appended: a ring buffer. */
@@ -187,9 +156,11 @@ typedef struct {
     int out[2], rec[2], prog[2];
 } pipes;
 
-/* The pipes and the child, in a process group of its own; the child's
- * pid, or -1 with why in rg. */
-static pid_t start_child(char *const argv[], int record_fd, int progress_fd, pipes *p, ring *rg, run_result *r)
+/* The pipes and the child, in a process group of its own (stdin
+ * /dev/null, stdout and stderr into one pipe, the record's and progress's
+ * pipes at their numbers); 0, or -1 with why in rg. */
+static int start_child(char *const argv[], int record_fd, int progress_fd, double limit_s, pipes *p, ring *rg,
+                       lab_child *c, run_result *r)
 {
     if (pipe2(p->out, O_CLOEXEC) || (record_fd >= 3 && pipe2(p->rec, O_CLOEXEC)) ||
         (progress_fd >= 3 && progress_fd != record_fd && pipe2(p->prog, O_CLOEXEC))) {
@@ -197,16 +168,20 @@ static pid_t start_child(char *const argv[], int record_fd, int progress_fd, pip
         ring_add(rg, msg, sizeof msg - 1);
         return -1;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
+    lab_spawn s = {.argv = argv, .who = "grade", .in = {LAB_IO_NULL, NULL}, .group = LAB_SPAWN_GROUP,
+                   .limit_s = limit_s, .before_exec = no_core_files};
+    s.fds[s.nfds++] = (lab_fd_map){p->out[1], 1};
+    s.fds[s.nfds++] = (lab_fd_map){p->out[1], 2};
+    if (p->rec[1] >= 0)
+        s.fds[s.nfds++] = (lab_fd_map){p->rec[1], record_fd};
+    if (p->prog[1] >= 0)
+        s.fds[s.nfds++] = (lab_fd_map){p->prog[1], progress_fd};
+    if (lab_spawn_start(&s, c)) {
         static const char msg[] = "cannot fork\n";
         ring_add(rg, msg, sizeof msg - 1);
         return -1;
     }
-    if (pid == 0)
-        child(argv, p->out[1], p->rec[1], record_fd, p->prog[1], progress_fd);
-    setpgid(pid, pid); /* also here, so a kill right away finds the group */
-    current_group = pid;
+    current_group = c->pid;
     r->started = 1;
     int *ends[3] = {p->out, p->rec, p->prog};
     for (int i = 0; i < 3; i++) {
@@ -217,33 +192,15 @@ static pid_t start_child(char *const argv[], int record_fd, int progress_fd, pip
         if (ends[i][0] >= 0)
             fcntl(ends[i][0], F_SETFL, O_NONBLOCK);
     }
-    return pid;
+    return 0;
 }
 
-/* Has the child ended, or run past limit_s? Then its whole group is
- * killed (whatever it left behind) and it is reaped: 1, its wait status in
- * *status. Looked at without reaping first, so that the group id stays
- * ours while the rest of the group is killed. */
-static int reap_if_done(pid_t pid, double t0, double limit_s, int *status, run_result *r)
+/* Read the child's pipes until it has ended (or been stopped at its
+ * limit: lab_spawn_check kills its group either way) and they are
+ * closed. */
+static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, unsigned long long *progress_bytes, run_result *r)
 {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    int ended = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
-    if (!ended && now_s() - t0 <= limit_s)
-        return 0;
-    kill(-pid, SIGKILL);
-    waitpid(pid, status, 0);
-    r->timed_out = !ended;
-    r->seconds = now_s() - t0;
-    return 1;
-}
-
-/* Read the child's pipes until it has ended and they are closed; its wait
- * status. */
-static int watch(pid_t pid, pipes *p, double t0, double limit_s, ring *rg, ring *pg,
-                 unsigned long long *progress_bytes, run_result *r)
-{
-    int out_open = 1, rec_open = p->rec[0] >= 0, prog_open = p->prog[0] >= 0, reaped = 0, status = 0;
+    int out_open = 1, rec_open = p->rec[0] >= 0, prog_open = p->prog[0] >= 0, reaped = 0;
     size_t rec_cap = 0;
     double ended_at = 0;
     for (;;) {
@@ -265,16 +222,18 @@ static int watch(pid_t pid, pipes *p, double t0, double limit_s, ring *rg, ring 
             rec_open = drain_record(p->rec[0], r, &rec_cap);
         if (prog_open)
             prog_open = drain_output(p->prog[0], pg, progress_bytes);
-        if (!reaped && (reaped = reap_if_done(pid, t0, limit_s, &status, r)))
-            ended_at = now_s();
+        if (!reaped && (reaped = lab_spawn_check(c))) {
+            ended_at = lab_spawn_now();
+            r->timed_out = c->timed_out;
+            r->seconds = ended_at - c->started;
+        }
         if (reaped && !out_open && !rec_open && !prog_open)
             break;
         /* a process that left the group could hold the pipes open: stop
          * reading a second after the program ended */
-        if (reaped && now_s() - ended_at > 1.0)
+        if (reaped && lab_spawn_now() - ended_at > 1.0)
             break;
     }
-    return status;
 }
 
 void run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
@@ -285,17 +244,18 @@ void run_program_progress(char *const argv[], int record_fd, int progress_fd, do
     ring pg = {malloc(PROGRESS_KEEP), PROGRESS_KEEP, 0, 0};
     pipes p = {{-1, -1}, {-1, -1}, {-1, -1}};
     unsigned long long progress_bytes = 0;
-    const double t0 = now_s();
-    pid_t pid = -1;
+    lab_child c = {.limit_s = limit_s};
+    int started = 0;
     if (!rg.buf || !pg.buf) {
         static const char msg[] = "cannot create pipes\n";
         ring_add(&rg, msg, sizeof msg - 1);
     } else {
-        pid = start_child(argv, record_fd, progress_fd, &p, &rg, r);
+        started = start_child(argv, record_fd, progress_fd, limit_s, &p, &rg, &c, r) == 0;
     }
-    if (pid > 0) {
-        int status = watch(pid, &p, t0, limit_s, &rg, &pg, &progress_bytes, r);
+    if (started) {
+        watch(&c, &p, &rg, &pg, &progress_bytes, r);
         current_group = 0;
+        int status = c.status;
         if (!r->timed_out && WIFEXITED(status)) {
             r->exited = 1;
             r->status = WEXITSTATUS(status);

@@ -1,17 +1,21 @@
 /*
  * util.c: small helpers every part of the grader uses: appending to a
- * message, cleaning untrusted text, finding a program, the clock, mkdir -p.
+ * message, cleaning untrusted text, whether a program is there, mkdir -p,
+ * a file's text (the clock and finding a program: common/spawn.c).
  */
+#include "fdio.h"
 #include "grader.h"
 #include "grading.h"
+#include "spawn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 void appendf(char *buf, size_t size, const char *fmt, ...)
@@ -79,41 +83,10 @@ void text_clean(const char *text, size_t len, char *out, size_t outlen)
     out[o] = 0;
 }
 
-int find_program(const char *name, char *out, size_t len)
-{
-    char dir[4096];
-    const char *path = strchr(name, '/') ? "" : getenv("PATH");
-    if (strchr(name, '/')) {
-        if (access(name, X_OK))
-            return -1;
-        return realpath(name, out) ? 0 : -1;
-    }
-    while (path && *path) {
-        size_t n = strcspn(path, ":");
-        if (n > 0 && n + strlen(name) + 2 < sizeof dir) {
-            memcpy(dir, path, n);
-            dir[n] = '/';
-            strcpy(dir + n + 1, name);
-            if (access(dir, X_OK) == 0)
-                return realpath(dir, out) ? 0 : -1;
-        }
-        path += n + (path[n] == ':');
-    }
-    (void)len; /* realpath writes at most PATH_MAX bytes: out must hold that */
-    return -1;
-}
-
 int have_program(const char *name)
 {
     char found[PATH_MAX];
-    return find_program(name, found, sizeof found) == 0;
-}
-
-double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    return lab_find_program(name, found) == 0;
 }
 
 int mkdirs(const char *path)
@@ -133,13 +106,10 @@ int mkdirs(const char *path)
 
 char *read_file_text(const char *path, size_t max)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return NULL;
-    char *text = malloc(max + 1);
-    size_t n = text ? fread(text, 1, max, f) : 0;
-    fclose(f);
-    if (text)
-        text[n] = 0;
+    char *text = lab_read_to_end(fd, max ? max : SIZE_MAX - 1, NULL, NULL);
+    close(fd);
     return text;
 }

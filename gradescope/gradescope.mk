@@ -10,9 +10,10 @@ build/gradescope/zipstore: gradescope/zipstore.c
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@
 # (for tests: is a results.json valid JSON, read by the grader's own reader)
-build/gradescope/json-check: gradescope/json-check.c grader/jsonread.c grader/util.c grader/grader.h build/stages.h
+build/gradescope/json-check: gradescope/json-check.c grader/jsonread.c grader/util.c common/spawn.c common/fdio.c \
+                             grader/grader.h build/stages.h
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $< grader/jsonread.c grader/util.c -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
 GRADESCOPE_DIR := build/gradescope/bundle
 .PHONY: gradescope
 gradescope: build/gradescope/zipstore

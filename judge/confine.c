@@ -31,12 +31,11 @@
  * 126 cannot confine here, 127 PROGRAM could not be started.
  */
 #include "confine.h"
+#include "spawn.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,11 +46,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#define PR_CAP_AMBIENT_CLEAR_ALL 4
-#endif
 
 static const char *USAGE = "usage: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]\n"
                            "       confine --build [--or-unconfined] [--paths FILE] [--read-exec DIR]... [--read PATH]...\n"
@@ -73,95 +67,6 @@ static const char *g_label = "the build";
 /* the empty path of confine's own execveat: the system-call filter lets
  * through the one execveat whose path is this very array (seccomp.c) */
 static char g_exec_self[1];
-
-/* ----------------------------------------------------------- the program */
-
-/* PROGRAM as a path: as given when it has a slash, else found on PATH. */
-static int find_program(const char *name, char *out, size_t len)
-{
-    if (strchr(name, '/'))
-        return realpath(name, out) ? 0 : -1;
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : ""; *p;) {
-        size_t n = strcspn(p, ":");
-        char candidate[PATH_MAX];
-        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, p, name);
-        if (n && access(candidate, X_OK) == 0 && realpath(candidate, out))
-            return 0;
-        p += n + (p[n] == ':');
-    }
-    (void)len;
-    errno = ENOENT;
-    return -1;
-}
-
-/* The ELF interpreter a program names (PT_INTERP), or the interpreter of a
- * #! script, into out; "" when it has none. */
-static void interpreter_of(const char *program, char *out, size_t len)
-{
-    out[0] = 0;
-    int fd = open(program, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    Elf64_Ehdr eh;
-    ssize_t got = pread(fd, &eh, sizeof eh, 0);
-    if (got >= 2 && ((char *)&eh)[0] == '#' && ((char *)&eh)[1] == '!') {
-        char *line = (char *)&eh + 2;
-        ((char *)&eh)[got < (ssize_t)sizeof eh ? got : (ssize_t)sizeof eh - 1] = 0;
-        line += strspn(line, " \t");
-        size_t n = strcspn(line, " \t\n");
-        snprintf(out, len, "%.*s", (int)n, line);
-    } else if (got == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-               eh.e_ident[EI_CLASS] == ELFCLASS64) {
-        for (int i = 0; i < eh.e_phnum; i++) {
-            Elf64_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != sizeof ph)
-                break;
-            if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_filesz < len) {
-                if (pread(fd, out, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
-                    out[0] = 0;
-                else
-                    out[ph.p_filesz - 1] = 0;
-                break;
-            }
-        }
-    }
-    close(fd);
-}
-
-/* --------------------------------------------------------------- privilege */
-
-/* Drop every capability (those of the new user namespace, or root's) for
- * good: the bounding set, the ambient set, and the effective, permitted and
- * inheritable sets; securebits locked so that exec gives none back. Root
- * becomes the user nobody here. */
-static int drop_capabilities(char *why, size_t len)
-{
-    for (int cap = 0; cap <= 63; cap++)
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL) {
-            snprintf(why, len, "cannot drop capability %d: %s", cap, strerror(errno));
-            return -1;
-        }
-    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    /* SECBIT_NOROOT and its lock, and the locks of SECBIT_NO_SETUID_FIXUP (off) and SECBIT_KEEP_CAPS */
-    if (prctl(PR_SET_SECUREBITS, 0x01 | 0x02 | 0x08 | 0x20, 0, 0, 0)) {
-        snprintf(why, len, "cannot lock the securebits: %s", strerror(errno));
-        return -1;
-    }
-    /* root: the user nobody, which clears the capabilities too (a build
-     * whose paths nobody cannot reach stays root without capabilities, and
-     * said so: Landlock, not the user, is then its wall) */
-    if (g_root && g_left_root && confine_leave_root(why, len))
-        return -1;
-    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-    struct __user_cap_data_struct d[2];
-    memset(d, 0, sizeof d);
-    if (syscall(SYS_capset, &h, d)) {
-        snprintf(why, len, "cannot drop the capabilities: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
-}
 
 /* --------------------------------------------------------------- the tree */
 
@@ -203,7 +108,7 @@ static void program(const confine_paths *paths, char *const argv[], const char *
     if (paths->build && confine_build_limits(g_memory_mb, g_file_mb, why, sizeof why))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if ((!g_without_landlock && confine_landlock(paths, why, sizeof why)) ||
-        (!g_without_caps && drop_capabilities(why, sizeof why)) ||
+        (!g_without_caps && confine_drop_capabilities(g_root && g_left_root, why, sizeof why)) ||
         (!g_without_seccomp && confine_seccomp(g_exec_self, paths->build, why, sizeof why)))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if (probe) {
@@ -249,6 +154,18 @@ static void init(const confine_paths *paths, char *const argv[], const char *pat
     _exit(0);
 }
 
+/* ------------------------------------------------------- the command line */
+
+/* What the command line asked, beyond the paths (which go to
+ * confine_paths), and the program as found: static, since paths->exec
+ * points into it. */
+typedef struct {
+    int probe, or_unconfined;
+    const char *read_list, *paths_file;
+    char **argv; /* PROGRAM [ARG...] */
+    char path[PATH_MAX], interp[PATH_MAX], interp2[PATH_MAX];
+} invocation;
+
 /* A number option's value, or a usage error. */
 static double number_arg(const char *option, const char *text, double min)
 {
@@ -261,36 +178,69 @@ static double number_arg(const char *option, const char *text, double min)
     return v;
 }
 
-static volatile sig_atomic_t g_timed_out;
-static void on_alarm(int sig)
+/* --without LAYER: diagnosis only */
+static void without_layer(const char *layer)
 {
-    (void)sig;
-    g_timed_out = 1;
+    if (!strcmp(layer, "landlock"))
+        g_without_landlock = 1;
+    else if (!strcmp(layer, "seccomp"))
+        g_without_seccomp = 1;
+    else if (!strcmp(layer, "caps"))
+        g_without_caps = 1;
+    else {
+        fprintf(stderr, "confine: --without takes landlock, seccomp or caps, not '%s'\n", layer);
+        exit(CONFINE_USAGE);
+    }
+    fprintf(stderr, "confine: diagnosis: without %s, the program is not fully confined\n", layer);
 }
 
-int main(int argc, char **argv)
+/* --read-exec, --read, --exec or --write PATH */
+static void add_path(confine_paths *paths, const char *option, const char *path)
 {
-    static confine_paths paths;
-    int probe = 0, i = 1;
-    const char *read_list = NULL, *paths_file = NULL;
-    int or_unconfined = 0;
+    if (!strcmp(option, "--read-exec")) {
+        if (paths->nread_exec == CONFINE_MAX_PATHS) {
+            fprintf(stderr, "confine: too many --read-exec options\n");
+            exit(CONFINE_USAGE);
+        }
+        paths->read_exec[paths->nread_exec++] = path;
+        return;
+    }
+    char kind = option[2];
+    int *count = kind == 'r' ? &paths->nread : kind == 'e' ? &paths->nexec : &paths->nwrite;
+    if (*count == CONFINE_MAX_PATHS - 2) {
+        fprintf(stderr, "confine: too many %s options\n", option);
+        exit(CONFINE_USAGE);
+    }
+    const char **list = kind == 'r' ? paths->read : kind == 'e' ? paths->exec : paths->write;
+    list[(*count)++] = path;
+    if (kind == 'w' && !paths->build)
+        fprintf(stderr, "confine: diagnosis: %s may be written\n", path);
+}
+
+/* The options, up to "--"; a usage error ends confine (CONFINE_USAGE). */
+static void read_options(int argc, char **argv, confine_paths *paths, invocation *inv)
+{
+    int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--")) {
             i++;
             break;
         } else if (!strcmp(a, "--probe")) {
-            probe = g_probe = 1;
+            inv->probe = g_probe = 1;
         } else if (!strcmp(a, "--log")) {
-            paths.log = 1;
+            paths->log = 1;
         } else if (!strcmp(a, "--build")) {
-            paths.build = 1;
+            paths->build = 1;
         } else if (!strcmp(a, "--or-unconfined")) {
-            or_unconfined = 1;
+            inv->or_unconfined = 1;
+        } else if (!strcmp(a, "--help")) {
+            fputs(USAGE, stdout);
+            exit(0);
         } else if (v && !strcmp(a, "--paths")) {
-            paths_file = argv[++i];
+            inv->paths_file = argv[++i];
         } else if (v && !strcmp(a, "--read-list")) {
-            read_list = argv[++i];
+            inv->read_list = argv[++i];
         } else if (v && !strcmp(a, "--time-limit")) {
             g_time_limit = number_arg(a, argv[++i], 1);
         } else if (v && !strcmp(a, "--memory-mb")) {
@@ -299,156 +249,226 @@ int main(int argc, char **argv)
             g_file_mb = (long)number_arg(a, argv[++i], 1);
         } else if (v && !strcmp(a, "--label")) {
             g_label = argv[++i];
-        } else if (v && !strcmp(a, "--read-exec")) {
-            if (paths.nread_exec == CONFINE_MAX_PATHS) {
-                fprintf(stderr, "confine: too many --read-exec options\n");
-                return CONFINE_USAGE;
-            }
-            paths.read_exec[paths.nread_exec++] = argv[++i];
         } else if (v && !strcmp(a, "--without")) {
-            const char *layer = argv[++i];
-            if (!strcmp(layer, "landlock"))
-                g_without_landlock = 1;
-            else if (!strcmp(layer, "seccomp"))
-                g_without_seccomp = 1;
-            else if (!strcmp(layer, "caps"))
-                g_without_caps = 1;
-            else {
-                fprintf(stderr, "confine: --without takes landlock, seccomp or caps, not '%s'\n", layer);
-                return CONFINE_USAGE;
-            }
-            fprintf(stderr, "confine: diagnosis: without %s, the program is not fully confined\n", layer);
-        } else if (v && (!strcmp(a, "--read") || !strcmp(a, "--exec") || !strcmp(a, "--write"))) {
-            char kind = a[2];
-            int *count = kind == 'r' ? &paths.nread : kind == 'e' ? &paths.nexec : &paths.nwrite;
-            if (*count == CONFINE_MAX_PATHS - 2) {
-                fprintf(stderr, "confine: too many %s options\n", a);
-                return CONFINE_USAGE;
-            }
-            const char **list = kind == 'r' ? paths.read : kind == 'e' ? paths.exec : paths.write;
-            list[(*count)++] = argv[++i];
-            if (kind == 'w' && !paths.build)
-                fprintf(stderr, "confine: diagnosis: %s may be written\n", argv[i]);
-        } else if (!strcmp(a, "--help")) {
-            fputs(USAGE, stdout);
-            return 0;
+            without_layer(argv[++i]);
+        } else if (v && (!strcmp(a, "--read-exec") || !strcmp(a, "--read") || !strcmp(a, "--exec") ||
+                         !strcmp(a, "--write"))) {
+            add_path(paths, a, argv[++i]);
         } else {
             fprintf(stderr, "confine: unknown option '%s'\n%s", a, USAGE);
-            return CONFINE_USAGE;
+            exit(CONFINE_USAGE);
         }
     }
-    if (read_list && confine_list_read(&paths.files, read_list)) {
-        fprintf(stderr, "confine: cannot read the list of files %s: %s\n", read_list, strerror(errno));
-        return CONFINE_USAGE;
-    }
+    inv->argv = argv + i;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+/* --read-list and --paths: the files a run may read, a build's tools and
+ * folders. */
+static void read_path_lists(confine_paths *paths, const invocation *inv)
+{
     char why[512] = "";
-    if (paths_file && confine_build_paths(&paths, paths_file, why, sizeof why)) {
+    if (inv->read_list && confine_list_read(&paths->files, inv->read_list)) {
+        fprintf(stderr, "confine: cannot read the list of files %s: %s\n", inv->read_list, strerror(errno));
+        exit(CONFINE_USAGE);
+    }
+    if (inv->paths_file && confine_build_paths(paths, inv->paths_file, why, sizeof why)) {
         fprintf(stderr, "confine: %s\n", why);
-        return CONFINE_USAGE;
+        exit(CONFINE_USAGE);
     }
-    static char path[PATH_MAX], interp[PATH_MAX], interp2[PATH_MAX];
-    if (!probe) {
-        if (i >= argc) {
-            fputs(USAGE, stderr);
-            return CONFINE_USAGE;
-        }
-        if (find_program(argv[i], path, sizeof path)) {
-            fprintf(stderr, "confine: cannot find %s: %s\n", argv[i], strerror(errno));
-            return CONFINE_EXEC_FAILED;
-        }
-        /* the program, its interpreter, and a script interpreter's own */
-        paths.exec[paths.nexec++] = path;
-        interpreter_of(path, interp, sizeof interp);
-        if (interp[0]) {
-            paths.exec[paths.nexec++] = interp;
-            interpreter_of(interp, interp2, sizeof interp2);
-            if (interp2[0] && paths.nexec < CONFINE_MAX_PATHS)
-                paths.exec[paths.nexec++] = interp2;
-        }
-        /* what they are linked with: the only libraries the run may read
-         * (a build's other tools add theirs: --paths) */
-        for (int k = 0; k < paths.nexec; k++)
-            if (confine_libraries(paths.exec[k], &paths.files) < 0 && paths.files.n == CONFINE_MAX_FILES) {
-                fprintf(stderr, "confine: %s needs more than %d files\n", path, CONFINE_MAX_FILES);
-                return CONFINE_USAGE;
-            }
-        if (paths.build)
-            confine_build_check_folder(&paths, g_label);
-        if (paths.build && or_unconfined)
-            confine_build_plainly_if_unconfinable(argv + i, path, g_label, g_memory_mb, g_file_mb);
+}
+
+/* PROGRAM, its interpreter and a script interpreter's own: what the run
+ * may execute; and what they are linked with: the only libraries it may
+ * read (a build's other tools add theirs: --paths). */
+static void find_what_runs(confine_paths *paths, invocation *inv)
+{
+    if (!inv->argv[0]) {
+        fputs(USAGE, stderr);
+        exit(CONFINE_USAGE);
     }
+    if (lab_find_program(inv->argv[0], inv->path)) {
+        fprintf(stderr, "confine: cannot find %s: %s\n", inv->argv[0], strerror(errno));
+        exit(CONFINE_EXEC_FAILED);
+    }
+    paths->exec[paths->nexec++] = inv->path;
+    confine_interpreter(inv->path, inv->interp, sizeof inv->interp);
+    if (inv->interp[0]) {
+        paths->exec[paths->nexec++] = inv->interp;
+        confine_interpreter(inv->interp, inv->interp2, sizeof inv->interp2);
+        if (inv->interp2[0] && paths->nexec < CONFINE_MAX_PATHS)
+            paths->exec[paths->nexec++] = inv->interp2;
+    }
+    for (int k = 0; k < paths->nexec; k++)
+        if (confine_libraries(paths->exec[k], &paths->files) < 0 && paths->files.n == CONFINE_MAX_FILES) {
+            fprintf(stderr, "confine: %s needs more than %d files\n", inv->path, CONFINE_MAX_FILES);
+            exit(CONFINE_USAGE);
+        }
+}
+
+/* A build: not in a folder every build may read; with --or-unconfined,
+ * run plainly where this machine cannot confine (then never returns). */
+static void check_build(const confine_paths *paths, const invocation *inv)
+{
+    if (!paths->build)
+        return;
+    confine_build_check_folder(paths, g_label);
+    if (inv->or_unconfined)
+        confine_build_plainly_if_unconfinable(inv->argv, inv->path, g_label, g_memory_mb, g_file_mb);
+}
+
+/* Root: the program will run as the user nobody; a build only where
+ * nobody can reach its paths (a lab beneath a folder only root may enter:
+ * Landlock alone). */
+static void choose_user(const confine_paths *paths, const invocation *inv)
+{
+    char why[512] = "";
     g_root = geteuid() == 0;
     confine_find_nobody();
     g_left_root = g_root;
-    if (g_root && paths.build && !probe && confine_build_as_nobody(&paths, why, sizeof why)) {
-        /* a lab beneath a folder only root may enter: Landlock alone */
+    if (g_root && paths->build && !inv->probe && confine_build_as_nobody(paths, why, sizeof why)) {
         fprintf(stderr, "confine: note: %s is built as root without capabilities, not as the user nobody (%s)\n",
                 g_label, why);
         g_left_root = 0;
     }
-    confine_open_paths(&paths);
-    if (!probe && paths.exec_fd[0] < 0 && (paths.exec_fd[0] = open(path, O_PATH)) < 0) {
-        fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
-        return CONFINE_EXEC_FAILED;
+}
+
+/* Every path opened now, while the caller may still reach them all. */
+static void open_paths(confine_paths *paths, const invocation *inv)
+{
+    confine_open_paths(paths);
+    if (!inv->probe && paths->exec_fd[0] < 0 && (paths->exec_fd[0] = open(inv->path, O_PATH)) < 0) {
+        fprintf(stderr, "confine: cannot start %s: %s\n", inv->path, strerror(errno));
+        exit(CONFINE_EXEC_FAILED);
     }
+}
+
+/* ------------------------------------------------------------- namespaces */
+
+/* confine enters the new namespaces; its next child is their process 1. */
+static void enter_namespaces(const invocation *inv)
+{
+    char why[512] = "";
     if (confine_unshare(&g_root, why, sizeof why)) {
-        if (probe)
+        if (inv->probe)
             printf("not confined: %s\n", why);
         else
             fprintf(stderr, "confine: cannot confine here: %s\n", why);
-        return CONFINE_UNAVAILABLE;
+        exit(CONFINE_UNAVAILABLE);
     }
-    int report[2];
-    if (pipe2(report, O_CLOEXEC)) {
+}
+
+/* init (mounts), which starts PROGRAM (limits, Landlock, capabilities,
+ * seccomp, exec: program()). init's pid; PROGRAM's wait status will come
+ * on *report. These two forks are not common/spawn.c's: the first child
+ * must be process 1 of the namespaces just entered and never exec, and
+ * the second must exec with the one execveat the system-call filter lets
+ * through (of the descriptor opened before the user changed, at the path
+ * g_exec_self), keeping every descriptor and signal as confine got them. */
+static pid_t start_tree(const confine_paths *paths, const invocation *inv, int *report)
+{
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC)) {
         perror("confine: pipe");
-        return CONFINE_UNAVAILABLE;
+        exit(CONFINE_UNAVAILABLE);
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         perror("confine: fork");
-        return CONFINE_UNAVAILABLE;
+        exit(CONFINE_UNAVAILABLE);
     }
     if (pid == 0) {
-        close(report[0]);
-        init(&paths, probe ? NULL : argv + i, path, probe, report[1]);
+        close(ends[0]);
+        init(paths, inv->probe ? NULL : inv->argv, inv->path, inv->probe, ends[1]);
     }
-    close(report[1]);
-    if (paths.build) {
-        /* the time limit: init killed, the kernel ends every process of the
-         * namespace with it */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_alarm;
-        sigaction(SIGALRM, &sa, NULL); /* no SA_RESTART: read returns EINTR */
-        struct itimerval t = {{0, 0}, {(time_t)g_time_limit, (suseconds_t)((g_time_limit - (time_t)g_time_limit) * 1e6)}};
-        setitimer(ITIMER_REAL, &t, NULL);
-    }
+    close(ends[1]);
+    *report = ends[0];
+    return pid;
+}
+
+/* ------------------------------------------------------------------ the end */
+
+static volatile sig_atomic_t g_timed_out;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    g_timed_out = 1;
+}
+
+/* --build's time limit: SIGALRM, without SA_RESTART, so that the wait's
+ * read returns EINTR. */
+static void arm_time_limit(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval t = {{0, 0}, {(time_t)g_time_limit, (suseconds_t)((g_time_limit - (time_t)g_time_limit) * 1e6)}};
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+/* PROGRAM's wait status, as init reports it. Past the time limit: init
+ * killed (the kernel ends every process of the namespace with it), and
+ * confine ends; when init itself failed, confine ends as init did. */
+static int wait_for_program(pid_t init_pid, int report)
+{
     int init_status = 0, status = 0;
     ssize_t got;
-    while ((got = read(report[0], &status, sizeof status)) < 0 && errno == EINTR && !g_timed_out)
+    while ((got = read(report, &status, sizeof status)) < 0 && errno == EINTR && !g_timed_out)
         ;
     if (g_timed_out) {
-        kill(pid, SIGKILL);
-        while (waitpid(pid, &init_status, 0) < 0 && errno == EINTR)
+        kill(init_pid, SIGKILL);
+        while (waitpid(init_pid, &init_status, 0) < 0 && errno == EINTR)
             ;
         fprintf(stderr, "%s: error: the build ran past its time limit (%g s) and was stopped\n", g_label,
                 g_time_limit);
-        return CONFINE_TIME_LIMIT;
+        exit(CONFINE_TIME_LIMIT);
     }
-    while (waitpid(pid, &init_status, 0) < 0 && errno == EINTR)
+    while (waitpid(init_pid, &init_status, 0) < 0 && errno == EINTR)
         ;
     if (got != (ssize_t)sizeof status)
         end_like(init_status); /* init itself failed (its message said why) */
-    if (paths.build && g_left_root)
-        confine_build_give_back(&paths);
-    if (paths.build && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        /* near the memory limit: say so, in case the compiler did not */
-        struct rusage ru;
-        if (getrusage(RUSAGE_CHILDREN, &ru) == 0 && ru.ru_maxrss >= g_memory_mb * 1024 * 3 / 4)
-            fprintf(stderr, "%s: error: the build reached its memory limit (%ld MiB a process)\n", g_label,
-                    g_memory_mb);
+    return status;
+}
+
+/* A build's files become root's again; near the memory limit, say so, in
+ * case the compiler did not. */
+static void after_build(const confine_paths *paths, int status)
+{
+    if (!paths->build)
+        return;
+    if (g_left_root)
+        confine_build_give_back(paths);
+    struct rusage ru;
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && getrusage(RUSAGE_CHILDREN, &ru) == 0 &&
+        ru.ru_maxrss >= g_memory_mb * 1024 * 3 / 4)
+        fprintf(stderr, "%s: error: the build reached its memory limit (%ld MiB a process)\n", g_label, g_memory_mb);
+}
+
+/* The wall in its order: options, paths, the user, namespaces; then init
+ * and PROGRAM (program(): limits, Landlock, capabilities, seccomp, exec);
+ * confine ends as PROGRAM did. */
+int main(int argc, char **argv)
+{
+    static confine_paths paths;
+    static invocation inv;
+    read_options(argc, argv, &paths, &inv);
+    read_path_lists(&paths, &inv);
+    if (!inv.probe) {
+        find_what_runs(&paths, &inv);
+        check_build(&paths, &inv);
     }
+    choose_user(&paths, &inv);
+    open_paths(&paths, &inv);
+    enter_namespaces(&inv);
+    int report;
+    pid_t init_pid = start_tree(&paths, &inv, &report);
+    if (paths.build)
+        arm_time_limit();
+    int status = wait_for_program(init_pid, report);
+    after_build(&paths, status);
     end_like(status);
     return 0;
 }

@@ -9,7 +9,8 @@
  *   namespaces.c  new user, PID, mount, network and IPC namespaces: the
  *                 program sees no other process, no network but its own
  *                 loopback, a private /dev/shm, and holds no
- *                 privilege over the machine;
+ *                 privilege over the machine (its capabilities dropped,
+ *                 root become the user nobody);
  *   landlock.c    the file system: read (not write) the system's libraries
  *                 and configuration, the devices it needs, and the folders
  *                 named with --read; execute only the program; no TCP;
@@ -20,8 +21,8 @@
  *   confine_build.c  a build's limits, where it may not run, and running it
  *                 plainly where the machine cannot confine (--or-unconfined);
  *   libraries.c   the files a program needs to start: itself, its loader
- *                 and the libraries it is linked with, found as the loader
- *                 finds them;
+ *                 (or a script's interpreter) and the libraries it is
+ *                 linked with, found as the loader finds them;
  *   confine.c     the command line, and the order of the steps.
  *
  * Two kinds of run:
@@ -127,6 +128,11 @@ int confine_unshare(int *as_root, char *why, size_t len);
  * -1 with the reason in why. */
 int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t len);
 
+/* Drop every capability for good (the bounding, ambient, effective,
+ * permitted and inheritable sets; securebits locked so that exec gives none
+ * back); become_nobody: root becomes the user nobody first. -1 with why. */
+int confine_drop_capabilities(int become_nobody, char *why, size_t len);
+
 /* ------------------------------------------------------------ landlock.c */
 
 /* The Landlock ABI the kernel offers (0: none). */
@@ -154,8 +160,6 @@ int confine_build_limits(long memory_mb, long file_mb, char *why, size_t len);
  * folder lies beneath a folder every build may read: a lab there would
  * show its solutions to every build. */
 void confine_build_check_folder(const confine_paths *paths, const char *label);
-/* Return when this machine confines (confine --probe); else one note, and
- * PROGRAM runs plainly under the build's limits (never returns). */
 /* --paths FILE (tools/wall-paths.sh): each "tool PATH" may be read and
  * executed, with its loader and libraries; each "read PATH" read. -1 with
  * why. */
@@ -167,6 +171,8 @@ int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len);
 /* After a build as nobody: the output folders and what they hold (one
  * level: the compiler's outputs) are root's again. */
 void confine_build_give_back(const confine_paths *paths);
+/* Return when this machine confines (confine --probe); else one note, and
+ * PROGRAM runs plainly under the build's limits (never returns). */
 void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const char *label, long memory_mb,
                                            long file_mb);
 
@@ -177,6 +183,9 @@ void confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
  * program is no ELF file or out is full; otherwise the number of names
  * that could not be found (the loader will name them when it runs). */
 int confine_libraries(const char *program, confine_list *out);
+/* The ELF interpreter a program names (PT_INTERP), or the interpreter of
+ * a #! script, into out; "" when it has none. */
+void confine_interpreter(const char *program, char *out, size_t len);
 /* Add one path; -1 when the list is full. */
 int confine_list_add(confine_list *list, const char *path);
 /* Add every absolute path of a file, one a line; -1 when it cannot be read. */

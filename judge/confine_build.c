@@ -2,8 +2,12 @@
  * confine_build.c: what a build's run needs beyond a program's (see confine.h):
  * its limits, the folder it may not run in, and, where the machine cannot
  * confine and the caller allows it (--or-unconfined), running it plainly.
+ * Its two children (confine --probe, and a try as the user nobody) start
+ * as every process of the lab does (common/spawn.c); the confined tree
+ * does not (confine.c says why).
  */
 #include "confine.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -75,29 +79,17 @@ void confine_build_check_folder(const confine_paths *paths, const char *label)
 void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const char *label, long memory_mb,
                                             long file_mb)
 {
-    int out[2];
-    if (pipe(out))
+    char *probe[] = {"/proc/self/exe", "--probe", NULL}, *line = NULL;
+    lab_spawn s = {.argv = probe, .out = {LAB_IO_PIPE, NULL}};
+    lab_spawn_run(&s, &line, 511, NULL);
+    if (line && !strncmp(line, "confined: ", 10)) {
+        free(line);
         return;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], 1);
-        close(out[0]);
-        execl("/proc/self/exe", "confine", "--probe", (char *)NULL);
-        _exit(127);
     }
-    close(out[1]);
-    char line[512] = "";
-    ssize_t got = pid > 0 ? read(out[0], line, sizeof line - 1) : -1;
-    line[got > 0 ? got : 0] = 0;
-    close(out[0]);
-    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    if (!strncmp(line, "confined: ", 10))
-        return;
-    line[strcspn(line, "\n")] = 0;
+    if (line)
+        line[strcspn(line, "\n")] = 0;
     fprintf(stderr, "confine: note: %s is built without its wall (%s); make class requires the wall\n", label,
-            line[0] ? line : "the probe said nothing");
+            line && line[0] ? line : "the probe said nothing");
     char why[256];
     if (confine_build_limits(memory_mb, file_mb, why, sizeof why))
         fprintf(stderr, "confine: %s\n", why);
@@ -166,31 +158,24 @@ static int nobody_reaches(const confine_paths *paths, char *why, size_t len)
     return no ? -1 : 0;
 }
 
+/* In a child of its own: become nobody and try the paths; why on stdout. */
+static int try_as_nobody(void *paths)
+{
+    char said[512] = "";
+    int rc = confine_leave_root(said, sizeof said) || nobody_reaches(paths, said, sizeof said);
+    if (rc && write(1, said, strlen(said)) < 0)
+        return 2;
+    return rc;
+}
+
 int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len)
 {
-    int out[2];
-    if (pipe(out)) {
-        snprintf(why, len, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char said[512] = "";
-        close(out[0]);
-        int rc = confine_leave_root(said, sizeof said) || nobody_reaches(paths, said, sizeof said);
-        if (rc && write(out[1], said, strlen(said)) < 0)
-            _exit(2);
-        _exit(rc);
-    }
-    close(out[1]);
-    ssize_t got = pid > 0 ? read(out[0], why, len - 1) : -1;
-    why[got > 0 ? got : 0] = 0;
-    close(out[0]);
-    int status = 1;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    char *said = NULL;
+    lab_spawn s = {.run = try_as_nobody, .arg = (void *)paths, .out = {LAB_IO_PIPE, NULL}};
+    int status = lab_spawn_run(&s, &said, len - 1, NULL);
+    snprintf(why, len, "%s", said ? said : "");
+    free(said);
+    if (status != 0) {
         if (!why[0])
             snprintf(why, len, "the user nobody cannot reach the build's paths");
         return -1;

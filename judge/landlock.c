@@ -137,14 +137,11 @@ static int allow_given(int ruleset, int fd, const char *path, uint64_t rights, u
                    : allow(ruleset, path, rights, handled, why, len);
 }
 
-int confine_landlock(const confine_paths *paths, char *why, size_t len)
+/* A ruleset that handles every right this kernel's Landlock ABI knows
+ * (the file system, TCP, scopes): what no rule allows is refused. Its
+ * descriptor, *fs the file-system rights it handles; or -1 with why. */
+static int create_ruleset(int abi, uint64_t *fs, char *why, size_t len)
 {
-    int abi = confine_landlock_abi();
-    if (abi < 1) {
-        snprintf(why, len, "the kernel has no Landlock (Linux 5.13 or later with landlock among its "
-                           "security modules: cat /sys/kernel/security/lsm)");
-        return -1;
-    }
     struct ruleset_attr attr = {0, 0, 0};
     attr.handled_access_fs = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_READ_DIR | DIR_ONLY;
     if (abi < 2)
@@ -163,67 +160,98 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
         attr_size = 24;
     }
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
-    if (ruleset < 0) {
+    if (ruleset < 0)
         snprintf(why, len, "cannot create a Landlock ruleset (ABI %d): %s", abi, strerror(errno));
-        return -1;
-    }
-    const uint64_t fs = attr.handled_access_fs;
-    const uint64_t READ = FS_READ_FILE | FS_READ_DIR;
-    const uint64_t DEVICE = FS_READ_FILE | FS_WRITE_FILE | FS_IOCTL_DEV;
+    *fs = attr.handled_access_fs;
+    return ruleset;
+}
+
+#define READ_RIGHTS (FS_READ_FILE | FS_READ_DIR)
+#define DEVICE_RIGHTS (FS_READ_FILE | FS_WRITE_FILE | FS_IOCTL_DEV)
+/* a private tmpfs (confine_mounts): anything but executing or devices */
+#define SHM_RIGHTS(fs) ((fs) & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK))
+
+/* What both kinds of run may reach: the system's configuration and the
+ * kernel's views (a build: /proc and the loader's cache, nothing else of
+ * /etc, so no root-only file whatever its user), the libraries (a build's
+ * tools': their loader is executed), --read, --write and --exec, and /dev
+ * listed, with its plain devices (a build: /dev/null alone). 0, or -1. */
+static int allow_every_run(int ruleset, const confine_paths *paths, uint64_t fs, char *why, size_t len)
+{
     static const char *const plain_devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                                 "/dev/urandom"};
     int rc = 0;
-    /* a run: the system's configuration and the kernel's views; a build:
-     * the kernel's view of itself and the loader's cache, nothing else of
-     * /etc (no root-only file, whatever its user) */
     for (size_t i = 0; !paths->build && confine_config_dirs[i] && !rc; i++)
-        rc = allow(ruleset, confine_config_dirs[i], READ, fs, why, len);
+        rc = allow(ruleset, confine_config_dirs[i], READ_RIGHTS, fs, why, len);
     if (paths->build && !rc)
-        rc = allow(ruleset, "/proc", READ, fs, why, len);
+        rc = allow(ruleset, "/proc", READ_RIGHTS, fs, why, len);
     if (paths->build && !rc)
         rc = allow(ruleset, "/etc/ld.so.cache", FS_READ_FILE, fs, why, len);
-    /* the libraries (a build's tools': their loader is executed) */
     for (int i = 0; i < paths->files.n && !rc; i++)
         rc = allow(ruleset, paths->files.path[i], FS_READ_FILE | (paths->build ? FS_EXECUTE : 0), fs, why, len);
     for (int i = 0; i < paths->nread && !rc; i++)
-        rc = allow_given(ruleset, paths->read_fd[i], paths->read[i], READ, fs, why, len);
+        rc = allow_given(ruleset, paths->read_fd[i], paths->read[i], READ_RIGHTS, fs, why, len);
     for (int i = 0; i < paths->nwrite && !rc; i++)
         rc = allow_given(ruleset, paths->write_fd[i], paths->write[i], fs & ~(uint64_t)FS_EXECUTE, fs, why, len);
     for (int i = 0; i < paths->nexec && !rc; i++)
         rc = allow_given(ruleset, paths->exec_fd[i], paths->exec[i], FS_EXECUTE | FS_READ_FILE, fs, why, len);
-    /* /dev: list it, use the plain devices (a build: /dev/null alone) */
     if (!rc)
         rc = allow(ruleset, "/dev", FS_READ_DIR, fs, why, len);
     for (size_t i = 0; i < (paths->build ? 1 : sizeof plain_devices / sizeof plain_devices[0]) && !rc; i++)
-        rc = allow(ruleset, plain_devices[i], DEVICE & ~(uint64_t)FS_IOCTL_DEV, fs, why, len);
-    if (paths->build) {
-        /* the compiler's programs (--paths' tools; --read-exec's folders) */
-        for (int i = 0; i < paths->nread_exec && !rc; i++)
-            rc = allow(ruleset, paths->read_exec[i], READ | FS_EXECUTE, fs, why, len);
-        if (!rc)
-            rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why,
-                       len);
-        goto apply;
-    }
-    /* the GPU's devices */
-    DIR *dev = rc ? NULL : opendir("/dev");
+        rc = allow(ruleset, plain_devices[i], DEVICE_RIGHTS & ~(uint64_t)FS_IOCTL_DEV, fs, why, len);
+    return rc;
+}
+
+/* A build: the compiler's programs (--paths' tools, --read-exec's
+ * folders) and its scratch /dev/shm. */
+static int allow_build(int ruleset, const confine_paths *paths, uint64_t fs, char *why, size_t len)
+{
+    int rc = 0;
+    for (int i = 0; i < paths->nread_exec && !rc; i++)
+        rc = allow(ruleset, paths->read_exec[i], READ_RIGHTS | FS_EXECUTE, fs, why, len);
+    if (!rc)
+        rc = allow(ruleset, "/dev/shm", SHM_RIGHTS(fs), fs, why, len);
+    return rc;
+}
+
+/* A program: the GPU's devices, and its private /dev/shm. Nothing under
+ * /proc may be written: a right to write the threads' names
+ * (/proc/self/task/TID/comm, which the CUDA driver writes) would be one to
+ * write /proc/self/task/TID/mem, the process's own code; the driver's
+ * names go elsewhere (judge/thread_names.c). */
+static int allow_program(int ruleset, uint64_t fs, char *why, size_t len)
+{
+    int rc = 0;
+    DIR *dev = opendir("/dev");
     for (struct dirent *e; dev && !rc && (e = readdir(dev));) {
         if (strncmp(e->d_name, "nvidia", 6) && strcmp(e->d_name, "dxg"))
             continue;
         char path[300];
         snprintf(path, sizeof path, "/dev/%s", e->d_name);
-        rc = allow(ruleset, path, DEVICE | READ, fs, why, len); /* /dev/nvidia-caps is a folder */
+        rc = allow(ruleset, path, DEVICE_RIGHTS | READ_RIGHTS, fs, why, len); /* /dev/nvidia-caps is a folder */
     }
     if (dev)
         closedir(dev);
-    /* nothing under /proc may be written: a right to write the threads'
-     * names (/proc/self/task/TID/comm, which the CUDA driver writes) would
-     * be one to write /proc/self/task/TID/mem, the process's own code; the
-     * driver's names go elsewhere (judge/thread_names.c) */
-    /* the private tmpfs of confine_mounts */
     if (!rc)
-        rc = allow(ruleset, "/dev/shm", fs & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK), fs, why, len);
-apply:
+        rc = allow(ruleset, "/dev/shm", SHM_RIGHTS(fs), fs, why, len);
+    return rc;
+}
+
+int confine_landlock(const confine_paths *paths, char *why, size_t len)
+{
+    int abi = confine_landlock_abi();
+    if (abi < 1) {
+        snprintf(why, len, "the kernel has no Landlock (Linux 5.13 or later with landlock among its "
+                           "security modules: cat /sys/kernel/security/lsm)");
+        return -1;
+    }
+    uint64_t fs;
+    int ruleset = create_ruleset(abi, &fs, why, len);
+    if (ruleset < 0)
+        return -1;
+    int rc = allow_every_run(ruleset, paths, fs, why, len);
+    if (!rc)
+        rc = paths->build ? allow_build(ruleset, paths, fs, why, len) : allow_program(ruleset, fs, why, len);
     if (rc) {
         if (!why[0])
             snprintf(why, len, "cannot open a path for Landlock: %s", strerror(errno));

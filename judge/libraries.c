@@ -300,3 +300,37 @@ int confine_list_read(confine_list *list, const char *file)
     fclose(f);
     return rc;
 }
+
+/* The ELF interpreter a program names (PT_INTERP), or the interpreter of a
+ * #! script, into out; "" when it has none. */
+void confine_interpreter(const char *program, char *out, size_t len)
+{
+    out[0] = 0;
+    int fd = open(program, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    Elf64_Ehdr eh;
+    ssize_t got = pread(fd, &eh, sizeof eh, 0);
+    if (got >= 2 && ((char *)&eh)[0] == '#' && ((char *)&eh)[1] == '!') {
+        char *line = (char *)&eh + 2;
+        ((char *)&eh)[got < (ssize_t)sizeof eh ? got : (ssize_t)sizeof eh - 1] = 0;
+        line += strspn(line, " \t");
+        size_t n = strcspn(line, " \t\n");
+        snprintf(out, len, "%.*s", (int)n, line);
+    } else if (got == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+               eh.e_ident[EI_CLASS] == ELFCLASS64) {
+        for (int i = 0; i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != sizeof ph)
+                break;
+            if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_filesz < len) {
+                if (pread(fd, out, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+                    out[0] = 0;
+                else
+                    out[ph.p_filesz - 1] = 0;
+                break;
+            }
+        }
+    }
+    close(fd);
+}

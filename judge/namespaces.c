@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
@@ -25,7 +26,13 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
 
 static int write_file(const char *path, const char *text)
 {
@@ -159,5 +166,37 @@ int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t le
      * /proc has parts masked (some containers): then the outer one stays */
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
         *fresh_proc = 1;
+    return 0;
+}
+
+/* Drop every capability (those of the new user namespace, or root's) for
+ * good: the bounding set, the ambient set, and the effective, permitted and
+ * inheritable sets; securebits locked so that exec gives none back. Root
+ * becomes the user nobody here. */
+int confine_drop_capabilities(int become_nobody, char *why, size_t len)
+{
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL) {
+            snprintf(why, len, "cannot drop capability %d: %s", cap, strerror(errno));
+            return -1;
+        }
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    /* SECBIT_NOROOT and its lock, and the locks of SECBIT_NO_SETUID_FIXUP (off) and SECBIT_KEEP_CAPS */
+    if (prctl(PR_SET_SECUREBITS, 0x01 | 0x02 | 0x08 | 0x20, 0, 0, 0)) {
+        snprintf(why, len, "cannot lock the securebits: %s", strerror(errno));
+        return -1;
+    }
+    /* root: the user nobody, which clears the capabilities too (a build
+     * whose paths nobody cannot reach stays root without capabilities, and
+     * said so: Landlock, not the user, is then its wall) */
+    if (become_nobody && confine_leave_root(why, len))
+        return -1;
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    if (syscall(SYS_capset, &h, d)) {
+        snprintf(why, len, "cannot drop the capabilities: %s", strerror(errno));
+        return -1;
+    }
     return 0;
 }

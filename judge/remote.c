@@ -5,8 +5,10 @@
  * worst moment: every read has a deadline, every answer is checked for its
  * size and magic number, and a runner's death is read from waitpid.
  */
+#include "fdio.h"
 #include "lab.h"
 #include "remote.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,28 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = (const char *)buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Read exactly len bytes before the deadline (a CLOCK_MONOTONIC time; 0:
  * none). 0 ok, -1 end of input or error, -2 the deadline passed. */
 static int read_all(int fd, void *buf, size_t len, double deadline)
@@ -49,7 +29,7 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
     char *p = (char *)buf;
     while (len > 0) {
         if (deadline > 0) {
-            double left = deadline - now();
+            double left = deadline - lab_spawn_now();
             if (left <= 0)
                 return -2;
             struct pollfd pf = {fd, POLLIN, 0};
@@ -90,34 +70,26 @@ int lab_runner_start(lab_runner *r, const char *program, const char *confine, co
         close(to[1]);
         return -1;
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        /* the runner's descriptors: the two pipes at fixed numbers */
-        int in = dup(to[0]), out = dup(from[1]);
-        if (in < 0 || out < 0 || dup2(in, LAB_RUNNER_IN_FD) < 0 || dup2(out, LAB_RUNNER_OUT_FD) < 0)
-            _exit(127);
-        int null = open("/dev/null", O_RDONLY);
-        if (null >= 0)
-            dup2(null, 0);
-        for (int fd = 5; fd < 1024; fd++)
-            close(fd);
-        signal(SIGPIPE, SIG_DFL);
-        if (confine) {
-            char *with_files[] = {(char *)confine, "--read-list", (char *)files, "--", (char *)program, NULL};
-            char *without[] = {(char *)confine, "--", (char *)program, NULL};
-            execv(confine, files && files[0] ? with_files : without);
-        } else {
-            char *argv[] = {(char *)program, NULL};
-            execv(program, argv);
-        }
-        _exit(127);
-    }
+    /* stdin /dev/null, stdout and stderr the judge's, the two pipes at
+     * their fixed numbers and every other descriptor closed */
+    char *with_files[] = {(char *)confine, "--read-list", (char *)files, "--", (char *)program, NULL};
+    char *without[] = {(char *)confine, "--", (char *)program, NULL};
+    char *alone[] = {(char *)program, NULL};
+    lab_spawn s = {.argv = !confine ? alone : files && files[0] ? with_files : without,
+                   .in = {LAB_IO_NULL, NULL},
+                   .fds = {{to[0], LAB_RUNNER_IN_FD}, {from[1], LAB_RUNNER_OUT_FD}},
+                   .nfds = 2,
+                   .close_others = 1};
+    lab_child c;
+    int started = lab_spawn_start(&s, &c);
     close(to[0]);
     close(from[1]);
-    r->pid = pid;
+    if (started) {
+        close(to[1]);
+        close(from[0]);
+        return -1;
+    }
+    r->pid = c.pid;
     r->to = to[1];
     r->from = from[0];
     return 0;
@@ -159,11 +131,11 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
     size_t len = offsetof(lab_remote_request, calls) +
                  (q->op == LAB_OP_CALLS || q->op == LAB_OP_PROFILE ? (size_t)q->count : 0) *
                      sizeof(lab_remote_call);
-    if (write_all(r->to, q, len)) {
+    if (lab_write_all(r->to, q, len)) {
         kill_runner(r);
         return LAB_REMOTE_DIED;
     }
-    int rc = read_all(r->from, a, sizeof *a, now() + limit_s);
+    int rc = read_all(r->from, a, sizeof *a, lab_spawn_now() + limit_s);
     if (rc == -2) {
         r->timed_out = 1;
         kill_runner(r);
@@ -206,7 +178,7 @@ void lab_runner_stop(lab_runner *r)
         memset(&q, 0, offsetof(lab_remote_request, calls));
         q.magic = LAB_REMOTE_MAGIC;
         q.op = LAB_OP_QUIT;
-        write_all(r->to, &q, offsetof(lab_remote_request, calls));
+        lab_write_all(r->to, &q, offsetof(lab_remote_request, calls));
         /* a moment to let go of its mappings, then no more */
         for (int i = 0; i < 50 && waitpid(r->pid, &r->status, WNOHANG) == 0; i++)
             usleep(10000);
@@ -243,5 +215,5 @@ int lab_remote_answer_with(int fd, uint32_t op, int32_t status, const char *text
     a.op = op;
     a.status = status;
     snprintf(a.text, sizeof a.text, "%s", text ? text : "");
-    return write_all(fd, &a, sizeof a);
+    return lab_write_all(fd, &a, sizeof a);
 }

@@ -42,8 +42,9 @@ walled_link = rm -rf $(1).link && mkdir -p $(1).link && \
 # build/confine/confine: the wall around student code in graded runs
 # (judge/confine.h). Plain C and Linux; position-independent, so that the
 # address its one allowed execve names is random (judge/seccomp.c).
-CONFINE_SRCS := $(addprefix judge/,confine.c confine_build.c landlock.c libraries.c namespaces.c seccomp.c)
-build/confine/confine: $(CONFINE_SRCS) judge/confine.h
+CONFINE_SRCS := $(addprefix judge/,confine.c confine_build.c landlock.c libraries.c namespaces.c seccomp.c) \
+                common/spawn.c common/fdio.c
+build/confine/confine: $(CONFINE_SRCS) judge/confine.h common/spawn.h common/fdio.h
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -fPIE -pie $(CONFINE_SRCS) -o $@
 # build/confine/objcheck: whether a compiled kernel.cu holds only what a CUDA

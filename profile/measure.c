@@ -6,70 +6,36 @@
  * counters, in words.
  */
 #include "profile.h"
+#include "spawn.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-/* Run argv with its output to out_fd and its errors to err_fd (-1: as
- * ours); c_locale: LC_ALL=C, so that numbers come with a decimal point.
- * Returns its pid, or -1. */
-static pid_t start(char *const argv[], int out_fd, int err_fd, int c_locale)
+/* Run argv, its stdout and stderr where out and err say (stdout a pipe:
+ * into *text); c_locale: LC_ALL=C, so that numbers come with a decimal
+ * point. */
+static void run_tool(char *const argv[], lab_io out, lab_io err, int c_locale, char **text)
 {
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    if (out_fd >= 0 && dup2(out_fd, 1) < 0)
-        _exit(127);
-    if (err_fd >= 0 && dup2(err_fd, 2) < 0)
-        _exit(127);
-    if (c_locale)
-        setenv("LC_ALL", "C", 1);
-    execvp(argv[0], argv);
-    fprintf(stderr, "%s: cannot run it\n", argv[0]);
-    _exit(127);
-}
-
-static int finish(pid_t pid)
-{
-    int status;
-    if (pid < 0)
-        return -1;
-    while (waitpid(pid, &status, 0) < 0)
-        ;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    char *c[] = {"LC_ALL=C", NULL};
+    lab_spawn s = {.argv = argv, .who = "profile", .out = out, .err = err, .env_set = c_locale ? c : NULL};
+    lab_spawn_run(&s, text, 1u << 20, NULL);
 }
 
 char *ncu_version(const char *ncu)
 {
-    int fd[2];
-    char *argv[] = {(char *)ncu, "--version", NULL};
-    if (pipe(fd) < 0)
-        return xstrdup("");
-    int null = open("/dev/null", O_WRONLY);
-    pid_t pid = start(argv, fd[1], null, 0);
-    close(fd[1]);
-    if (null >= 0)
-        close(null);
-    FILE *f = fdopen(fd[0], "r");
-    char *line = NULL, *version = NULL;
-    size_t cap = 0;
+    char *argv[] = {(char *)ncu, "--version", NULL}, *text = NULL, *version = NULL;
+    run_tool(argv, (lab_io){LAB_IO_PIPE, NULL}, (lab_io){LAB_IO_NULL, NULL}, 0, &text);
     /* the second word of the first line that says "Version" */
-    while (f && getline(&line, &cap, f) >= 0)
-        if (!version && strstr(line, "Version")) {
-            char *save = NULL, *word = strtok_r(line, " \t\n", &save);
-            word = word ? strtok_r(NULL, " \t\n", &save) : NULL;
+    for (char *save = NULL, *line = text ? strtok_r(text, "\n", &save) : NULL; line && !version;
+         line = strtok_r(NULL, "\n", &save))
+        if (strstr(line, "Version")) {
+            char *rest = NULL, *word = strtok_r(line, " \t", &rest);
+            word = word ? strtok_r(NULL, " \t", &rest) : NULL;
             version = xstrdup(word ? word : "");
         }
-    free(line);
-    if (f)
-        fclose(f);
-    finish(pid);
+    free(text);
     return version ? version : xstrdup("");
 }
 
@@ -88,11 +54,6 @@ static int unknown_metric(const char *log)
     }
     free_lines(lines, n);
     return found;
-}
-
-static int open_file(const char *path, int append)
-{
-    return open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
 }
 
 /* ncu on bin; its output and the program's in log. */
@@ -114,10 +75,7 @@ static void run_ncu(const struct profiler *p, const char *bin, const char *base,
     for (int i = 0; i < nargs; i++)
         argv[a++] = p->driver_args[i];
     argv[a] = NULL;
-    int fd = open_file(log, 0);
-    finish(start(argv, fd, fd, 0));
-    if (fd >= 0)
-        close(fd);
+    run_tool(argv, (lab_io){LAB_IO_FILE, log}, (lab_io){LAB_IO_STDOUT, NULL}, 0, NULL);
     free(argv);
 }
 
@@ -155,12 +113,7 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
         goto done;
 
     char *argv[] = {(char *)p->ncu, "--import", rep, "--csv", "--page", "raw", "--print-units", "base", NULL};
-    int out = open_file(csv, 0), err = open_file(log, 1);
-    finish(start(argv, out, err, 1));
-    if (out >= 0)
-        close(out);
-    if (err >= 0)
-        close(err);
+    run_tool(argv, (lab_io){LAB_IO_FILE, csv}, (lab_io){LAB_IO_APPEND, log}, 1, NULL);
     FILE *f = fopen(csv, "r");
     if (f) {
         summarize(f, t);

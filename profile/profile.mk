@@ -9,8 +9,8 @@
 # tools/profile.sh hands the work to build/tools/profile-report, plain C
 # (profile/*.c): it runs ncu, reads its raw page and writes the report.
 PROFILE_REPORT := build/tools/profile-report
-PROFILE_SRCS := $(wildcard profile/*.c)
-$(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h)
+PROFILE_SRCS := $(wildcard profile/*.c) common/spawn.c common/fdio.c
+$(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h) common/spawn.h common/fdio.h
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Iprofile $(PROFILE_SRCS) -lm -o $@
 

@@ -169,7 +169,7 @@ static const char *check_stage(const char *name, const char *work, const char *l
     }
     char *sent = fmt("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, stage);
     char *skeleton = fmt("%s/lab/exercises/%s/kernel.cu", cls.out, stage);
-    char *a = slurp(sent), *b = slurp(skeleton);
+    char *a = read_file_text(sent, 0), *b = read_file_text(skeleton, 0);
     int same = a && b && !strcmp(a, b);
     free(a);
     free(b);
@@ -195,7 +195,7 @@ void check_prepared(const char *name)
     char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
     char *build_log = fmt("%s/build/grade-build.log", work), *log = fmt("%s/grade.log", dir);
     time_t t0 = time(NULL);
-    char *text = slurp(build_log);
+    char *text = read_file_text(build_log, 0);
     if (write_atomic(log, text ? text : ""))
         warn("cannot write %s", log);
     points pts = {.score = xstrdup(""), .max = xstrdup(""), .seed = xstrdup(""), .bonus = xstrdup(""),

@@ -81,9 +81,8 @@ void words_free(char **w);
  * with skip (NULL: any), without the newline (new string). */
 char *first_line(const char *text);
 char *last_line(const char *text, const char *skip);
-/* A file's text (NULL when unreadable); written whole through NAME.tmp
- * and a rename (0, or -1). */
-char *slurp(const char *path);
+/* A file written whole through NAME.tmp and a rename (0, or -1); one is
+ * read whole with read_file_text(path, 0) (grader/grader.h). */
 int write_atomic(const char *path, const char *text);
 int copy_file(const char *from, const char *to);
 /* rm -rf, without following links. */
@@ -112,7 +111,6 @@ typedef struct {
     const char *err_path;   /* ERR_FILE                                   */
     int capture;            /* stdout (and ERR_TO_OUT stderr) into text   */
     const char *input;      /* fed to stdin (small: a job script)         */
-    int setsid;             /* a session of its own                       */
     char **env;             /* "KEY=value" set in the child               */
     char *text;             /* captured output, NUL-terminated (free it)  */
     int truncated;          /* more than PROC_CAPTURE bytes came          */

@@ -107,7 +107,7 @@ void write_row(const char *name, const char *status, const char *notes, const po
 
 char *row_field(const char *row_file, int n)
 {
-    char *text = slurp(row_file);
+    char *text = read_file_text(row_file, 0);
     if (!text)
         return NULL;
     char *line = first_line(text);
@@ -176,7 +176,7 @@ void collect(void)
     free(book);
     book = more;
     for (int i = 0; i < cls.nstudents; i++) {
-        char *row = row_path(cls.names[i]), *text = slurp(row);
+        char *row = row_path(cls.names[i]), *text = read_file_text(row, 0);
         if (!text) {
             /* no result: the student's row says so */
             char *line = csv(cls.names[i]);

@@ -118,7 +118,7 @@ int prepare_one(const char *name, int ahead)
     int copied = run(cp_argv, &cp) == 0;
     free(lab);
     if (!copied) {
-        char *text = slurp(log), *said = first_line(text);
+        char *text = read_file_text(log, 0), *said = first_line(text);
         char *notes = fmt("cannot copy the lab to %s: %s", work, said);
         write_row(name, "grader error", notes, NULL);
         free(notes);
@@ -282,7 +282,7 @@ static int run_grade(const char *work, const char *dir, const char *log, char **
     int st = run(argv, &p);
     free(argv);
     free(ceiling);
-    *text = slurp(log);
+    *text = read_file_text(log, 0);
     const char *reports[] = {"grade.json", "results.json"};
     for (int i = 0; i < 2; i++) {
         char *from = fmt("%s/%s", work, reports[i]), *to = fmt("%s/%s", dir, reports[i]);

@@ -87,7 +87,7 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     char *long_argv[] = {"tar", "--numeric-owner", "-tvf", (char *)a, NULL};
     proc p = {.capture = 1, .err = ERR_FILE, .err_path = err};
     if (run(long_argv, &p) != 0) {
-        char *text = slurp(err), *said = xstrdup("");
+        char *text = read_file_text(err, 0), *said = xstrdup("");
         int n;
         char **line = lines(text, &n);
         for (int i = 0; i < n && !*said; i++)

@@ -14,6 +14,7 @@
  */
 #include "class.h"
 #include "grader.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -116,29 +117,28 @@ static pid_t *pids;
 static int npids;
 static sigset_t before;
 
+/* The child's work: a builder (gpu NULL) or a worker on its GPU, with
+ * the signals blocked as they were before the class blocked them. */
+static int build_or_grade(void *gpu)
+{
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    if (gpu)
+        worker(gpu);
+    else
+        builder();
+    fflush(stdout);
+    return 0;
+}
+
 /* Start a builder (gpu NULL) or a worker in a session of its own. */
 static void start(const char *gpu)
 {
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0)
+    lab_spawn s = {.run = build_or_grade, .arg = (void *)gpu, .group = LAB_SPAWN_SESSION};
+    lab_child c;
+    if (lab_spawn_start(&s, &c))
         die("cannot start a %s: fork failed", gpu ? "worker" : "builder");
-    if (pid == 0) {
-        setsid();
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGCHLD, SIG_DFL);
-        sigprocmask(SIG_SETMASK, &before, NULL);
-        if (gpu)
-            worker(gpu);
-        else
-            builder();
-        fflush(stdout);
-        _exit(0);
-    }
     pids = xrealloc(pids, (npids + 1) * sizeof *pids);
-    pids[npids++] = pid;
+    pids[npids++] = c.pid;
 }
 
 /* Wait for every builder or worker; stopped, stop them all and end. */
@@ -210,47 +210,46 @@ static void build_lab_once(void)
     free(lab);
 }
 
-void run_local(const char *todo_file)
+/* The GPUs to grade on: GPUS (commas or spaces), else those nvidia-smi
+ * lists; "none" when there are none (a check, a stand-in make). */
+static char **gpus_to_use(const char *listed)
 {
-    char *text = slurp(todo_file);
-    todo = lines(text, &ntodo);
-    free(text);
-    char *listed = listed_gpus();
-    const char *given = getenv("GPUS"), *class_make = getenv("CLASS_MAKE");
-    int stand_in = class_make && *class_make;
+    const char *given = getenv("GPUS");
     char *gpus = xstrdup(given && *given ? given : listed);
     for (char *c = gpus; *c; c++)
         if (*c == ',')
             *c = ' ';
     char **gpu = words(gpus, NULL);
+    free(gpus);
     if (!gpu[0]) {
         words_free(gpu);
         gpu = words("none", NULL);
     }
-    int check = cls.sw[SW_CHECK];
-    char *flags = fmt("%s/lab/build/flags.txt", cls.out);
-    if ((*listed || check) && !stand_in && have_program("nvcc") && !exists(flags))
-        build_lab_once();
-    free(flags);
-    /* students are built ahead on the CPUs before the GPUs grade (where
-     * there is a GPU to keep busy, or a stand-in make; a check has no GPU
-     * phase: its builders write the rows): CLASS_BUILDERS builders,
-     * default one per CPU; 0 builds in the workers */
-    long builders = 0;
-    if (*listed || stand_in || check) {
-        const char *b = getenv("CLASS_BUILDERS");
-        if (b && *b) {
-            if (b[strspn(b, "0123456789")])
-                die("CLASS_BUILDERS is a number, not '%s'", b);
-            builders = atol(b);
-            if (check && !builders)
-                builders = 1;
-        } else {
-            builders = cpus();
-        }
-    }
-    char *dir = fmt("%s/work/claims.%ld", cls.out, (long)getpid());
-    claims = dir;
+    return gpu;
+}
+
+/* Students are built ahead on the CPUs before the GPUs grade (where there
+ * is a GPU to keep busy, or a stand-in make; a check has no GPU phase: its
+ * builders write the rows): CLASS_BUILDERS builders, default one per CPU;
+ * 0 builds in the workers. */
+static long how_many_builders(int gpu_listed, int stand_in, int check)
+{
+    if (!gpu_listed && !stand_in && !check)
+        return 0;
+    const char *b = getenv("CLASS_BUILDERS");
+    if (!b || !*b)
+        return cpus();
+    if (b[strspn(b, "0123456789")])
+        die("CLASS_BUILDERS is a number, not '%s'", b);
+    long builders = atol(b);
+    return check && !builders ? 1 : builders;
+}
+
+/* OUT/work/claims.PID and its folders of claims (build and ready only
+ * with builders). */
+static void make_claims(long builders)
+{
+    claims = fmt("%s/work/claims.%ld", cls.out, (long)getpid());
     const char *kinds[] = {"grade", "build", "ready"};
     for (int i = 0; i < (builders ? 3 : 1); i++) {
         char *d = fmt("%s/%s", claims, kinds[i]);
@@ -258,6 +257,24 @@ void run_local(const char *todo_file)
             die("cannot create %s", d);
         free(d);
     }
+}
+
+void run_local(const char *todo_file)
+{
+    char *text = read_file_text(todo_file, 0);
+    todo = lines(text, &ntodo);
+    free(text);
+    char *listed = listed_gpus();
+    const char *class_make = getenv("CLASS_MAKE");
+    int stand_in = class_make && *class_make, check = cls.sw[SW_CHECK];
+    char **gpu = gpus_to_use(listed);
+    char *flags = fmt("%s/lab/build/flags.txt", cls.out);
+    if ((*listed || check) && !stand_in && have_program("nvcc") && !exists(flags))
+        build_lab_once();
+    free(flags);
+    long builders = how_many_builders(*listed != 0, stand_in, check);
+    make_claims(builders);
+    /* SIGINT and SIGTERM stop the class (wait_all), SIGCHLD wakes it */
     sigset_t block;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -285,11 +302,11 @@ void run_local(const char *todo_file)
     sigaction(SIGCHLD, &old_chld, NULL);
     sigprocmask(SIG_SETMASK, &before, NULL);
     remove_tree(claims);
-    free(dir);
+    free((char *)claims);
+    claims = NULL;
     free(pids);
     pids = NULL;
     words_free(gpu);
-    free(gpus);
     free(listed);
     words_free(todo);
 }

@@ -184,69 +184,80 @@ static void grade_class(const char *submissions, const char *backend, const char
     free(lab);
 }
 
-int main(int argc, char **argv)
+/* The command line, as read. */
+typedef struct {
+    const char *submissions, *out, *backend, *stages, *seed, *task, *todo, *per_task, *mode, *arch;
+    int switches[NSWITCHES], retry, per_task_given;
+} class_args;
+
+/* The arguments into a (usage() for one it does not know). */
+static void read_arguments(int argc, char **argv, class_args *a)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    const char *submissions = NULL, *out = NULL, *backend = "local", *stages = NULL, *seed = NULL;
-    const char *task = NULL, *todo = NULL, *per_task = "1", *mode = "run", *arch = NULL;
-    int switches[NSWITCHES] = {0}, retry = 0, per_task_given = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *arg = argv[i];
         const char *valued[] = {"--submissions", "--out", "--backend", "--stages", "--seed", "--task", "--todo",
                                 "--per-task", "--arch"};
         int v = -1;
         for (int k = 0; k < 9; k++)
-            if (!strcmp(a, valued[k]))
+            if (!strcmp(arg, valued[k]))
                 v = k;
         if (v >= 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
-                char *why = fmt("%s needs a value", a);
+                char *why = fmt("%s needs a value", arg);
                 usage(why);
             }
             const char *value = argv[++i];
-            const char **to[] = {&submissions, &out, &backend, &stages, &seed, &task, &todo, &per_task, &arch};
+            const char **to[] = {&a->submissions, &a->out, &a->backend, &a->stages, &a->seed,
+                                 &a->task, &a->todo, &a->per_task, &a->arch};
             *to[v] = value;
             if (v == 5)
-                mode = "task";
+                a->mode = "task";
             if (v == 7)
-                per_task_given = 1;
-        } else if (!strcmp(a, "--wait")) {
+                a->per_task_given = 1;
+        } else if (!strcmp(arg, "--wait")) {
             cls.wait = 1;
-        } else if (!strcmp(a, "--retry")) {
-            retry = 1;
-        } else if (!strcmp(a, "--status") || !strcmp(a, "--collect")) {
-            mode = a + 2;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        } else if (!strcmp(arg, "--retry")) {
+            a->retry = 1;
+        } else if (!strcmp(arg, "--status") || !strcmp(arg, "--collect")) {
+            a->mode = arg + 2;
+        } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             printf(help, synopsis);
-            return 0;
+            exit(0);
         } else {
             /* --sanitize and the other switches of make grade */
             int known = 0;
             for (int k = 0; k < NSWITCHES; k++)
-                if (!strncmp(a, "--", 2) && !strcmp(a + 2, switch_name[k]))
-                    switches[k] = known = 1;
+                if (!strncmp(arg, "--", 2) && !strcmp(arg + 2, switch_name[k]))
+                    a->switches[k] = known = 1;
             if (!known) {
-                char *why = fmt("unknown argument '%s'", a);
+                char *why = fmt("unknown argument '%s'", arg);
                 usage(why);
             }
         }
     }
-    int run_mode = !strcmp(mode, "run");
-    if (!out) {
+}
+
+/* Each value checked (usage() for a wrong one); the class's out folder,
+ * students per Slurm task and architecture set. */
+static void check_arguments(class_args *a)
+{
+    int run_mode = !strcmp(a->mode, "run");
+    if (!a->out) {
         if (!run_mode)
             usage("--out DIR is needed");
-        out = "class-grades";
+        a->out = "class-grades";
     }
-    cls.out = xstrdup(out);
-    if (strcmp(backend, "local") && strcmp(backend, "slurm")) {
-        char *why = fmt("--backend is local or slurm, not '%s'", backend);
+    cls.out = xstrdup(a->out);
+    if (strcmp(a->backend, "local") && strcmp(a->backend, "slurm")) {
+        char *why = fmt("--backend is local or slurm, not '%s'", a->backend);
         usage(why);
     }
-    if (seed && seed[strspn(seed, "0123456789")])
+    if (a->seed && a->seed[strspn(a->seed, "0123456789")])
         usage("--seed takes a whole number");
     /* students per Slurm array task: a whole number from 1 up; the local
      * back end has no tasks to fill (its GPUs take the next student as
      * they finish) */
+    const char *per_task = a->per_task;
     if (!*per_task || per_task[0] == '0' || per_task[strspn(per_task, "0123456789")] || strlen(per_task) > 6) {
         char *why = fmt("--per-task (PER_TASK) is how many students one Slurm array task grades: a whole number, "
                         "1 or more, not '%s'", per_task);
@@ -255,17 +266,23 @@ int main(int argc, char **argv)
     cls.per_task = atoi(per_task);
     /* a check builds on this machine's CPUs, for one architecture (--arch:
      * the course GPU's, e.g. 90), and runs nothing on a GPU */
-    if (run_mode && switches[SW_CHECK] && strcmp(backend, "local"))
+    if (run_mode && a->switches[SW_CHECK] && strcmp(a->backend, "local"))
         usage("--check (CHECK=1) builds and checks on this machine, without a GPU: leave out --backend (BACKEND)");
-    if (arch && (!*arch || arch[strspn(arch, "0123456789 ")]))
+    if (a->arch && (!*a->arch || a->arch[strspn(a->arch, "0123456789 ")]))
         usage("--arch takes compute capabilities as make's CUDA_ARCH does, e.g. 90 or \"80 90\"");
-    cls.arch = arch ? xstrdup(arch) : NULL;
-    if (run_mode && !strcmp(backend, "local") && per_task_given)
+    cls.arch = a->arch ? xstrdup(a->arch) : NULL;
+    if (run_mode && !strcmp(a->backend, "local") && a->per_task_given)
         usage("--per-task (PER_TASK) is for the Slurm back end (BACKEND=slurm); the local back end gives each GPU "
               "the next student as it finishes");
+}
+
+/* SLURM_TIME: one student's time limit; a Slurm task of several students
+ * gets as many times it. */
+static void set_task_time(const class_args *a)
+{
     const char *slurm_time = getenv("SLURM_TIME");
     cls.task_time = xstrdup(slurm_time && *slurm_time ? slurm_time : "01:00:00");
-    if (run_mode && !strcmp(backend, "slurm") && cls.per_task > 1) {
+    if (!strcmp(a->mode, "run") && !strcmp(a->backend, "slurm") && cls.per_task > 1) {
         char *times = slurm_time_times(cls.task_time, cls.per_task);
         if (!times) {
             char *why = fmt("SLURM_TIME is one student's time limit in a form Slurm takes (M, M:S, H:M:S, D-H, "
@@ -275,8 +292,13 @@ int main(int argc, char **argv)
         free(cls.task_time);
         cls.task_time = times;
     }
-    /* make grade runs in copies of the lab: nothing of a make that called
-     * us (jobserver, command-line variables) */
+}
+
+/* make grade runs in copies of the lab: nothing of a make that called us
+ * (jobserver, command-line variables); CLASS_MAKE's make, and this
+ * program's own path (the Slurm jobs run its copy). */
+static void set_make_and_self(void)
+{
     unsetenv("MAKEFLAGS");
     unsetenv("MFLAGS");
     unsetenv("MAKELEVEL");
@@ -290,21 +312,30 @@ int main(int argc, char **argv)
         die("cannot tell where this program is (/proc/self/exe)");
     self[len] = 0;
     cls.self = xstrdup(self);
+}
 
-    if (!strcmp(mode, "status")) {
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    class_args a = {.backend = "local", .per_task = "1", .mode = "run"};
+    read_arguments(argc, argv, &a);
+    check_arguments(&a);
+    set_task_time(&a);
+    set_make_and_self();
+    if (!strcmp(a.mode, "status")) {
         class_load();
         char *line = status_line(NULL, NULL);
         say("%s", line);
         free(line);
         summary();
-    } else if (!strcmp(mode, "collect")) {
+    } else if (!strcmp(a.mode, "collect")) {
         class_load();
         collect();
-    } else if (!strcmp(mode, "task")) {
+    } else if (!strcmp(a.mode, "task")) {
         class_load();
-        array_task(task, todo);
+        array_task(a.task, a.todo);
     } else {
-        grade_class(submissions, backend, stages, seed, switches, retry);
+        grade_class(a.submissions, a.backend, a.stages, a.seed, a.switches, a.retry);
     }
     return 0;
 }

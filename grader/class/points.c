@@ -136,7 +136,7 @@ static void read_stage(const jvalue *st, stage_points *s)
 int points_read(const char *path, points *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    char *text = slurp(path);
+    char *text = read_file_text(path, 0);
     if (!text) {
         snprintf(err, errlen, "cannot read %s", path);
         return -1;

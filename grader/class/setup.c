@@ -28,7 +28,7 @@ const char *const switch_var[NSWITCHES] = {"SANITIZE", "UNCONFINED", "JUDGE", "O
 char *conf_get(const char *key)
 {
     char *path = fmt("%s/class.conf", cls.out);
-    char *text = slurp(path);
+    char *text = read_file_text(path, 0);
     free(path);
     char *value = NULL;
     size_t k = strlen(key);
@@ -49,7 +49,7 @@ char *conf_get(const char *key)
 static void load_students(void)
 {
     char *path = fmt("%s/students.tsv", cls.out);
-    char *text = slurp(path);
+    char *text = read_file_text(path, 0);
     free(path);
     cls.nstudents = 0;
     for (char *p = text; p && *p;) {
@@ -141,7 +141,7 @@ static void make_lab(const char *lab)
     char *argv[] = {release, dest, NULL};
     proc p = {.out = log, .err = ERR_TO_OUT};
     int st = run(argv, &p);
-    char *text = slurp(log);
+    char *text = read_file_text(log, 0);
     int n;
     char **line = lines(text, &n);
     if (st) {
@@ -178,6 +178,82 @@ static void make_lab(const char *lab)
     free(dest);
 }
 
+/* A class graded before: the same stages, seed and switches, or another
+ * OUT (die). */
+static void same_as_before(const char *stages, const char *stages_arg, const char *seed_arg,
+                           const int *switches_on)
+{
+    char *was = conf_get("stages"), *seed = conf_get("seed");
+    if (stages_arg && *stages_arg && strcmp(stages, was ? was : ""))
+        die("%s was graded with stages '%s', not '%s': use another --out", cls.out, was ? was : "", stages);
+    if (seed_arg && *seed_arg && strcmp(seed_arg, seed ? seed : ""))
+        die("%s was graded with seed %s, not %s: use another --out", cls.out, seed ? seed : "", seed_arg);
+    for (int i = 0; i < NSWITCHES; i++) {
+        char *v = conf_get(switch_name[i]);
+        if (switches_on[i] && !(v && !strcmp(v, "1")))
+            die("%s was graded without %s=1: use another --out", cls.out, switch_var[i]);
+        if (i == SW_CHECK && !switches_on[i] && v && !strcmp(v, "1"))
+            die("%s is a check (CHECK=1), not a grading: grade the class into another OUT", cls.out);
+        free(v);
+    }
+    free(was);
+    free(seed);
+}
+
+/* A new class: OUT/class.conf with its seed (one for the whole class:
+ * everyone gets the same inputs), stages and switches. */
+static void write_class_conf(const char *conf, const char *stages, const char *seed_arg, const int *switches_on)
+{
+    char *seed;
+    if (seed_arg && *seed_arg) {
+        seed = xstrdup(seed_arg);
+    } else {
+        uint32_t r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+        FILE *f = fopen("/dev/urandom", "rb");
+        if (f) {
+            if (fread(&r, sizeof r, 1, f) != 1)
+                r ^= (uint32_t)clock();
+            fclose(f);
+        }
+        seed = fmt("%u", (unsigned)(r % 1000000007u));
+    }
+    char created[64];
+    time_t now = time(NULL);
+    strftime(created, sizeof created, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    char *text = fmt("seed=%s\nstages=%s\n", seed, stages);
+    for (int i = 0; i < NSWITCHES; i++) {
+        char *more = fmt("%s%s=%d\n", text, switch_name[i], switches_on[i] ? 1 : 0);
+        free(text);
+        text = more;
+    }
+    char *more = fmt("%screated=%s\n", text, created);
+    if (write_atomic(conf, more))
+        die("cannot write %s", conf);
+    free(more);
+    free(text);
+    free(seed);
+}
+
+/* OUT/submissions.conf, and OUT/bin/class: the Slurm tasks run this
+ * copy, so that rebuilding the lab cannot change a running class. */
+static void write_submissions_and_copy_self(const char *submissions)
+{
+    char *subs = abs_path(submissions), *path = fmt("%s/submissions.conf", cls.out);
+    char *text = fmt("submissions=%s\n", subs);
+    if (write_atomic(path, text))
+        die("cannot write %s", path);
+    free(text);
+    free(path);
+    free(subs);
+    char *bin = fmt("%s/bin/class", cls.out), *tmp = fmt("%s/bin/class.tmp", cls.out);
+    if (is_dir(bin) && !is_link(bin))
+        remove_tree(bin);
+    if (copy_file(cls.self, tmp) || chmod(tmp, 0755) || rename(tmp, bin))
+        die("cannot copy %s to %s", cls.self, bin);
+    free(bin);
+    free(tmp);
+}
+
 void class_setup(const char *lab, const char *submissions, const char *stages_arg,
                  const char *seed_arg, const int *switches_on)
 {
@@ -196,71 +272,13 @@ void class_setup(const char *lab, const char *submissions, const char *stages_ar
     free(stages_tsv);
     char *stages = resolve_stages(stages_arg);
     char *conf = fmt("%s/class.conf", cls.out);
-    if (exists(conf)) {
-        char *was = conf_get("stages"), *seed = conf_get("seed");
-        if (stages_arg && *stages_arg && strcmp(stages, was ? was : ""))
-            die("%s was graded with stages '%s', not '%s': use another --out", cls.out, was ? was : "", stages);
-        if (seed_arg && *seed_arg && strcmp(seed_arg, seed ? seed : ""))
-            die("%s was graded with seed %s, not %s: use another --out", cls.out, seed ? seed : "", seed_arg);
-        for (int i = 0; i < NSWITCHES; i++) {
-            char *v = conf_get(switch_name[i]);
-            if (switches_on[i] && !(v && !strcmp(v, "1")))
-                die("%s was graded without %s=1: use another --out", cls.out, switch_var[i]);
-            if (i == SW_CHECK && !switches_on[i] && v && !strcmp(v, "1"))
-                die("%s is a check (CHECK=1), not a grading: grade the class into another OUT", cls.out);
-            free(v);
-        }
-        free(was);
-        free(seed);
-    } else {
-        /* one seed for the whole class: everyone gets the same inputs */
-        char *seed;
-        if (seed_arg && *seed_arg) {
-            seed = xstrdup(seed_arg);
-        } else {
-            uint32_t r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
-            FILE *f = fopen("/dev/urandom", "rb");
-            if (f) {
-                if (fread(&r, sizeof r, 1, f) != 1)
-                    r ^= (uint32_t)clock();
-                fclose(f);
-            }
-            seed = fmt("%u", (unsigned)(r % 1000000007u));
-        }
-        char created[64];
-        time_t now = time(NULL);
-        strftime(created, sizeof created, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-        char *text = fmt("seed=%s\nstages=%s\n", seed, stages);
-        for (int i = 0; i < NSWITCHES; i++) {
-            char *more = fmt("%s%s=%d\n", text, switch_name[i], switches_on[i] ? 1 : 0);
-            free(text);
-            text = more;
-        }
-        char *more = fmt("%screated=%s\n", text, created);
-        if (write_atomic(conf, more))
-            die("cannot write %s", conf);
-        free(more);
-        free(text);
-        free(seed);
-    }
+    if (exists(conf))
+        same_as_before(stages, stages_arg, seed_arg, switches_on);
+    else
+        write_class_conf(conf, stages, seed_arg, switches_on);
     free(conf);
     free(stages);
-    char *subs = abs_path(submissions), *path = fmt("%s/submissions.conf", cls.out);
-    char *text = fmt("submissions=%s\n", subs);
-    if (write_atomic(path, text))
-        die("cannot write %s", path);
-    free(text);
-    free(path);
-    free(subs);
-    /* the Slurm tasks run this copy, so that rebuilding the lab cannot
-     * change a running class */
-    char *bin = fmt("%s/bin/class", cls.out), *tmp = fmt("%s/bin/class.tmp", cls.out);
-    if (is_dir(bin) && !is_link(bin))
-        remove_tree(bin);
-    if (copy_file(cls.self, tmp) || chmod(tmp, 0755) || rename(tmp, bin))
-        die("cannot copy %s to %s", cls.self, bin);
-    free(bin);
-    free(tmp);
+    write_submissions_and_copy_self(submissions);
 }
 
 /* ========================================================== confinement */
@@ -297,11 +315,12 @@ void check_confinement(void)
         /* the wall's own files: the Makefile's CONFINE_SRCS, compiled in */
         int nsrcs = 0;
         char **srcs = words(LAB_CONFINE_SRCS, &nsrcs);
-        argv = xrealloc(argv, (n + 8 + nsrcs) * sizeof *argv);
+        argv = xrealloc(argv, (n + 9 + nsrcs) * sizeof *argv);
         argv[n++] = xstrdup("-O2");
         argv[n++] = xstrdup("-std=c11");
         argv[n++] = xstrdup("-D_GNU_SOURCE");
         argv[n++] = fmt("-I%s/lab/judge", cls.out);
+        argv[n++] = fmt("-I%s/lab/common", cls.out);
         for (int i = 0; i < nsrcs; i++)
             argv[n++] = fmt("%s/lab/%s", cls.out, srcs[i]);
         words_free(srcs);
@@ -330,7 +349,7 @@ void check_confinement(void)
     } else {
         char *why = said && *said ? xstrdup(said) : NULL;
         if (!why) {
-            char *text = slurp(log);
+            char *text = read_file_text(log, 0);
             char *last = last_line(text, NULL);
             why = fmt("confine could not be built: %s", last);
             free(last);

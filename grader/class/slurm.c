@@ -22,7 +22,7 @@ static const char *env_or(const char *key, const char *fallback)
 
 char **task_students(const char *todo, long index, int *n)
 {
-    char *text = slurp(todo);
+    char *text = read_file_text(todo, 0);
     int all;
     char **line = lines(text, &all);
     free(text);
@@ -85,13 +85,12 @@ static char *submit(char **argv, const char *script)
     return p.text;
 }
 
-void run_slurm(const char *todo_file, const char *status_cmd)
+/* The to-do list, copied to a name of its own in OUT/logs (the jobs read
+ * it there; a later run writes another): its path, and *n its students. */
+static char *stamped_todo(const char *todo_file, int *n)
 {
-    if (!have_program("sbatch"))
-        die("sbatch is not here: run make class BACKEND=slurm on a Slurm login node");
-    char *text = slurp(todo_file);
-    int n;
-    words_free(lines(text, &n));
+    char *text = read_file_text(todo_file, 0);
+    words_free(lines(text, n));
     char stamp[32];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
@@ -99,9 +98,14 @@ void run_slurm(const char *todo_file, const char *status_cmd)
     if (write_atomic(todo, text ? text : ""))
         die("cannot write %s", todo);
     free(text);
-    /* the options both jobs get */
+    return todo;
+}
+
+/* The options both jobs get (SLURM_PARTITION, SLURM_ACCOUNT,
+ * SLURM_EXTRA) into opt: how many. */
+static int both_jobs_options(char **opt)
+{
     char **extra = words(getenv("SLURM_EXTRA"), NULL);
-    char *opt[64];
     int o = 0;
     if (*env_or("SLURM_PARTITION", ""))
         opt[o++] = fmt("--partition=%s", getenv("SLURM_PARTITION"));
@@ -110,6 +114,54 @@ void run_slurm(const char *todo_file, const char *status_cmd)
     for (int i = 0; extra[i] && o < 48; i++)
         opt[o++] = xstrdup(extra[i]);
     words_free(extra);
+    return o;
+}
+
+/* --wait: until squeue knows neither job (a failed squeue, a busy
+ * controller, is asked again; one that says the jobs are gone is not),
+ * saying the progress as it changes; then the gradebook job's log. */
+static void wait_for_jobs(const char *array, const char *collector, const char *todo)
+{
+    char *both = fmt("%s,%s", array, collector), *last = xstrdup("");
+    for (;;) {
+        char *q[] = {"squeue", "-h", "-j", both, "-o", "%i", NULL};
+        proc p = {.capture = 1, .err = ERR_TO_OUT};
+        int st = run(q, &p);
+        int gone = st == 0 ? !p.text[strspn(p.text, " \n")] : strcasestr(p.text, "invalid job id") != NULL;
+        free(p.text);
+        if (gone)
+            break;
+        char *line = status_line(array, todo);
+        if (strcmp(line, last))
+            say("%s", line);
+        free(last);
+        last = line;
+        nanosleep(&(struct timespec){2, 0}, NULL);
+    }
+    /* the last word, however quickly the jobs ended */
+    char *line = status_line(array, todo);
+    if (strcmp(line, last))
+        say("%s", line);
+    free(line);
+    free(last);
+    free(both);
+    char *log = fmt("%s/logs/gradebook-%s.log", cls.out, collector), *said = read_file_text(log, 0);
+    if (said) {
+        fputs(said, stdout);
+        fflush(stdout);
+    }
+    free(said);
+    free(log);
+}
+
+void run_slurm(const char *todo_file, const char *status_cmd)
+{
+    if (!have_program("sbatch"))
+        die("sbatch is not here: run make class BACKEND=slurm on a Slurm login node");
+    int n;
+    char *todo = stamped_todo(todo_file, &n);
+    char *opt[64];
+    int o = both_jobs_options(opt);
     int tasks = (n + cls.per_task - 1) / cls.per_task;
     const char *throttle = env_or("SLURM_THROTTLE", "4");
     char *argv[80];
@@ -153,41 +205,8 @@ void run_slurm(const char *todo_file, const char *status_cmd)
         array, n, n == 1 ? "" : "s", tasks, tasks == 1 ? "" : "s", cls.per_task, throttle, collector, cls.out);
     say("follow: squeue -j %s,%s; logs in %s/logs/; progress: %s --status --out %s", array, collector, cls.out,
         status_cmd, cls.out);
-    if (cls.wait) {
-        /* until squeue knows neither job; a failed squeue (a busy
-         * controller) is asked again, one that says the jobs are gone is
-         * not */
-        char *both = fmt("%s,%s", array, collector), *last = xstrdup("");
-        for (;;) {
-            char *q[] = {"squeue", "-h", "-j", both, "-o", "%i", NULL};
-            proc p = {.capture = 1, .err = ERR_TO_OUT};
-            int st = run(q, &p);
-            int gone = st == 0 ? !p.text[strspn(p.text, " \n")] : strcasestr(p.text, "invalid job id") != NULL;
-            free(p.text);
-            if (gone)
-                break;
-            char *line = status_line(array, todo);
-            if (strcmp(line, last))
-                say("%s", line);
-            free(last);
-            last = line;
-            nanosleep(&(struct timespec){2, 0}, NULL);
-        }
-        /* the last word, however quickly the jobs ended */
-        char *line = status_line(array, todo);
-        if (strcmp(line, last))
-            say("%s", line);
-        free(line);
-        free(last);
-        free(both);
-        char *log = fmt("%s/logs/gradebook-%s.log", cls.out, collector), *said = slurp(log);
-        if (said) {
-            fputs(said, stdout);
-            fflush(stdout);
-        }
-        free(said);
-        free(log);
-    }
+    if (cls.wait)
+        wait_for_jobs(array, collector, todo);
     for (int i = 0; i < 6; i++)
         free(dyn[i]);
     for (int i = 0; i < o; i++)
@@ -211,7 +230,7 @@ void array_task(const char *index, const char *todo)
     int n;
     char **names = task_students(todo, atol(index), &n);
     if (!n) {
-        char *text = slurp(todo);
+        char *text = read_file_text(todo, 0);
         int all;
         words_free(lines(text, &all));
         die("array task %s has no students: %s lists %d", index, todo, all);

@@ -4,19 +4,18 @@
  * with their input and output where the caller says.
  */
 #include "class.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static char *vfmt(const char *f, va_list ap)
@@ -155,26 +154,6 @@ char *last_line(const char *text, const char *skip)
     if (best_len)
         memcpy(s, best, best_len);
     s[best_len] = 0;
-    return s;
-}
-
-char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *s = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (cap - n < 4096)
-            s = xrealloc(s, cap = cap * 2 + 4096);
-        size_t got = fread(s + n, 1, cap - n - 1, f);
-        n += got;
-        if (!got)
-            break;
-    }
-    fclose(f);
-    s[n] = 0;
     return s;
 }
 
@@ -339,101 +318,24 @@ char *host_name(int short_form)
 
 /* ========================================================== programs */
 
-static void child(char *const argv[], proc *p, int in_fd, int out_fd)
-{
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    if (p->setsid)
-        setsid();
-    int in = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
-    if (in >= 0 && in != 0)
-        dup2(in, 0);
-    if (out_fd >= 0 && out_fd != 1)
-        dup2(out_fd, 1);
-    int err = -1;
-    if (p->err == ERR_NULL)
-        err = open("/dev/null", O_WRONLY);
-    else if (p->err == ERR_FILE)
-        err = open(p->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    else if (p->err == ERR_TO_OUT)
-        err = dup(1);
-    if (err >= 0)
-        dup2(err, 2);
-    for (int i = 0; p->env && p->env[i]; i++)
-        putenv(p->env[i]);
-    if (p->dir && chdir(p->dir)) {
-        fprintf(stderr, "class: cannot enter %s: %s\n", p->dir, strerror(errno));
-        _exit(127);
-    }
-    execvp(argv[0], argv);
-    fprintf(stderr, "class: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-}
-
 int run(char *const argv[], proc *p)
 {
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, out_file = -1;
-    p->text = NULL;
+    static const lab_io_kind err_kind[] = {[ERR_INHERIT] = LAB_IO_INHERIT, [ERR_NULL] = LAB_IO_NULL,
+                                           [ERR_TO_OUT] = LAB_IO_STDOUT, [ERR_FILE] = LAB_IO_FILE};
+    lab_io_kind out = p->out ? (p->append ? LAB_IO_APPEND : LAB_IO_FILE) : p->capture ? LAB_IO_PIPE : LAB_IO_INHERIT;
+    lab_spawn s = {.argv = argv,
+                   .who = "class",
+                   .dir = p->dir,
+                   .in = {p->input ? LAB_IO_PIPE : LAB_IO_NULL, NULL},
+                   .out = {out, p->out},
+                   .err = {err_kind[p->err], p->err_path},
+                   .input = p->input,
+                   .env_set = p->env};
     p->truncated = 0;
-    if (p->input && pipe2(in, O_CLOEXEC))
-        return 127;
-    if (p->out) {
-        out_file = open(p->out, O_WRONLY | O_CREAT | O_CLOEXEC | (p->append ? O_APPEND : O_TRUNC), 0644);
-        if (out_file < 0)
-            return 127;
-    } else if (p->capture && pipe2(out, O_CLOEXEC)) {
-        return 127;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0)
-        child(argv, p, in[0], out_file >= 0 ? out_file : out[1]);
-    if (in[0] >= 0) {
-        close(in[0]);
-        /* a job script: far below what a pipe holds */
-        ssize_t put = pid > 0 ? write(in[1], p->input, strlen(p->input)) : 0;
-        (void)put;
-        close(in[1]);
-    }
-    if (out_file >= 0)
-        close(out_file);
-    if (out[1] >= 0) {
-        close(out[1]);
-        size_t n = 0, cap = 0;
-        char buf[65536];
-        ssize_t got;
-        while ((got = read(out[0], buf, sizeof buf)) != 0) {
-            if (got < 0) {
-                if (errno == EINTR)
-                    continue;
-                break;
-            }
-            size_t take = (size_t)got;
-            if (n + take > PROC_CAPTURE)
-                take = PROC_CAPTURE - n, p->truncated = 1;
-            if (n + take + 1 > cap)
-                p->text = xrealloc(p->text, cap = (n + take + 1) * 2);
-            memcpy(p->text + n, buf, take);
-            n += take;
-        }
-        close(out[0]);
-        p->text = xrealloc(p->text, n + 1);
-        p->text[n] = 0;
-    }
-    if (pid < 0)
-        return 127;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return 127;
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+    int status = lab_spawn_run(&s, &p->text, PROC_CAPTURE, &p->truncated);
+    if (out == LAB_IO_PIPE && !p->text)
+        p->text = xstrdup("");
+    return status;
 }
 
 char *output_of(char *const argv[])

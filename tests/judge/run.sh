@@ -11,9 +11,9 @@ CC=${CC:-cc}
 out=build/tests/judge
 mkdir -p "$out"
 echo "== the judge and its runners (judge/remote.c)"
-if ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Ijudge tests/judge/fake_runner.c judge/remote.c common/signals.c \
+if ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Ijudge tests/judge/fake_runner.c judge/remote.c common/signals.c common/spawn.c common/fdio.c \
         -o "$out/fake-runner" 2>"$out/cc.log" ||
-   ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Ijudge tests/judge/check.c judge/remote.c common/signals.c \
+   ! $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Ijudge tests/judge/check.c judge/remote.c common/signals.c common/spawn.c common/fdio.c \
         -o "$out/check" 2>>"$out/cc.log"; then
     echo "FAIL  remote: the test programs compile"
     sed 's/^/      /' "$out/cc.log" | tail -n 15

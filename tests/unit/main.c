@@ -13,6 +13,7 @@ int main(void)
         {"reduce", test_reduce},
         {"hints", test_hints},
         {"measure", test_measure},
+        {"spawn", test_spawn},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         int before = unit_failed, checks = unit_passed + unit_failed;

@@ -31,5 +31,6 @@ void test_matmul(void);
 void test_reduce(void);
 void test_hints(void);
 void test_measure(void);
+void test_spawn(void);
 
 #endif
