@@ -57,6 +57,9 @@
 #   counters research/profile-records.sh: the baselines' sectors per
 #            request (ncu) and racecheck's hazards without stage 03's
 #            second barrier (OUTDIR/counters)
+#   explain  research/explain-vs-ncu.sh: make explain's counts (the CPU
+#            emulation) beside Nsight Compute's for the same launch
+#            (OUTDIR/explain.tsv; needs ncu)
 #
 # No PHASE: build suite grader grades trace profile bench. Each phase has a
 # time limit (PHASE_LIMIT seconds, default 480). OUTDIR/session.log has one
@@ -64,7 +67,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -275,7 +278,12 @@ for phase in $phases; do
             st=$?
             log "$script: exit $st: $(tail -n 1 "$out/$phase.log")"
             [ $st = 0 ] || status=1 ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters)"; status=2 ;;
+        explain)
+            timeout "$limit" research/explain-vs-ncu.sh "$out/explain.tsv" >"$out/explain.log" 2>&1
+            st=$?
+            log "research/explain-vs-ncu.sh: exit $st (explain.tsv)"
+            [ $st = 0 ] || status=1 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain)"; status=2 ;;
     esac
 done
 log "done (exit $status)"
