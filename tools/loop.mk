@@ -40,9 +40,9 @@ LOOP_IGNORES := $(firstword $(filter grade calibrate class sweep bench all check
 LOOP_GIVEN := $(foreach k,$(sort $(filter-out -,$(foreach s,$(STAGES),$(KNOB_$(s))))),\
                 $(if $(filter command line,$(origin $(k))),$(k)))
 loop_nn = $(firstword $(subst _, ,$(1)))
-# the stages whose knob $(1) is: this one where it is, else every one
-loop_whose = $(or $(filter $(STAGE),$(foreach s,$(STAGES),$(if $(filter $(1),$(KNOB_$(s))),$(s)))),\
-                  $(foreach s,$(STAGES),$(if $(filter $(1),$(KNOB_$(s))),$(s))))
+# the stages whose knob $(1) is; loop_whose: this one where it is, else every one
+loop_owners = $(foreach s,$(STAGES),$(if $(filter $(1),$(KNOB_$(s))),$(s)))
+loop_whose = $(or $(filter $(STAGE),$(call loop_owners,$(1))),$(call loop_owners,$(1)))
 loop_list = $(subst $(loop_space),$(comma)$(loop_space),$(strip $(foreach s,$(1),$(call loop_nn,$(s)))))
 loop_space := $(subst ,, )
 loop_try = make run EX=$(call loop_nn,$(firstword $(2))) $(1)=$($(1)) times that value$(if $(word 2,$(2)), \

@@ -113,7 +113,7 @@ paths() {
 # headers (two levels down) lead to, outside what it may read already:
 # /usr/local/include/cuda_runtime.h may be a link into the toolkit
 shift $(($# < 3 ? $# : 3))
-lines=$(paths "$@" | awk '!seen[$0]++')
+lines=$(paths "$@")
 printf '%s\n' "$lines" | sed 's/^headers /read /' | awk '!seen[$0]++'
 mapfile -t dirs < <(printf '%s\n' "$lines" | sed -n 's/^\(read\|headers\) //p')
 beneath() {
