@@ -10,7 +10,7 @@
 # figure where it was, or to move it for a reason its commit gives. Two
 # tables measured on two days, or two machines of one model, cannot tell
 # the two apart; this one can. Each commit is checked out with git worktree
-# under OUTDIR/trees and built there (the grader, the wall, then each
+# under OUTDIR/trees (removed at the end unless KEEP_TREES=1) and built there (the grader, the wall, then each
 # grade's programs as make grade builds them).
 #
 # Needs a GPU and the lab's history (a clone, not a release). Exit status:
@@ -70,5 +70,6 @@ for kind in $kinds; do
         { echo "$kind: $first (first) vs $c (second)"; cat "$out/$kind-$c.md"; } | tee -a "$out/ab.log"
     done
 done
-for c in "${commits[@]}"; do git worktree remove --force "$out/trees/$c" 2>/dev/null; done
+[ -n "${KEEP_TREES:-}" ] ||
+    for c in "${commits[@]}"; do git worktree remove --force "$out/trees/$c" 2>/dev/null; done
 exit $status
