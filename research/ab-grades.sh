@@ -10,8 +10,9 @@
 # figure where it was, or to move it for a reason its commit gives. Two
 # tables measured on two days, or two machines of one model, cannot tell
 # the two apart; this one can. Each commit is checked out with git worktree
-# under OUTDIR/trees (removed at the end unless KEEP_TREES=1) and built there (the grader, the wall, then each
-# grade's programs as make grade builds them).
+# under OUTDIR/trees (removed at the end unless KEEP_TREES=1) and built
+# there: the grader, the wall, then each grade's programs as make grade
+# builds them.
 #
 # Needs a GPU and the lab's history (a clone, not a release). Exit status:
 # 0 when every grade ran, 1 when one failed, 2 usage, 3 no GPU.
