@@ -60,17 +60,12 @@ long long reduce_changed(const problem *p, int s)
 /* The exact sum and the sum of |x| of the lab's inputs, on the GPU: every
  * value is a multiple of 2^-24 (reduce_inputs.h), so x * 2^24 is an
  * integer, below 2^23 but for the spikes' 2^42, and 64-bit integer sums of
- * up to 2^28 of them are exact. With make, x is first written with the
- * timed input from seed (timed_inputs' values): a batch's refresh makes
- * and sums its inputs in one pass over memory, not two. */
-__global__ void exact_sums(float *x, size_t n, uint64_t seed, int make, unsigned long long *sums)
+ * up to 2^28 of them are exact. */
+__global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
 {
     long long mine = 0, mine_abs = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float f = make ? reduce_timed_input(seed, i, n) : x[i];
-        if (make)
-            x[i] = f;
-        long long v = (long long)(f * 16777216.0f);
+        long long v = (long long)(x[i] * 16777216.0f);
         mine += v;
         mine_abs += v < 0 ? -v : v;
     }
@@ -86,15 +81,14 @@ __global__ void exact_sums(float *x, size_t n, uint64_t seed, int make, unsigned
     }
 }
 
-/* Set s's exact sums, queued (make: its timed input made too, from
- * p->seed[s]): computed on the GPU into its two words of p->sums, read by
- * reduce_settle_sums. A batch's refresh queues its sets' back to back with
- * no wait for the host between them (timing.cu: the GPU stays busy with
- * the judge's own work while the clock runs). */
-static void queue_exact_sums(problem *p, int s, int make)
+/* Set s's exact sums, queued: computed on the GPU into its two words of
+ * p->sums, read by reduce_settle_sums. A batch's refresh queues its sets'
+ * back to back with no wait for the host between them (timing.cu: the GPU
+ * stays busy with the judge's own work while the clock runs). */
+static void queue_exact_sums(problem *p, int s)
 {
     CUDA_CHECK(cudaMemsetAsync(p->sums + 2 * s, 0, 2 * sizeof *p->sums));
-    exact_sums<<<1024, 256>>>(p->in[s].data, (size_t)p->n, p->seed[s], make, p->sums + 2 * s);
+    exact_sums<<<1024, 256>>>(p->in[s].data, (size_t)p->n, p->sums + 2 * s);
     CUDA_CHECK(cudaGetLastError());
     p->sums_pending = 1;
 }
@@ -126,7 +120,7 @@ problem *reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t se
         lab_buffer_new(&p->in[s], (size_t)n);
         lab_buffer_new(&p->out[s], 1);
         reduce_fill(p, s);
-        queue_exact_sums(p, s, 0);
+        queue_exact_sums(p, s);
     }
     reduce_settle_sums(p);
     lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
@@ -145,16 +139,20 @@ void reduce_problem_free(problem *p)
 }
 
 /* A batch's inputs are made from a seed nobody knew before it (timing.cu):
- * new timed data for set s (its spikes somewhere else), made with its exact
- * sums (queued: the batch's check settles them), out poisoned. */
+ * new timed data for set s (its spikes somewhere else), its exact sums
+ * (queued: the batch's check settles them), out poisoned. Written, then
+ * read for the sums: two passes. One kernel that writes the input as it
+ * sums it (half the bytes) was tried and undone: on an H100 it read the
+ * student's sum 0.7 us a call faster (1.7% of stage 07's ratios) while the
+ * references' times and the student's event times stayed as they were
+ * (MEASUREMENTS.md, 2026-11-28, "the reduction's refresh"). */
 void refresh_set(void *ctx, int s, uint64_t seed)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     p->seed[s] = lab_mix64(seed);
-    if (p->data != REDUCE_TIMED)
-        reduce_fill(p, s);
+    reduce_fill(p, s);
     lab_buffer_poison(&p->out[s]);
-    queue_exact_sums(p, s, p->data == REDUCE_TIMED);
+    queue_exact_sums(p, s);
 }
 
 typedef struct {

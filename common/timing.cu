@@ -341,7 +341,7 @@ static void summary(const lab_measure *m, const lab_timing *t, const samples *S,
     fprintf(stderr, "judge trace: %s: %d batches of %d calls; this clock %.4f ms a call (what it adds: "
                     "%.4f ms, and writing back %.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
             t->label, n, S->count, st->median, ad.median, S->writeback, ev.median,
-            m->kernel->is_student ? "the runner's, as it said" : "here");
+            m->kernel->is_student && lab_backend_student_side() != LAB_HERE ? "the runner's, as it said" : "here");
     fprintf(stderr, "judge trace: %s: wall ms a sample: empty batch %.2f (its window %.2f); timed batch: "
                     "window %.2f (its fresh inputs %.2f), outside it (flush sums checked) %.2f; the rest "
                     "(canary, checks) %.2f\n",
