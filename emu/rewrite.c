@@ -164,6 +164,97 @@ static size_t kernel_start(size_t k)
 /* Copy the source from `from` up to token k's start. */
 static size_t copy_to(size_t from, size_t k) { emit(src + from, tok[k].at - from); return tok[k].at; }
 
+/* k<<<grid, block, shared>>>(args) at token k ("<<<"), its kernel's text
+ * already out from launch[start]: lab_emu_launch(k, __FILE__, __LINE__,
+ * grid, block, shared)(lab_emu_params(k)(args)). *from: the source
+ * copied up to there. The token to go on after. */
+static size_t rewrite_launch(size_t k, size_t *from, const size_t *launch)
+{
+    size_t start = kernel_start(k);
+    /* the kernel's text is out already: put the call before it */
+    size_t at = launch[start];
+    char *kernel_text = strndup(out + at, out_len - at);
+    out_len = at;
+    emits("lab_emu_launch(");
+    emits(kernel_text);
+    emits(", __FILE__, __LINE__, ");
+    int depth = 0;
+    size_t j = k + 1;
+    for (; j < ntok; j++) {
+        if (is(j, "(") || is(j, "[") || is(j, "{")) depth++;
+        if (is(j, ")") || is(j, "]") || is(j, "}")) depth--;
+        if (depth == 0 && is(j, ">>>")) break;
+    }
+    if (j >= ntok || !is(j + 1, "("))
+        die("%s", "a launch <<<...>>> without its >>>(arguments)", line_of(tok[k].at));
+    *from = copy_to(tok[k].at + 3, j);
+    emits(")(lab_emu_params(");
+    emits(kernel_text);
+    emits(")");
+    free(kernel_text);
+    /* the arguments, then one more ")" after theirs */
+    int d = 0;
+    size_t m = j + 1;
+    for (; m < ntok; m++) {
+        if (is(m, "(") || is(m, "[") || is(m, "{")) d++;
+        if (is(m, ")") || is(m, "]") || is(m, "}")) d--;
+        if (d == 0) break;
+    }
+    if (m >= ntok)
+        die("%s", "a launch whose arguments never close", line_of(tok[k].at));
+    *from = copy_to(tok[j].at + 3, m);
+    emits(")");
+    return m - 1;
+}
+
+/* extern __shared__ T name[]; at token k: the block's dynamic shared
+ * memory, T *const name = (T *)lab_emu_dynamic_shared. */
+static size_t rewrite_extern_shared(size_t k, size_t *from)
+{
+    size_t end = k + 2;
+    while (end < ntok && !is(end, ";")) end++;
+    if (end < 5 || !is(end - 1, "]") || !is(end - 2, "[") || tok[end - 3].kind != 'i')
+        die("%s", "extern __shared__ must declare one array without a size: extern __shared__ float s[];",
+            line_of(tok[k].at));
+    size_t name = end - 3;
+    emit(src + tok[k + 2].at, tok[name].at - tok[k + 2].at);
+    emits("*const ");
+    emit(src + tok[name].at, tok[name].len);
+    emits(" = (");
+    emit(src + tok[k + 2].at, tok[name].at - tok[k + 2].at);
+    emits("*)lab_emu_dynamic_shared");
+    *from = tok[end].at;
+    return end - 1;
+}
+
+/* __shared__ declarations at token k: each declarator's name, after the
+ * declaration's ";", for the messages (lab_emu_shared_name). */
+static size_t rewrite_shared(size_t k, size_t *from, int *named)
+{
+    size_t end = k + 1;
+    int depth = 0;
+    char names[2048] = "";
+    for (; end < ntok && !(depth == 0 && is(end, ";")); end++) {
+        if (is(end, "(") || is(end, "[") || is(end, "{")) depth++;
+        if (is(end, ")") || is(end, "]") || is(end, "}")) depth--;
+        int last = depth == 0 && (is(end + 1, ",") || is(end + 1, ";") || is(end + 1, "[") || is(end + 1, "="));
+        if (tok[end].kind == 'i' && last && !is(end, "__shared__")) {
+            char one[512];
+            snprintf(one, sizeof one, " static lab_emu_shared_name lab_emu_name_%d(&%.*s, \"%.*s\");",
+                     (*named)++, (int)tok[end].len, src + tok[end].at, (int)tok[end].len, src + tok[end].at);
+            if (strlen(names) + strlen(one) < sizeof names)
+                strcat(names, one);
+        }
+    }
+    if (end >= ntok)
+        die("%s", "a __shared__ declaration without its ;", line_of(tok[k].at));
+    copy_to(*from, end);
+    emits(";");
+    emits(names);
+    *from = tok[end].at + 1;
+    return end;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -188,94 +279,14 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < ntok; k++) {
         from = copy_to(from, k);
         launch[k] = out_len;
-        if (is(k, "<<<")) {
-            size_t start = kernel_start(k);
-            /* the kernel's text is out already: put the call before it */
-            size_t at = launch[start];
-            char *kernel_text = strndup(out + at, out_len - at);
-            out_len = at;
-            emits("lab_emu_launch(");
-            emits(kernel_text);
-            emits(", __FILE__, __LINE__, ");
-            int depth = 0;
-            size_t j = k + 1;
-            for (; j < ntok; j++) {
-                if (is(j, "(") || is(j, "[") || is(j, "{")) depth++;
-                if (is(j, ")") || is(j, "]") || is(j, "}")) depth--;
-                if (depth == 0 && is(j, ">>>")) break;
-            }
-            if (j >= ntok || !is(j + 1, "("))
-                die("%s", "a launch <<<...>>> without its >>>(arguments)", line_of(tok[k].at));
-            from = tok[k].at + 3;
-            from = copy_to(from, j);
-            emits(")(lab_emu_params(");
-            emits(kernel_text);
-            emits(")");
-            free(kernel_text);
-            from = tok[j].at + 3;
-            /* the arguments, then one more ")" after theirs */
-            int d = 0;
-            size_t m = j + 1;
-            for (; m < ntok; m++) {
-                if (is(m, "(") || is(m, "[") || is(m, "{")) d++;
-                if (is(m, ")") || is(m, "]") || is(m, "}")) d--;
-                if (d == 0) break;
-            }
-            if (m >= ntok)
-                die("%s", "a launch whose arguments never close", line_of(tok[k].at));
-            from = copy_to(from, m);
-            emits(")");
-            k = m - 1;
-            continue;
-        }
-        if (is(k, "extern") && is(k + 1, "__shared__")) {
-            /* extern __shared__ T name[]; the block's dynamic shared memory */
-            size_t end = k + 2;
-            while (end < ntok && !is(end, ";")) end++;
-            if (end < 5 || !is(end - 1, "]") || !is(end - 2, "[") || tok[end - 3].kind != 'i')
-                die("%s", "extern __shared__ must declare one array without a size: extern __shared__ float s[];",
-                    line_of(tok[k].at));
-            size_t name = end - 3;
-            emit(src + tok[k + 2].at, tok[name].at - tok[k + 2].at);
-            emits("*const ");
-            emit(src + tok[name].at, tok[name].len);
-            emits(" = (");
-            emit(src + tok[k + 2].at, tok[name].at - tok[k + 2].at);
-            emits("*)lab_emu_dynamic_shared");
-            from = tok[end].at;
-            k = end - 1;
-            continue;
-        }
-        if (is(k, "static") && (is(k + 1, "__shared__") || (k + 2 < ntok && is(k + 2, "__shared__")))) {
+        if (is(k, "<<<"))
+            k = rewrite_launch(k, &from, launch);
+        else if (is(k, "extern") && is(k + 1, "__shared__"))
+            k = rewrite_extern_shared(k, &from);
+        else if (is(k, "static") && (is(k + 1, "__shared__") || (k + 2 < ntok && is(k + 2, "__shared__"))))
             from = tok[k].at + tok[k].len; /* __shared__ says static itself */
-            continue;
-        }
-        if (is(k, "__shared__")) {
-            /* each declarator's name, after the declaration's ";" */
-            size_t end = k + 1;
-            int depth = 0;
-            char names[2048] = "";
-            for (; end < ntok && !(depth == 0 && is(end, ";")); end++) {
-                if (is(end, "(") || is(end, "[") || is(end, "{")) depth++;
-                if (is(end, ")") || is(end, "]") || is(end, "}")) depth--;
-                int last = depth == 0 && (is(end + 1, ",") || is(end + 1, ";") || is(end + 1, "[") || is(end + 1, "="));
-                if (tok[end].kind == 'i' && last && !is(end, "__shared__")) {
-                    char one[512];
-                    snprintf(one, sizeof one, " static lab_emu_shared_name lab_emu_name_%d(&%.*s, \"%.*s\");",
-                             named++, (int)tok[end].len, src + tok[end].at, (int)tok[end].len, src + tok[end].at);
-                    if (strlen(names) + strlen(one) < sizeof names)
-                        strcat(names, one);
-                }
-            }
-            if (end >= ntok)
-                die("%s", "a __shared__ declaration without its ;", line_of(tok[k].at));
-            from = copy_to(from, end);
-            emits(";");
-            emits(names);
-            from = tok[end].at + 1;
-            k = end;
-            continue;
-        }
+        else if (is(k, "__shared__"))
+            k = rewrite_shared(k, &from, &named);
     }
     emit(src + from, src_len - from);
     FILE *o = fopen(argv[2], "wb");

@@ -290,52 +290,112 @@ static int tool_modes(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line: [--root DIR] [--brief | --expected] STAGE PROGRAM
+ * [REFERENCE] [-- DRIVER ARGS...]. */
+struct options {
+    const char *root, *stage, *bin, *ref;
+    int brief, expected_mode;
+    char **driver_args;
+};
+
+/* 0, or usage()'s status */
+static int parse_options(int argc, char **argv, struct options *o)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--metrics") || !strcmp(argv[1], "--summary")))
-        return tool_modes(argc, argv);
-    int i = 1, brief = 0, expected_mode = 0;
-    const char *root = ".";
+    int i = 1;
+    o->root = ".";
     if (i + 1 < argc && !strcmp(argv[i], "--root"))
-        root = argv[i + 1], i += 2;
+        o->root = argv[i + 1], i += 2;
     if (i < argc && !strcmp(argv[i], "--brief"))
-        brief = 1, i++;
+        o->brief = 1, i++;
     else if (i < argc && !strcmp(argv[i], "--expected"))
-        expected_mode = 1, i++;
+        o->expected_mode = 1, i++;
     if (argc - i < 2)
         return usage();
-    const char *stage = argv[i], *bin = argv[i + 1], *ref = NULL;
+    o->stage = argv[i], o->bin = argv[i + 1];
     i += 2;
     if (i < argc && strcmp(argv[i], "--") != 0)
-        ref = argv[i++];
+        o->ref = argv[i++];
     if (i < argc && strcmp(argv[i++], "--") != 0)
         return usage();
-    if (ref && !ref[0])
-        ref = NULL;
-    if (expected_mode && ref)
+    if (o->ref && !o->ref[0])
+        o->ref = NULL;
+    if (o->expected_mode && o->ref)
         return usage();
-    const char *programs[] = {bin, ref};
+    o->driver_args = argv + i;
+    const char *programs[] = {o->bin, o->ref};
     for (int b = 0; b < 2; b++)
         if (programs[b] && access(programs[b], X_OK) != 0) {
             fprintf(stderr, "error: %s is not a program here (build it first: make)\n", programs[b]);
             return 2;
         }
+    return 0;
+}
+
+/* The line that names what the student's counters stand beside: the
+ * reference program measured now (its counters into *r), or the solution's
+ * stored in expected.tsv for this GPU, or none. */
+static char *reference_label(struct profiler *p, const struct options *o, const char *expected, const char *yours,
+                             const struct kv *y, struct kv *r)
+{
+    const char *gpu = kv_get(y, "gpu");
+    if (o->ref) {
+        char *name = name_of(o->ref), *label;
+        if (!strcmp(name, yours)) {
+            char *longer = xasprintf("%s-reference", name);
+            free(name);
+            name = longer;
+        }
+        if (!o->brief)
+            printf("profiling the reference, %s...\n", o->ref);
+        if (measure(p, o->ref, name, r) == MEASURED) {
+            label = xstrdup(o->ref);
+        } else {
+            kv_free(r);
+            label = xasprintf("%s could not be measured (see %s/%s.log)", o->ref, p->out, name);
+        }
+        free(name);
+        return label;
+    }
+    if (stored(expected, o->stage, gpu, r)) {
+        size_t rlen = strlen(o->root);
+        const char *shown_path = expected;
+        if (!strncmp(expected, o->root, rlen) && expected[rlen] == '/')
+            shown_path += rlen + 1;
+        const char *ref_gpu = kv_get(r, "gpu"), *ref_size = kv_get(r, "size");
+        return xasprintf("the solution, stored in %s (%s%s%s%s%s%s", shown_path, kv_get(r, "date"),
+                         strcmp(ref_gpu, gpu) ? ", on " : "", strcmp(ref_gpu, gpu) ? ref_gpu : "",
+                         strcmp(ref_gpu, gpu) ? ": occupancy and DRAM differ between GPUs)" : ")",
+                         strcmp(ref_size, kv_get(y, "size")) ? ", at " : "",
+                         strcmp(ref_size, kv_get(y, "size")) ? ref_size : "");
+    }
+    return xasprintf("none: no solution here, and no stored values for %s (instructors: make "
+                     "profile-expected)", o->stage);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--metrics") || !strcmp(argv[1], "--summary")))
+        return tool_modes(argc, argv);
+    struct options o = {0};
+    int bad = parse_options(argc, argv, &o);
+    if (bad)
+        return bad;
 
     const char *env_out = getenv("PROFILE_DIR"), *env_expected = getenv("PROFILE_EXPECTED");
     struct profiler p = {0};
     p.out = env_out && env_out[0] ? env_out : "build/profile";
     char *expected = env_expected && env_expected[0] ? xstrdup(env_expected)
-                                                     : xasprintf("%s/profile/expected.tsv", root);
-    char *ex = xasprintf("%.*s", (int)strcspn(stage, "_"), stage);
-    p.driver_args = argv + i;
-    p.brief = brief;
+                                                     : xasprintf("%s/profile/expected.tsv", o.root);
+    char *ex = xasprintf("%.*s", (int)strcspn(o.stage, "_"), o.stage);
+    p.driver_args = o.driver_args;
+    p.brief = o.brief;
     if (!mkdirs(p.out))
         return 2;
     char *ncu = find_ncu();
     if (access(ncu, X_OK) != 0) {
         printf("hardware counters: skipped, Nsight Compute (ncu) is not installed here; it comes with the "
                "full CUDA Toolkit (if it is installed elsewhere: make profile NCU=/path/to/ncu)\n");
-        return expected_mode ? 1 : 0;
+        return o.expected_mode ? 1 : 0;
     }
     p.ncu = ncu;
     p.metrics = metric_list(0);
@@ -344,56 +404,22 @@ int main(int argc, char **argv)
 
     /* yours */
     struct kv y = {0}, r = {0};
-    char *yours = name_of(bin);
-    if (!brief && !expected_mode)
-        printf("profiling %s under Nsight Compute: its checks, then one call...\n", bin);
-    int code = measure(&p, bin, yours, &y);
+    char *yours = name_of(o.bin);
+    if (!o.brief && !o.expected_mode)
+        printf("profiling %s under Nsight Compute: its checks, then one call...\n", o.bin);
+    int code = measure(&p, o.bin, yours, &y);
     if (code != MEASURED) {
-        explain(&p, code, bin, yours, ex);
-        return code == RESTRICTED ? expected_mode : code == NO_GPU ? 3 : 1;
+        explain(&p, code, o.bin, yours, ex);
+        return code == RESTRICTED ? o.expected_mode : code == NO_GPU ? 3 : 1;
     }
-    const char *gpu = kv_get(&y, "gpu");
-    if (expected_mode)
-        return store(expected, stage, gpu, &y, bin);
+    if (o.expected_mode)
+        return store(expected, o.stage, kv_get(&y, "gpu"), &y, o.bin);
 
-    /* the reference: measured, or stored */
-    char *ref_label;
-    if (ref) {
-        char *name = name_of(ref);
-        if (!strcmp(name, yours)) {
-            char *longer = xasprintf("%s-reference", name);
-            free(name);
-            name = longer;
-        }
-        if (!brief)
-            printf("profiling the reference, %s...\n", ref);
-        if (measure(&p, ref, name, &r) == MEASURED) {
-            ref_label = xstrdup(ref);
-        } else {
-            kv_free(&r);
-            ref_label = xasprintf("%s could not be measured (see %s/%s.log)", ref, p.out, name);
-        }
-        free(name);
-    } else if (stored(expected, stage, gpu, &r)) {
-        size_t rlen = strlen(root);
-        const char *shown_path = expected;
-        if (!strncmp(expected, root, rlen) && expected[rlen] == '/')
-            shown_path += rlen + 1;
-        const char *ref_gpu = kv_get(&r, "gpu"), *ref_size = kv_get(&r, "size");
-        ref_label = xasprintf("the solution, stored in %s (%s%s%s%s%s%s", shown_path, kv_get(&r, "date"),
-                              strcmp(ref_gpu, gpu) ? ", on " : "", strcmp(ref_gpu, gpu) ? ref_gpu : "",
-                              strcmp(ref_gpu, gpu) ? ": occupancy and DRAM differ between GPUs)" : ")",
-                              strcmp(ref_size, kv_get(&y, "size")) ? ", at " : "",
-                              strcmp(ref_size, kv_get(&y, "size")) ? ref_size : "");
-    } else {
-        ref_label = xasprintf("none: no solution here, and no stored values for %s (instructors: make "
-                              "profile-expected)", stage);
-    }
-
-    /* the report */
+    /* the reference, then the report */
+    char *ref_label = reference_label(&p, &o, expected, yours, &y, &r);
     char *report_file = xasprintf("%s/%s.ncu-rep", p.out, yours);
-    if (!brief)
+    if (!o.brief)
         printf("\n");
-    report(&y, &r, brief, ex, bin, ref_label, report_file);
+    report(&y, &r, o.brief, ex, o.bin, ref_label, report_file);
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# check-function-length.sh: the functions of common/, grader/ and judge/
-# (C and CUDA) over LIMIT lines (default 80, signature to closing brace),
-# longest first (make check runs it, from tests/layout/run.sh).
+# check-function-length.sh: the functions of common/, grader/, judge/,
+# profile/ and emu/ (C, C++ and CUDA) over LIMIT lines (default 80,
+# signature to closing brace), longest first (make check runs it, from
+# tests/layout/run.sh).
 #
 #   tools/check-function-length.sh [--root DIR]
 #
@@ -9,11 +10,11 @@
 # Each one over the limit is listed; the check fails (exit 1) only for those
 # in a folder ENFORCED names (its own files, not its subfolders), or in a
 # file it names, unless an entry "-FILE" leaves that file out. By default
-# that is every folder of common/, grader/ and judge/; the rest (a folder
-# or file left out by hand while it is reworked) is listed as "(reported
-# only)". Exit 2 on bad usage.
+# that is every folder of common/, grader/, judge/, profile/ and emu/;
+# the rest (a folder or file left out by hand while it is reworked) is
+# listed as "(reported only)". Exit 2 on bad usage.
 set -u
-ENFORCED=${ENFORCED:-"common grader grader/class grader/class/report judge"}
+ENFORCED=${ENFORCED:-"common grader grader/class grader/class/report judge profile emu"}
 LIMIT=${LIMIT:-80}
 root=.
 case ${1:-} in
@@ -36,8 +37,8 @@ enforced() {
     return $hit
 }
 
-files=$(find common grader judge -type f \( -name '*.c' -o -name '*.cu' -o -name '*.h' \) 2>/dev/null | sort)
-[ -n "$files" ] || { echo "check-function-length.sh: no common/, grader/ or judge/ sources under $root" >&2; exit 2; }
+files=$(find common grader judge profile emu -type f \( -name '*.c' -o -name '*.cc' -o -name '*.cu' -o -name '*.h' \) 2>/dev/null | sort)
+[ -n "$files" ] || { echo "check-function-length.sh: no common/, grader/, judge/, profile/ or emu/ sources under $root" >&2; exit 2; }
 bad=0
 while read -r at name lines; do
     [ "$lines" -gt "$LIMIT" ] || continue
