@@ -33,6 +33,20 @@ targets=()
 for s in "$@"; do
     [ -f "$(source_of "$s")" ] && targets+=("$(program "$s")")
 done
+# make -n grade runs this script all the same (its recipe names $(MAKE)):
+# then the build's commands are shown, as make -n shows them, and each
+# run's, and nothing is built or run (MAKEFLAGS' first word holds the
+# one-letter options)
+case ${MAKEFLAGS:-} in
+-* | '') ;;
+*)  if [[ ${MAKEFLAGS%% *} == *n* ]]; then
+        [ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}"
+        for s in "$@"; do
+            [ -f "$(source_of "$s")" ] && echo "timeout $LIMIT_S ${confine[*]} $(program "$s") >$logs/$s.log 2>&1"
+        done
+        exit 0
+    fi ;;
+esac
 [ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}" \
     >"$logs/build.log" 2>&1
 

@@ -11,7 +11,8 @@
 #     picks that build; a value that is no size is one error;
 #   - without nvcc (NVCC that does not exist, or a PATH without it) every
 #     target that compiles for the GPU stops with the same sentence and
-#     status, and the CPU emulation still runs without it.
+#     status, and the CPU emulation still runs without it;
+#   - make -n grade on the CPU emulation shows its commands and runs none.
 # Prints "ok", "FAIL" and "skip" lines and ends with "N passed, N failed".
 # Needs the lab's harness built (make all).
 set -u
@@ -146,5 +147,13 @@ check "without nvcc: make help still answers" "$([ $st = 0 ] && ! grep -q 'nvcc 
 out=$(lmake -n run EX="$nn" EMU=1 NVCC=/nonexistent/nvcc 2>&1); st=$?
 check "without nvcc: make run EMU=1 (the CPU emulation) needs none" \
     "$([ $st = 0 ] && ! grep -q 'nvcc not found' <<<"$out" && grep -q "build/$first/exercise-emu" <<<"$out"; ok)" "$out"
+
+# make -n grade on the CPU emulation: the build's and the runs' commands
+# shown, nothing run (emu/grade.sh is run by make even then: its recipe
+# names $(MAKE))
+rm -f "build/emu-grade/$first.log"
+out=$(lmake -n grade EX="$nn" EMU=1 2>&1); st=$?
+check "make -n grade EMU=1: the run's command shown, and no run (no build/emu-grade/$first.log)" \
+    "$([ $st = 0 ] && [ ! -e "build/emu-grade/$first.log" ] && grep -q "build/$first/exercise-emu >build/emu-grade/$first.log" <<<"$out"; ok)" "$out"
 
 totals
