@@ -295,6 +295,13 @@ int lab_spawn_run(const lab_spawn *s, char **text, size_t max, int *truncated)
     lab_child c;
     if (text)
         *text = NULL;
+    /* it reads stdout to its end, then waits: a stderr pipe nobody reads
+     * could fill and stop the child for good, and a time limit would be
+     * kept only once stdout ended (lab_spawn_start is for those) */
+    if (s->err.kind == LAB_IO_PIPE || (s->out.kind == LAB_IO_PIPE && s->limit_s > 0)) {
+        errno = EINVAL;
+        return LAB_SPAWN_NOT_STARTED;
+    }
     if (lab_spawn_start(s, &c))
         return LAB_SPAWN_NOT_STARTED;
     if (c.out >= 0) {

@@ -102,7 +102,9 @@ int lab_spawn_wait(lab_child *c);
 
 /* Start, read stdout (when LAB_IO_PIPE) into *text (at most max bytes,
  * *truncated set past them; NULL text: not kept), wait: as
- * lab_spawn_wait, LAB_SPAWN_NOT_STARTED when it could not start. */
+ * lab_spawn_wait, LAB_SPAWN_NOT_STARTED when it could not start. Refused
+ * (LAB_SPAWN_NOT_STARTED, errno EINVAL) for a stderr pipe, and for a
+ * stdout pipe with a time limit: the reading would ignore both. */
 int lab_spawn_run(const lab_spawn *s, char **text, size_t max, int *truncated);
 
 /* A wait status as a shell gives it: the exit status, or 128 + signal. */

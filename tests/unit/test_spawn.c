@@ -159,6 +159,17 @@ static void test_start_and_find(void)
     CHECK(lab_spawn_run(&missing, &text, 1000, NULL) == LAB_SPAWN_NOT_STARTED && text &&
           strstr(text, "unit: cannot run lab-no-such-program"));
     free(text);
+    /* what lab_spawn_run would not keep: a stderr pipe, a limit while it reads */
+    char *noisy[] = {"sh", "-c", "echo said >&2", NULL};
+    lab_spawn both = {.argv = noisy, .out = {LAB_IO_PIPE, NULL}, .err = {LAB_IO_PIPE, NULL}};
+    errno = 0;
+    CHECK(lab_spawn_run(&both, &text, 100, NULL) == LAB_SPAWN_NOT_STARTED && errno == EINVAL && !text);
+    char *forever[] = {"sh", "-c", "sleep 1", NULL};
+    lab_spawn limited = {.argv = forever, .out = {LAB_IO_PIPE, NULL}, .limit_s = 0.2};
+    errno = 0;
+    CHECK(lab_spawn_run(&limited, &text, 100, NULL) == LAB_SPAWN_NOT_STARTED && errno == EINVAL && !text);
+    limited.out.kind = LAB_IO_NULL;
+    CHECK(lab_spawn_run(&limited, NULL, 0, NULL) == LAB_SPAWN_TIMED_OUT);
     lab_spawn bad_file = {.argv = sh, .out = {LAB_IO_FILE, "/nonexistent/folder/out"}};
     CHECK(lab_spawn_run(&bad_file, NULL, 0, NULL) == LAB_SPAWN_NOT_STARTED);
     char path[PATH_MAX];
