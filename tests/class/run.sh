@@ -65,6 +65,20 @@ s1=$first s2=$(sed -n 2p <<<"$stages")
 class_stages="$s1 $s2"
 subs=$tmp/submissions
 mk() { mkdir -p "$(dirname "$1")" && cp "$2" "$1"; }
+# attackers SUB OUT STAGE: a class in SUB (graded into OUT) at STAGE, a
+# matmul stage: alice with the solution; mallory, whose constructor reaches
+# for the gradebook, alice's row and the class folder
+# (tests/grader/attacks/class_escape); ivan, who compiles alice's collected
+# kernel.cu into his own; ines, who .incbins it and prints it from her
+# runner (into her own report)
+attackers() {
+    mk "$1/alice/$3/kernel.cu" "solutions/$3/kernel.cu"
+    mk "$1/mallory/$3/kernel.cu" tests/grader/attacks/class_escape/kernel.cu
+    mkdir -p "$1/ivan/$3" "$1/ines/$3"
+    printf '#include "../../../../students/alice/kernels/%s/kernel.cu"\n' "$3" >"$1/ivan/$3/kernel.cu"
+    printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
+        "$2/students/alice/kernels/$3/kernel.cu" >"$1/ines/$3/kernel.cu"
+}
 mk "$subs/alice/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu"
 mk "$subs/alice/exercises/$s2/kernel.cu" "solutions/$s2/kernel.cu"
 echo 'grade: ; @echo forged' >"$subs/alice/Makefile"
@@ -420,26 +434,17 @@ else
     check "on the GPU: alice's solution scores, bob's skeleton does not" \
         "$([ $st = 0 ] && [ "$(status_of "$o5" alice)" = graded ] && [ "$(field "$(row "$o5" alice)" 2)" -gt 0 ] &&
            [ "$(field "$(row "$o5" bob)" 2)" = 0 ]; ok)" "$out; $(cat "$o5/gradebook.csv")"
-    # attackers in a real class, graded by the judge: mallory's constructor
-    # reaches for the gradebook, alice's row and the class folder
-    # (tests/grader/attacks/class_escape), eve forges her record
-    # (forged_record); both score 0, and the class folder holds only what
+    # attackers in a real class, graded by the judge: mallory, ivan and
+    # ines (attackers, above), and eve, who forges her record
+    # (forged_record); all score 0, and the class folder holds only what
     # the grader wrote
     s3=$(grep -m 1 -E '^03_' <<<"$stages")
     if ! build/confine/confine --probe >/dev/null 2>&1; then
         skip "on the GPU, a class with attackers: this machine cannot confine ($(build/confine/confine --probe))"
     else
         sub9=$tmp/sub9 o9=$tmp/out9
-        mkdir -p "$sub9/alice/$s3" "$sub9/mallory/$s3" "$sub9/eve/$s3"
-        cp "solutions/$s3/kernel.cu" "$sub9/alice/$s3/"
-        cp tests/grader/attacks/class_escape/kernel.cu "$sub9/mallory/$s3/"
-        cp tests/grader/attacks/forged_record/kernel.cu "$sub9/eve/$s3/"
-        # ivan compiles alice's collected kernel.cu into his own; ines
-        # .incbins it and prints it from her runner (into her own report)
-        mkdir -p "$sub9/ivan/$s3" "$sub9/ines/$s3"
-        printf '#include "../../../../students/alice/kernels/%s/kernel.cu"\n' "$s3" >"$sub9/ivan/$s3/kernel.cu"
-        printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
-            "$o9/students/alice/kernels/$s3/kernel.cu" >"$sub9/ines/$s3/kernel.cu"
+        attackers "$sub9" "$o9" "$s3"
+        mk "$sub9/eve/$s3/kernel.cu" tests/grader/attacks/forged_record/kernel.cu
         marker=$(grep -m 1 -E '^ *[a-z_]+ *<<<|__global__' "solutions/$s3/kernel.cu")
         out=$("$cls" --submissions "$sub9" --out "$o9" --stages "$s3" --judge 2>&1); st=$?
         check "on the GPU, judged: alice's solution scores, the attackers score 0, nothing else lands in the class folder" \
