@@ -60,6 +60,10 @@
 #   explain  research/explain-vs-ncu.sh: make explain's counts (the CPU
 #            emulation) beside Nsight Compute's for the same launch
 #            (OUTDIR/explain.tsv; needs ncu)
+#   ab       research/ab-grades.sh: the solutions of AB_STAGES (default:
+#            every stage) graded from each of AB_COMMITS (default "HEAD~1
+#            HEAD") in turn, RUNS times each, each against the first
+#            (OUTDIR/ab/ab.log): what a change of the timing core moved
 #
 # No PHASE: build suite grader grades trace profile bench. Each phase has a
 # time limit (PHASE_LIMIT seconds, default 480). OUTDIR/session.log has one
@@ -67,7 +71,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain ab]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -283,7 +287,15 @@ for phase in $phases; do
             st=$?
             log "research/explain-vs-ncu.sh: exit $st (explain.tsv)"
             [ $st = 0 ] || status=1 ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain)"; status=2 ;;
+        ab)
+            # shellcheck disable=SC2086  # commits and stages: words
+            RUNS=$runs timeout "$limit" research/ab-grades.sh "$out/ab" ${AB_COMMITS:-HEAD~1 HEAD} -- ${AB_STAGES:-} \
+                >"$out/ab.out" 2>&1
+            st=$?
+            log "research/ab-grades.sh: exit $st (ab/ab.log)"
+            [ -f "$out/ab/ab.log" ] && grep -A12 ' vs ' "$out/ab/ab.log" >>"$out/session.log"
+            [ $st = 0 ] || status=1 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain ab)"; status=2 ;;
     esac
 done
 log "done (exit $status)"
