@@ -151,17 +151,6 @@ build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
 build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS)
 	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
-# For tests/grader/gpu-fixtures.sh only: stage 03's solution in a runner
-# that skips the judge's cache flushes, as a runner whose student code
-# tampered with it would (the judge must notice).
-build/judge/runner-skips-flushes.o: judge/runner.cu build/flags.txt
-	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_TEST_SKIP_FLUSHES -c $< -o $@
-build/judge/skip-flush-runner: build/$(filter 03_%,$(STAGES))/solution.o build/judge/matmul_call.o \
-                               build/judge/runner-skips-flushes.o $(REMOTE_OBJS) build/common/fdio.o \
-                               $(CONFINED_OBJS)
-	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
-
 # The wall around every step that handles a kernel.cu's bytes: judge/wall.mk.
 include judge/wall.mk
 

@@ -24,7 +24,7 @@ typedef struct lab_buffer lab_buffer;
  * runner costs, for the timing to subtract). */
 enum lab_side { LAB_HERE = 0, LAB_STUDENT = 1, LAB_ECHO = 2 };
 
-/* At most this many calls in a timed batch, each after its own L2 flush. */
+/* At most this many calls in a timed batch. */
 enum { LAB_MAX_BATCH = 32 };
 
 /* Take the backend's own options out of argv (the judge's --runner, --echo,
@@ -45,10 +45,8 @@ int lab_backend_student_side(void);
 /* The side an empty batch of the student's runs on: LAB_ECHO where there is
  * an echo runner, LAB_HERE otherwise (and in this process). */
 int lab_backend_empty_side(void);
-/* Queue, on side LAB_STUDENT or LAB_ECHO, a no-op, or an L2 flush of the
- * shared buffer `buffer` (words 16-byte words) with salt, adding into *sum. */
+/* Queue a no-op on side LAB_STUDENT or LAB_ECHO. */
 void lab_backend_queue_noop(int side);
-void lab_backend_queue_flush(int side, const void *buffer, unsigned long long *sum, size_t words, uint64_t salt);
 /* Send what is queued on side and wait until it is done (profile: inside
  * the profiler's range); a failure ends the run, naming `what`. Nothing
  * queued, or LAB_HERE: nothing happens. */

@@ -1,9 +1,9 @@
 /*
- * flush.cu: the L2 flushes of the timed batches (flush.h; l2_flush.h has
- * the flush itself, timing.cu the batches): the flushed buffer and its
- * twin, the flushes run here or queued for a runner (backend.h), their sums
- * verified after a runner's batch; the canary, one flush timed here; and
- * what a flush costs more after a call that wrote its output.
+ * flush.cu: the L2 flush of the timed batches (flush.h; l2_flush.h has
+ * the flush itself, timing.cu the batches): the flushed buffer, private to
+ * this process, and the flush, always run here, never by a runner; the
+ * canary, one flush timed here; and what the next call pays for the
+ * write-back of a call's output.
  * judge/README.md, "The judge", says why.
  */
 #include "backend.h"
@@ -14,81 +14,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The flushes' buffer (random words, shared with the runners), its twin
- * that no runner maps (the same words: what the sums are verified on, so
- * that a runner that rewrote the shared one to make its sums predictable
- * is caught), the sums as the batch's flushes left them (shared), and as
- * the judge computes them on the twin (not shared). */
-static lab_buffer g_flush, g_twin, g_sums;
-static unsigned long long *g_want;
-static size_t g_flush_words; /* 16-byte words */
+/* The flushed buffer: random words, private to this process. It is not a
+ * lab_buffer, so no runner can ever map it (judge/README.md, "The judge":
+ * the judge flushes, a runner only calls). */
+static uint4 *g_flush;
+static unsigned long long *g_sum; /* what the flushes add up: kept, so that no read is optimized away */
+static size_t g_flush_words;      /* 16-byte words */
+
+__global__ void fill_words(uint4 *p, size_t count, uint64_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t a = lab_mix64(seed ^ (2 * i)), b = lab_mix64(seed ^ (2 * i + 1));
+        p[i] = make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
+    }
+}
 
 void lab_l2_setup(void)
 {
-    if (g_flush.data)
+    if (g_flush)
         return;
     int l2 = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
     size_t bytes = 2 * (size_t)l2 > (32u << 20) ? 2 * (size_t)l2 : (32u << 20);
     g_flush_words = bytes / 16;
-    uint64_t seed = lab_fresh_seed();
-    lab_buffer_new(&g_flush, g_flush_words * 4);
-    lab_buffer_fill(&g_flush, seed);
-    lab_buffer_new(&g_twin, g_flush_words * 4);
-    lab_buffer_fill(&g_twin, seed);
-    lab_buffer_new(&g_sums, 2 * LAB_MAX_BATCH); /* LAB_MAX_BATCH 8-byte sums */
-    CUDA_CHECK(cudaMalloc(&g_want, LAB_MAX_BATCH * sizeof *g_want));
-}
-
-static unsigned long long *flush_sums(void) { return (unsigned long long *)g_sums.data; }
-
-void lab_l2_clear_sums(void)
-{
-    CUDA_CHECK(cudaMemset(flush_sums(), 0, LAB_MAX_BATCH * sizeof(unsigned long long)));
-}
-
-/* Flush k of a batch: here, or queued for a runner (side, backend.h). */
-void lab_l2_flush(int side, int k, uint64_t salt)
-{
-    unsigned long long *sum = flush_sums() + k;
-    if (side != LAB_HERE) {
-        lab_backend_queue_flush(side, g_flush.data, sum, g_flush_words, salt);
-        return;
-    }
-    lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)g_flush.data, g_flush_words, salt, sum);
+    CUDA_CHECK(cudaMalloc(&g_flush, g_flush_words * 16));
+    CUDA_CHECK(cudaMalloc(&g_sum, sizeof *g_sum));
+    fill_words<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>(g_flush, g_flush_words, lab_fresh_seed());
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* After a runner's batch: every flush the runner was asked for gave the sum
- * the judge computes itself on the twin, or the run ends. */
-void lab_l2_verify(const uint64_t *salt, int count, int side)
+/* One flush, here, on this process's stream. */
+void lab_l2_flush(void)
 {
-    unsigned long long *sums = flush_sums(), got[LAB_MAX_BATCH], want[LAB_MAX_BATCH];
-    CUDA_CHECK(cudaMemcpy(got, sums, count * sizeof *sums, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemset(g_want, 0, LAB_MAX_BATCH * sizeof *g_want));
-    for (int k = 0; k < count; k++)
-        lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)g_twin.data, g_flush_words, salt[k],
-                                                              g_want + k);
+    lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>(g_flush, g_flush_words, lab_fresh_seed(), g_sum);
     CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaMemcpy(want, g_want, count * sizeof *g_want, cudaMemcpyDeviceToHost));
-    for (int k = 0; k < count; k++)
-        if (got[k] != want[k]) {
-            if (side == LAB_STUDENT)
-                lab_die(LAB_EXIT_WRONG, "the cache flush the judge asked your kernel's process to run before a "
-                                        "timed call (%d of %d in a batch) was skipped or changed: the timing of "
-                                        "your calls cannot be trusted", k + 1, count);
-            lab_die(LAB_EXIT_CUDA_ERROR, "the echo runner's cache flush gave a wrong sum (a harness bug)");
-        }
 }
 
 /* The write-back (LAB_JUDGE_WRITEBACK=0 leaves it in): events stop when a
- * call's last store reaches L2, but in a batch the flush after a call must
- * first write the call's dirty lines back to memory, on the judge's clock.
- * What that costs after writing `bytes` is measured here once, by events:
- * a flush after a kernel that wrote that much (at most the flush buffer's
- * size), less a flush after a no-op. Every call of a batch but the last
- * has one such flush after it. Measured on an H100 (MEASUREMENTS.md): it
- * brings every scored ratio within 2.3% of the events', from 3.4%. */
+ * call's last store reaches L2, but in a batch the next call must first
+ * write the previous call's dirty lines back to memory, on the clock. What
+ * that costs after writing `bytes` is measured here once, by events: a
+ * flush (a read of twice the L2, as the next call's reads are) after a
+ * kernel that wrote that much (at most the flush buffer's size), less a
+ * flush after a no-op. Every call of a batch but the last has a call after
+ * it. Measured on an H100 (MEASUREMENTS.md): it brings every scored ratio
+ * within 2.3% of the events', from 3.4%. */
 __global__ void write_zeros(float4 *p, size_t count)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
@@ -118,13 +88,13 @@ double lab_l2_writeback_ms(size_t bytes)
     for (int i = 0; i < TRIES; i++) {
         float after[2];
         for (int wrote = 0; wrote < 2; wrote++) {
-            lab_l2_flush(0, 0, lab_fresh_seed());
+            lab_l2_flush();
             if (wrote)
                 write_zeros<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>(scratch, words);
             else
                 lab_noop_here();
             CUDA_CHECK(cudaEventRecord(w0));
-            lab_l2_flush(0, 0, lab_fresh_seed());
+            lab_l2_flush();
             CUDA_CHECK(cudaEventRecord(w1));
             CUDA_CHECK(cudaEventSynchronize(w1));
             CUDA_CHECK(cudaEventElapsedTime(&after[wrote], w0, w1));
@@ -151,7 +121,7 @@ double lab_l2_canary_ms(void)
         CUDA_CHECK(cudaEventCreate(&c1));
     }
     CUDA_CHECK(cudaEventRecord(c0));
-    lab_l2_flush(0, 0, lab_fresh_seed());
+    lab_l2_flush();
     CUDA_CHECK(cudaEventRecord(c1));
     CUDA_CHECK(cudaEventSynchronize(c1));
     float ms = 0;

@@ -216,7 +216,7 @@ int lab_sets_that_fit(int want, size_t bytes_per_set)
 
 void lab_buffer_new(lab_buffer *b, size_t count)
 {
-    size_t total = count + 2 * (size_t)LAB_GUARD_FLOATS;
+    size_t total = lab_buffer_alloc_bytes(count) / sizeof(float);
     CUDA_CHECK(cudaMalloc(&b->base, total * sizeof(float)));
     b->data = b->base + LAB_GUARD_FLOATS;
     b->count = count;

@@ -63,6 +63,20 @@ typedef struct lab_buffer {
     size_t count; /* elements in data                                    */
 } lab_buffer;
 
+/* What a buffer of count elements allocates: its guard zones included,
+ * rounded up to 2 MiB. A buffer may be shared with a runner by CUDA IPC,
+ * and the CUDA driver may place small allocations side by side in one
+ * block of 2 MiB, all of which an IPC handle then shares: rounded up, a
+ * shared buffer is a block of its own, and the judge's private memory (its
+ * counters of wrong outputs, the exact sums) is never in a runner's reach
+ * (judge/README.md, "The judge"). The rest past the back guard zone holds
+ * guard bits too. */
+#define LAB_SHARE_BYTES ((size_t)2 << 20)
+static inline size_t lab_buffer_alloc_bytes(size_t count)
+{
+    size_t bytes = (count + 2 * (size_t)LAB_GUARD_FLOATS) * sizeof(float);
+    return (bytes + LAB_SHARE_BYTES - 1) / LAB_SHARE_BYTES * LAB_SHARE_BYTES;
+}
 void lab_buffer_new(lab_buffer *b, size_t count);
 /* How many input sets of bytes_per_set to time over: want, or as many as
  * fit in half of the GPU's free memory (at least 1), for GPUs with less

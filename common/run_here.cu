@@ -32,14 +32,6 @@ static void no_other_side(int side)
 
 void lab_backend_queue_noop(int side) { no_other_side(side); }
 
-void lab_backend_queue_flush(int side, const void *buffer, unsigned long long *sum, size_t words, uint64_t salt)
-{
-    (void)buffer;
-    (void)sum;
-    (void)words;
-    (void)salt;
-    no_other_side(side);
-}
 
 void lab_backend_send(int side, const char *what, int profile)
 {

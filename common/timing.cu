@@ -4,17 +4,18 @@
  * predicts the grade.
  *
  * The student's code may run in a runner process whose events this process
- * cannot see: so this process's clock around a batch of calls, each after
- * its own L2 flush, in one request to wherever the calls run (timed_batch);
- * what the clock adds (the round trip, the flushes, the check of the
- * outputs) measured with a no-op in each call's place, through the echo
- * runner for a runner's calls (it holds no student code) or here, and
- * subtracted; the write-back of a call's output that the next flush pays
- * taken off; canaries between the student's batches (flush.cu has the
- * flushes, their proof, the canary and the write-back's measure). A round
- * trip to a second process, and the switches of the GPU between the two
- * processes' contexts, cost tenths of a millisecond with a spread of tens
- * of microseconds, too much to time a 0.1 to 0.3 ms call alone.
+ * cannot see: so this process's clock around a batch of calls on distinct
+ * input sets, after one L2 flush of this process's own, in one request to
+ * wherever the calls run (timed_batch); what the clock adds (the fresh
+ * inputs, the flush, the round trip, the check of the outputs) measured
+ * with a no-op in each call's place, through the echo runner for a
+ * runner's calls (it holds no student code) or here, and subtracted; the
+ * write-back of a call's output that the next call pays taken off;
+ * canaries between the student's batches (flush.cu has the flush, the
+ * canary and the write-back's measure). A round trip to a second process,
+ * and the switches of the GPU between the two processes' contexts, cost
+ * tenths of a millisecond with a spread of tens of microseconds, too much
+ * to time a 0.1 to 0.3 ms call alone.
  * judge/README.md, "The judge", says why.
  *
  * The state of a measurement is one lab_measure, passed explicitly
@@ -87,51 +88,48 @@ void lab_noop_here(void)
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* A batch: at most this many calls, each after its own flush (backend.h). */
+/* A batch: at most this many calls (backend.h). */
 enum { MAX_BATCH = LAB_MAX_BATCH, MAX_CALLS = 2400 };
 /* Calls shorter than this are timed in batches of as many input sets as
  * the family has; longer ones in batches of BATCH_MS / their time. */
 static const double LONG_CALL_MS = 5.0, BATCH_MS = 20.0;
 
 /* What one batch gave: a call's share of its clock's window; for
- * LAB_JUDGE_TRACE, a call's share of its event time (flushes included:
- * here, or as the student's runner said), and where its wall time went:
- * before the window, the window, of it the fresh inputs and poisoned
- * outputs, and after it (the flushes' sums checked). */
+ * LAB_JUDGE_TRACE, a call's share of its event time (here, or as the
+ * student's runner said), and where its wall time went: before the
+ * window, the window, of it the fresh inputs, poisoned outputs and the
+ * flush, and after it. */
 typedef struct {
     double ms, events_ms;
     double before, window, inputs, after;
 } batch;
 
 /* One timed batch of `count` calls on the input sets first, first + 1, ...,
- * each with a clean L2 before it, on this process's clock; the time of a
- * call: the batch's over count. Nothing of the batch exists before the
- * clock starts: inside it, each set gets fresh inputs from a seed nobody
- * knew (the kernel's refresh hook) and poisoned outputs (prepare), so that
- * a runner cannot work on an input before t0 (judge/README.md, "The
- * judge"); where the calls run in another process, this process's work is
- * finished before the request goes, since the runner's stream does not
- * wait for ours. Then, in one request to where the calls run (the
- * student's runner, or here): for each set, the flush (a fresh salt each)
- * and the call. When they are done, the check hook samples every set's
- * output on the GPU, counting into *bad, and the clock stops when that
- * check is done: a runner that answers before its work is finished has it
- * timed, or fails the check. Afterwards each flush a runner ran has its sum
- * verified. `empty`: the same steps, the fresh inputs included, with a
- * no-op for each call, on the side the backend names for it (the echo
- * runner for a runner's calls: the student's code is not in it): what the
- * clock adds, for lab_time to subtract. */
+ * on this process's clock; the time of a call: the batch's over count.
+ * Nothing of the batch exists before the clock starts: inside it, each set
+ * gets fresh inputs from a seed nobody knew (the kernel's refresh hook)
+ * and poisoned outputs (prepare), so that a runner cannot work on an input
+ * before t0 (judge/README.md, "The judge"); then one L2 flush, here, so
+ * that no call finds its inputs in cache (the sets are distinct buffers:
+ * a call can find in L2 only what the calls before it touched). Where the
+ * calls run in another process, this process's work is finished before the
+ * request goes, since the runner's stream does not wait for ours. Then, in
+ * one request to where the calls run (the student's runner, or here), the
+ * calls and nothing else: a runner is asked for nothing the judge relies
+ * on. When they are done, the check hook samples every set's output on the
+ * GPU, counting into *bad, and the clock stops when that check is done: a
+ * runner that answers before its work is finished has it timed, or fails
+ * the check. `empty`: the same steps, the fresh inputs and the flush
+ * included, with a no-op for each call, on the side the backend names for
+ * it (the echo runner for a runner's calls: the student's code is not in
+ * it): what the clock adds, for lab_time to subtract. */
 static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_batch_bad *bad, int empty)
 {
     const lab_timed *k = m->kernel;
     cudaEvent_t e0 = m->dev.e0, e1 = m->dev.e1;
     const int side = !k->is_student ? LAB_HERE : !empty ? lab_backend_student_side() : lab_backend_empty_side();
-    uint64_t salt[MAX_BATCH];
     batch b;
     const double began = lab_now_ms();
-    for (int i = 0; i < count; i++)
-        salt[i] = lab_fresh_seed();
-    lab_l2_clear_sums();
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = lab_now_ms();
     for (int i = 0; i < count; i++) {
@@ -140,6 +138,7 @@ static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_ba
         if (k->prepare)
             k->prepare(ctx, first + i);
     }
+    lab_l2_flush();
     /* a runner's calls go to another process's stream, which does not wait
      * for this one: they must not start before the inputs exist */
     if (side != LAB_HERE)
@@ -148,7 +147,6 @@ static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_ba
     if (side == LAB_HERE)
         CUDA_CHECK(cudaEventRecord(e0));
     for (int i = 0; i < count; i++) {
-        lab_l2_flush(side, i, salt[i]);
         if (!empty)
             k->call(ctx, first + i); /* the student's: run here, or queued for its runner */
         else if (side != LAB_HERE)
@@ -176,8 +174,6 @@ static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_ba
     if (side == LAB_HERE)
         CUDA_CHECK(cudaEventElapsedTime(&e, e0, e1));
     b.events_ms = (side != LAB_HERE ? lab_backend_said_ms() : e) / count;
-    if (side != LAB_HERE)
-        lab_l2_verify(salt, count, side);
     b.ms = (t1 - t0) / count;
     b.before = t0 - began;
     b.inputs = inputs - t0;
@@ -212,14 +208,14 @@ static void wrong_outputs(const lab_measure *m, const lab_timing *t, const lab_b
 typedef struct {
     int count;            /* calls a batch                                  */
     lab_timing_policy p;  /* the policy, for batches of count calls         */
-    double writeback;     /* a baseline's: what its flushes add, taken off  */
+    double writeback;     /* a baseline's: its write-back, taken off        */
     double *ms, *added;   /* a call's time, and what the clock added, a sample */
     double *events, *canary; /* trace only; the student's runner only       */
     int n;
     lab_batch_bad bad;
     /* the samples' wall time, summed: the empty batch's outside its window
      * and in it, the timed batch's fresh inputs (in its window), window and
-     * outside it (the flushes' sums checked), and all of each sample */
+     * outside it, and all of each sample */
     double wall[6];
 } samples;
 
@@ -277,7 +273,7 @@ static double warm_up(lab_measure *m, void *ctx, int nsets, const lab_timing_pol
 }
 
 /* The batches. Each sample: an empty batch as long (what the clock adds to
- * a call: the inputs, the round trip, the flushes, the check of outputs,
+ * a call: the inputs, the flush, the round trip, the check of outputs,
  * poisoned or not, into a scratch count), then the timed batch; the
  * difference. Measured side by side, since what the switches between the
  * processes' contexts cost drifts by tenths of a millisecond from one
@@ -289,8 +285,8 @@ static double warm_up(lab_measure *m, void *ctx, int nsets, const lab_timing_pol
 static void run_batches(lab_measure *m, lab_timing *t, void *ctx, int nsets, samples *S)
 {
     const int student = m->kernel->is_student, max = S->p.max_reps;
-    /* what the flushes after a baseline's calls add for writing their
-     * outputs back (the student's: at the settle, with its runner stopped) */
+    /* what the next call pays for writing a baseline's outputs back (the
+     * student's: at the settle, with its runner stopped) */
     S->writeback = student ? 0 : lab_l2_writeback_ms(m->kernel->writes) * (S->count - 1) / S->count;
     S->ms = (double *)calloc((size_t)max, sizeof(double));
     S->added = (double *)calloc((size_t)max, sizeof(double));
@@ -339,11 +335,11 @@ static void summary(const lab_measure *m, const lab_timing *t, const samples *S,
     lab_stats_compute(S->added, n, &ad);
     const double *w = S->wall;
     fprintf(stderr, "judge trace: %s: %d batches of %d calls; this clock %.4f ms a call (what it adds: "
-                    "%.4f ms, and writing back %.4f ms, subtracted); events %.4f ms a call with its flush (%s)\n",
+                    "%.4f ms, and writing back %.4f ms, subtracted); events %.4f ms a call (%s)\n",
             t->label, n, S->count, st->median, ad.median, S->writeback, ev.median,
             m->kernel->is_student && lab_backend_student_side() != LAB_HERE ? "the runner's, as it said" : "here");
     fprintf(stderr, "judge trace: %s: wall ms a sample: empty batch %.2f (its window %.2f); timed batch: "
-                    "window %.2f (its fresh inputs %.2f), outside it (flush sums checked) %.2f; the rest "
+                    "window %.2f (its fresh inputs and flush %.2f), outside it %.2f; the rest "
                     "(canary, checks) %.2f\n",
             t->label, (w[0] + w[1]) / n, w[1] / n, w[3] / n, w[2] / n, w[4] / n,
             (w[5] - w[0] - w[1] - w[3] - w[4]) / n);

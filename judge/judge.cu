@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* a batch (backend.h) is a flush and a call for each of its calls */
-static_assert(LAB_REMOTE_MAX_CALLS >= 2 * LAB_MAX_BATCH, "a request must hold a whole batch");
+/* a batch (backend.h) is one request */
+static_assert(LAB_REMOTE_MAX_CALLS >= LAB_MAX_BATCH, "a request must hold a whole batch");
 
 static const char *g_family;
 
@@ -233,7 +233,7 @@ static void map_in(lab_runner *r, int i, int unmap, int is_student)
     q.id = i;
     if (!unmap) {
         lab_buffer *b = J.buffers[i];
-        q.bytes = (b->count + 2 * (size_t)LAB_GUARD_FLOATS) * sizeof(float);
+        q.bytes = lab_buffer_alloc_bytes(b->count);
         cudaIpcMemHandle_t h;
         CUDA_CHECK(cudaIpcGetMemHandle(&h, b->base));
         memcpy(q.handle, &h, sizeof h);
@@ -342,12 +342,6 @@ static void queue_on(int side, int fn, const void *const *ptr, int nptr, const l
 
 void lab_backend_queue_noop(int side) { queue_on(side, LAB_FN_NOOP, NULL, 0, NULL, 0); }
 
-void lab_backend_queue_flush(int side, const void *buffer, unsigned long long *sum, size_t words, uint64_t salt)
-{
-    const void *ptr[] = {buffer, sum};
-    const long long value[] = {(long long)words, (long long)salt};
-    queue_on(side, LAB_FN_FLUSH, ptr, 2, value, 2);
-}
 
 static int start_echo(void);
 

@@ -41,10 +41,10 @@ enum lab_remote_op {
 };
 
 /* Function numbers of a call: the contract function; a no-op kernel (the
- * echo runner's, which measures the round trip); the judge's L2 flush
- * before a timed call (l2_flush.h: buffer 0 the flush buffer, value 0 its
- * size in 16-byte words, value 1 the salt, buffer 1 the 8-byte sum). */
-enum { LAB_FN_CONTRACT = 0, LAB_FN_NOOP = 1, LAB_FN_FLUSH = 2 };
+ * echo runner's, which measures the round trip). Nothing else: a runner is
+ * asked for nothing the judge relies on (the flushes, the inputs, the
+ * poisoning are the judge's own work; README.md, "The judge"). */
+enum { LAB_FN_CONTRACT = 0, LAB_FN_NOOP = 1 };
 
 typedef struct {
     int32_t fn;

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "l2_flush.h"
 #include "remote.h"
 
 /* The family's call: the contract function on ptr and value (remote.h). */
@@ -53,16 +52,7 @@ static cudaError_t launch_calls(const lab_remote_request *q)
         }
         if (c->fn == LAB_FN_NOOP)
             lab_noop_kernel<<<1, 1>>>();
-        else if (c->fn == LAB_FN_FLUSH) {
-            if (!ptr[0] || !ptr[1] || c->value[0] <= 0)
-                return cudaErrorInvalidValue;
-#ifdef LAB_TEST_SKIP_FLUSHES /* tests only: build/judge/skip-flush-runner */
-            continue;
-#endif
-            lab_flush_l2<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>((const uint4 *)ptr[0], (size_t)c->value[0],
-                                                                  (uint64_t)c->value[1],
-                                                                  (unsigned long long *)ptr[1]);
-        } else if (lab_family_call(c, ptr))
+        else if (lab_family_call(c, ptr))
             return cudaErrorInvalidValue;
         cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)

@@ -34,7 +34,7 @@
 # names are in want's calls below). Ends with "N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-# SECTION...: only those (solutions skeletons faults attacks flushes judged
+# SECTION...: only those (solutions skeletons faults attacks judged
 # again references sanitize); none: all
 only=" $* "
 want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
@@ -156,7 +156,8 @@ echo "== attacks (tests/grader/attacks/), graded by the judge (--judge)"
 # `may-be-refused`, when a build that refuses it is a right answer too
 # (else refused by the symbol policy it would prove nothing); `earns-own`,
 # below. An attack with a wrapper.cu instead of a kernel.cu wraps the
-# stage's solution: the solution's contract function, renamed
+# stage's solution (or, where a `wraps` file names it, `references`: the
+# tier's reference kernel): its contract function, renamed
 # solution_<name>, comes first, then wrapper.cu, which defines the contract
 # function.
 # An attack marked earns-own (work done off the clock) is graded beside its
@@ -186,8 +187,9 @@ for dir in tests/grader/attacks/*/; do
     name=$(basename "$dir")
     num=$(cat "$dir/stage" 2>/dev/null || echo 03)
     as=$(stage_numbered "$num")
-    if [ -e "$dir/wrapper.cu" ] && [ ! -e "solutions/$as/kernel.cu" ]; then
-        skip "attack $name: it wraps solutions/$as, which is not here"
+    wraps=$(cat "$dir/wraps" 2>/dev/null || echo solutions)
+    if [ -e "$dir/wrapper.cu" ] && [ ! -e "$wraps/$as/kernel.cu" ]; then
+        skip "attack $name: it wraps $wraps/$as, which is not here"
         continue
     fi
     sub=$out/attack-$name
@@ -195,13 +197,13 @@ for dir in tests/grader/attacks/*/; do
     mkdir -p "$sub/$as"
     if [ -e "$dir/wrapper.cu" ]; then
         fn=$(stage_family "$as")
-        { echo "#define $fn solution_$fn"; cat "solutions/$as/kernel.cu"; echo "#undef $fn"; cat "$dir/wrapper.cu"; } \
+        { echo "#define $fn solution_$fn"; cat "$wraps/$as/kernel.cu"; echo "#undef $fn"; cat "$dir/wrapper.cu"; } \
             >"$sub/$as/kernel.cu"
     else
         cp "$dir/kernel.cu" "$sub/$as/kernel.cu"
     fi
     if [ -e "$dir/earns-own" ]; then
-        earns_own "$name" "$as" "$dir/kernel.cu"
+        earns_own "$name" "$as" "$sub/$as/kernel.cu"
         continue
     fi
     built_grade --judge --src "$sub" --out "$out/attack-report-$name" "$as" >"$out/attack-$name.log" 2>&1
@@ -225,25 +227,6 @@ for dir in tests/grader/attacks/*/; do
         "$([ $st = 0 ] && [ "$(get "$out/attack-inproc-$name" stages.0.points)" = 0 ]; echo $?)" \
         "$(tail -n 25 "$out/attack-inproc-$name.log")"
 done
-fi
-if want flushes; then
-echo "== a runner that skips the judge's cache flushes is caught"
-# as a runner whose student code tampered with it would (Makefile,
-# build/judge/skip-flush-runner: stage 03's solution)
-if make --no-print-directory build/judge/skip-flush-runner >"$out/skip-flush-build.log" 2>&1; then
-    "build/$stage/solution-judge" --runner build/judge/skip-flush-runner >"$out/skip-flush.log" 2>&1
-    st=$?
-    check "the judge ends the run with status 1 and names the skipped flush (exit $st)" \
-        "$([ $st = 1 ] && grep -q 'cache flush the judge asked' "$out/skip-flush.log"; echo $?)" \
-        "$(tail -n 8 "$out/skip-flush.log")"
-    "build/$stage/solution-judge" --runner "build/$stage/solution-runner" >"$out/no-skip.log" 2>&1
-    st=$?
-    check "... and the same solution in its own runner passes (exit $st)" "$([ $st = 0 ]; echo $?)" \
-        "$(tail -n 8 "$out/no-skip.log")"
-else
-    check "build/judge/skip-flush-runner builds" 1 "$(tail -n 8 "$out/skip-flush-build.log")"
-fi
-
 fi
 if want judged; then
 echo "== the solutions, graded by the judge (--judge), score full marks"

@@ -68,8 +68,8 @@ int main(int argc, char **argv)
     int rc = converse(fake, "good", NULL, 10, &r, &a);
     snprintf(detail, sizeof detail, "result %d", rc);
     expect(rc == LAB_REMOTE_OK, "remote: a runner that answers: HELLO names its family, CALLS is done", detail);
-    /* a request of many calls (a timed batch: a flush and a call, each
-     * set) is read whole: the next request is answered too */
+    /* a request of many calls (a timed batch: a call for each set) is
+     * read whole: the next request is answered too */
     lab_remote_request g;
     memset(&g, 0, sizeof g);
     g.magic = LAB_REMOTE_MAGIC;
