@@ -101,7 +101,7 @@ typedef struct {
     /* the work of one call at size, in the unit's numerator (flops, bytes) */
     double (*work)(lab_dims size);
     /* the line before the timing; NULL: "timing at <size> (<nsets> input
-     * sets, L2 flushed before each call)..." */
+     * sets, fresh inputs, L2 flushed before the first call)..." */
     void (*timing_intro)(void *ctx, int nsets);
     /* each batch, its clock running: set s gets fresh inputs from seed,
      * outputs poisoned (timing.cu) */

@@ -54,15 +54,23 @@ void lab_l2_flush(void)
  * call's last store reaches L2, but in a batch the next call must first
  * write the previous call's dirty lines back to memory, on the clock. What
  * that costs after writing `bytes` is measured here once, by events: a
- * flush (a read of twice the L2, as the next call's reads are) after a
- * kernel that wrote that much (at most the flush buffer's size), less a
- * flush after a no-op. Every call of a batch but the last has a call after
- * it. Measured on an H100 (MEASUREMENTS.md): it brings every scored ratio
- * within 2.3% of the events', from 3.4%. */
+ * copy of that many bytes (at most the flush buffer's size: the timed
+ * kernels that write much, the transposes and the copies, stream so) after
+ * a kernel that wrote that much, less the same copy after a no-op. Every
+ * call of a batch but the last has a call after it. (Until 2026-11-29 an
+ * L2 flush followed each call and paid it, measured the same way with a
+ * flush in the copy's place: on an H200, 7.0 to 7.8 us after 256 MiB where
+ * a copy pays 2.9 to 3.0 us, MEASUREMENTS.md.) */
 __global__ void write_zeros(float4 *p, size_t count)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
         p[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+__global__ void copy_words(const uint4 *from, uint4 *to, size_t count)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        to[i] = from[i];
 }
 
 double lab_l2_writeback_ms(size_t bytes)
@@ -76,8 +84,11 @@ double lab_l2_writeback_ms(size_t bytes)
         return known_ms;
     size_t words = bytes / 16 < g_flush_words ? bytes / 16 : g_flush_words;
     static float4 *scratch;
-    if (!scratch)
+    static uint4 *to;
+    if (!scratch) {
         CUDA_CHECK(cudaMalloc(&scratch, g_flush_words * 16));
+        CUDA_CHECK(cudaMalloc(&to, g_flush_words * 16));
+    }
     static cudaEvent_t w0, w1;
     if (!w0) {
         CUDA_CHECK(cudaEventCreate(&w0));
@@ -94,7 +105,7 @@ double lab_l2_writeback_ms(size_t bytes)
             else
                 lab_noop_here();
             CUDA_CHECK(cudaEventRecord(w0));
-            lab_l2_flush();
+            copy_words<<<LAB_FLUSH_BLOCKS, LAB_FLUSH_THREADS>>>(g_flush, to, words);
             CUDA_CHECK(cudaEventRecord(w1));
             CUDA_CHECK(cudaEventSynchronize(w1));
             CUDA_CHECK(cudaEventElapsedTime(&after[wrote], w0, w1));

@@ -179,7 +179,7 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
     if (F->timing_intro)
         F->timing_intro(ctx, nsets);
     else
-        printf("\ntiming at %s (%d input sets, L2 flushed before each call)...\n", label, nsets);
+        printf("\ntiming at %s (%d input sets, fresh inputs, L2 flushed before the first call)...\n", label, nsets);
     /* the student first: where the backend runs it, the runner that ran
      * the checks (timing.cu); its samples wait in m for the settle */
     time_kernel(&m, &K[0], &rows[0], ctx, nsets, &policy, 1);

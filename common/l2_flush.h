@@ -1,11 +1,10 @@
 /*
- * l2_flush.h: the L2 flush before each timed call (flush.cu), run
- * by the harness for its references and by a runner for the student's calls
- * (judge/runner.cu). It reads a buffer twice the size of L2, so that no timed call
- * finds the previous call's data in cache, and it sums a hash of every word
- * it read with a salt the judge draws per flush: a runner that skipped or
- * shortened a flush cannot give the sum the judge computes itself after the
- * batch, and a flush cannot be faster than reading the whole buffer.
+ * l2_flush.h: the L2 flush (flush.cu), run by the judge (or the harness
+ * in the student's own process) in its own process, after a timed batch's
+ * fresh inputs and before its first call, never by a runner. It reads a
+ * buffer twice the size of L2, so that no timed call finds its inputs in
+ * cache, and it sums a hash of every word it read (with a salt drawn per
+ * flush) so that no read can be optimized away.
  */
 #ifndef LAB_L2_FLUSH_H
 #define LAB_L2_FLUSH_H

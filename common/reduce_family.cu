@@ -119,7 +119,7 @@ static size_t output_bytes(void *ctx) { return (size_t)((timing_ctx *)ctx)->p->n
 static void timing_intro(void *ctx, int nsets)
 {
     printf("\ntiming at n=%d on non-negative data with about %d values of 2^%d to 2^%d, of either sign,\n"
-           "at random places (%d input sets, L2 flushed before each call)...\n",
+           "at random places (%d input sets, fresh inputs, L2 flushed before the first call)...\n",
            ((timing_ctx *)ctx)->p->n, REDUCE_SPIKES, REDUCE_SPIKE_EXPONENT, REDUCE_SPIKE_EXPONENT + 1, nsets);
 }
 
