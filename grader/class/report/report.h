@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Exit statuses: 0 written, 1 a file could not be read or written, 2 usage. */
+/* Exit statuses: 0 written, 1 a file could not be read or written, 2 usage,
+ * 6 SUBMISSIONS has names to change (NAMES_REFUSED, grader/class/names.h). */
 enum { REPORT_OK = 0, REPORT_FAILED = 1, REPORT_USAGE = 2 };
 
 /* ================================================================ text.c */

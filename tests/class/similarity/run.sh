@@ -104,6 +104,20 @@ cp "$k/03_tiled/indep_a.cu" "$cls/students/x/kernels/03_tiled/kernel.cu"
 cp "$k/03_tiled/copy_of_a.cu" "$cls/students/y/kernels/03_tiled/kernel.cu"
 log=$(make --no-print-directory similarity OUT="$cls" EX=03 2>&1)
 check "make similarity OUT=class: the kernels of the class's intake" "$(grep -q '^03_tiled,x,y,\|^03_tiled,y,x,' "$cls/similarity.csv"; ok)" "$log"
+# names as make class gives them: "ann lee" is ann_lee in both CSVs; an
+# entry with a newline in its name stops it, as it stops make class
+names=$tmp/names
+mkdir -p "$names/ann lee/03_tiled" "$names/bo/03_tiled"
+cp "$k/03_tiled/indep_a.cu" "$names/ann lee/03_tiled/kernel.cu"
+cp "$k/03_tiled/copy_of_a.cu" "$names/bo/03_tiled/kernel.cu"
+log=$(make --no-print-directory similarity SUBMISSIONS="$names" OUT="$tmp/names-out" EX=03 2>&1)
+check "a folder named 'ann lee' is student ann_lee, as make class names it" \
+    "$(grep -q '^03_tiled,ann_lee,bo,\|^03_tiled,bo,ann_lee,' "$tmp/names-out/similarity.csv" &&
+       ! grep -q 'ann lee' "$tmp/names-out/similarity.csv"; ok)" "$log; $(cat "$tmp/names-out/similarity.csv")"
+mkdir -p "$names/zz"$'\n'"bo"$'\t'"x/03_tiled"
+log=$(build/grader/similarity --lab . --submissions "$names" --out "$tmp/names-out" --stages 03 2>&1); st=$?
+check "an entry named zz<NL>bo<TAB>x: exit 6, the name shown escaped" \
+    "$([ $st = 6 ] && grep -qF "'zz\\nbo\\tx'" <<<"$log"; ok)" "exit $st; $log"
 log=$(make --no-print-directory similarity OUT="$tmp/nothing" 2>&1); st=$?
 check "make similarity without SUBMISSIONS or a class: one line, status 2" "$([ $st = 2 ] && grep -q 'say whose work' <<<"$log"; ok)" "$log"
 totals
