@@ -84,8 +84,26 @@ static void warn_entry(const char *who, const char *why)
     warnings++;
 }
 
+/* The text compared: src as the preprocessor gives it, or src itself
+ * (freed or returned) when it cannot be had, said so. */
+static char *compared_text(const char *who, char *src, size_t *len)
+{
+    char *why = NULL, *text = preprocess(src, *len, len, &why);
+    if (text) {
+        free(src);
+        return text;
+    }
+    char *said = xfmt("does not preprocess (%s): compared as written", why);
+    warn_entry(who, said);
+    free(said);
+    free(why);
+    *len = strlen(src);
+    return src;
+}
+
 static void add_doc(corpus *c, const char *who, int lab, char *src, size_t len, int stage)
 {
+    src = compared_text(who, src, &len);
     c->docs = xgrow(c->docs, (size_t)(c->ndocs + 1) * sizeof *c->docs);
     doc *d = &c->docs[c->ndocs++];
     memset(d, 0, sizeof *d);
@@ -340,6 +358,7 @@ static void compare_stage(corpus *c, const char *lab, int s)
     char *base_src = read_plain(sk, &len, NULL);
     if (!base_src)
         fatal(REPORT_USAGE, "similarity: no %s: the skeleton is the base code every file is stripped of", sk);
+    base_src = compared_text(sk, base_src, &len);
     int nbase = 0;
     unsigned long long *base = base_hashes(base_src, len, &nbase);
     for (int i = 0; i < c->ndocs; i++)
@@ -419,7 +438,8 @@ int main(int argc, char **argv)
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);
     char *how = xfmt("%d submitted kernel.cu files with text of their own (%d more the skeleton or nearly), "
                      "compared pair by pair within each stage and with the lab's own and known public kernels: "
-                     "tokens with names and layout forgotten, %d-token runs, winnowed as MOSS does (a window "
+                     "the C preprocessor's text (macros expanded; shown below), tokens with names, layout and "
+                     "empty statements forgotten, %d-token runs, winnowed as MOSS does (a window "
                      "of %d).",
                      c.own, c.nothing, SIM_K, SIM_W);
     sim_page(f, pairs, npairs, review, how);
