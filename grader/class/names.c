@@ -3,7 +3,8 @@
  * once, where SUBMISSIONS is listed (names.h). An entry's name is the
  * instructor's download's, so it can hold anything a file name can: one
  * with a control character is refused, never written into a list of
- * NAME<TAB>ENTRY lines or turned into a folder's name.
+ * NAME<TAB>ENTRY lines or turned into a folder's name. A Gradescope
+ * export's folders (submission_NNN) are named by its metadata instead.
  */
 #include "names.h"
 
@@ -154,6 +155,89 @@ static void add_clashes(const named_entry *e, int n, char **why)
     }
 }
 
+/* ================================================= a Gradescope export */
+/* Gradescope's "Export Submissions": a folder submission_NNN per student
+ * and submission_metadata.yml, where each folder's key holds its
+ * :submitters:, each with a :name: (the first is taken). */
+#define EXPORT_METADATA "submission_metadata.yml"
+#define MAX_METADATA_BYTES (8l << 20)
+
+typedef struct {
+    char **keys, **names;
+    int n;
+} export_names;
+
+/* The value after ":name:" on a line (quotes taken off), or NULL. */
+static char *name_value(const char *line)
+{
+    while (*line == ' ' || *line == '-')
+        line++;
+    if (strncmp(line, ":name:", 6))
+        return NULL;
+    line += 6;
+    while (*line == ' ')
+        line++;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\r'))
+        n--;
+    if (n >= 2 && (line[0] == '\'' || line[0] == '"') && line[n - 1] == line[0]) {
+        line++;
+        n -= 2;
+    }
+    return n ? must(strndup(line, n)) : NULL;
+}
+
+/* dir/submission_metadata.yml's folders and their first submitter's name. */
+static void read_export(const char *dir, export_names *x)
+{
+    char *path = text("%s/%s", dir, EXPORT_METADATA);
+    FILE *f = fopen(path, "r");
+    free(path);
+    char *line = NULL, *key = NULL;
+    size_t cap = 0;
+    long read_so_far = 0;
+    for (ssize_t len; f && read_so_far < MAX_METADATA_BYTES && (len = getline(&line, &cap, f)) > 0;) {
+        read_so_far += len;
+        line[strcspn(line, "\n")] = 0;
+        char *value;
+        if (line[0] && line[0] != ' ' && line[0] != '-' && line[strlen(line) - 1] == ':') {
+            free(key);
+            key = must(strndup(line, strlen(line) - 1));
+        } else if (key && (value = name_value(line))) {
+            x->keys = must(realloc(x->keys, (size_t)(x->n + 1) * sizeof *x->keys));
+            x->names = must(realloc(x->names, (size_t)(x->n + 1) * sizeof *x->names));
+            x->keys[x->n] = key;
+            x->names[x->n++] = value;
+            key = NULL;
+        }
+    }
+    free(key);
+    free(line);
+    if (f)
+        fclose(f);
+}
+
+/* The student's name of an entry: from the export's metadata where it
+ * names the entry, else from the entry's own name (new string). */
+static char *entry_student(const export_names *x, const char *entry)
+{
+    for (int i = 0; i < x->n; i++)
+        if (!strcmp(x->keys[i], entry))
+            return student_name(x->names[i]);
+    return student_name(entry);
+}
+
+static void export_free(export_names *x)
+{
+    for (int i = 0; i < x->n; i++) {
+        free(x->keys[i]);
+        free(x->names[i]);
+    }
+    free(x->keys);
+    free(x->names);
+}
+
+/* ==================================================== a folder's entries */
 int name_entries(const char *dir, const char *skip, named_entry **out, char **why)
 {
     *out = NULL;
@@ -165,8 +249,10 @@ int name_entries(const char *dir, const char *skip, named_entry **out, char **wh
     }
     named_entry *e = NULL;
     int n = 0;
+    export_names x = {0};
+    read_export(dir, &x);
     for (struct dirent *de; (de = readdir(d));) {
-        if (de->d_name[0] == '.' || is_os_litter(de->d_name))
+        if (de->d_name[0] == '.' || is_os_litter(de->d_name) || (x.n && !strcmp(de->d_name, EXPORT_METADATA)))
             continue;
         char *path = text("%s/%s", dir, de->d_name), *real = skip ? realpath(path, NULL) : NULL;
         int skipped = real && !strcmp(real, skip);
@@ -182,10 +268,11 @@ int name_entries(const char *dir, const char *skip, named_entry **out, char **wh
         }
         e = must(realloc(e, (size_t)(n + 1) * sizeof *e));
         e[n].entry = must(strdup(de->d_name));
-        e[n].name = student_name(de->d_name);
+        e[n].name = entry_student(&x, de->d_name);
         e[n++].archive = is_archive_name(de->d_name);
     }
     closedir(d);
+    export_free(&x);
     qsort(e, (size_t)n, sizeof *e, by_name);
     add_clashes(e, n, why);
     if (*why) {

@@ -24,7 +24,9 @@ typedef struct {
 
 /* The entries of dir, OS litter and dot files left out (and skip, a real
  * path, where it lies in dir: make class's OUT), each with its student's
- * name, sorted by name. Returns how many, or -1 with why in *why (a new
+ * name (a Gradescope export's submission_NNN folders: the name its
+ * submission_metadata.yml gives the folder's first submitter), sorted by
+ * name. Returns how many, or -1 with why in *why (a new
  * string): dir cannot be read, an entry's name holds a control character
  * (newline, tab ...: each shown escaped), or two entries make one name
  * (both named). */

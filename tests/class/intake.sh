@@ -128,4 +128,30 @@ check "a replaced archive and an edited folder: graded again on the next run, ea
        grep -q "dan: the submission changed" <<<"$out" && ! grep -q "bea: the submission changed" <<<"$out" &&
        grep -q "1 graded before, 0 refused now, 2 to grade" <<<"$out"; ok)" "exit $st; $out; $(cat "$o17/gradebook.csv" 2>/dev/null)"
 
+# =================================================== a Gradescope export
+echo "== make class: Gradescope's Export Submissions"
+sub13=$tmp/sub13 o18=$tmp/out18
+mkdir -p "$sub13/submission_101/exercises/$s1" "$sub13/submission_102/$s1"
+cp "solutions/$s1/kernel.cu" "$sub13/submission_101/exercises/$s1/kernel.cu"
+cp "exercises/$s1/kernel.cu" "$sub13/submission_102/$s1/kernel.cu"
+cat >"$sub13/submission_metadata.yml" <<'YML'
+submission_101:
+  :submitters:
+  - :name: Ann Lee
+    :sid: '1001'
+    :email: ann@example.edu
+  :created_at: 2026-11-20 10:00:00.000000000 -08:00
+  :score:
+submission_102:
+  :submitters:
+  - :name: "Bo Chen"
+    :sid: '1002'
+  :created_at: 2026-11-20 11:00:00.000000000 -08:00
+YML
+out=$(CLASS_MAKE=$fake "$cls" --submissions "$sub13" --out "$o18" --stages "$s1" 2>&1); st=$?
+check "a Gradescope export (submission_NNN/ and submission_metadata.yml): graded under the students' names, the metadata no stray file" \
+    "$([ $st = 0 ] && row "$o18" Ann_Lee | grep -q "^Ann_Lee,10,10,10,graded," && row "$o18" Bo_Chen | grep -q "^Bo_Chen,0,0,10,graded," &&
+       [ "$(grep -c . "$o18/gradebook.csv")" = 3 ] && ! grep -q "ignored" <<<"$out"; ok)" \
+    "exit $st; $out; $(cat "$o18/gradebook.csv" 2>/dev/null)"
+
 [ -z "${intake_alone:-}" ] || totals
