@@ -5,6 +5,8 @@
  *   main.c      the options, the modes, and a class's run from intake on
  *   setup.c     the class's lab, class.conf, the list of submissions,
  *               and whether the runs can be confined
+ *   names.c     an entry's name into the student's, checked once
+ *               (names.h: make similarity lists SUBMISSIONS with it too)
  *   intake.c    each student's kernel.cu files, out of their folder or
  *               archive (archives checked member by member first)
  *   grading.c   one student: make grade in a copy of the lab, the row
@@ -29,7 +31,7 @@
 
 /* Exit statuses: 0 done (whatever the grades), 1 a step failed, 2 usage,
  * 3 no GPU here for the local back end, 5 the runs cannot be confined,
- * 130 stopped. */
+ * 6 SUBMISSIONS has names to rename (NAMES_REFUSED, names.h), 130 stopped. */
 enum { CLASS_OK = 0, CLASS_FAILED = 1, CLASS_USAGE = 2, CLASS_NO_GPU = 3, CLASS_UNCONFINED = 5 };
 
 /* make grade's switches a class can turn on: --sanitize grades every
@@ -136,12 +138,14 @@ void class_setup(const char *lab, const char *submissions, const char *stages_ar
 void check_confinement(void);
 /* SUBMISSIONS into OUT/students.tsv. */
 void list_submissions(const char *submissions);
-char *student_name(const char *entry);
 
 /* ============================================================= intake.c */
 /* The student's kernel.cu files into OUT/students/NAME/kernels/, or a row
  * saying why there are none: 1 when there is something to grade. */
 int intake(const char *submissions, int student);
+/* 1 (said in a line) when the student's entry is not what was taken in
+ * last: it is taken in and graded again. */
+int submission_changed(const char *submissions, int student);
 
 /* ============================================================ grading.c */
 /* A fresh copy of the lab with the student's kernels, built ahead when

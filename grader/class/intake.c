@@ -4,10 +4,14 @@
  * nothing else a student sends can replace the harness or the grader.
  * An archive is listed first, and refused when a member is a link or a
  * special file, has an absolute path or a .. component, or when it holds
- * or unpacks to too much; the unpacked tree is checked again.
+ * or unpacks to too much; the unpacked tree is checked again. What an
+ * operating system adds (__MACOSX/, .DS_Store) is passed over. A hash of
+ * the entry is kept (OUT/students/NAME/submission.hash) so that the next
+ * run sees a submission replaced since and takes it in again.
  */
 #include "class.h"
 #include "grader.h"
+#include "names.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -231,7 +235,7 @@ static int find_kernels(const char *root, char **found, int depth)
     int m = scandir(root, &e, NULL, NULL), seen = 0;
     char *only = NULL;
     for (int i = 0; i < m; i++) {
-        if (e[i]->d_name[0] != '.') {
+        if (e[i]->d_name[0] != '.' && !is_os_litter(e[i]->d_name)) {
             seen++;
             free(only);
             only = fmt("%s/%s", root, e[i]->d_name);
@@ -301,6 +305,86 @@ static int copy_fd(int in, const char *to, long long max)
     return ok ? 0 : total > max ? 1 : -1;
 }
 
+/* ====================================================== what was sent */
+/* FNV-1a, 64 bits: enough to tell a replaced submission from the same one. */
+static unsigned long long hash_bytes(unsigned long long h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* h with the bytes of the plain file path (no more than an archive or
+ * all it unpacks to may hold), and *budget lessened by them. */
+static unsigned long long hash_file(unsigned long long h, const char *path, long long *budget)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    char buf[65536];
+    ssize_t n;
+    while (fd >= 0 && *budget > 0 && (n = read(fd, buf, sizeof buf)) > 0) {
+        h = hash_bytes(h, buf, (size_t)n);
+        *budget -= n;
+    }
+    if (fd >= 0)
+        close(fd);
+    return h;
+}
+
+/* h with a folder's entries, sorted: each one's name, kind and bytes (a
+ * link: where it points), OS litter left out. */
+static unsigned long long hash_tree(unsigned long long h, const char *dir, int depth, long long *budget)
+{
+    struct dirent **e;
+    int m = depth > MAX_NESTING ? -1 : scandir(dir, &e, NULL, alphasort);
+    for (int i = 0; i < m; i++) {
+        const char *d = e[i]->d_name;
+        if (strcmp(d, ".") && strcmp(d, "..") && !is_os_litter(d)) {
+            char *path = fmt("%s/%s", dir, d), target[PATH_MAX];
+            struct stat st;
+            h = hash_bytes(h, d, strlen(d) + 1);
+            if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
+                h = hash_tree(hash_bytes(h, "d", 1), path, depth + 1, budget);
+            } else if (S_ISLNK(st.st_mode)) {
+                ssize_t n = readlink(path, target, sizeof target);
+                h = hash_bytes(hash_bytes(h, "l", 1), target, n > 0 ? (size_t)n : 0);
+            } else {
+                h = hash_file(hash_bytes(h, "f", 1), path, budget);
+            }
+            free(path);
+        }
+        free(e[i]);
+    }
+    if (m >= 0)
+        free(e);
+    return h;
+}
+
+/* The hash of the student's entry as it is now (new string): an archive's
+ * bytes, or a folder's tree (the instructor's link to one followed). */
+static char *submission_hash(const char *submissions, int student)
+{
+    char *src = fmt("%s/%s", submissions, cls.entries[student]);
+    long long budget = MAX_UNPACKED_BYTES;
+    unsigned long long h = 0xcbf29ce484222325ull;
+    h = is_dir(src) ? hash_tree(h, src, 0, &budget) : hash_file(h, src, &budget);
+    free(src);
+    return fmt("%016llx", h);
+}
+
+int submission_changed(const char *submissions, int student)
+{
+    const char *name = cls.names[student];
+    char *path = fmt("%s/students/%s/submission.hash", cls.out, name);
+    char *kept = read_file_text(path, 0), *now = submission_hash(submissions, student);
+    int changed = kept && strcmp(kept, now);
+    if (changed)
+        say("%s: the submission changed since it was graded: grading it again", name);
+    free(now);
+    free(kept);
+    free(path);
+    return changed;
+}
+
 int intake(const char *submissions, int student)
 {
     const char *name = cls.names[student], *entry = cls.entries[student];
@@ -360,6 +444,11 @@ int intake(const char *submissions, int student)
         free(found[s]);
     free(root_real);
     remove_tree(unpacked);
+    char *hash = submission_hash(submissions, student), *hash_path = fmt("%s/submission.hash", dir);
+    if (write_atomic(hash_path, hash))
+        warn("cannot write %s: a change to this submission will not be seen", hash_path);
+    free(hash_path);
+    free(hash);
     if (why) {
         remove_tree(kernels);
         char *notes = fmt("%s: %s", entry, why);

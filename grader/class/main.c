@@ -50,7 +50,8 @@ static const char help[] =
     "Slurm SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME, SLURM_THROTTLE, SLURM_GRES,\n"
     "SLURM_CPUS, SLURM_EXTRA.\n\n"
     "Exit status: 0 done (whatever the grades), 1 a step failed, 2 usage, 3 no GPU here for\n"
-    "the local back end, 5 the runs cannot be confined, 130 stopped.\n";
+    "the local back end, 5 the runs cannot be confined, 6 an entry of SUBMISSIONS has a name to\n"
+    "change (a control character in it, or two entries of one student), 130 stopped.\n";
 
 static _Noreturn void usage(const char *why)
 {
@@ -151,7 +152,7 @@ static void grade_class(const char *submissions, const char *backend, const char
     int refused = 0, done_before = 0, n = 0;
     for (int i = 0; i < m; i++) {
         const char *name = cls.names[i];
-        if (!needs_grading(name, retry)) {
+        if (!needs_grading(name, retry) && !submission_changed(submissions, i)) {
             done_before++;
         } else if (intake(submissions, i)) {
             char *more = fmt("%s%s\n", list, name);

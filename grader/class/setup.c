@@ -8,6 +8,7 @@
 #include "class.h"
 #include "stages.h"
 #include "grader.h"
+#include "names.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -58,6 +59,9 @@ static void load_students(void)
         char *tab = strchr(line, '\t');
         if (tab) {
             *tab = 0;
+            if (!name_is_clean(line) || strchr(tab + 1, '\t'))
+                die("%s/students.tsv has a line that is not NAME<TAB>ENTRY with a clean name: '%s'; run make class "
+                    "again to list the submissions anew", cls.out, line);
             cls.names = xrealloc(cls.names, (cls.nstudents + 1) * sizeof *cls.names);
             cls.entries = xrealloc(cls.entries, (cls.nstudents + 1) * sizeof *cls.entries);
             cls.names[cls.nstudents] = xstrdup(line);
@@ -365,107 +369,37 @@ void check_confinement(void)
 }
 
 /* ========================================================== submissions */
-/* The student's name: the entry's name without its archive extension, with
- * anything but letters, digits, . _ - turned into _ (it names a folder and
- * a gradebook row), and an s before one that begins with neither. */
-static const char *const archive_ext[] = {".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip"};
-
-static int ends_with(const char *s, const char *end)
-{
-    size_t n = strlen(s), e = strlen(end);
-    return n >= e && !strcmp(s + n - e, end);
-}
-
-char *student_name(const char *entry)
-{
-    char *n = xstrdup(entry);
-    /* each extension taken off in turn, as the list orders them */
-    for (size_t i = 0; i < sizeof archive_ext / sizeof *archive_ext; i++)
-        if (ends_with(n, archive_ext[i]))
-            n[strlen(n) - strlen(archive_ext[i])] = 0;
-    for (char *p = n; *p; p++)
-        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", *p))
-            *p = '_';
-    if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", n[0]) || !n[0]) {
-        char *s = fmt("s%s", n);
-        free(n);
-        n = s;
-    }
-    return n;
-}
-
-typedef struct {
-    char *name, *entry;
-} listed;
-
-static int by_name(const void *a, const void *b)
-{
-    const listed *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : strcmp(x->entry, y->entry);
-}
-
-static int visible(const struct dirent *e)
-{
-    return e->d_name[0] != '.';
-}
-
-/* List SUBMISSIONS into OUT/students.tsv. Stops on two entries that make
- * one name (alice/ and alice.tar.gz): the instructor has to say which. */
+/* List SUBMISSIONS into OUT/students.tsv: each entry's name checked and
+ * made the student's (names.c); stops (exit 6) on an entry whose name
+ * holds a control character or two entries of one student, before anyone
+ * is taken in: the instructor renames them. */
 void list_submissions(const char *submissions)
 {
-    struct dirent **e;
-    int n = scandir(submissions, &e, visible, alphasort);
-    if (n < 0)
-        die("cannot read %s", submissions);
-    char *out_real = realpath(cls.out, NULL);
-    listed *l = xrealloc(NULL, (n + 1) * sizeof *l);
-    int m = 0;
+    char *out_real = realpath(cls.out, NULL), *why = NULL;
+    named_entry *e;
+    int n = name_entries(submissions, out_real, &e, &why);
+    free(out_real);
+    if (n < 0) {
+        warn("%s: %s", submissions, why);
+        exit(NAMES_REFUSED);
+    }
+    char *text = xstrdup("");
     for (int i = 0; i < n; i++) {
-        char *path = fmt("%s/%s", submissions, e[i]->d_name);
-        char *real = realpath(path, NULL);
-        int archive = 0;
-        for (size_t k = 0; k < sizeof archive_ext / sizeof *archive_ext; k++)
-            archive |= ends_with(e[i]->d_name, archive_ext[k]);
-        if (real && out_real && !strcmp(real, out_real)) {
-            /* OUT itself, where it lies in SUBMISSIONS */
-        } else if (!is_dir(path) && !archive) {
+        char *path = fmt("%s/%s", submissions, e[i].entry);
+        if (!is_dir(path) && !e[i].archive) {
             warn("ignored %s: not a folder, a tarball or a zip file", path);
         } else {
-            l[m].entry = xstrdup(e[i]->d_name);
-            l[m++].name = student_name(e[i]->d_name);
+            char *more = fmt("%s%s\t%s\n", text, e[i].name, e[i].entry);
+            free(text);
+            text = more;
         }
-        free(real);
         free(path);
-        free(e[i]);
     }
-    free(e);
-    free(out_real);
-    qsort(l, m, sizeof *l, by_name);
-    char *text = xstrdup("");
-    for (int i = 0; i < m; i++) {
-        if (i + 1 < m && !strcmp(l[i].name, l[i + 1].name)) {
-            char *both = xstrdup("");
-            for (int j = i; j < m && !strcmp(l[j].name, l[i].name); j++) {
-                char *more = fmt("%s%s ", both, l[j].entry);
-                free(both);
-                both = more;
-            }
-            die("these submissions are all student '%s': %s(rename or remove one)", l[i].name, both);
-        }
-        char *more = fmt("%s%s\t%s\n", text, l[i].name, l[i].entry);
-        free(text);
-        text = more;
-    }
+    named_entries_free(e, n);
     char *path = fmt("%s/students.tsv", cls.out);
     if (write_atomic(path, text))
         die("cannot write %s", path);
     free(path);
     free(text);
-    for (int i = 0; i < m; i++) {
-        free(l[i].name);
-        free(l[i].entry);
-    }
-    free(l);
     load_students();
 }

@@ -7,6 +7,7 @@
  *   classdata.c   a class's OUT: gradebook.csv and each student's grade.json
  *                 (read with the grader's own JSON reader, grader/jsonread.c)
  *   report.c      OUT/report.html: one self-contained page, inline SVG
+ *   preprocess.c  a kernel.cu through the C preprocessor, reading no file
  *   tokens.c      a CUDA C source as a stream of normalised tokens
  *   similarity.c  fingerprints (k-grams, winnowing), the pairs, similarity.csv
  *   simpage.c     similarity.html: the pairs side by side, matches marked
@@ -20,7 +21,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Exit statuses: 0 written, 1 a file could not be read or written, 2 usage. */
+/* Exit statuses: 0 written, 1 a file could not be read or written, 2 usage,
+ * 6 SUBMISSIONS has names to change (NAMES_REFUSED, grader/class/names.h). */
 enum { REPORT_OK = 0, REPORT_FAILED = 1, REPORT_USAGE = 2 };
 
 /* ================================================================ text.c */
@@ -90,9 +92,15 @@ typedef struct {
     unsigned start, end;       /* byte offsets in the source                */
     unsigned line;
 } token;
-/* The tokens of a CUDA C source; comments, layout and preprocessor lines
- * dropped. Returns the count, the array in *out (free it). */
+/* The tokens of a CUDA C source; comments, layout, preprocessor lines and
+ * empty statements dropped. Returns the count, the array in *out (free it). */
 int tokenize(const char *src, size_t len, token **out);
+
+/* ========================================================= preprocess.c */
+/* src as the host compiler's C preprocessor gives it (macros expanded,
+ * no #line markers), reading no file: the text (length in *out_len), or
+ * NULL with why in *why (new strings). */
+char *preprocess(const char *src, size_t len, size_t *out_len, char **why);
 
 /* ======================================================== fingerprint.c */
 /* A k-gram of tokens: its hash and the token it starts at. */

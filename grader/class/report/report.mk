@@ -12,9 +12,10 @@ REPORT_DIR := grader/class/report
 build/grader/report: $(addprefix $(REPORT_DIR)/,report.c classdata.c text.c report.h) grader/jsonread.c grader/grader.h build/stages.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
-build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c fingerprint.c simpage.c tokens.c text.c report.h)
+build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c fingerprint.c simpage.c preprocess.c tokens.c text.c report.h) \
+    grader/class/names.c grader/class/names.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(filter %.c,$^) -o $@
+	$(CC) $(ALL_CFLAGS) -Igrader/class $(filter %.c,$^) -o $@
 
 .PHONY: report similarity
 report: build/grader/report

@@ -14,9 +14,11 @@
  * It accuses no one and changes no grade. The folders are those of the
  * class intake (INSTRUCTORS.md, "Collect"): NAME/exercises/NN_name/kernel.cu
  * or NAME/NN_name/kernel.cu, a single top folder allowed; plain files and
- * folders only: a link is refused and said so. Archives are make class's
- * to unpack: run similarity on its OUT (--class).
+ * folders only: a link is refused and said so. A student is named as make
+ * class names them (names.c). Archives are make class's to unpack: run
+ * similarity on its OUT (--class).
  */
+#include "names.h"
 #include "report.h"
 
 #include <dirent.h>
@@ -43,7 +45,7 @@ static char **listing(const char *dir, int *n)
     *n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || is_os_litter(e->d_name))
             continue;
         v = xgrow(v, (size_t)(*n + 1) * sizeof *v);
         v[(*n)++] = xdup(e->d_name);
@@ -82,8 +84,26 @@ static void warn_entry(const char *who, const char *why)
     warnings++;
 }
 
+/* The text compared: src as the preprocessor gives it, or src itself
+ * (freed or returned) when it cannot be had, said so. */
+static char *compared_text(const char *who, char *src, size_t *len)
+{
+    char *why = NULL, *text = preprocess(src, *len, len, &why);
+    if (text) {
+        free(src);
+        return text;
+    }
+    char *said = xfmt("does not preprocess (%s): compared as written", why);
+    warn_entry(who, said);
+    free(said);
+    free(why);
+    *len = strlen(src);
+    return src;
+}
+
 static void add_doc(corpus *c, const char *who, int lab, char *src, size_t len, int stage)
 {
+    src = compared_text(who, src, &len);
     c->docs = xgrow(c->docs, (size_t)(c->ndocs + 1) * sizeof *c->docs);
     doc *d = &c->docs[c->ndocs++];
     memset(d, 0, sizeof *d);
@@ -161,39 +181,52 @@ static void take_student(corpus *c, const char *who, const char *root)
     free(dir);
 }
 
-static const char *const archive_ext[] = {".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar", ".zip"};
+/* One entry of the folder: a student's folder is taken as who, the rest
+ * said (under the entry's own name). */
+static void take_entry(corpus *c, const char *entry, const char *who, const char *path, int archive, int class_out)
+{
+    int k = kind_of(path);
+    if (k == 'l') {
+        warn_entry(entry, "a link: refused (plain files and folders only)");
+    } else if (k == 'd') {
+        char *root = class_out ? xfmt("%s/kernels", path) : xdup(path);
+        if (!class_out || kind_of(root) == 'd')
+            take_student(c, who, root);
+        free(root);
+    } else if (k == 'f') {
+        warn_entry(entry, archive ? "an archive, skipped: make class unpacks archives; then run "
+                                  "make similarity OUT=that class's OUT"
+                                : "not a folder, skipped");
+    }
+}
 
+/* The students of SUBMISSIONS under the names make class gives them
+ * (names.c: an entry with a control character in its name, or two of one
+ * name, stop it), or those of a class's OUT/students. */
 static void take_submissions(corpus *c, const char *subs, int class_out)
 {
-    char *top = class_out ? xfmt("%s/students", subs) : xdup(subs);
-    int n;
-    char **names = listing(top, &n);
-    if (!names)
-        fatal(REPORT_USAGE, "similarity: cannot read %s: %s", top,
-              class_out ? "is it the OUT of make class?" : "say SUBMISSIONS=dir, the folder make class takes");
+    char *top = class_out ? xfmt("%s/students", subs) : xdup(subs), *why = NULL;
+    named_entry *e = NULL;
+    int n = 0;
+    if (!class_out && kind_of(top) != 'd')
+        fatal(REPORT_USAGE, "similarity: cannot read %s: say SUBMISSIONS=dir, the folder make class takes", top);
+    if (!class_out && (n = name_entries(top, NULL, &e, &why)) < 0)
+        fatal(NAMES_REFUSED, "similarity: %s: %s", top, why);
+    char **names = class_out ? listing(top, &n) : NULL;
+    if (class_out && !names)
+        fatal(REPORT_USAGE, "similarity: cannot read %s: is it the OUT of make class?", top);
     for (int i = 0; i < n; i++) {
-        char *path = xfmt("%s/%s", top, names[i]);
-        int k = kind_of(path);
-        if (k == 'l') {
-            warn_entry(names[i], "a link: refused (plain files and folders only)");
-        } else if (k == 'd') {
-            char *root = class_out ? xfmt("%s/kernels", path) : xdup(path);
-            if (!class_out || kind_of(root) == 'd')
-                take_student(c, names[i], root);
-            free(root);
-        } else if (k == 'f') {
-            int archive = 0;
-            for (size_t e = 0; e < sizeof archive_ext / sizeof *archive_ext; e++) {
-                size_t ln = strlen(names[i]), le = strlen(archive_ext[e]);
-                archive |= ln > le && !strcmp(names[i] + ln - le, archive_ext[e]);
-            }
-            warn_entry(names[i], archive ? "an archive, skipped: make class unpacks archives; then run "
-                                           "make similarity OUT=that class's OUT"
-                                         : "not a folder, skipped");
-        }
+        const char *entry = class_out ? names[i] : e[i].entry, *who = class_out ? names[i] : e[i].name;
+        char *path = xfmt("%s/%s", top, entry);
+        if (class_out && !name_is_clean(who))
+            warn_entry(who, "not a name make class gives: skipped");
+        else
+            take_entry(c, entry, who, path, !class_out && e[i].archive, class_out);
         free(path);
     }
-    fields_free(names, n);
+    if (class_out)
+        fields_free(names, n);
+    named_entries_free(e, class_out ? 0 : n);
     free(top);
 }
 
@@ -325,6 +358,7 @@ static void compare_stage(corpus *c, const char *lab, int s)
     char *base_src = read_plain(sk, &len, NULL);
     if (!base_src)
         fatal(REPORT_USAGE, "similarity: no %s: the skeleton is the base code every file is stripped of", sk);
+    base_src = compared_text(sk, base_src, &len);
     int nbase = 0;
     unsigned long long *base = base_hashes(base_src, len, &nbase);
     for (int i = 0; i < c->ndocs; i++)
@@ -404,7 +438,8 @@ int main(int argc, char **argv)
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);
     char *how = xfmt("%d submitted kernel.cu files with text of their own (%d more the skeleton or nearly), "
                      "compared pair by pair within each stage and with the lab's own and known public kernels: "
-                     "tokens with names and layout forgotten, %d-token runs, winnowed as MOSS does (a window "
+                     "the C preprocessor's text (macros expanded; shown below), tokens with names, layout and "
+                     "empty statements forgotten, %d-token runs, winnowed as MOSS does (a window "
                      "of %d).",
                      c.own, c.nothing, SIM_K, SIM_W);
     sim_page(f, pairs, npairs, review, how);

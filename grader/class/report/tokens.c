@@ -2,8 +2,10 @@
  * tokens.c: a CUDA C source as the token stream that similarity compares.
  * What a copier changes for free is dropped or made one: comments, blanks
  * and line breaks are dropped, preprocessor lines too (#include, #define
- * TILE 16: the knobs differ between honest kernels), every identifier of the
- * student's own becomes one token ID, every number NUM, every string STR.
+ * TILE 16: the knobs differ between honest kernels; similarity hands over
+ * the text with macros expanded, preprocess.c) and empty statements (;;);
+ * every identifier of the student's own becomes one token ID, every number
+ * NUM, every string STR.
  * What a copier cannot rename stays itself: C's keywords and types, CUDA's
  * (__global__, __shared__, threadIdx, __syncthreads, __shfl_down_sync ...)
  * and each operator. As MOSS and JPlag do, this keeps the structure and
@@ -126,6 +128,10 @@ int tokenize(const char *src, size_t len, token **out)
             i += op_at(src + i, &k.kind);
         }
         k.end = (unsigned)(i > len ? len : i);
+        /* an empty statement (;; or { ; }) is no structure of its own */
+        if (k.kind == TOK_OPS + ';' && n &&
+            (t[n - 1].kind == TOK_OPS + ';' || t[n - 1].kind == TOK_OPS + '{' || t[n - 1].kind == TOK_OPS + '}'))
+            continue;
         if (n == cap)
             t = xgrow(t, (cap *= 2) * sizeof *t);
         t[n++] = k;

@@ -13,19 +13,24 @@
 #   linked, archived     a link and a tarball: refused and skipped, each said so
 #   marker               07: honest_b's kernel under a comment holding markup,
 #                        which the page must escape
+#   wrapper, semis       03 and 07: the solution as the body of one #define,
+#                        and with every statement's ; doubled
+#   peeker               03: #include of a file outside it, six spellings
+#                        (make similarity preprocesses each kernel.cu)
 #
 # The copies (copier with honest_a, paster with the known public kernel,
-# nested with the lab's solution) must rank above every honest pair (two
+# nested, wrapper and semis with the lab's solution) must rank above every honest pair (two
 # honest students, or an honest student and any lab or known kernel), at or
 # above the review threshold, and every honest pair below it; the margins
-# are printed. Ends with "N passed, N failed".
+# are printed. SIM_KEEP=FILE keeps the csv (to measure a change). Ends
+# with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
 export LC_ALL=C
 . tests/lib.sh
 
 tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -z "${SIM_KEEP:-}" ] || cp "$tmp/out/similarity.csv" "$SIM_KEEP"; rm -rf "$tmp"' EXIT
 if ! out=$(make --no-print-directory -s build/grader/similarity 2>&1); then
     fail "build/grader/similarity builds" "$out"
     totals
@@ -50,6 +55,26 @@ tar -C "$subs" -czf "$subs/archived.tar.gz" honest_a
 { echo '// </pre><script>alert(1)</script> & done'; cat "$k/07_reduction/indep_b.cu"; } >"$tmp/marker.cu"
 put marker/07_reduction/kernel.cu "$tmp/marker.cu"
 
+# two cheap disguises of the solution (03 and 07): wrapped whole as the
+# body of one #define, its comments and pragmas gone (wrapper), and every
+# statement's ; doubled (semis)
+for s in 03_tiled 07_reduction; do
+    sed 's://.*$::' "solutions/$s/kernel.cu" | awk '/^[ \t]*#[ \t]*pragma/ { next } /^#/ { print; next }
+        { body = body $0 " \\\n" } END { print "#define LAB_BODY \\"; printf "%s", body; print ""; print "LAB_BODY" }' \
+        >"$tmp/wrapped-$s.cu"
+    put "wrapper/$s/kernel.cu" "$tmp/wrapped-$s.cu"
+    sed 's/;\s*$/;;/' "solutions/$s/kernel.cu" >"$tmp/semis-$s.cu"
+    put "semis/$s/kernel.cu" "$tmp/semis-$s.cu"
+done
+# peeker: 03, the solution behind #include lines that name a file outside
+# the submission, spelled six ways; the preprocessor must read none of them
+echo "secret_marker_$$" >"$tmp/secret.h"
+{ printf '#include "%s"\n%%:include "%s"\n#/* c */include "%s"\n#inc\\\nlude "%s"\n' \
+      "$tmp/secret.h" "$tmp/secret.h" "$tmp/secret.h" "$tmp/secret.h"
+  printf '/* a comment\n */ #include "%s"\n# /* a comment\n */ include "%s"\n' "$tmp/secret.h" "$tmp/secret.h"
+  cat "$k/03_tiled/indep_b.cu"; } >"$tmp/peeker.cu"
+put peeker/03_tiled/kernel.cu "$tmp/peeker.cu"
+
 out=$tmp/out
 log=$(make --no-print-directory similarity SUBMISSIONS="$subs" OUT="$out" EX="03 07" 2>&1); st=$?
 csv=$out/similarity.csv html=$out/similarity.html
@@ -60,6 +85,10 @@ check "the csv: stage,student,other,score, highest first" \
 check "a link is refused, and said so" \
     "$(grep -q 'linked: 03_tiled/kernel.cu is a link: refused' <<<"$log" && ! grep -q '^[^,]*,linked,' "$csv"; ok)" "$log"
 check "an archive is skipped, with what to do instead" "$(grep -q 'archived.tar.gz: an archive, skipped: make class' <<<"$log"; ok)" "$log"
+check "#include of a file outside the submission, six ways: nothing of it read into the pages; the one the blanking misses said so" \
+    "$(! grep -rq "secret_marker_$$" "$out" &&
+       grep -q "peeker: does not preprocess (it reads a header, which similarity does not allow): compared as written" <<<"$log" &&
+       [ "$(grep -c 'does not preprocess' <<<"$log")" = 1 ]; ok)" "$log"
 check "the skeleton as handed out has nothing of its own: in no pair" "$(! grep -q ',skel,\|,skel$' "$csv"; ok)"
 
 # the scores: copies against honest pairs
@@ -77,6 +106,11 @@ check "the pasted textbook reduction (07: paster, the known kernel) scores $past
     "$(above "$paste" && awk -v m="$(margin "$paste")" 'BEGIN { exit !(m > 0) }'; ok)"
 check "the answer key renamed (03: nested, the lab's solution) scores $answer: at or above $review" "$(above "$answer"; ok)"
 check "every honest pair scores below $review: the highest is $top (${honest%,*})" "$(! above "${top:-999}"; ok)"
+for s in 03_tiled 07_reduction; do
+    wrapped=$(score $s wrapper "lab:solutions/$s/kernel.cu") semis=$(score $s semis "lab:solutions/$s/kernel.cu")
+    check "$s: the solution wrapped in one #define scores ${wrapped:-nothing}, with ;; ${semis:-nothing}: both at or above $review" \
+        "$(above "$wrapped" && above "$semis"; ok)" "$(grep -E ',(wrapper|semis),' "$csv")"
+done
 # how alike the lab's solution and an independently written kernel are
 for s in 03_tiled 07_reduction; do
     v=$(for w in a b c; do printf '%s ' "$(score $s honest_$w "lab:solutions/$s/kernel.cu")"; done)
@@ -104,6 +138,20 @@ cp "$k/03_tiled/indep_a.cu" "$cls/students/x/kernels/03_tiled/kernel.cu"
 cp "$k/03_tiled/copy_of_a.cu" "$cls/students/y/kernels/03_tiled/kernel.cu"
 log=$(make --no-print-directory similarity OUT="$cls" EX=03 2>&1)
 check "make similarity OUT=class: the kernels of the class's intake" "$(grep -q '^03_tiled,x,y,\|^03_tiled,y,x,' "$cls/similarity.csv"; ok)" "$log"
+# names as make class gives them: "ann lee" is ann_lee in both CSVs; an
+# entry with a newline in its name stops it, as it stops make class
+names=$tmp/names
+mkdir -p "$names/ann lee/03_tiled" "$names/bo/03_tiled"
+cp "$k/03_tiled/indep_a.cu" "$names/ann lee/03_tiled/kernel.cu"
+cp "$k/03_tiled/copy_of_a.cu" "$names/bo/03_tiled/kernel.cu"
+log=$(make --no-print-directory similarity SUBMISSIONS="$names" OUT="$tmp/names-out" EX=03 2>&1)
+check "a folder named 'ann lee' is student ann_lee, as make class names it" \
+    "$(grep -q '^03_tiled,ann_lee,bo,\|^03_tiled,bo,ann_lee,' "$tmp/names-out/similarity.csv" &&
+       ! grep -q 'ann lee' "$tmp/names-out/similarity.csv"; ok)" "$log; $(cat "$tmp/names-out/similarity.csv")"
+mkdir -p "$names/zz"$'\n'"bo"$'\t'"x/03_tiled"
+log=$(build/grader/similarity --lab . --submissions "$names" --out "$tmp/names-out" --stages 03 2>&1); st=$?
+check "an entry named zz<NL>bo<TAB>x: exit 6, the name shown escaped" \
+    "$([ $st = 6 ] && grep -qF "'zz\\nbo\\tx'" <<<"$log"; ok)" "exit $st; $log"
 log=$(make --no-print-directory similarity OUT="$tmp/nothing" 2>&1); st=$?
 check "make similarity without SUBMISSIONS or a class: one line, status 2" "$([ $st = 2 ] && grep -q 'say whose work' <<<"$log"; ok)" "$log"
 totals

@@ -1,0 +1,293 @@
+/*
+ * names.c: a submission's entry name into the student's name, checked
+ * once, where SUBMISSIONS is listed (names.h). An entry's name is the
+ * instructor's download's, so it can hold anything a file name can: one
+ * with a control character is refused, never written into a list of
+ * NAME<TAB>ENTRY lines or turned into a folder's name. A Gradescope
+ * export's folders (submission_NNN) are named by its metadata instead.
+ */
+#include "names.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const archive_ext[] = {".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip"};
+
+static void *must(void *p)
+{
+    if (!p) {
+        fputs("out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+/* A formatted string of its own. */
+static char *text(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *text(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    int n = vasprintf(&s, f, ap);
+    va_end(ap);
+    return must(n < 0 ? NULL : s);
+}
+
+static int ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), e = strlen(end);
+    return n >= e && !strcmp(s + n - e, end);
+}
+
+static int is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+}
+
+int is_archive_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof archive_ext / sizeof *archive_ext; i++)
+        if (ends_with(name, archive_ext[i]))
+            return 1;
+    return 0;
+}
+
+int is_os_litter(const char *name)
+{
+    return !strcmp(name, "__MACOSX") || !strcmp(name, ".DS_Store") || !strncmp(name, "._", 2) ||
+           !strcmp(name, "Thumbs.db") || !strcmp(name, "desktop.ini");
+}
+
+char *student_name(const char *entry)
+{
+    char *n = must(strdup(entry));
+    /* each extension taken off in turn, as the list orders them */
+    for (size_t i = 0; i < sizeof archive_ext / sizeof *archive_ext; i++)
+        if (ends_with(n, archive_ext[i]))
+            n[strlen(n) - strlen(archive_ext[i])] = 0;
+    for (char *p = n; *p; p++)
+        if (!is_name_char(*p))
+            *p = '_';
+    if (!n[0] || n[0] == '.' || n[0] == '_' || n[0] == '-') {
+        char *s = text("s%s", n);
+        free(n);
+        n = s;
+    }
+    return n;
+}
+
+int name_is_clean(const char *name)
+{
+    if (!name[0] || name[0] == '.' || name[0] == '_' || name[0] == '-')
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (!is_name_char(*p))
+            return 0;
+    return 1;
+}
+
+/* The entry as a message shows it: in quotes, a control character as \n,
+ * \t, \r or \xHH (new string). */
+static char *shown(const char *entry)
+{
+    char *s = must(malloc(4 * strlen(entry) + 3)), *p = s;
+    *p++ = '\'';
+    for (const unsigned char *c = (const unsigned char *)entry; *c; c++) {
+        if (*c == '\n' || *c == '\t' || *c == '\r')
+            p += sprintf(p, "\\%c", *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r');
+        else if (*c < 0x20 || *c == 0x7f)
+            p += sprintf(p, "\\x%02x", *c);
+        else
+            *p++ = (char)*c;
+    }
+    *p++ = '\'';
+    *p = 0;
+    return s;
+}
+
+static int has_control(const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* why, with one more sentence (its old text freed). */
+static void add_why(char **why, char *more)
+{
+    char *all = *why ? text("%s; %s", *why, more) : text("%s", more);
+    free(*why);
+    free(more);
+    *why = all;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const named_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->entry, y->entry);
+}
+
+/* Two entries or more of one name: one sentence naming them all. */
+static void add_clashes(const named_entry *e, int n, char **why)
+{
+    for (int i = 0; i + 1 < n; i++) {
+        if (strcmp(e[i].name, e[i + 1].name))
+            continue;
+        char *all = text("these entries are all student '%s':", e[i].name);
+        int j = i;
+        for (; j < n && !strcmp(e[j].name, e[i].name); j++) {
+            char *s = shown(e[j].entry), *more = text("%s %s", all, s);
+            free(s);
+            free(all);
+            all = more;
+        }
+        add_why(why, text("%s (rename or remove one)", all));
+        free(all);
+        i = j - 1;
+    }
+}
+
+/* ================================================= a Gradescope export */
+/* Gradescope's "Export Submissions": a folder submission_NNN per student
+ * and submission_metadata.yml, where each folder's key holds its
+ * :submitters:, each with a :name: (the first is taken). */
+#define EXPORT_METADATA "submission_metadata.yml"
+#define MAX_METADATA_BYTES (8l << 20)
+
+typedef struct {
+    char **keys, **names;
+    int n;
+} export_names;
+
+/* The value after ":name:" on a line (quotes taken off), or NULL. */
+static char *name_value(const char *line)
+{
+    while (*line == ' ' || *line == '-')
+        line++;
+    if (strncmp(line, ":name:", 6))
+        return NULL;
+    line += 6;
+    while (*line == ' ')
+        line++;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\r'))
+        n--;
+    if (n >= 2 && (line[0] == '\'' || line[0] == '"') && line[n - 1] == line[0]) {
+        line++;
+        n -= 2;
+    }
+    return n ? must(strndup(line, n)) : NULL;
+}
+
+/* dir/submission_metadata.yml's folders and their first submitter's name. */
+static void read_export(const char *dir, export_names *x)
+{
+    char *path = text("%s/%s", dir, EXPORT_METADATA);
+    FILE *f = fopen(path, "r");
+    free(path);
+    char *line = NULL, *key = NULL;
+    size_t cap = 0;
+    long read_so_far = 0;
+    for (ssize_t len; f && read_so_far < MAX_METADATA_BYTES && (len = getline(&line, &cap, f)) > 0;) {
+        read_so_far += len;
+        line[strcspn(line, "\n")] = 0;
+        char *value;
+        if (line[0] && line[0] != ' ' && line[0] != '-' && line[strlen(line) - 1] == ':') {
+            free(key);
+            key = must(strndup(line, strlen(line) - 1));
+        } else if (key && (value = name_value(line))) {
+            x->keys = must(realloc(x->keys, (size_t)(x->n + 1) * sizeof *x->keys));
+            x->names = must(realloc(x->names, (size_t)(x->n + 1) * sizeof *x->names));
+            x->keys[x->n] = key;
+            x->names[x->n++] = value;
+            key = NULL;
+        }
+    }
+    free(key);
+    free(line);
+    if (f)
+        fclose(f);
+}
+
+/* The student's name of an entry: from the export's metadata where it
+ * names the entry, else from the entry's own name (new string). */
+static char *entry_student(const export_names *x, const char *entry)
+{
+    for (int i = 0; i < x->n; i++)
+        if (!strcmp(x->keys[i], entry))
+            return student_name(x->names[i]);
+    return student_name(entry);
+}
+
+static void export_free(export_names *x)
+{
+    for (int i = 0; i < x->n; i++) {
+        free(x->keys[i]);
+        free(x->names[i]);
+    }
+    free(x->keys);
+    free(x->names);
+}
+
+/* ==================================================== a folder's entries */
+int name_entries(const char *dir, const char *skip, named_entry **out, char **why)
+{
+    *out = NULL;
+    *why = NULL;
+    DIR *d = opendir(dir);
+    if (!d) {
+        *why = text("cannot read %s", dir);
+        return -1;
+    }
+    named_entry *e = NULL;
+    int n = 0;
+    export_names x = {0};
+    read_export(dir, &x);
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.' || is_os_litter(de->d_name) || (x.n && !strcmp(de->d_name, EXPORT_METADATA)))
+            continue;
+        char *path = text("%s/%s", dir, de->d_name), *real = skip ? realpath(path, NULL) : NULL;
+        int skipped = real && !strcmp(real, skip);
+        free(real);
+        free(path);
+        if (skipped)
+            continue;
+        if (has_control(de->d_name)) {
+            char *s = shown(de->d_name);
+            add_why(why, text("the entry %s has a control character (newline, tab ...) in its name: rename it", s));
+            free(s);
+            continue;
+        }
+        e = must(realloc(e, (size_t)(n + 1) * sizeof *e));
+        e[n].entry = must(strdup(de->d_name));
+        e[n].name = entry_student(&x, de->d_name);
+        e[n++].archive = is_archive_name(de->d_name);
+    }
+    closedir(d);
+    export_free(&x);
+    qsort(e, (size_t)n, sizeof *e, by_name);
+    add_clashes(e, n, why);
+    if (*why) {
+        named_entries_free(e, n);
+        return -1;
+    }
+    *out = e;
+    return n;
+}
+
+void named_entries_free(named_entry *e, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(e[i].entry);
+        free(e[i].name);
+    }
+    free(e);
+}

@@ -1,0 +1,157 @@
+/*
+ * preprocess.c: a kernel.cu as the compiler sees it, for similarity: run
+ * through the C preprocessor of the host compiler (cc -E, as nvcc's host
+ * pass uses it: __CUDACC__ defined), so that a copy hidden in a macro's
+ * body is compared as the code it expands to, and #line markers are gone.
+ *
+ * It reads no file but the source: #include lines are blanked first (the
+ * lab's headers hold nothing a kernel's text needs), the preprocessor runs
+ * with -nostdinc in an empty folder of its own, under a time and a memory
+ * limit, and -H names any header it opened all the same (a directive
+ * spelled so that the blanking missed it): then its output is thrown away
+ * and the source is compared as written, as when it does not preprocess.
+ */
+#include "report.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* the preprocessor's limits: seconds of wall time, bytes of memory */
+#define CPP_SECONDS 10
+#define CPP_MEMORY (512l << 20)
+
+/* The length of the logical line at s (backslash-newlines spliced in),
+ * without its final newline. */
+static size_t logical_line(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && s[i] != '\n')
+        i += s[i] == '\\' && i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
+    return i;
+}
+
+/* Whether the logical line at s (n bytes) is a directive that reads a
+ * file: # or %:, blanks and comments, then include, include_next, import
+ * or embed. */
+static int reads_a_file(const char *s, size_t n)
+{
+    char word[16];
+    size_t i = 0, w = 0;
+    int hash = 0;
+    while (i < n && w < sizeof word - 1) {
+        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') {
+            i += 2;
+        } else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+            for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'); i++)
+                ;
+            i += 2;
+        } else if (!hash && (s[i] == '#' || (s[i] == '%' && i + 1 < n && s[i + 1] == ':'))) {
+            i += s[i] == '#' ? 1 : 2;
+            hash = 1;
+        } else if (isspace((unsigned char)s[i]) && !w) {
+            i++;
+        } else if (hash && (isalnum((unsigned char)s[i]) || s[i] == '_')) {
+            word[w++] = s[i++];
+        } else {
+            break;
+        }
+    }
+    word[w] = 0;
+    return hash && (!strcmp(word, "include") || !strcmp(word, "include_next") || !strcmp(word, "import") ||
+                    !strcmp(word, "embed"));
+}
+
+/* src with each directive that reads a file blanked, its newlines kept. */
+static char *without_includes(const char *src, size_t len)
+{
+    char *out = xalloc(len + 1);
+    memcpy(out, src, len);
+    for (size_t i = 0; i < len;) {
+        size_t n = logical_line(src + i, len - i);
+        if (reads_a_file(src + i, n))
+            for (size_t k = i; k < i + n; k++)
+                if (out[k] != '\n')
+                    out[k] = ' ';
+        i += n + 1;
+    }
+    return out;
+}
+
+/* Run cc -E in dir on dir/in.cu into dir/out.i, its messages in dir/err:
+ * its exit status, or -1. */
+static int run_cpp(const char *dir)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        struct rlimit mem = {CPP_MEMORY, CPP_MEMORY};
+        int null = open("/dev/null", O_RDONLY), err = -1;
+        if (chdir(dir) || null < 0 || (err = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
+            dup2(null, 0) < 0 || dup2(err, 1) < 0 || dup2(err, 2) < 0 || setrlimit(RLIMIT_AS, &mem))
+            _exit(127);
+        alarm(CPP_SECONDS); /* kept across exec: a preprocessor that hangs is killed */
+        char *argv[] = {"cc", "-E", "-P", "-C", "-H", "-nostdinc", "-D__CUDACC__", "-D__NVCC__", "-x", "c",
+                        "in.cu", "-o", "out.i", NULL};
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Why the preprocessor's output cannot be used: a header was opened (-H
+ * prints ". path" for each), or its first error line; NULL when it can. */
+static char *cpp_complaint(const char *err, int status)
+{
+    for (const char *p = err; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (*p == '.')
+            return xdup("it reads a header, which similarity does not allow");
+        if (status && strstr(p, "error") && strstr(p, "error") < p + n)
+            return xfmt("%.*s", (int)(n > 160 ? 160 : n), p);
+        p += n + (p[n] == '\n');
+    }
+    return status ? xfmt("the preprocessor ended with status %d", status) : NULL;
+}
+
+char *preprocess(const char *src, size_t len, size_t *out_len, char **why)
+{
+    *why = NULL;
+    char tmpl[] = "/tmp/similarity-cpp.XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (!dir) {
+        *why = xdup("no temporary folder for the preprocessor");
+        return NULL;
+    }
+    char *in = xfmt("%s/in.cu", dir), *out = xfmt("%s/out.i", dir), *err = xfmt("%s/err", dir);
+    char *text = without_includes(src, len), *result = NULL;
+    FILE *f = fopen(in, "w");
+    int written = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f))
+        written = 0;
+    int status = written ? run_cpp(dir) : -1;
+    size_t elen = 0;
+    char *said = read_plain(err, &elen, NULL);
+    *why = written ? cpp_complaint(said, status) : xdup("cannot write its input");
+    if (!*why && !(result = read_plain(out, out_len, NULL)))
+        *why = xdup("it wrote nothing");
+    unlink(in);
+    unlink(out);
+    unlink(err);
+    rmdir(dir);
+    free(said);
+    free(text);
+    free(in);
+    free(out);
+    free(err);
+    return result;
+}
