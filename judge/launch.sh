@@ -60,5 +60,14 @@ if ! probe=$(build/confine/confine --probe 2>&1); then
         exit 5
     fi
 fi
+# a GPU run reads the files the GPU driver loads, as a grade's runs do
+# (judge/README.md, "The libraries"): the lab's probe lists them
+if [ -z "$emulated" ] && [ ${#wall[@]} -gt 0 ]; then
+    files=build/confine/driver-files
+    build/confine/cuda-probe --files >"$files.tmp" 2>/dev/null && [ "$(head -c 1 "$files.tmp")" = / ] &&
+        mv "$files.tmp" "$files" ||
+        { rm -f "$files.tmp"; echo "launch: not run: build/confine/cuda-probe --files cannot list the GPU driver's files"; exit 5; }
+    wall=(build/confine/confine --read-list "$files" --)
+fi
 # the grader's run ends the program's whole process group at the limit
 exec build/grader/grade --run-checks "$stage" "$limit" $emulated -- "${wall[@]}" "$@"
