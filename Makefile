@@ -166,11 +166,7 @@ $(foreach s,$(STAGES),$(eval build/$(s)/sizes.txt: FORCE ; @mkdir -p $$(@D) && e
 # $(6), where given, is the kernel file instead (make kernel, below).
 define binary_rules
 $(3)/$(2).o: $(or $(6),$(2)s/$(1)/kernel.cu) build/flags.txt | $$(WALL_DEPS)
-	@rm -rf $(3)/$(2).wall && mkdir -p $(3)/$(2).wall
-	$$(call step,NVCC,$$<$(if $(5), ($(5))))$$(call wall,$$<,$(3)/$(2).wall) $$(NVCC) $$(ALL_NVCCFLAGS) $(4) -MD -MP -MT $$@ \
-	    -MF $(3)/$(2).wall/kernel.d -c $$< -o $(3)/$(2).wall/kernel.o
-	@build/confine/objcheck --label $$< $(3)/$(2).wall/kernel.o
-	@mv $(3)/$(2).wall/kernel.d $(3)/$(2).d && mv $(3)/$(2).wall/kernel.o $$@ && rmdir $(3)/$(2).wall
+	$$(call step,NVCC,$$<$(if $(5), ($(5))))$$(call walled_nvcc,$$<,$$@,$$(ALL_NVCCFLAGS) $(4))
 $(3)/$(2)_info.o: common/build_info.c build/flags.txt build/$(1)/sizes.txt
 	@mkdir -p $$(@D)
 	$$(call step,CC,$$@)$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \

@@ -26,6 +26,13 @@ EMU_CXXFLAGS := -std=c++17 -O2 -Wall -Wno-unknown-pragmas -D_GNU_SOURCE
 # that make explain counts the loads a GPU makes
 EMU_KERNEL_FLAGS := -std=c++17 -O1 -ftree-pre -gdwarf-4 -Wall -Wno-unknown-pragmas -Wno-sign-compare -fsanitize=thread \
                     -fno-threadsafe-statics -D_GNU_SOURCE
+# kernel.cu's host code sees what it sees under nvcc (whose passes define
+# these), so that its host path is the one a GPU runs: an #ifndef __CUDACC__
+# branch is dead here as there
+EMU_NVCC_VERSION := $(if $(NVCC_FOUND),$(subst ., ,$(shell $(NVCC) --version | sed -n 's/.*release \([0-9.]*\).*V\([0-9.]*\).*/\2/p')))
+EMU_KERNEL_FLAGS += -D__CUDACC__=1 -D__NVCC__=1 -U__SANITIZE_THREAD__ \
+                    $(if $(EMU_NVCC_VERSION),$(join -D__CUDACC_VER_MAJOR__= -D__CUDACC_VER_MINOR__= -D__CUDACC_VER_BUILD__=,\
+                    $(EMU_NVCC_VERSION)))
 EMU_HEADERS := $(wildcard emu/*.h emu/include/*.h)
 # build/emu/flags.txt changes when a kernel's compiler flags do, so that
 # every emulated kernel is compiled again with them
@@ -89,6 +96,12 @@ emu_wall = $(subst --label ,--read-exec build/emu/bin --read emu --label ,$(call
 # GCC's LTO plugin, with a stack that is never executable
 EMU_LINK_FLAGS := -fno-use-linker-plugin -fno-lto -Wl,-z,noexecstack
 
+# The object the launcher's pre-run checks read (judge/launch.sh): nvcc's,
+# as a grade's, for one architecture; not linked into the program
+EMU_CHECK_NVCCFLAGS := $(if $(filter native,$(ARCHS)),$(ARCH_FLAGS),-gencode arch=compute_$(firstword $(ARCHS)),code=sm_$(firstword \
+                       $(ARCHS))) $(NVCCFLAGS) -Icommon
+EMU_LINKED = $(filter-out %.check.o,$^)
+
 # One emulated program: family $(1), kernel file $(2), program $(3), its
 # build_info object $(4) (the stage, variant and knob it names), compiler
 # flags $(5) (-D<knob>=<value>).
@@ -100,9 +113,11 @@ $(3).o: $(2) build/emu/bin/rewrite build/emu/flags.txt $(EMU_HEADERS) $(LAB_HEAD
 	    -c $(3).wall/kernel.cc -o $(3).wall/kernel.o
 	@build/confine/objcheck --label $$< $(3).wall/kernel.o
 	@mv $(3).wall/kernel.o $$@ && rm -rf $(3).wall
-$(3): $(3).o $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
-	$$(call step,LINK,$$@)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$^,$$@.link,link) $(EMU_CXX) -no-pie \
-	    $(EMU_LINK_FLAGS) $$^ -o $$@.link/program $$(call EMU_WRAPS,$(1)) -lm && mv $$@.link/program $$@ && rmdir $$@.link
+$(3).check.o: $(2) build/flags.txt | $$(WALL_DEPS)
+	$$(call step,NVCC,$$< (its checks))$$(call walled_nvcc,$$<,$$@,$$(EMU_CHECK_NVCCFLAGS) $(5))
+$(3): $(3).o $(3).check.o $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
+	$$(call step,LINK,$$@)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$(EMU_LINKED),$$@.link,link) $(EMU_CXX) -no-pie \
+	    $(EMU_LINK_FLAGS) $$(EMU_LINKED) -o $$@.link/program $$(call EMU_WRAPS,$(1)) -lm && mv $$@.link/program $$@ && rmdir $$@.link
 endef
 
 # every stage's exercise and solution, at each value of its knob too
@@ -147,12 +162,12 @@ emu-all: $(foreach s,$(STAGES),build/$(s)/exercise-emu $(if $(wildcard solutions
 # make run, on the CPU
 ifneq ($(EMU_ON),)
 EMU_RUN_BIN := $(RUN_DIR)/$(VARIANT)-emu
-run: stage-known $(if $(STAGE),$(EMU_RUN_BIN))
+run: stage-known $(if $(STAGE),$(EMU_RUN_BIN)) build/grader/grade
 	@echo "make run: on the CPU emulation ($(EMU_WHY)): correctness only; speed needs a GPU"
-	@$(EMU_RUN_BIN) $(RUN_ARGS)
+	@judge/launch.sh --stage $(STAGE) --object $(EMU_RUN_BIN).check.o --emulated --own -- $(EMU_RUN_BIN) $(RUN_ARGS)
 # make grade, on the CPU: emu/grade.sh builds and runs each stage's
 # program inside the wall; nothing of it reaches a grade's points
-grade: build/confine/confine build/emu/bin/rewrite
+grade: build/confine/confine build/emu/bin/rewrite build/grader/grade
 	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness only"
 	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),$(STAGE),$(STAGES))
 endif
@@ -170,7 +185,8 @@ $(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(KERNEL),$(EXPLAIN_KERNEL)-emu,$(EX
 endif
 EXPLAIN_BIN := $(if $(KERNEL),$(if $(EXPLAIN_KERNEL),$(EXPLAIN_KERNEL)-emu),$(RUN_DIR)/$(VARIANT)-emu)
 .PHONY: explain
-explain: stage-known $(if $(STAGE),$(EXPLAIN_BIN))
+explain: stage-known $(if $(STAGE),$(EXPLAIN_BIN)) build/grader/grade
 	@$(if $(KERNEL),$(if $(EXPLAIN_KERNEL),,echo "error: KERNEL=$(KERNEL): no such file"; exit 2))
 	@echo "make explain: on the CPU emulation: counts of memory accesses, no time (a GPU's make profile has both)"
-	@$(EXPLAIN_BIN) --explain $(RUN_ARGS)
+	@judge/launch.sh --stage $(STAGE) --object $(EXPLAIN_BIN).check.o --emulated $(if $(KERNEL),,--own) -- \
+	    $(EXPLAIN_BIN) --explain $(RUN_ARGS)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # emu/grade.sh STAGE...: make grade on the CPU emulation (emu/emu.mk): each
 # stage's kernel.cu (exercises/, or GRADE_SRC=dir/<stage>/kernel.cu) built
-# inside the build's wall, then its checks run inside the wall
-# (build/confine/confine) with a time limit; one table of what is correct.
+# inside the build's wall, then run through the one launcher (judge/launch.sh:
+# the grade's pre-run checks, the wall, a time limit, the verdict from the
+# checks' record); one table of what is correct.
 # No speed and no points: nothing here is written where a grade's points
 # are (grade.json, results.json, a gradebook). Exit 0 when every stage is
 # correct, 1 otherwise. Logs in build/emu-grade/.
@@ -19,14 +20,10 @@ program() {
 }
 source_of() { echo "${GRADE_SRC:-exercises}/$1/kernel.cu"; }
 
-# a run is confined where this machine can confine; else plainly, said once
-confine=(build/confine/confine --)
-if ! build/confine/confine --probe >/dev/null 2>&1; then
-    [ "${REQUIRE_CONFINEMENT:-0}" != 0 ] &&
-        { echo "grade: this machine cannot confine the emulated programs (build/confine/confine --probe), and REQUIRE_CONFINEMENT=1"; exit 2; }
-    echo "grade: this machine cannot confine the emulated programs (build/confine/confine --probe): they run unconfined"
-    confine=()
-fi
+# a run goes through the one launcher (judge/launch.sh): the pre-run
+# checks, the wall, the verdict from the record; exercises/ is the caller's own
+own=--own
+[ -n "${GRADE_SRC:-}" ] && own=""
 
 # the build: one make -k, so that one stage that does not compile stops no other
 targets=()
@@ -42,7 +39,7 @@ case ${MAKEFLAGS:-} in
 *)  if [[ ${MAKEFLAGS%% *} == *n* ]]; then
         [ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}"
         for s in "$@"; do
-            [ -f "$(source_of "$s")" ] && echo "timeout $LIMIT_S ${confine[*]} $(program "$s") >$logs/$s.log 2>&1"
+            [ -f "$(source_of "$s")" ] && echo "judge/launch.sh --stage $s --object $(program "$s").check.o --emulated $own --limit $LIMIT_S -- $(program "$s") >$logs/$s.log 2>&1"
         done
         exit 0
     fi ;;
@@ -51,13 +48,15 @@ esac
     >"$logs/build.log" 2>&1
 
 # one sentence of a failing run: the emulator's first finding, else the
-# line that explains the first failed check, else the error
+# line that explains the first failed check, else the error, else the
+# launcher's verdict (a run without the harness's record)
 sentence() {
     local log=$1 line
     line=$(grep -m 1 '^  emulator: ' "$log" | sed 's/^  emulator: //')
     [ -n "$line" ] || line=$(grep -m 1 '^error: ' "$log" | sed 's/^error: //')
     [ -n "$line" ] || line=$(awk '/FAILED/ { f = 1; next } f && /^  [a-z0-9]/ && !/^  n=/ && !/^  [0-9]+x[0-9]+ / { print; exit }' "$log" | sed 's/^ *//')
     [ -n "$line" ] || line=$(grep -m 1 'FAILED' "$log" | sed 's/^ *//')
+    [ -n "$line" ] || line=$(tail -n 1 "$log" | sed 's/^verdict: [a-z]*: //')
     echo "${line:-wrong}"
 }
 
@@ -79,20 +78,23 @@ for s in "$@"; do
         printf '%-22s %s\n' "$s" "not submitted: there is no $src"
         continue
     fi
-    if [ ! -x "$prog" ] || [ "$prog" -ot "$src" ]; then
+    if [ ! -f "$prog.check.o" ] || [ "$prog.check.o" -ot "$src" ]; then
         why=$(grep -m 3 -E 'error' "$logs/build.log" | grep -F "$s/" | head -n 2 | tr '\n' ' ')
         printf '%-22s %s\n' "$s" "did not compile: ${why:-see $logs/build.log}"
         continue
     fi
-    timeout "$LIMIT_S" "${confine[@]}" "$prog" >"$log" 2>&1
+    judge/launch.sh --stage "$s" --object "$prog.check.o" --emulated $own --limit "$LIMIT_S" -- "$prog" >"$log" 2>&1
     st=$?
     if [ $st = 0 ]; then
         correct=$((correct + 1))
         printf '%-22s %s\n' "$s" "correct"
+    elif [ $st = 6 ] || [ $st = 5 ]; then
+        printf '%-22s %s\n' "$s" "$(head -n 1 "$log" | sed 's/^launch: //')"
+    elif [ $st = 2 ]; then
+        why=$(grep -m 3 -E 'error' "$logs/build.log" | grep -F "$s/" | head -n 2 | tr '\n' ' ')
+        printf '%-22s %s\n' "$s" "did not compile for the CPU: ${why:-see $logs/build.log}"
     elif [ -z "${GRADE_SRC:-}" ] && is_skeleton "$s" "$src"; then
         printf '%-22s %s\n' "$s" "still the skeleton: fill in its TODO(lab) parts (exercises/$s/README.md)"
-    elif [ $st = 124 ]; then
-        printf '%-22s %s\n' "$s" "wrong: still running after ${LIMIT_S} s on the CPU (an endless loop?)"
     else
         printf '%-22s %s\n' "$s" "wrong: $(sentence "$log") (make run EX=${s%%_*})"
     fi

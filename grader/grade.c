@@ -414,6 +414,9 @@ int main(int argc, char **argv)
     /* a run record for the plots' scripts: nothing else */
     if (argc == 3 && !strcmp(argv[1], "--record-tsv"))
         return record_tsv(argv[2]);
+    /* the launcher's pre-run checks and verdicts (launched.c) */
+    if ((rc = launched_main(argc, argv)) >= 0)
+        return rc;
     if (parse_options(argc, argv, &g.o))
         return GRADE_USAGE;
     if ((rc = read_settings(&g)) != GO_ON || (rc = choose_targets(&g)) != GO_ON || (rc = check_tools(&g)) != GO_ON)

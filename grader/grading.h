@@ -192,4 +192,12 @@ int calibration_targets(target *t, int n, int max, const tier_reference *refs, i
 int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol,
               const char *log);
 
+/* launched.c: the checks before any run of student code, the grade's and
+ * the launcher's (judge/launch.sh): 1 with the reason and advice when they
+ * refuse t's object, 0 when not. */
+int prerun_refusal(const target *t, const policy *pol, char *reason, size_t rlen, char *advice, size_t alen);
+/* grade --prerun and --run-checks (the launcher's): their exit status, or
+ * -1 when argv asks for neither. */
+int launched_main(int argc, char **argv);
+
 #endif /* GRADING_H */

@@ -153,30 +153,14 @@ static int why_again(const stage_result *s)
     return AGAIN_NO;
 }
 
-/* The checks of the student's object before it runs: 1 when one refused
- * it (scored 0, with the reason and advice). The most telling refusal
- * comes first: a library header kernel.cu opened, then a symbol, then a
- * list of headers that could not be trusted. */
+/* The checks of the student's object before it runs (launched.c's, which
+ * every door that runs student code asks): 1 when one refused it (scored
+ * 0, with the reason and advice). */
 static int refused(stage_result *s, const target *t, const policy *pol)
 {
-    if (!t->object[0])
+    char reason[REASON_LEN + 32], advice[REASON_LEN + 64];
+    if (!t->object[0] || !prerun_refusal(t, pol, reason, sizeof reason, advice, sizeof advice))
         return 0;
-    char lib[REASON_LEN], sym[REASON_LEN], reason[REASON_LEN + 32], advice[REASON_LEN + 64];
-    int lib_rc = library_check(t, lib, sizeof lib);
-    int sym_rc = lib_rc == 1 ? 0 : policy_check(pol, t->object, t->header[0] ? t->header : NULL, sym, sizeof sym);
-    if (!lib_rc && !sym_rc)
-        return 0;
-    snprintf(reason, sizeof reason, "refused: kernel.cu %s", lib_rc == 1 || !sym_rc ? lib : sym);
-    const char *contract = strstr(t->header, "common/");
-    if (lib_rc == 1)
-        snprintf(advice, sizeof advice, "Take that #include out and write the kernels yourself: that is the "
-                 "stage's lesson (grader/library.c lists the headers refused, and why).");
-    else if (sym_rc > 0)
-        snprintf(advice, sizeof advice, "Launch your own kernels on the default stream and return%s%s%s.",
-                 contract ? "; " : "", contract ? contract : "", contract ? " says what kernel.cu may do" : "");
-    else
-        snprintf(advice, sizeof advice, "The %s check could not run: tell your instructor.",
-                 sym_rc ? "symbol" : "header");
     score_fail(s, reason, advice);
     return 1;
 }

@@ -31,6 +31,13 @@ wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT))
        --paths build/wall/$(or $(3),compile).paths $(foreach d,$(WALL_EXEC_DIRS),--read-exec $(d)) \
        $(foreach f,$(1) $(if $(3),,$(LAB_HEADERS)),--read $(f)) --write $(2) --label $(firstword $(1)) \
        --time-limit $(WALL_LIMIT_S) --memory-mb $(WALL_MEMORY_MB) --
+# nvcc's compile of a kernel.cu, inside the wall, with its list of headers
+# beside the object (grader/library.c reads it), the object read by
+# objcheck: $(call walled_nvcc,SOURCE,OBJECT,FLAGS)
+walled_nvcc = rm -rf $(2).wall && mkdir -p $(2).wall && \
+	$(call wall,$(1),$(2).wall) $(NVCC) $(3) -MD -MP -MT $(2) -MF $(2).wall/kernel.d -c $(1) -o $(2).wall/kernel.o && \
+	build/confine/objcheck --label $(1) $(2).wall/kernel.o && \
+	mv $(2).wall/kernel.d $(basename $(2)).d && mv $(2).wall/kernel.o $(2) && rmdir $(2).wall
 # the link of a program holding a student's object: inside the wall, never
 # through GCC's LTO plugin, with a stack that is never executable.
 # $(call walled_link,OUTPUT,OBJECTS,LIBRARIES)

@@ -10,6 +10,6 @@
 # (status/pristine-check.sh), so that a student's own work, finished or
 # broken, never fails it; their files are make status's and make grade's.
 .PHONY: status
-status: build/stages.env
+status: build/stages.env build/grader/grade build/confine/confine $(if $(filter-out 0,$(HAVE_GPU)),build/confine/cuda-probe)
 	@status/status.sh "$(EX)"
 PRISTINE_CHECK := $(if $(wildcard .lab/skeletons/*/kernel.cu),status/pristine-check.sh)

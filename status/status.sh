@@ -10,6 +10,8 @@
 #   - compiles, and whether it is correct: on the GPU where there is one
 #     (the stage's checks, --check-only), else on the CPU emulator where the
 #     lab has one (build/<stage>/exercise-emu), else it says what would tell;
+#     either run through the one launcher (judge/launch.sh), whose verdict
+#     comes from the checks' record;
 #   - the points of the last make grade (grade.json), and whether the
 #     kernel changed since.
 # Builds what it needs; writes nothing but build/. Exit status 0, 2 for a
@@ -57,6 +59,20 @@ points_of() {
         END { if (p != "" && m != "") print p "/" m }' FS=: grade.json
 }
 
+# launch OBJECT PROGRAM [--emulated | ARG...]: the stage's checks through the
+# one launcher (judge/launch.sh: the grade's pre-run checks, the wall, the
+# verdict from the record); its output in $out, its status in $st
+launch() {
+    local object=$1 program=$2 emulated=""
+    shift 2
+    [ "${1:-}" = --emulated ] && emulated=--emulated && shift
+    out=$(judge/launch.sh --stage "$s" --object "$object" $emulated --own -- "$program" "$@" 2>&1)
+    st=$?
+    return $st
+}
+# the launcher's last line, the verdict, without its first words
+verdict_of() { tail -n 1 <<<"$1" | sed -E 's/^(verdict|launch): (wrong: |refused: )?//' | cut -c1-80; }
+
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 echo "stage                  state                                                        last make grade"
@@ -70,20 +86,21 @@ for s in $stages; do
     elif ! $make --no-print-directory -s "build/$s/exercise" >"$log" 2>&1; then
         state="does not compile: $(first_error "$log")"
     elif [ $have_gpu = 1 ]; then
-        if out=$(timeout 120 "build/$s/exercise" --check-only 2>&1); then
+        # the GPU's run confined as a grade's: make grade EX=<stage> says more
+        if launch "build/$s/exercise.o" "build/$s/exercise" --check-only; then
             state="correct (on the GPU)"
         else
-            state="compiles, wrong on the GPU: $(grep -m 1 -iE 'fail|wrong|error|TODO' <<<"$out" | cut -c1-80)"
+            state="compiles, wrong on the GPU: $(verdict_of "$out")"
         fi
     elif $make -n -s "build/$s/exercise-emu" >/dev/null 2>&1; then
         if ! $make --no-print-directory -s "build/$s/exercise-emu" >"$log" 2>&1; then
             state="compiles; the CPU emulator cannot build it: $(first_error "$log")"
         else
-            out=$(timeout 120 "build/$s/exercise-emu" 2>&1)
-            case $? in
+            launch "build/$s/exercise-emu.check.o" "build/$s/exercise-emu" --emulated
+            case $st in
                 0) state="correct (on the CPU emulator: no points until make grade on a GPU)" ;;
-                4) state="compiles; the CPU emulator refuses a construct of it: $(tail -n 1 <<<"$out" | cut -c1-80)" ;;
-                *) state="compiles, wrong on the CPU emulator: $(tail -n 1 <<<"$out" | cut -c1-80)" ;;
+                4) state="compiles; the CPU emulator refuses a construct of it: $(verdict_of "$out")" ;;
+                *) state="compiles, wrong on the CPU emulator: $(verdict_of "$out")" ;;
             esac
         fi
     else

@@ -19,9 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Exit statuses of build/<stage>/exercise-emu: 0 correct, 1 wrong,
- * 2 usage, 4 a construct the emulator refuses. */
-enum { EMU_CORRECT = 0, EMU_WRONG = 1, EMU_REFUSED = 4 };
+/* Exit statuses of the launcher (judge/launch.sh) around
+ * build/<stage>/exercise-emu: 0 correct, 1 wrong, 2 usage, 4 a construct
+ * the emulator refuses, 5 not run (no wall here), 6 refused by the
+ * grade's pre-run checks. */
+enum { EMU_CORRECT = 0, EMU_WRONG = 1, EMU_REFUSED = 4, EMU_NOT_RUN = 5, EMU_CHECKS_REFUSED = 6 };
 #define EMU_LIMIT_S "120"
 
 static const char *family_of(const char *stage)
@@ -59,9 +61,10 @@ static int emulated(const char *stage)
 
 char **check_lab_targets(void)
 {
-    char **t = xrealloc(NULL, (5 + 2 * cls.nstages) * sizeof *t);
+    char **t = xrealloc(NULL, (6 + 2 * cls.nstages) * sizeof *t);
     int n = 0;
     t[n++] = xstrdup("build/confine/confine");
+    t[n++] = xstrdup("build/grader/grade"); /* the launcher's checks and verdicts */
     t[n++] = xstrdup("build/judge/runner.o");
     t[n++] = xstrdup("build/judge/remote.o");
     t[n++] = xstrdup("build/common/signals.o");
@@ -69,7 +72,7 @@ char **check_lab_targets(void)
         const char *f = family_of(cls.stages[s]);
         char *obj = fmt("build/judge/%s_call.o", f ? f : "none");
         int seen = 0;
-        for (int i = 4; i < n; i++)
+        for (int i = 5; i < n; i++)
             seen |= !strcmp(t[i], obj);
         if (f && !seen)
             t[n++] = obj;
@@ -124,12 +127,15 @@ static char *build_problem(const char *log, const char *stage)
     return xstrdup(phrase);
 }
 
-/* The stage's checks on the CPU emulator, confined, in the copy work:
- * the cell's word, and a phrase for the notes when it is not correct. */
+/* The stage's checks on the CPU emulator, in the copy work, through the
+ * one launcher (the grade's pre-run checks, the wall, the verdict from the
+ * checks' record): the cell's word, and a phrase for the notes when it is
+ * not correct. */
 static const char *run_emulator(const char *work, const char *stage, char *phrase, size_t len)
 {
-    char *emu = fmt("build/%s/exercise-emu", stage);
-    char *argv[] = {"timeout", "-k", "5", EMU_LIMIT_S, "build/confine/confine", "--", emu, NULL};
+    char *emu = fmt("build/%s/exercise-emu", stage), *object = fmt("build/%s/exercise-emu.check.o", stage);
+    char *argv[] = {"judge/launch.sh", "--stage", (char *)stage, "--object", object, "--emulated", "--limit",
+                    EMU_LIMIT_S, "--", emu, NULL};
     proc p = {.dir = work, .capture = 1, .err = ERR_TO_OUT};
     int st = run(argv, &p);
     const char *cell = "emulator failed";
@@ -139,13 +145,14 @@ static const char *run_emulator(const char *work, const char *stage, char *phras
     } else {
         char *said = last_line(p.text, NULL);
         cell = st == EMU_WRONG ? "wrong (emulated)" : st == EMU_REFUSED ? "refused (emulated)" : cell;
-        char *why = st == 124 || st == 137 ? fmt("the emulator ran past %s s", EMU_LIMIT_S)
-                                           : fmt("%s (emulated, exit %d)", said, st);
+        cell = st == EMU_CHECKS_REFUSED ? "refused" : st == EMU_NOT_RUN ? "not run" : cell;
+        char *why = fmt("%s (emulated, exit %d)", said, st);
         phrase_of(why, 0, "", phrase, len);
         free(why);
         free(said);
     }
     free(p.text);
+    free(object);
     free(emu);
     return cell;
 }

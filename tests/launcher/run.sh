@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# tests/launcher/run.sh: the doors that run student code outside a grade
+# (judge/README.md, "Every door"), each with an attack of tests/launcher/:
+#   - make explain KERNEL= and make grade on the CPU with GRADE_SRC=: a
+#     constructor that reaches outside its run (escape.cu.in: reads a file
+#     outside the lab, writes one, opens a network socket, runs system(),
+#     leaves a process behind), naming no forbidden symbol: nothing escapes;
+#   - the CPU verdict: a constructor that prints success and exits 0
+#     (forged_success.cu), host code under #ifndef __CUDACC__
+#     (host_path.cu), cuBLAS (calls_cublas.cu), a stream (uses_stream.cu):
+#     none is "correct", and cuBLAS and the stream are refused with the
+#     GPU grade's sentence;
+#   - a machine that cannot confine (as root in a user namespace, where the
+#     wall's probe fails): someone else's kernel.cu is not run, in one line.
+# Needs build/grader/grade, build/confine/confine and the stage's emulated
+# skeleton (make check builds them). Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+stage=$(. tools/stages.sh && printf '%s\n' $LAB_STAGES | grep -m 1 '^03_')
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/out" "$tmp/sub/$stage"
+echo "the secret" >"$tmp/secret"
+# the attacks find libc's functions in memory as class_escape does: its two functions
+awk '/^static int same\(/ { p = 1 } /^__attribute__/ { p = 0 } p' tests/grader/attacks/class_escape/kernel.cu >"$tmp/finder"
+make_attack() { # TEMPLATE OUTPUT
+    sed -e "s|@OUT@|$tmp/out|g" -e "s|@SECRET@|$tmp/secret|g" -e "/^@FINDER@$/{r $tmp/finder" -e "d}" "$1" >"$2"
+}
+make_attack tests/launcher/escape.cu.in "$tmp/escape.cu"
+make_attack tests/launcher/forged_success.cu.in "$tmp/forged_success.cu"
+
+# escaped WHERE: no trace of escape.cu in its output WHERE nor in $tmp/out
+escaped() { grep -q '^escaped: ' <<<"$1" || [ -n "$(ls -A "$tmp/out")" ]; }
+
+echo "== make explain KERNEL=: someone else's kernel.cu runs inside the wall"
+out=$(make --no-print-directory explain EX=03 KERNEL="$tmp/escape.cu" 2>&1); st=$?
+check "explain KERNEL=escape.cu: no read, write, socket, system() or process outside its run" \
+    "$(! escaped "$out" && grep -q '^verdict: correct' <<<"$out" && [ $st = 0 ]; ok)" "exit $st; $(grep -v '^  kernel\|^ *|' <<<"$out" | tail -n 8); $(ls "$tmp/out")"
+# the same program, run plainly (as make explain ran it): the attack works
+sleep 1
+out=$(build/$stage/kernels/escape-emu --sizes 1 2>&1)
+sleep 1
+check "the same program run plainly escapes (else the test proves nothing)" \
+    "$(grep -q '^escaped: read the secret' <<<"$out" && grep -q '^escaped: system()' <<<"$out" && [ -f "$tmp/out/wrote" ]; ok)" "$out"
+rm -f "$tmp/out/"*
+
+echo "== make grade on the CPU, GRADE_SRC=: the verdict from the checks' record"
+verdict() { # KERNEL: the grade's line for the stage, in $line
+    cp "$1" "$tmp/sub/$stage/kernel.cu"
+    out=$(make --no-print-directory grade EMU=1 EX=03 GRADE_SRC="$tmp/sub" 2>&1)
+    line=$(grep "^$stage " <<<"$out")
+}
+verdict "$tmp/escape.cu"
+check "escape.cu in a graded submission: nothing escapes, correct" \
+    "$(! escaped "$(cat build/emu-grade/$stage.log)" && grep -q ' correct$' <<<"$line"; ok)" "$line; $(ls "$tmp/out")"
+verdict "$tmp/forged_success.cu"
+check "a constructor that prints success and exits 0: wrong, without the record" \
+    "$(grep -q 'wrong: ended (exit status 0) without the harness.s result record' <<<"$line"; ok)" "$out"
+verdict tests/launcher/host_path.cu
+check "host code under #ifndef __CUDACC__: wrong, as on a GPU" "$(grep -q "^$stage *wrong: " <<<"$line"; ok)" "$out"
+verdict tests/launcher/calls_cublas.cu
+check "cuBLAS: refused with the GPU grade's sentence" \
+    "$(grep -q 'refused: kernel.cu uses cublas[A-Za-z_0-9]*: calls cuBLAS' <<<"$line"; ok)" "$out"
+verdict tests/launcher/uses_stream.cu
+check "a stream of its own: refused with the GPU grade's sentence" \
+    "$(grep -q 'refused: kernel.cu uses cudaStreamCreate: ' <<<"$line"; ok)" "$out"
+
+echo "== a machine that cannot confine: someone else's code is not run"
+if ! unshare -U -r true 2>/dev/null; then
+    skip "no user namespace here to stand for a machine without the wall"
+else
+    prog=build/$stage/kernels/escape-emu
+    out=$(unshare -U -r judge/launch.sh --stage "$stage" --object "$prog.check.o" --emulated -- "$prog" 2>&1); st=$?
+    check "as root without the wall: not run, exit 5, one line" \
+        "$([ $st = 5 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q '^launch: not run: this machine cannot confine' <<<"$out" &&
+           ! escaped "$out"; ok)" "exit $st; $out"
+    out=$(unshare -U -r judge/launch.sh --own --stage "$stage" --object "$prog.check.o" --emulated -- "$prog" 2>&1); st=$?
+    check "the caller's own copy, as root without the wall: not run either" "$([ $st = 5 ] && ! escaped "$out"; ok)" "exit $st; $out"
+fi
+totals
