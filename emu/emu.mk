@@ -188,5 +188,6 @@ EXPLAIN_BIN := $(if $(KERNEL),$(if $(EXPLAIN_KERNEL),$(EXPLAIN_KERNEL)-emu),$(RU
 explain: stage-known $(if $(STAGE),$(EXPLAIN_BIN)) build/grader/grade
 	@$(if $(KERNEL),$(if $(EXPLAIN_KERNEL),,echo "error: KERNEL=$(KERNEL): no such file"; exit 2))
 	@echo "make explain: on the CPU emulation: counts of memory accesses, no time (a GPU's make profile has both)"
-	@judge/launch.sh --stage $(STAGE) --object $(EXPLAIN_BIN).check.o --emulated $(if $(KERNEL),,--own) -- \
+	@judge/launch.sh --stage $(STAGE) --object $(EXPLAIN_BIN).check.o --emulated $(if $(KERNEL),,--own) \
+	    --source $(or $(KERNEL),$(if $(filter solution,$(VARIANT)),solutions,exercises)/$(STAGE)/kernel.cu) -- \
 	    $(EXPLAIN_BIN) --explain $(RUN_ARGS)

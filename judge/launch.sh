@@ -4,7 +4,7 @@
 # make status, make explain, make class CHECK=1, the Gradescope bundle.
 #
 #   judge/launch.sh --stage STAGE --object OBJECT [--emulated] [--own]
-#                   [--limit S] -- PROGRAM [ARG...]
+#                   [--source FILE] [--limit S] -- PROGRAM [ARG...]
 #
 # In the lab's folder, with PROGRAM built (inside the build's wall) from the
 # kernel.cu that nvcc compiled into OBJECT (its list of headers beside it,
@@ -19,13 +19,15 @@
 #   3. the verdict, from the record the program's checks write on a
 #      descriptor of its own, validated as a grade validates it (build/grader/
 #      grade --run-checks): never from its exit status or its printed lines.
+# --source FILE: the kernel.cu PROGRAM was built from, which the run may
+# read (make explain prints the lines it counts; it reads nothing else).
 # The program's output is shown, then one line: "verdict: correct",
 # "verdict: wrong: WHY" or "verdict: refused: WHY".
 # Exit status: 0 correct, 1 wrong, 2 usage (or a missing program), 4 what
 # the emulator cannot run or a CUDA error, 5 not run: this machine cannot
 # confine, 6 refused by the pre-run checks (past the time limit: wrong).
 set -u
-stage="" object="" emulated="" own=0 limit=${EMU_LIMIT_S:-120}
+stage="" object="" emulated="" own=0 limit=${EMU_LIMIT_S:-120} source=()
 while [ $# -gt 0 ]; do
     case $1 in
         --stage) stage=$2; shift 2 ;;
@@ -33,12 +35,13 @@ while [ $# -gt 0 ]; do
         --emulated) emulated=--emulated; shift ;;
         --own) own=1; shift ;;
         --limit) limit=$2; shift 2 ;;
+        --source) source=(--read "$2"); shift 2 ;;
         --) shift; break ;;
         *) echo "launch: unknown option $1" >&2; exit 2 ;;
     esac
 done
 [ -n "$stage" ] && [ -n "$object" ] && [ $# -gt 0 ] ||
-    { echo "usage: judge/launch.sh --stage STAGE --object OBJECT [--emulated] [--own] [--limit S] -- PROGRAM [ARG...]" >&2; exit 2; }
+    { echo "usage: judge/launch.sh --stage STAGE --object OBJECT [--emulated] [--own] [--source FILE] [--limit S] -- PROGRAM [ARG...]" >&2; exit 2; }
 [ -x build/grader/grade ] && [ -x build/confine/confine ] ||
     { echo "launch: run from the lab's folder, with build/grader/grade and build/confine/confine built" >&2; exit 2; }
 [ -f "$object" ] && [ -f "${object%.o}.d" ] ||
@@ -49,7 +52,7 @@ said=$(build/grader/grade --prerun "$stage" "$object")
 st=$?
 [ $st = 0 ] || { printf '%s\nverdict: %s\n' "$said" "$(head -n 1 <<<"$said")"; exit "$st"; }
 
-wall=(build/confine/confine --)
+wall=(build/confine/confine "${source[@]}" --)
 if ! probe=$(build/confine/confine --probe 2>&1); then
     if [ $own = 1 ] && [ "$(id -u)" != 0 ]; then
         echo "launch: this machine cannot confine ($probe): your own kernel.cu runs unconfined, as you"
@@ -67,7 +70,7 @@ if [ -z "$emulated" ] && [ ${#wall[@]} -gt 0 ]; then
     build/confine/cuda-probe --files >"$files.tmp" 2>/dev/null && [ "$(head -c 1 "$files.tmp")" = / ] &&
         mv "$files.tmp" "$files" ||
         { rm -f "$files.tmp"; echo "launch: not run: build/confine/cuda-probe --files cannot list the GPU driver's files"; exit 5; }
-    wall=(build/confine/confine --read-list "$files" --)
+    wall=(build/confine/confine --read-list "$files" "${source[@]}" --)
 fi
 # the grader's run ends the program's whole process group at the limit
 exec build/grader/grade --run-checks "$stage" "$limit" $emulated -- "${wall[@]}" "$@"

@@ -6,7 +6,7 @@
 #     outside the lab, writes one, opens a network socket, runs system(),
 #     leaves a process behind), naming no forbidden symbol: nothing escapes;
 #   - the CPU verdict: a constructor that prints success and exits 0
-#     (forged_success.cu), host code under #ifndef __CUDACC__
+#     (forged_success.cu.in), host code under #ifndef __CUDACC__
 #     (host_path.cu), cuBLAS (calls_cublas.cu), a stream (uses_stream.cu):
 #     none is "correct", and cuBLAS and the stream are refused with the
 #     GPU grade's sentence;
@@ -30,7 +30,7 @@ make_attack() { # TEMPLATE OUTPUT
 make_attack tests/launcher/escape.cu.in "$tmp/escape.cu"
 make_attack tests/launcher/forged_success.cu.in "$tmp/forged_success.cu"
 
-# escaped WHERE: no trace of escape.cu in its output WHERE nor in $tmp/out
+# escaped WHERE: no trace of the escape attack in its output WHERE nor in $tmp/out
 escaped() { grep -q '^escaped: ' <<<"$1" || [ -n "$(ls -A "$tmp/out")" ]; }
 
 echo "== make explain KERNEL=: someone else's kernel.cu runs inside the wall"
