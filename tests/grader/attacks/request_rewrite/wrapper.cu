@@ -17,7 +17,9 @@
  * comes off the student's. On an H200 (e4aa29c) the issue that found it
  * measured the reference kernel at 77% of memcpy, 9/10, and so 97.6%,
  * 10/10. A request that holds no flush (the judge flushes in its own
- * process) leaves it nothing to skip: it earns what its kernel earns.
+ * process) leaves it nothing to skip; then it rewrites what is left, the
+ * buffers of the batch's later calls (each given this call's input, a
+ * set already read): their outputs are the wrong sums, and it earns 0.
  *
  * With LAB_ATTACK_OFF defined, only the reference kernel runs.
  */
@@ -142,12 +144,30 @@ static int current_call(wire_request *q, const float *in, const float *out)
     return -1;
 }
 
-/* On a batch's first call: every second later flush skipped, its sum forged. */
-static void skip_flushes(wire_request *q, int j)
+/* The later calls of the batch read this call's input instead of theirs. */
+static void same_input(wire_request *q, int j)
+{
+    for (int i = j + 1; i < q->count; i++)
+        if (q->calls[i].fn == FN_CONTRACT) {
+            q->calls[i].buffer[0] = q->calls[j].buffer[0];
+            q->calls[i].offset[0] = q->calls[j].offset[0];
+        }
+}
+
+/* On a batch's first call: every second later flush skipped, its sum
+ * forged; or, with no flush in the request, the later calls' inputs. */
+static void rewrite(wire_request *q, int j)
 {
     for (int i = 0; i < j; i++)
         if (q->calls[i].fn == FN_CONTRACT)
             return; /* not the first call of the batch */
+    int flushes = 0;
+    for (int i = j + 1; i < q->count; i++)
+        flushes += q->calls[i].fn == FN_FLUSH;
+    if (!flushes) {
+        same_input(q, j);
+        return;
+    }
     forged f;
     f.count = 0;
     const uint4 *buf = 0;
@@ -175,6 +195,6 @@ void reduce(const float *in, float *out, int n, float *scratch)
     wire_request *q = find_request();
     int j = q ? current_call(q, in, out) : -1;
     if (j >= 0)
-        skip_flushes(q, j);
+        rewrite(q, j);
 }
 #endif
