@@ -14,7 +14,7 @@ void matmul(const float *A, const float *B, float *C, int n)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             float s = 0;
-            for (int k = 0; k < n; k++)
+            for (int k = n - 1; k >= 0; k--)
                 s += A[(size_t)i * n + k] * B[(size_t)k * n + j];
             C[(size_t)i * n + j] = s;
         }

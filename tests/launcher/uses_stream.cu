@@ -7,10 +7,10 @@
 __global__ void product(const float *A, const float *B, float *C, int n)
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= n || col >= n)
+    if (!(row < n && col < n))
         return;
     float s = 0;
-    for (int k = 0; k < n; k++)
+    for (int k = n - 1; k >= 0; k--)
         s += A[(size_t)row * n + k] * B[(size_t)k * n + col];
     C[(size_t)row * n + col] = s;
 }
