@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/launcher/run.sh: the doors that run student code outside a grade
 # (judge/README.md, "Every door"), each with an attack of tests/launcher/:
-#   - make explain KERNEL= and make grade on the CPU with GRADE_SRC=: a
+#   - make explain KERNEL=, make status (the student's own exercises/, in a
+#     copy of the lab) and make grade on the CPU with GRADE_SRC=: a
 #     constructor that reaches outside its run (escape.cu.in: reads a file
 #     outside the lab, writes one, opens a network socket, runs system(),
 #     leaves a process behind), naming no forbidden symbol: nothing escapes;
@@ -44,6 +45,17 @@ sleep 1
 check "the same program run plainly escapes (else the test proves nothing)" \
     "$(grep -q '^escaped: read the secret' <<<"$out" && grep -q '^escaped: system()' <<<"$out" && [ -f "$tmp/out/wrote" ]; ok)" "$out"
 rm -f "$tmp/out/"*
+
+echo "== make status: the student's own kernel.cu runs inside the wall too"
+# a copy of the lab whose exercises/ hold the attack: make status there
+# changes nothing outside its run (the attack's folder stays empty)
+lab_copy "$tmp/lab" && cp "$tmp/escape.cu" "$tmp/lab/exercises/$stage/kernel.cu"
+out=$(make --no-print-directory -C "$tmp/lab" status EX=03 2>&1); st=$?
+sleep 1
+check "make status with escape.cu in exercises/: no read, write, socket, system() or process outside its run" \
+    "$(! escaped "$out" && [ $st = 0 ] && grep -q "^ *$stage.*correct" <<<"$out"; ok)" \
+    "exit $st; $(tail -n 8 <<<"$out"); $(ls "$tmp/out")"
+rm -rf "$tmp/lab" "$tmp/out/"*
 
 echo "== make grade on the CPU, GRADE_SRC=: the verdict from the checks' record"
 verdict() { # KERNEL: the grade's line for the stage, in $line
