@@ -17,8 +17,8 @@ else
     ag=$tmp/autograder
     mkdir -p "$ag/source" && (cd "$ag/source" && unzip -q "$gs/autograder.zip")
     names=$(cd "$ag/source" && find . -maxdepth 1 ! -name . | sort | tr '\n' ' ')
-    check "the bundle: setup.sh, run_autograder (executable), lab/ a student release with no solutions" \
-        "$([ "$names" = "./lab ./run_autograder ./setup.sh " ] && [ -x "$ag/source/run_autograder" ] &&
+    check "the bundle: setup.sh, run_autograder (executable), intake/ (its sources), lab/ a student release with no solutions" \
+        "$([ "$names" = "./intake ./lab ./run_autograder ./setup.sh " ] && [ -x "$ag/source/run_autograder" ] &&
            [ -x "$ag/source/setup.sh" ] && [ ! -e "$ag/source/lab/solutions" ] && [ -d "$ag/source/lab/.lab/skeletons" ]; ok)" \
         "$names"
     out=$(AUTOGRADER_ROOT=$ag "$ag/source/setup.sh" 2>&1); st=$?
