@@ -38,15 +38,8 @@ echo "== make explain KERNEL=: someone else's kernel.cu runs inside the wall"
 out=$(make --no-print-directory explain EX=03 KERNEL="$tmp/escape.cu" 2>&1); st=$?
 check "explain KERNEL=escape.cu: no read, write, socket, system() or process outside its run" \
     "$(! escaped "$out" && grep -q '^verdict: correct' <<<"$out" && [ $st = 0 ]; ok)" "exit $st; $(grep -v '^  kernel\|^ *|' <<<"$out" | tail -n 8); $(ls "$tmp/out")"
-# the same program, run plainly (as make explain ran it): the attack works
-sleep 1
-out=$(build/$stage/kernels/escape-emu --sizes 1 2>&1)
-sleep 1
-check "the same program run plainly escapes (else the test proves nothing)" \
-    "$(grep -q '^escaped: read the secret' <<<"$out" && grep -q '^escaped: system()' <<<"$out" && [ -f "$tmp/out/wrote" ]; ok)" "$out"
-rm -f "$tmp/out/"*
-
 echo "== make status: the student's own kernel.cu runs inside the wall too"
+# (before the plain run below, whose process left behind writes into out/ later)
 # a copy of the lab whose exercises/ hold the attack: make status there
 # changes nothing outside its run (the attack's folder stays empty)
 lab_copy "$tmp/lab" && cp "$tmp/escape.cu" "$tmp/lab/exercises/$stage/kernel.cu"
@@ -56,6 +49,14 @@ check "make status with escape.cu in exercises/: no read, write, socket, system(
     "$(! escaped "$out" && [ $st = 0 ] && grep -q "^ *$stage.*correct" <<<"$out"; ok)" \
     "exit $st; $(tail -n 8 <<<"$out"); $(ls "$tmp/out")"
 rm -rf "$tmp/lab" "$tmp/out/"*
+
+# the same program, run plainly (as make explain ran it): the attack works
+sleep 1
+out=$(build/$stage/kernels/escape-emu --sizes 1 2>&1)
+sleep 1
+check "the same program run plainly escapes (else the test proves nothing)" \
+    "$(grep -q '^escaped: read the secret' <<<"$out" && grep -q '^escaped: system()' <<<"$out" && [ -f "$tmp/out/wrote" ]; ok)" "$out"
+rm -f "$tmp/out/"*
 
 echo "== make grade on the CPU, GRADE_SRC=: the verdict from the checks' record"
 verdict() { # KERNEL: the grade's line for the stage, in $line
