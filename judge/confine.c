@@ -26,7 +26,8 @@
  * folders it reads (tools/wall-paths.sh). --label names what is built
  * in the one line said when a limit stops it. --or-unconfined: where this
  * machine cannot confine, a note, and the build runs plainly (a student's
- * own machine; a class's grading never says it).
+ * own machine; a class's grading never says it): started as root, as the
+ * user nobody, or not at all.
  * Exit status: PROGRAM's; 124 a build stopped at its time limit, 125 usage,
  * 126 cannot confine here, 127 PROGRAM could not be started.
  */
@@ -314,8 +315,9 @@ static void check_build(const confine_paths *paths, const invocation *inv)
     if (!paths->build)
         return;
     confine_build_check_folder(paths, g_label);
+    confine_build_limits_t limits = {g_time_limit, g_memory_mb, g_file_mb};
     if (inv->or_unconfined)
-        confine_build_plainly_if_unconfinable(inv->argv, inv->path, g_label, g_memory_mb, g_file_mb);
+        confine_build_plainly_if_unconfinable(inv->argv, inv->path, paths, g_label, &limits);
 }
 
 /* Root: the program will run as the user nobody; a build only where

@@ -171,10 +171,18 @@ int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len);
 /* After a build as nobody: the output folders and what they hold (one
  * level: the compiler's outputs) are root's again. */
 void confine_build_give_back(const confine_paths *paths);
+/* A build's limits: its time, each process's memory, a file's size. */
+typedef struct {
+    double time_s;
+    long memory_mb, file_mb;
+} confine_build_limits_t;
 /* Return when this machine confines (confine --probe); else one note, and
- * PROGRAM runs plainly under the build's limits (never returns). */
-void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const char *label, long memory_mb,
-                                           long file_mb);
+ * PROGRAM runs plainly under the build's limits: as the caller where that
+ * is not root; as root, as the user nobody (its output root's again
+ * after), or, where nobody cannot reach the build's paths, not at all
+ * (one line, exit CONFINE_UNAVAILABLE). Never returns. */
+void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const confine_paths *paths,
+                                           const char *label, const confine_build_limits_t *limits);
 
 /* ----------------------------------------------------------- libraries.c */
 

@@ -1,7 +1,8 @@
 /*
  * confine_build.c: what a build's run needs beyond a program's (see confine.h):
  * its limits, the folder it may not run in, and, where the machine cannot
- * confine and the caller allows it (--or-unconfined), running it plainly.
+ * confine and the caller allows it (--or-unconfined), running it plainly
+ * (started as root: as the user nobody, or not at all).
  * Its two children (confine --probe, and a try as the user nobody) start
  * as every process of the lab does (common/spawn.c); the confined tree
  * does not (confine.c says why).
@@ -73,11 +74,53 @@ void confine_build_check_folder(const confine_paths *paths, const char *label)
     }
 }
 
+/* The child of a build without its wall, as root: its limits, then the
+ * user nobody, before the exec. */
+static int limited_as_nobody(void *limits)
+{
+    const confine_build_limits_t *l = limits;
+    char why[512];
+    if (confine_build_limits(l->memory_mb, l->file_mb, why, sizeof why) || confine_leave_root(why, sizeof why)) {
+        fprintf(stderr, "confine: %s\n", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Root without the wall: the build as the user nobody under its limits
+ * (time included), its output root's again after; where nobody cannot
+ * build here, not built, one line. Never returns. */
+static void build_as_nobody_unwalled(char *const argv[], const confine_paths *paths, const char *label,
+                                     const confine_build_limits_t *limits, const char *probe_said)
+{
+    char why[512] = "";
+    confine_find_nobody();
+    if (confine_build_as_nobody(paths, why, sizeof why)) {
+        fprintf(stderr, "confine: %s: error: not built: this machine cannot confine (%s), and a build started "
+                        "as root runs without its wall only as the user nobody, who cannot here (%s): build as a "
+                        "user who is not root, or where the wall can be had\n",
+                label, probe_said, why);
+        exit(CONFINE_UNAVAILABLE);
+    }
+    fprintf(stderr, "confine: note: %s is built as the user nobody without its wall (%s); make class requires "
+                    "the wall\n", label, probe_said);
+    lab_spawn s = {.argv = argv, .arg = (void *)limits, .before_exec = limited_as_nobody,
+                   .group = LAB_SPAWN_GROUP, .limit_s = limits->time_s};
+    lab_child c;
+    int code = lab_spawn_start(&s, &c) ? LAB_SPAWN_NOT_STARTED : lab_spawn_wait(&c);
+    confine_build_give_back(paths);
+    if (code == LAB_SPAWN_TIMED_OUT)
+        fprintf(stderr, "%s: error: the build ran past its time limit (%g s) and was stopped\n", label,
+                limits->time_s);
+    exit(code == LAB_SPAWN_TIMED_OUT ? CONFINE_TIME_LIMIT : code);
+}
+
 /* --or-unconfined: whether this machine confines (confine --probe, run
  * again as a process of its own); when it cannot, one note, and the
- * build runs plainly under its limits of memory and file size. */
-void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const char *label, long memory_mb,
-                                            long file_mb)
+ * build runs plainly under its limits of memory and file size: as the
+ * caller where that is not root, else as the user nobody or not at all. */
+void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const confine_paths *paths,
+                                            const char *label, const confine_build_limits_t *limits)
 {
     char *probe[] = {"/proc/self/exe", "--probe", NULL}, *line = NULL;
     lab_spawn s = {.argv = probe, .out = {LAB_IO_PIPE, NULL}};
@@ -88,16 +131,18 @@ void confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
     }
     if (line)
         line[strcspn(line, "\n")] = 0;
+    const char *said = line && line[0] ? line : "the probe said nothing";
+    if (geteuid() == 0)
+        build_as_nobody_unwalled(argv, paths, label, limits, said);
     fprintf(stderr, "confine: note: %s is built without its wall (%s); make class requires the wall\n", label,
-            line && line[0] ? line : "the probe said nothing");
+            said);
     char why[256];
-    if (confine_build_limits(memory_mb, file_mb, why, sizeof why))
+    if (confine_build_limits(limits->memory_mb, limits->file_mb, why, sizeof why))
         fprintf(stderr, "confine: %s\n", why);
     execv(path, argv);
     fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
     exit(CONFINE_EXEC_FAILED);
 }
-
 
 /* --paths FILE: "tool PATH" and "read PATH" lines (tools/wall-paths.sh). */
 int confine_build_paths(confine_paths *paths, const char *file, char *why, size_t len)

@@ -14,7 +14,8 @@
 # (its own ELF reader) and refused when it holds what a CUDA compile does not
 # make (GCC's link-time bytecode, whose options would run at link time), and
 # the link runs without GCC's LTO plugin. Where this machine cannot confine
-# (no user namespaces, no Landlock), the build runs plainly with a note, unless
+# (no user namespaces, no Landlock), the build runs plainly with a note (as
+# root: as the user nobody, or not at all), unless
 # REQUIRE_CONFINEMENT=1 (make class): then it stops. WALL_LIMIT_S,
 # WALL_MEMORY_MB: its limits; WALL_EXEC_DIRS: more folders of tools.
 NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)

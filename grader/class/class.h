@@ -8,7 +8,10 @@
  *   names.c     an entry's name into the student's, checked once
  *               (names.h: make similarity lists SUBMISSIONS with it too)
  *   intake.c    each student's kernel.cu files, out of their folder or
- *               archive (archives checked member by member first)
+ *               archive, and a hash of what was sent
+ *   submission.c a submission's kernel.cu files (submission.h; archives
+ *               checked member by member first): the Gradescope bundle's
+ *               intake (gradescope/take.c) too
  *   grading.c   one student: make grade in a copy of the lab, the row
  *   check.c     one student checked without a GPU (make class CHECK=1):
  *               each stage built inside the wall, the emulator where the

@@ -1,17 +1,13 @@
 /*
  * intake.c: each student's kernel.cu files, taken out of their folder or
- * archive into OUT/students/NAME/kernels/. Only those files are taken, so
- * nothing else a student sends can replace the harness or the grader.
- * An archive is listed first, and refused when a member is a link or a
- * special file, has an absolute path or a .. component, or when it holds
- * or unpacks to too much; the unpacked tree is checked again. What an
- * operating system adds (__MACOSX/, .DS_Store) is passed over. A hash of
+ * archive into OUT/students/NAME/kernels/ (submission.c's rules). A hash of
  * the entry is kept (OUT/students/NAME/submission.hash) so that the next
  * run sees a submission replaced since and takes it in again.
  */
 #include "class.h"
 #include "grader.h"
 #include "names.h"
+#include "submission.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,287 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Size limits of a submission: an archive, all it unpacks to, one kernel.cu. */
-#define MAX_ARCHIVE_BYTES (20ll << 20)
-#define MAX_UNPACKED_BYTES (64ll << 20)
-#define MAX_MEMBERS 10000
-#define MAX_KERNEL_BYTES (1ll << 20)
-/* how deep a submission's only folder may nest in another */
-#define MAX_NESTING 32
-
-static const char *base_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-static int is_zip(const char *a)
-{
-    size_t n = strlen(a);
-    return n >= 4 && !strcmp(a + n - 4, ".zip");
-}
-
-/* The member lines of a listing: names, and each member's type (the first
- * character of its long listing: - d l h c b p). */
-typedef struct {
-    char **names;
-    int n;
-    char *types;          /* one per name, 0 where the listing had none */
-    long long total;      /* bytes unpacked                              */
-} listing;
-
-static int list_zip(const char *a, listing *l, char **why)
-{
-    char *names_argv[] = {"unzip", "-Z1", (char *)a, NULL};
-    char *names = output_of(names_argv);
-    if (!names) {
-        *why = xstrdup("not a readable zip file");
-        return -1;
-    }
-    l->names = lines(names, &l->n);
-    free(names);
-    /* unzip -Z: two lines of heading, a member a line, a line of totals */
-    char *long_argv[] = {"unzip", "-Z", (char *)a, NULL};
-    char *text = output_of(long_argv);
-    int n;
-    char **line = lines(text, &n);
-    l->types = xrealloc(NULL, l->n + 1);
-    for (int i = 0; i < l->n; i++)
-        l->types[i] = i + 3 < n ? line[i + 2][0] : 0;
-    words_free(line);
-    free(text);
-    char *totals_argv[] = {"unzip", "-Zt", (char *)a, NULL};
-    text = output_of(totals_argv);
-    const char *bytes = text ? strstr(text, " bytes uncompressed") : NULL;
-    if (bytes) {
-        while (bytes > text && bytes[-1] >= '0' && bytes[-1] <= '9')
-            bytes--;
-        l->total = atoll(bytes);
-    }
-    free(text);
-    return 0;
-}
-
-static int list_tar(const char *a, const char *dest, listing *l, char **why)
-{
-    char *err = fmt("%s.err", dest);
-    char *long_argv[] = {"tar", "--numeric-owner", "-tvf", (char *)a, NULL};
-    proc p = {.capture = 1, .err = ERR_FILE, .err_path = err};
-    if (run(long_argv, &p) != 0) {
-        char *text = read_file_text(err, 0), *said = xstrdup("");
-        int n;
-        char **line = lines(text, &n);
-        for (int i = 0; i < n && !*said; i++)
-            if (strncmp(line[i], "tar: Exiting", 12)) {
-                free(said);
-                said = xstrdup(line[i]);
-            }
-        *why = fmt("not a readable tar archive: %s", said);
-        words_free(line);
-        free(said);
-        free(text);
-        free(p.text);
-        remove(err);
-        free(err);
-        return -1;
-    }
-    remove(err);
-    free(err);
-    /* the names as the archive has them (-P: a leading / kept) */
-    char *names_argv[] = {"tar", "-tPf", (char *)a, NULL};
-    proc q = {.capture = 1, .err = ERR_NULL};
-    run(names_argv, &q);
-    l->names = lines(q.text, &l->n);
-    int n;
-    char **line = lines(p.text, &n);
-    l->types = xrealloc(NULL, l->n + 1);
-    for (int i = 0; i < l->n; i++)
-        l->types[i] = i < n ? line[i][0] : 0;
-    for (int i = 0; i < n; i++) {
-        long long size = 0;
-        if (sscanf(line[i], "%*s %*s %lld", &size) == 1)
-            l->total += size;
-    }
-    /* a listing cut short holds more members than any limit */
-    if (p.truncated || q.truncated)
-        l->n = MAX_MEMBERS + 1;
-    words_free(line);
-    free(p.text);
-    free(q.text);
-    return 0;
-}
-
-static char bad_member[PATH_MAX];
-static size_t walk_skip;
-
-static int find_odd(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)f;
-    (void)flag;
-    if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
-        return 0;
-    snprintf(bad_member, sizeof bad_member, "%s", path + walk_skip);
-    return 1;
-}
-
-/* Unpack archive a into dest: NULL, or why not (a new string). */
-static char *unpack(const char *a, const char *dest)
-{
-    struct stat st;
-    if (stat(a, &st))
-        return fmt("cannot read %s", base_of(a));
-    if (st.st_size > MAX_ARCHIVE_BYTES)
-        return fmt("%s is larger than %lld MiB", base_of(a), MAX_ARCHIVE_BYTES >> 20);
-    listing l = {0};
-    char *why = NULL;
-    if (is_zip(a)) {
-        if (!have_program("unzip"))
-            return fmt("%s is a zip file and unzip is not installed here: install unzip or ask for a tarball",
-                       base_of(a));
-        if (list_zip(a, &l, &why))
-            return why;
-    } else if (list_tar(a, dest, &l, &why)) {
-        return why;
-    }
-    if (l.n > MAX_MEMBERS)
-        why = fmt("holds more than %d files", MAX_MEMBERS);
-    else if (l.total > MAX_UNPACKED_BYTES)
-        why = fmt("unpacks to more than %lld MiB", MAX_UNPACKED_BYTES >> 20);
-    for (int i = 0; !why && i < l.n; i++)
-        if (l.names[i][0] == '/')
-            why = fmt("member with an absolute path: %s", l.names[i]);
-    for (int i = 0; !why && i < l.n; i++) {
-        char *padded = fmt("/%s/", l.names[i]);
-        if (strstr(padded, "/../"))
-            why = fmt("member outside the archive's folder: %s", l.names[i]);
-        free(padded);
-    }
-    for (int i = 0; !why && i < l.n; i++)
-        if (l.types[i] && l.types[i] != '-' && l.types[i] != 'd')
-            why = fmt("member that is a link or a special file: %s", l.names[i]);
-    words_free(l.names);
-    free(l.types);
-    if (why)
-        return why;
-    if (mkdirs(dest))
-        return fmt("could not unpack: cannot create %s", dest);
-    char *zip_argv[] = {"unzip", "-q", "-o", (char *)a, "-d", (char *)dest, NULL};
-    char *tar_argv[] = {"tar", "-xf", (char *)a, "-C", (char *)dest, "--no-same-owner", "--no-same-permissions",
-                        NULL};
-    proc p = {.capture = 1, .err = ERR_TO_OUT};
-    if (run(is_zip(a) ? zip_argv : tar_argv, &p) != 0) {
-        char *said = first_line(p.text);
-        why = fmt("could not unpack: %s", said);
-        free(said);
-        free(p.text);
-        return why;
-    }
-    free(p.text);
-    /* every folder readable, then nothing but plain files and folders */
-    char *chmod_argv[] = {"chmod", "-R", "u+rwX", (char *)dest, NULL};
-    proc c = {.err = ERR_NULL};
-    run(chmod_argv, &c);
-    walk_skip = strlen(dest) + 1;
-    if (nftw(dest, find_odd, 16, FTW_PHYS) == 1)
-        return fmt("member that is a link or a special file: %s", bad_member);
-    return NULL;
-}
-
-/* The kernel.cu of each stage under root, as exercises/<stage>/kernel.cu
- * or <stage>/kernel.cu, or under root's only folder when root holds
- * nothing else. Returns how many; their paths into found[]. */
-static int find_kernels(const char *root, char **found, int depth)
-{
-    int n = 0;
-    for (int s = 0; s < cls.nstages; s++) {
-        found[s] = NULL;
-        char *f[2] = {fmt("%s/exercises/%s/kernel.cu", root, cls.stages[s]),
-                      fmt("%s/%s/kernel.cu", root, cls.stages[s])};
-        for (int k = 0; k < 2; k++) {
-            if (!found[s] && exists(f[k])) {
-                found[s] = f[k];
-                n++;
-            } else {
-                free(f[k]);
-            }
-        }
-    }
-    if (n || depth >= MAX_NESTING)
-        return n;
-    struct dirent **e;
-    int m = scandir(root, &e, NULL, NULL), seen = 0;
-    char *only = NULL;
-    for (int i = 0; i < m; i++) {
-        if (e[i]->d_name[0] != '.' && !is_os_litter(e[i]->d_name)) {
-            seen++;
-            free(only);
-            only = fmt("%s/%s", root, e[i]->d_name);
-        }
-        free(e[i]);
-    }
-    if (m >= 0)
-        free(e);
-    if (seen == 1 && is_dir(only) && !is_link(only))
-        n = find_kernels(only, found, depth + 1);
-    free(only);
-    return n;
-}
-
-/* Open root/rel for reading without following a link at any step below
- * root (each folder opened with O_NOFOLLOW, then the file): a descriptor
- * of a plain file, or -1 with why in *why (a new string). What is checked
- * is what is read: nothing can be swapped for a link in between. */
-static int open_plain(const char *root, const char *rel, char **why)
-{
-    int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    char *path = xstrdup(rel), *part = path;
-    for (char *slash; dir >= 0 && (slash = strchr(part, '/')); part = slash + 1) {
-        *slash = 0;
-        int next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        close(dir);
-        dir = next;
-    }
-    int fd = dir >= 0 ? openat(dir, part, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-    if (dir >= 0)
-        close(dir);
-    free(path);
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
-        close(fd);
-        fd = -1;
-        errno = EINVAL;
-    }
-    if (fd < 0)
-        *why = fmt("%s is not a plain file in plain folders (%s): submit the files themselves, no links", rel,
-                   errno == ELOOP || errno == ENOTDIR ? "a link on its path" : strerror(errno));
-    return fd;
-}
-
-/* Copy the open plain file in to path to, at most max bytes: 0, 1 when it
- * is larger, -1 when it cannot be read or written. */
-static int copy_fd(int in, const char *to, long long max)
-{
-    struct stat st;
-    if (fstat(in, &st))
-        return -1;
-    if (st.st_size > max)
-        return 1;
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    char buf[65536];
-    long long total = 0;
-    ssize_t n;
-    int ok = out >= 0;
-    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        total += n;
-        ok = n > 0 && total <= max && write(out, buf, (size_t)n) == n;
-    }
-    if (out >= 0 && close(out))
-        ok = 0;
-    return ok ? 0 : total > max ? 1 : -1;
-}
 
 /* ====================================================== what was sent */
 /* FNV-1a, 64 bits: enough to tell a replaced submission from the same one. */
@@ -389,68 +104,23 @@ int intake(const char *submissions, int student)
 {
     const char *name = cls.names[student], *entry = cls.entries[student];
     char *dir = fmt("%s/students/%s", cls.out, name), *unpacked = fmt("%s/work/%s.unpacked", cls.out, name);
-    char *src = fmt("%s/%s", submissions, entry), *kernels = fmt("%s/kernels", dir);
+    char *src = fmt("%s/%s", submissions, entry), *kernels = fmt("%s/kernels", dir), *why = NULL;
     remove_tree(dir);
-    remove_tree(unpacked);
     mkdirs(kernels);
-    /* a folder, or the instructor's link to one: its kernel.cu files must
-     * lie in the folder it names */
-    const char *root = src;
-    char *why = NULL, *found[MAX_CLASS_STAGES];
-    int n = 0;
-    if (!is_dir(src)) {
-        root = unpacked;
-        why = unpack(src, unpacked);
-    }
-    if (!why && !(n = find_kernels(root, found, 0))) {
+    submission_stages st = {cls.stages, cls.nstages};
+    int n = take_kernels(src, &st, unpacked, kernels, &why);
+    if (n == 0) {
         char *notes = fmt("%s has no kernel.cu of a graded stage (expected exercises/NN_name/kernel.cu or "
                           "NN_name/kernel.cu)", entry);
         write_row(name, "no submission", notes, NULL);
         free(notes);
     }
-    char *root_real = realpath(root, NULL);
-    size_t skip = strlen(root) + 1, real_len = root_real ? strlen(root_real) : 0;
-    for (int s = 0; !why && n && s < cls.nstages; s++) {
-        if (!found[s])
-            continue;
-        const char *f = found[s], *rel = f + skip;
-        char *real = realpath(f, NULL);
-        struct stat st;
-        if (is_link(f) || stat(f, &st) || !S_ISREG(st.st_mode))
-            why = fmt("%s is not a plain file (a link?): submit the file itself", rel);
-        else if (!real || !root_real || strncmp(real, root_real, real_len) || real[real_len] != '/')
-            why = fmt("%s lies outside the submission", rel);
-        else if (st.st_size > MAX_KERNEL_BYTES)
-            why = fmt("%s is larger than %lld KiB", rel, MAX_KERNEL_BYTES >> 10);
-        free(real);
-        if (why)
-            break;
-        /* the checks above name the usual faults; this open is the one
-         * that holds: no link anywhere on the path, a plain file */
-        int fd = open_plain(root, rel, &why);
-        if (fd < 0)
-            break;
-        char *d = fmt("%s/%s", kernels, cls.stages[s]), *to = fmt("%s/kernel.cu", d);
-        int copied = mkdirs(d) ? -1 : copy_fd(fd, to, MAX_KERNEL_BYTES);
-        close(fd);
-        if (copied > 0)
-            why = fmt("%s is larger than %lld KiB", rel, MAX_KERNEL_BYTES >> 10);
-        else if (copied < 0)
-            why = fmt("cannot read %s", rel);
-        free(d);
-        free(to);
-    }
-    for (int s = 0; n && s < cls.nstages; s++)
-        free(found[s]);
-    free(root_real);
-    remove_tree(unpacked);
     char *hash = submission_hash(submissions, student), *hash_path = fmt("%s/submission.hash", dir);
     if (write_atomic(hash_path, hash))
         warn("cannot write %s: a change to this submission will not be seen", hash_path);
     free(hash_path);
     free(hash);
     if (why) {
-        remove_tree(kernels);
         char *notes = fmt("%s: %s", entry, why);
         write_row(name, "refused", notes, NULL);
         free(notes);
@@ -460,5 +130,5 @@ int intake(const char *submissions, int student)
     free(src);
     free(unpacked);
     free(dir);
-    return !why && n;
+    return n > 0;
 }

@@ -17,8 +17,8 @@ else
     ag=$tmp/autograder
     mkdir -p "$ag/source" && (cd "$ag/source" && unzip -q "$gs/autograder.zip")
     names=$(cd "$ag/source" && find . -maxdepth 1 ! -name . | sort | tr '\n' ' ')
-    check "the bundle: setup.sh, run_autograder (executable), lab/ a student release with no solutions" \
-        "$([ "$names" = "./lab ./run_autograder ./setup.sh " ] && [ -x "$ag/source/run_autograder" ] &&
+    check "the bundle: setup.sh, run_autograder (executable), intake/ (its sources), lab/ a student release with no solutions" \
+        "$([ "$names" = "./intake ./lab ./run_autograder ./setup.sh " ] && [ -x "$ag/source/run_autograder" ] &&
            [ -x "$ag/source/setup.sh" ] && [ ! -e "$ag/source/lab/solutions" ] && [ -d "$ag/source/lab/.lab/skeletons" ]; ok)" \
         "$names"
     out=$(AUTOGRADER_ROOT=$ag "$ag/source/setup.sh" 2>&1); st=$?
@@ -39,6 +39,31 @@ else
            grep -q "\"$s2\".*does not compile: exercises/$s2/kernel.cu" "$res" &&
            [ "$(grep -c 'not submitted: 0 points' "$res")" = $(($(wc -l <<<"$stages") - 2)) ] &&
            grep -q "\"name\": \"$s1 (not timed: no GPU)\", \"value\": 0" "$res"; ok)" "$(cat "$res")"
+    # the class intake's code (intake/take): a zip made on macOS, __MACOSX/ beside the student's folder
+    rm -rf "$ag/submission" && mk "$ag/submission/ann-lab/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu" &&
+        mkdir -p "$ag/submission/__MACOSX/ann-lab/exercises/$s1" && : >"$ag/submission/__MACOSX/ann-lab/exercises/$s1/._kernel.cu" &&
+        : >"$ag/submission/ann-lab/.DS_Store"
+    out=$(AUTOGRADER_ROOT=$ag "$ag/source/run_autograder" 2>&1); st=$?
+    check "run_autograder: a macOS zip (__MACOSX/ beside the student's folder) is the student's submission" \
+        "$([ $st = 0 ] && grep -q "\"name\": \"$s1\", \"score\": 0, \"max_score\": [0-9]*, \"status\": \"passed\"" "$res" &&
+           grep -q "stages: $s1;" <<<"$out"; ok)" "$out; $(cat "$res")"
+    # a kernel.cu alone: refused with the layout wanted, where the bundle has every stage
+    rm -rf "$ag/submission" && mk "$ag/submission/kernel.cu" "solutions/$s1/kernel.cu"
+    out=$(AUTOGRADER_ROOT=$ag "$ag/source/run_autograder" 2>&1); st=$?
+    check "run_autograder: a kernel.cu alone, in a bundle of every stage, is refused with the layout wanted" \
+        "$([ $st = 0 ] && grep -q 'a kernel.cu alone does not say its stage: submit it as exercises/NN_name/kernel.cu' "$res" &&
+           grep -q '"tests": \[\]' "$res"; ok)" "$out; $(cat "$res")"
+    # ... and taken as the stage's where the bundle is one stage's (make gradescope EX=NN: its stages file)
+    out=$(make --no-print-directory gradescope DEST="$gs/one" EX="${s1%%_*}" 2>&1); st=$?
+    one=$(unzip -p "$gs/one/autograder.zip" stages 2>&1)
+    check "make gradescope EX=NN: a bundle for one stage (its stages file names it)" "$([ $st = 0 ] && [ "$one" = "$s1" ]; ok)" \
+        "exit $st: $out; stages: $one"
+    printf '%s\n' "$s1" >"$ag/source/stages"
+    out=$(AUTOGRADER_ROOT=$ag "$ag/source/run_autograder" 2>&1); st=$?
+    rm -f "$ag/source/stages"
+    check "run_autograder in a bundle for one stage: a kernel.cu alone is that stage's, the only test" \
+        "$([ $st = 0 ] && [ "$(grep -c '"status": ' "$res")" = 1 ] &&
+           grep -q "\"name\": \"$s1\", \"score\": 0, \"max_score\": [0-9]*, \"status\": \"passed\"" "$res"; ok)" "$out; $(cat "$res")"
     # a submission whose exercises/ is a link (inside it): refused, nothing built
     rm -rf "$ag/submission" && mkdir -p "$ag/submission/real/$s1" && cp "solutions/$s1/kernel.cu" "$ag/submission/real/$s1/" &&
         ln -s real "$ag/submission/exercises"

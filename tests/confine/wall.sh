@@ -111,6 +111,58 @@ if [ "$(id -u)" = 0 ]; then
 else
     skip "wall: .incbin of /etc/shadow and the build as nobody: not root here"
 fi
+
+# Where the wall's probe fails, --or-unconfined builds plainly: started as
+# root, as the user nobody (its output root's after), or, where nobody is
+# no user, not at all, in one line. Two machines that cannot confine: one
+# whose unshare is refused (a container's default system-call profile:
+# build/no-namespaces), and a user namespace mapping root alone.
+cat >"$out/no-namespaces.c" <<'EOF'
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* PROGRAM with unshare refused (EPERM), as a container's default profile refuses it */
+int main(int argc, char **argv)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+    if (argc < 2 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+        return 125;
+    execv(argv[1], argv + 1);
+    perror(argv[1]);
+    return 127;
+}
+EOF
+if [ "$(id -u)" = 0 ] && "$CC" "$out/no-namespaces.c" -o "$lab/build/no-namespaces" && unshare -U -r true 2>/dev/null; then
+    rm -rf "$lab/build/03_tiled" && mkdir -p "$lab/build/03_tiled"
+    unwalled_id() { # the build's id -u, written into its output folder, started by $1 ($2...)
+        (cd "$lab" && "$@" "$confine" --build --or-unconfined --paths "$out/id.paths" --write build/03_tiled \
+            --label k.cu -- /bin/sh -c 'id -u >build/03_tiled/uid')
+    }
+    o=$(unwalled_id build/no-namespaces 2>&1); st=$?
+    check "wall: --or-unconfined as root where the probe fails: built as the user nobody, not root, the output root's after" \
+        "$([ $st = 0 ] && [ "$(cat "$lab/build/03_tiled/uid")" = "$(id -u nobody)" ] &&
+           [ "$(stat -c %u "$lab/build/03_tiled/uid")" = 0 ] && grep -q 'built as the user nobody without its wall' <<<"$o"; ok)" \
+        "exit $st: $o"
+    rm -f "$lab/build/03_tiled/uid"
+    o=$(unwalled_id unshare -U -r 2>&1); st=$?
+    check "wall: --or-unconfined as root where the probe fails and nobody is no user: not built, one line" \
+        "$([ $st = 126 ] && [ ! -e "$lab/build/03_tiled/uid" ] && [ "$(wc -l <<<"$o")" = 1 ] &&
+           grep -q 'error: not built: this machine cannot confine' <<<"$o"; ok)" "exit $st: $o"
+else
+    skip "wall: --or-unconfined where the probe fails: needs root, a C compiler and user namespaces"
+fi
+
 # an object over the build's file-size cap (64 MiB: an honest one is a few MB)
 head -c $((80 << 20)) /dev/zero >"$lab/big.bin"
 printf 'int x;\n__asm__(".section .rodata\\n.incbin \\"big.bin\\"\\n.previous");\n' >"$lab/exercises/03_tiled/kernel.cu"

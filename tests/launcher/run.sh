@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/launcher/run.sh: the doors that run student code outside a grade
 # (judge/README.md, "Every door"), each with an attack of tests/launcher/:
-#   - make explain KERNEL= and make grade on the CPU with GRADE_SRC=: a
+#   - make explain KERNEL=, make status (the student's own exercises/, in a
+#     copy of the lab) and make grade on the CPU with GRADE_SRC=: a
 #     constructor that reaches outside its run (escape.cu.in: reads a file
 #     outside the lab, writes one, opens a network socket, runs system(),
 #     leaves a process behind), naming no forbidden symbol: nothing escapes;
@@ -43,6 +44,18 @@ else
 out=$(make --no-print-directory explain EX=03 KERNEL="$tmp/escape.cu" 2>&1); st=$?
 check "explain KERNEL=escape.cu: no read, write, socket, system() or process outside its run" \
     "$(! escaped "$out" && grep -q '^verdict: correct' <<<"$out" && [ $st = 0 ]; ok)" "exit $st; $(grep -v '^  kernel\|^ *|' <<<"$out" | tail -n 8); $(ls "$tmp/out")"
+echo "== make status: the student's own kernel.cu runs inside the wall too"
+# (before the plain run below, whose process left behind writes into out/ later)
+# a copy of the lab whose exercises/ hold the attack: make status there
+# changes nothing outside its run (the attack's folder stays empty)
+lab_copy "$tmp/lab" && cp "$tmp/escape.cu" "$tmp/lab/exercises/$stage/kernel.cu"
+out=$(make --no-print-directory -C "$tmp/lab" status EX=03 2>&1); st=$?
+sleep 1
+check "make status with escape.cu in exercises/: no read, write, socket, system() or process outside its run" \
+    "$(! escaped "$out" && [ $st = 0 ] && grep -q "^ *$stage.*correct" <<<"$out"; ok)" \
+    "exit $st; $(tail -n 8 <<<"$out"); $(ls "$tmp/out")"
+rm -rf "$tmp/lab" "$tmp/out/"*
+
 # the same program, run plainly (as make explain ran it): the attack works
 sleep 1
 out=$(build/$stage/kernels/escape-emu --sizes 1 2>&1)
