@@ -32,8 +32,10 @@ struct lab_emu_state {
 };
 extern lab_emu_state lab_emu;
 
-/* runtime.cc */
+/* runtime.cc: "thread 3 of block 2", of this block or of block number
+ * `block` of the launch (counted as it runs them) */
 void lab_emu_thread_text(unsigned tid, char *out, size_t len);
+void lab_emu_thread_text_in(unsigned block, unsigned tid, char *out, size_t len);
 unsigned lab_emu_current_tid(void);
 int lab_emu_in_kernel(void);
 void lab_emu_abort_launch(cudaError_t e);
@@ -47,9 +49,33 @@ int lab_emu_device_free(void *p);
 int lab_emu_is_device(const void *p, size_t bytes);
 void lab_emu_name_buffer(const void *data, size_t bytes, const char *name);
 void lab_emu_forget_buffer(const void *data);
+void lab_emu_element_text(uintptr_t a, char *out, size_t len); /* "As[3][17]", "C[42]" */
 [[noreturn]] void lab_emu_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* one problem the GPU may hide, printed at once (the first few of each kind) */
 void lab_emu_finding(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* races.cc: the race watch, a shadow of each word of shared and global
+ * memory (its last write and reads) */
+struct lab_emu_mark {   /* one access: who made it, where, when */
+    const void *pc;
+    uint32_t epoch;     /* its barrier interval (lab_emu.block_epoch)          */
+    uint32_t wepoch;    /* the collectives its warp had completed before it    */
+    uint32_t block;     /* its block, numbered as the launch runs them         */
+    uint16_t tid;       /* its thread, within the block                        */
+    uint8_t valid, atomic;
+};
+struct lab_emu_word {   /* one 4-byte word's shadow */
+    uint32_t gen;       /* the block (shared) or launch (global) it is about; else empty */
+    uint32_t written;   /* a thread of the block wrote it (shared memory's uninitialized reads) */
+    lab_emu_mark w, r, r2; /* the last write; the last read, and another thread's read not ordered with it */
+};
+enum { LAB_EMU_READ = 0, LAB_EMU_WRITE = 1, LAB_EMU_ATOMIC = 2 };
+lab_emu_word *lab_emu_shadow_new(size_t words);
+void lab_emu_shadow_free(lab_emu_word *shadow, size_t words);
+void lab_emu_races_launch_start(void);
+void lab_emu_races_block_start(void);
+void lab_emu_acquire(void); /* an atomic: what earlier blocks published is seen */
+int lab_emu_watch(uintptr_t a, lab_emu_word *w, int access, const void *pc, int global);
 
 /* explain.cc: --explain, what the memory system sees of one launch;
  * explain_report.cc: its table */
