@@ -82,7 +82,8 @@ struct allocation {
     uintptr_t lo, hi;       /* the buffer the harness placed in it (guard zones around it), or base..base+bytes */
     char name[48];
     int live;
-    lab_emu_word *shadow;   /* the race watch's, made when a kernel first touches it */
+    lab_emu_word *shadow;   /* the race watch's, made when a kernel first writes it */
+    uint32_t written_in;    /* the last launch that wrote it (lab_emu.launch) */
 };
 enum { MAX_ALLOCS = 4096 };
 static allocation g_allocs[MAX_ALLOCS];
@@ -175,7 +176,7 @@ static allocation *global_access(uintptr_t a, size_t n, int write, const void *p
     char who[128], at[256];
     allocation *al = find(a);
     if (al && a >= al->lo && a + n <= al->hi)
-        return lab_emu_in_kernel() ? al : NULL;
+        return lab_emu_self ? al : NULL; /* (set while a kernel runs) */
     where(pc, at, sizeof at);
     if (!lab_emu_in_kernel()) {
         lab_emu_finding(at, "%s: the host code %s GPU memory (the host cannot dereference a device pointer: "
@@ -198,17 +199,19 @@ static allocation *global_access(uintptr_t a, size_t n, int write, const void *p
     return NULL;
 }
 
-/* Each word of an access of a kernel inside buffer al, to the race watch.
- * Accesses of less than a word are not watched: two threads may write two
- * bytes of one word without a race. */
-static void global_watch(allocation *al, uintptr_t a, size_t n, int access, const void *pc)
+/* Each word of an access of a kernel inside buffer al, to the race watch,
+ * from the launch's first write to the buffer on: the reads of a buffer
+ * that a launch only reads (the inputs) cost nothing and race with
+ * nothing. Accesses of less than a word are not watched: two threads may
+ * write two bytes of one word without a race. */
+static inline void global_watch(allocation *al, uintptr_t a, size_t n, int access, const void *pc)
 {
-    if (n < 4)
+    if (n < 4 || (access == LAB_EMU_READ && al->written_in != lab_emu.launch))
         return;
+    al->written_in = lab_emu.launch;
     if (!al->shadow)
         al->shadow = lab_emu_shadow_new((al->bytes + 3) / 4);
-    for (uintptr_t i = (a - al->base) / 4; i <= (a + n - 1 - al->base) / 4; i++)
-        lab_emu_watch(al->base + 4 * i, &al->shadow[i], access, pc, 1);
+    lab_emu_watch(al->base, al->shadow, a, n, access, pc, 1);
 }
 
 /* --------------------------------------------------------- shared memory */
@@ -341,9 +344,8 @@ static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int 
         lab_emu_explain_access(a, n, write, pc, 1, array);
     if (!shadow)
         return;
-    for (size_t i = (a - lo) / 4; i <= (a + n - 1 - lo) / 4; i++)
-        if (lab_emu_watch(lo + 4 * i, &shadow[i], write ? LAB_EMU_WRITE : LAB_EMU_READ, pc, 0) && !write)
-            unwritten(a, pc);
+    if (lab_emu_watch(lo, shadow, a, n, write ? LAB_EMU_WRITE : LAB_EMU_READ, pc, 0) && !write)
+        unwritten(a, pc);
 }
 
 /* ------------------------------------------------------------ the hooks */

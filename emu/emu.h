@@ -22,6 +22,7 @@ struct lab_emu_state {
     int aborted;                  /* the launch in progress ended by a fault  */
     unsigned long long block_epoch; /* barriers released since the program began */
     unsigned long long block_gen;   /* blocks started since the program began   */
+    uint32_t launch;              /* launches started since the program began  */
     unsigned warp_epoch[LAB_EMU_MAX_WARPS]; /* warp collectives completed        */
     size_t dynamic_bytes;         /* this launch's dynamic shared memory      */
     const char *launch_file;
@@ -56,17 +57,15 @@ void lab_emu_finding(const char *key, const char *fmt, ...) __attribute__((forma
 
 /* races.cc: the race watch, a shadow of each word of shared and global
  * memory (its last write and reads) */
-struct lab_emu_mark {   /* one access: who made it, where, when */
-    const void *pc;
+struct __attribute__((packed)) lab_emu_mark { /* one access: who made it, where, when */
+    const void *pc;     /* NULL: none                                          */
     uint32_t epoch;     /* its barrier interval (lab_emu.block_epoch)          */
     uint32_t wepoch;    /* the collectives its warp had completed before it    */
-    uint32_t block;     /* its block, numbered as the launch runs them         */
-    uint16_t tid;       /* its thread, within the block                        */
-    uint8_t valid, atomic;
+    uint32_t who;       /* its thread (10 bits), block (21, as the launch runs them), an atomic (1) */
 };
-struct lab_emu_word {   /* one 4-byte word's shadow */
-    uint32_t gen;       /* the block (shared) or launch (global) it is about; else empty */
-    uint32_t written;   /* a thread of the block wrote it (shared memory's uninitialized reads) */
+struct __attribute__((aligned(64))) lab_emu_word { /* one 4-byte word's shadow: a cache line */
+    uint32_t gen;       /* the block (shared) or launch (global) it is about, else empty; the top bit:
+                           a thread of the block wrote it (shared memory's uninitialized reads) */
     lab_emu_mark w, r, r2; /* the last write; the last read, and another thread's read not ordered with it */
 };
 enum { LAB_EMU_READ = 0, LAB_EMU_WRITE = 1, LAB_EMU_ATOMIC = 2 };
@@ -75,7 +74,10 @@ void lab_emu_shadow_free(lab_emu_word *shadow, size_t words);
 void lab_emu_races_launch_start(void);
 void lab_emu_races_block_start(void);
 void lab_emu_acquire(void); /* an atomic: what earlier blocks published is seen */
-int lab_emu_watch(uintptr_t a, lab_emu_word *w, int access, const void *pc, int global);
+/* an access of n bytes at a by the running thread, each word of it: its
+ * shadow is shadow[(word - base) / 4]. 1: a read of a word not written
+ * in its block (shared) or launch (global) */
+int lab_emu_watch(uintptr_t base, lab_emu_word *shadow, uintptr_t a, size_t n, int access, const void *pc, int global);
 
 /* explain.cc: --explain, what the memory system sees of one launch;
  * explain_report.cc: its table */

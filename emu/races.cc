@@ -1,8 +1,8 @@
 /*
  * races.cc: the race watch (emu/README.md). Each 4-byte word of shared
- * memory, and of a buffer of global memory that a kernel touches, has a
- * shadow: its last write and its last two reads, by which thread, at which
- * line, in which barrier interval. An access races with one of them when
+ * memory, and of a buffer of global memory from a launch's first write to
+ * it on (check.cc), has a shadow: its last write and its last two reads,
+ * by which thread, at which line, in which barrier interval. An access races with one of them when
  * another thread made it, one of the two writes, and nothing orders them:
  *
  *  - within a block, a __syncthreads() between them (and, for two lanes of
@@ -34,7 +34,6 @@ struct interval {
     uint32_t first, last;
 };
 
-static uint32_t g_launch;      /* launches started: a global word's gen     */
 static uint32_t g_block;       /* this block, numbered within its launch     */
 static uint32_t g_block_first; /* the epoch this block began at              */
 static interval *g_published;  /* this launch's, in the order blocks ran     */
@@ -52,9 +51,9 @@ static inline uint32_t epoch_now(void) { return (uint32_t)lab_emu.block_epoch; }
 
 /* ------------------------------------------------------------ shadows */
 
+/* A zeroed shadow of `words` words: pages only where a kernel touches it. */
 lab_emu_word *lab_emu_shadow_new(size_t words)
 {
-    /* pages only where a kernel touches them */
     void *p = mmap(NULL, words * sizeof(lab_emu_word), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (p == MAP_FAILED)
@@ -72,7 +71,7 @@ void lab_emu_shadow_free(lab_emu_word *shadow, size_t words)
 
 void lab_emu_races_launch_start(void)
 {
-    g_launch++;
+    lab_emu.launch++;
     g_npublished = 0;
 }
 
@@ -133,6 +132,9 @@ static int published(uint32_t epoch)
     return (uint32_t)(epoch - i->first) <= (uint32_t)(i->last - i->first);
 }
 
+enum { TID_BITS = 10, BLOCK_MASK = (1u << 21) - 1, ATOMIC_BIT = 1u << 31, WRITTEN_BIT = 1u << 31 };
+static inline unsigned tid_of(const lab_emu_mark *m) { return m->who & ((1u << TID_BITS) - 1); }
+
 /* m was made in this block */
 static inline int this_block(const lab_emu_mark *m)
 {
@@ -144,10 +146,10 @@ static inline int ordered(const lab_emu_mark *m, unsigned me)
 {
     if (!this_block(m))
         return g_acquired && published(m->epoch);
-    if (m->tid == me || m->epoch != epoch_now())
+    if (tid_of(m) == me || m->epoch != epoch_now())
         return 1;
     /* lanes of one warp are ordered by the warp's collectives (__syncwarp) */
-    return m->tid / 32 == me / 32 && m->wepoch != lab_emu.warp_epoch[me / 32];
+    return tid_of(m) / 32 == me / 32 && m->wepoch != lab_emu.warp_epoch[me / 32];
 }
 
 static inline void stamp(lab_emu_mark *m, unsigned me, const void *pc, int atomic)
@@ -155,10 +157,7 @@ static inline void stamp(lab_emu_mark *m, unsigned me, const void *pc, int atomi
     m->pc = pc;
     m->epoch = epoch_now();
     m->wepoch = lab_emu.warp_epoch[me / 32];
-    m->block = g_block;
-    m->tid = (uint16_t)me;
-    m->valid = 1;
-    m->atomic = (uint8_t)atomic;
+    m->who = me | (g_block & BLOCK_MASK) << TID_BITS | (atomic ? ATOMIC_BIT : 0);
 }
 
 /* ------------------------------------------------------------ naming */
@@ -188,15 +187,15 @@ static void race(uintptr_t a, const lab_emu_mark *m, int other, int access, cons
     if (named_before(pc, m->pc))
         return;
     char me[128], them[128], at[256] = "", at2[256] = "", what[160], key[600];
-    lab_emu_thread_text(lab_emu_current_tid(), me, sizeof me);
-    lab_emu_thread_text_in(m->block, m->tid, them, sizeof them);
+    lab_emu_thread_text(lab_emu_self->tid, me, sizeof me);
+    lab_emu_thread_text_in(m->who >> TID_BITS & BLOCK_MASK, tid_of(m), them, sizeof them);
     lab_emu_line_of(pc, at, sizeof at);
     lab_emu_line_of(m->pc, at2, sizeof at2);
     lab_emu_element_text(a, what, sizeof what);
     /* one report for a pair of lines, whichever thread came first */
     snprintf(key, sizeof key, "race %s %s", strcmp(at, at2) < 0 ? at : at2, strcmp(at, at2) < 0 ? at2 : at);
     lab_emu_finding(key, "a race on %s memory, %s: %s %s at %s and %s %s at %s, %s", global ? "global" : "shared",
-                    what, them, verb(m->atomic ? LAB_EMU_ATOMIC : other), *at2 ? at2 : "a line of kernel.cu", me,
+                    what, them, verb(m->who & ATOMIC_BIT ? LAB_EMU_ATOMIC : other), *at2 ? at2 : "a line of kernel.cu", me,
                     verb(access), *at ? at : "a line of kernel.cu",
                     this_block(m) ? "with no __syncthreads() between (a missing or misplaced barrier)"
                                   : "in one launch: no barrier orders two blocks (end the kernel and launch another "
@@ -205,38 +204,47 @@ static void race(uintptr_t a, const lab_emu_mark *m, int other, int access, cons
 
 /* ------------------------------------------------------------ the watch */
 
-/* One access of thread me to the word at a (its shadow w), a read, a
- * write or an atomic: named if it races with the word's last write or
- * reads. 1: a read of a shared word no thread of the block wrote. */
-int lab_emu_watch(uintptr_t a, lab_emu_word *w, int access, const void *pc, int global)
+/* One access of thread me to the word at a (its shadow w): named if it
+ * races with the word's last write or reads. 1: a read of a word that no
+ * thread of its block (shared) or launch (global) wrote. */
+static inline int watch_word(uintptr_t a, lab_emu_word *w, int access, const void *pc, int global, uint32_t gen,
+                             unsigned me)
 {
-    unsigned me = lab_emu_current_tid();
-    uint32_t gen = global ? g_launch : (uint32_t)lab_emu.block_gen;
-    if (global && g_nnamed == MAX_NAMED)
-        return 0;
-    if (w->gen != gen) {
+    if ((w->gen & ~WRITTEN_BIT) != gen) {
         memset(w, 0, sizeof *w);
         w->gen = gen;
     }
     int atomic = access == LAB_EMU_ATOMIC;
-    if (w->w.valid && !(atomic && w->w.atomic) && !ordered(&w->w, me)) {
+    if (w->w.pc && !(atomic && w->w.who & ATOMIC_BIT) && !ordered(&w->w, me)) {
         race(a, &w->w, LAB_EMU_WRITE, access, pc, global);
         return 0;
     }
     if (access != LAB_EMU_READ) {
-        if (w->r.valid && !ordered(&w->r, me))
+        if (w->r.pc && !ordered(&w->r, me))
             race(a, &w->r, LAB_EMU_READ, access, pc, global);
-        else if (w->r2.valid && !ordered(&w->r2, me))
+        else if (w->r2.pc && !ordered(&w->r2, me))
             race(a, &w->r2, LAB_EMU_READ, access, pc, global);
         stamp(&w->w, me, pc, atomic);
-        w->written = 1;
-        w->r.valid = w->r2.valid = 0;
+        w->gen |= WRITTEN_BIT;
+        w->r.pc = w->r2.pc = NULL;
         return 0;
     }
-    int unwritten = !w->written;
-    w->written = 1; /* (named once an element) */
+    int unwritten = !(w->gen & WRITTEN_BIT);
+    w->gen |= WRITTEN_BIT; /* (named once an element) */
     /* a read another thread made, not ordered with this one, is kept
      * beside it: a later write may race with either */
-    stamp(w->r.valid && !ordered(&w->r, me) ? &w->r2 : &w->r, me, pc, 0);
+    stamp(w->r.pc && !ordered(&w->r, me) ? &w->r2 : &w->r, me, pc, 0);
+    return unwritten;
+}
+
+int lab_emu_watch(uintptr_t base, lab_emu_word *shadow, uintptr_t a, size_t n, int access, const void *pc, int global)
+{
+    if (global && g_nnamed == MAX_NAMED)
+        return 0;
+    unsigned me = lab_emu_self->tid;
+    uint32_t gen = (global ? lab_emu.launch : (uint32_t)lab_emu.block_gen) & ~WRITTEN_BIT;
+    int unwritten = 0;
+    for (uintptr_t i = (a - base) / 4; i <= (a + n - 1 - base) / 4; i++)
+        unwritten |= watch_word(base + 4 * i, &shadow[i], access, pc, global, gen, me);
     return unwritten;
 }
