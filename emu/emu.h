@@ -1,7 +1,8 @@
 /*
  * emu.h: what the parts of the CPU emulation tell each other (runtime.cc
- * the threads, check.cc the memory, api.cc the CUDA calls, lines.c the
- * source lines, main.cc the program). Not seen by a kernel.cu.
+ * the threads, check.cc the memory, races.cc the race watch, api.cc the
+ * CUDA calls, lines.c the source lines, main.cc the program). Not seen by
+ * a kernel.cu.
  */
 #ifndef LAB_EMU_H
 #define LAB_EMU_H
