@@ -9,11 +9,12 @@
  *  - global memory: an access outside the buffer it belongs to (the
  *    emulated cudaMalloc gives each allocation pages of its own, the
  *    harness's buffers are named as the contract names them: A, B, C);
- *  - shared memory: two threads of a block on one address between two
- *    barriers, one of them writing (a missing __syncthreads), a read of
- *    an address no thread of the block wrote (an uninitialized tile), an
- *    access past the array;
- *  - a misaligned vector access, which a GPU stops with an error.
+ *  - shared memory: a read of an address no thread of the block wrote
+ *    (an uninitialized tile), an access past the array;
+ *  - a misaligned vector access, which a GPU stops with an error;
+ *
+ * and hands each access inside a buffer or a shared array to the race
+ * watch (races.cc).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -81,6 +82,8 @@ struct allocation {
     uintptr_t lo, hi;       /* the buffer the harness placed in it (guard zones around it), or base..base+bytes */
     char name[48];
     int live;
+    lab_emu_word *shadow;   /* the race watch's, made when a kernel first writes it */
+    uint32_t written_in;    /* the last launch that wrote it (lab_emu.launch) */
 };
 enum { MAX_ALLOCS = 4096 };
 static allocation g_allocs[MAX_ALLOCS];
@@ -134,6 +137,8 @@ int lab_emu_device_free(void *p)
     if (!a || a->base != (uintptr_t)p || !a->live)
         return -1;
     a->live = 0;
+    lab_emu_shadow_free(a->shadow, (a->bytes + 3) / 4);
+    a->shadow = NULL;
     mprotect(p, (a->bytes + 4095) & ~(size_t)4095, PROT_NONE); /* never reused: a late access faults */
     return 0;
 }
@@ -164,24 +169,26 @@ void lab_emu_forget_buffer(const void *data)
         snprintf(a->name, sizeof a->name, "a freed buffer");
 }
 
-static void global_access(uintptr_t a, size_t n, int write, const void *pc)
+/* The buffer an access of a kernel falls in, or NULL: then it is named
+ * (outside its buffer, or the host's). */
+static allocation *global_access(uintptr_t a, size_t n, int write, const void *pc)
 {
     char who[128], at[256];
     allocation *al = find(a);
     if (al && a >= al->lo && a + n <= al->hi)
-        return;
+        return lab_emu_self ? al : NULL; /* (set while a kernel runs) */
     where(pc, at, sizeof at);
     if (!lab_emu_in_kernel()) {
         lab_emu_finding(at, "%s: the host code %s GPU memory (the host cannot dereference a device pointer: "
                         "only a kernel may)", at, write ? "writes" : "reads");
-        return;
+        return NULL;
     }
     lab_emu_thread_text(lab_emu_current_tid(), who, sizeof who);
     char key[300];
     snprintf(key, sizeof key, "global %s", at);
     if (!al) {
         lab_emu_finding(key, "%s: %s %s an address outside every buffer", at, who, write ? "writes" : "reads");
-        return;
+        return NULL;
     }
     long long index = a >= al->lo ? (long long)(a - al->lo) / 4 : -(long long)((al->lo - a + 3) / 4);
     long long count = (long long)(al->hi - al->lo) / 4;
@@ -189,18 +196,25 @@ static void global_access(uintptr_t a, size_t n, int write, const void *pc)
     lab_emu_finding(key, "%s: %s %s %s[%lld], %lld element%s %s %s, which has %lld", at, who,
                     write ? "writes" : "reads", al->name, index, past, past == 1 ? "" : "s",
                     a >= al->lo ? "past the end of" : "before the start of", al->name, count);
+    return NULL;
+}
+
+/* Each word of an access of a kernel inside buffer al, to the race watch,
+ * from the launch's first write to the buffer on: the reads of a buffer
+ * that a launch only reads (the inputs) cost nothing and race with
+ * nothing. Accesses of less than a word are not watched: two threads may
+ * write two bytes of one word without a race. */
+static inline void global_watch(allocation *al, uintptr_t a, size_t n, int access, const void *pc)
+{
+    if (n < 4 || (access == LAB_EMU_READ && al->written_in != lab_emu.launch))
+        return;
+    al->written_in = lab_emu.launch;
+    if (!al->shadow)
+        al->shadow = lab_emu_shadow_new((al->bytes + 3) / 4);
+    lab_emu_watch(al->base, al->shadow, a, n, access, pc, 1);
 }
 
 /* --------------------------------------------------------- shared memory */
-
-/* A word's shadow: what the last accesses to it were, in this block. */
-struct word {
-    unsigned long long gen;           /* the block it is about: else empty     */
-    unsigned long long w_epoch, r_epoch; /* barrier intervals of the write, read */
-    const void *w_pc, *r_pc;
-    unsigned w_tid, r_tid, r_tid2, w_wepoch, r_wepoch;
-    unsigned char written, w_valid, r_valid;
-};
 
 /* Every __shared__ array (emu/rewrite.c names each), and its shadow. */
 struct shared_array {
@@ -209,13 +223,13 @@ struct shared_array {
     int rank;
     size_t dims[4];
     char name[48];
-    word *shadow;
+    lab_emu_word *shadow;
 };
 enum { MAX_SHARED = 256 };
 static shared_array g_shared[MAX_SHARED];
 static int g_nshared;
 static uintptr_t g_shared_lo = UINTPTR_MAX, g_shared_hi; /* around them all */
-static word *g_dynamic_shadow;
+static lab_emu_word *g_dynamic_shadow;
 
 void lab_emu_name_shared(const void *p, size_t bytes, size_t elem, const char *name, int rank, const size_t *dims)
 {
@@ -224,9 +238,7 @@ void lab_emu_name_shared(const void *p, size_t bytes, size_t elem, const char *n
     shared_array *s = &g_shared[g_nshared++];
     s->base = (uintptr_t)p;
     s->bytes = bytes;
-    s->shadow = (word *)calloc((bytes + 3) / 4, sizeof(word));
-    if (!s->shadow)
-        lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory");
+    s->shadow = lab_emu_shadow_new((bytes + 3) / 4);
     if (s->base < g_shared_lo) g_shared_lo = s->base;
     if (s->base + bytes > g_shared_hi) g_shared_hi = s->base + bytes;
     s->elem = elem;
@@ -258,14 +270,20 @@ static void shared_text(uintptr_t a, char *out, size_t len)
         snprintf(out, len, "shared memory");
 }
 
+void lab_emu_element_text(uintptr_t a, char *out, size_t len)
+{
+    const allocation *al = a - g_arena < g_arena_bytes ? find(a) : NULL;
+    if (al && a >= al->lo)
+        snprintf(out, len, "%s[%zu]", al->name, (size_t)(a - al->lo) / 4);
+    else
+        shared_text(a, out, len);
+}
+
 void lab_emu_block_start(void)
 {
-    if (!g_dynamic_shadow) {
-        g_dynamic_shadow = (word *)calloc(LAB_EMU_MAX_DYNAMIC / 4, sizeof(word));
-        if (!g_dynamic_shadow)
-            lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory");
-    }
-    lab_emu.block_gen++;
+    if (!g_dynamic_shadow)
+        g_dynamic_shadow = lab_emu_shadow_new(LAB_EMU_MAX_DYNAMIC / 4);
+    lab_emu_races_block_start();
     /* a block's shared memory starts undefined: NaN, so that a read of it
      * shows in the output even where no check names it */
     for (int i = 0; i < g_nshared; i++)
@@ -273,75 +291,17 @@ void lab_emu_block_start(void)
     memset(lab_emu_dynamic_shared, 0xff, lab_emu.dynamic_bytes);
 }
 
-static int racing(unsigned other, unsigned long long epoch, unsigned wepoch, unsigned me)
+/* A read of a shared word no thread of the block wrote: named once an element. */
+static void unwritten(uintptr_t a, const void *pc)
 {
-    if (other == me || epoch != lab_emu.block_epoch)
-        return 0;
-    /* lanes of one warp are ordered by the warp's collectives (__syncwarp) */
-    return other / 32 != me / 32 || wepoch == lab_emu.warp_epoch[me / 32];
-}
-
-static void race(uintptr_t a, unsigned other, const void *other_pc, int other_writes, int write, const void *pc)
-{
-    char me[128], them[128], at[256], at2[256], what[128], key[600];
-    unsigned tid = lab_emu_current_tid();
-    lab_emu_thread_text(tid, me, sizeof me);
-    lab_emu_thread_text(other, them, sizeof them);
+    char who[128], at[256], what[128], key[300];
+    lab_emu_thread_text(lab_emu_current_tid(), who, sizeof who);
     where(pc, at, sizeof at);
-    where(other_pc, at2, sizeof at2);
     shared_text(a, what, sizeof what);
-    /* one report for a pair of lines, whichever thread came first */
-    snprintf(key, sizeof key, "race %s %s", strcmp(at, at2) < 0 ? at : at2, strcmp(at, at2) < 0 ? at2 : at);
-    lab_emu_finding(key, "a race on shared memory, %s: %s %s it at %s and %s %s it at %s, with no __syncthreads() "
-                    "between (a missing or misplaced barrier)", what, them, other_writes ? "writes" : "reads", at2, me,
-                    write ? "writes" : "reads", at);
-}
-
-static void shared_word(uintptr_t a, word *w, int write, const void *pc)
-{
-    unsigned me = lab_emu_current_tid(), wepoch = lab_emu.warp_epoch[me / 32];
-    if (w->gen != lab_emu.block_gen) {
-        memset(w, 0, sizeof *w);
-        w->gen = lab_emu.block_gen;
-    }
-    if (w->w_valid && racing(w->w_tid, w->w_epoch, w->w_wepoch, me)) {
-        race(a, w->w_tid, w->w_pc, 1, write, pc);
-        return;
-    }
-    if (write) {
-        if (w->r_valid && racing(w->r_tid, w->r_epoch, w->r_wepoch, me))
-            race(a, w->r_tid, w->r_pc, 0, 1, pc);
-        else if (w->r_valid && w->r_tid2 != ~0u && racing(w->r_tid2, w->r_epoch, w->r_wepoch, me))
-            race(a, w->r_tid2, w->r_pc, 0, 1, pc);
-        w->written = w->w_valid = 1;
-        w->w_tid = me;
-        w->w_epoch = lab_emu.block_epoch;
-        w->w_wepoch = wepoch;
-        w->w_pc = pc;
-        w->r_valid = 0;
-        return;
-    }
-    if (!w->written) {
-        char who[128], at[256], what[128], key[300];
-        lab_emu_thread_text(me, who, sizeof who);
-        where(pc, at, sizeof at);
-        shared_text(a, what, sizeof what);
-        snprintf(key, sizeof key, "uninit %s", at);
-        lab_emu_finding(key, "%s: %s reads %s, which no thread of its block has written: shared memory starts "
-                        "undefined in every block (fill every element a thread will read, zeros past the edge)",
-                        at, who, what);
-        w->written = 1; /* once per element */
-    }
-    if (w->r_valid && w->r_epoch == lab_emu.block_epoch && w->r_tid != me) {
-        w->r_tid2 = me;
-        return;
-    }
-    w->r_valid = 1;
-    w->r_tid = me;
-    w->r_tid2 = ~0u;
-    w->r_epoch = lab_emu.block_epoch;
-    w->r_wepoch = wepoch;
-    w->r_pc = pc;
+    snprintf(key, sizeof key, "uninit %s", at);
+    lab_emu_finding(key, "%s: %s reads %s, which no thread of its block has written: shared memory starts "
+                    "undefined in every block (fill every element a thread will read, zeros past the edge)",
+                    at, who, what);
 }
 
 static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int dynamic)
@@ -349,7 +309,7 @@ static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int 
     if (!lab_emu_in_kernel())
         return;
     uintptr_t lo = (uintptr_t)lab_emu_dynamic_shared;
-    word *shadow = g_dynamic_shadow;
+    lab_emu_word *shadow = g_dynamic_shadow;
     const char *array = "extern __shared__";
     if (!dynamic) { /* the named array it is in; none: a global of the host's */
         const shared_array *s = NULL;
@@ -384,8 +344,8 @@ static void shared_access(uintptr_t a, size_t n, int write, const void *pc, int 
         lab_emu_explain_access(a, n, write, pc, 1, array);
     if (!shadow)
         return;
-    for (size_t i = (a - lo) / 4; i <= (a + n - 1 - lo) / 4; i++)
-        shared_word(a, &shadow[i], write, pc);
+    if (lab_emu_watch(lo, shadow, a, n, write ? LAB_EMU_WRITE : LAB_EMU_READ, pc, 0) && !write)
+        unwritten(a, pc);
 }
 
 /* ------------------------------------------------------------ the hooks */
@@ -433,7 +393,9 @@ static inline void access(const void *p, size_t n, int write, const void *pc, in
     if (aligned && (a & (n - 1)) && lab_emu_in_kernel())
         misaligned(a, n, pc);
     if (global) {
-        global_access(a, n, write, pc);
+        allocation *al = global_access(a, n, write, pc);
+        if (al)
+            global_watch(al, a, n, write ? LAB_EMU_WRITE : LAB_EMU_READ, pc);
         if (lab_emu.explaining) {
             const allocation *al = find(a);
             lab_emu_explain_access(a, n, write, pc, 0, al ? al->name : "global memory");
@@ -455,8 +417,12 @@ void lab_emu_vector_access(const void *p, size_t align, int write, const void *p
 void lab_emu_atomic_access(const void *p, size_t bytes, const void *pc)
 {
     uintptr_t a = (uintptr_t)p;
-    if (a - g_arena < g_arena_bytes)
-        global_access(a, bytes, 1, pc);
+    lab_emu_acquire();
+    if (a - g_arena < g_arena_bytes) {
+        allocation *al = global_access(a, bytes, 1, pc);
+        if (al)
+            global_watch(al, a, bytes, LAB_EMU_ATOMIC, pc);
+    }
 }
 
 void lab_emu_report_fault(const void *addr, unsigned tid)

@@ -135,7 +135,8 @@ static inline int lab_emu_width(int w = 32) { return w; }
 /* --------------------------------------------------------------- atomics */
 /* Fibers switch only at barriers, so a read-modify-write is atomic as it
  * is; the runtime still checks its address (lab_emu_atomic_access), and
- * no atomic counts as a race. */
+ * the race watch sees it: two atomics on one word are no race, an atomic
+ * and a plain access may be. */
 void lab_emu_atomic_access(const void *p, size_t bytes, const void *pc);
 #define LAB_EMU_ATOMIC(name, expr) \
     template <typename T, typename U> __attribute__((no_sanitize_thread, noinline)) \
@@ -171,9 +172,13 @@ template <typename T> __attribute__((no_sanitize_thread, noinline)) static T ato
 #define __ldlu(p) __ldg(p)
 #define __stcg(p, v) ((void)(*(p) = (v)))
 #define __stcs(p, v) ((void)(*(p) = (v)))
-static inline void __threadfence(void) {}
+/* a fence publishes what the block did so far to the blocks after it that
+ * do an atomic (the race watch's last-block pattern, emu/races.cc); within
+ * a block only __syncthreads() orders */
+void lab_emu_fence(void);
+static inline void __threadfence(void) { lab_emu_fence(); }
 static inline void __threadfence_block(void) {}
-static inline void __threadfence_system(void) {}
+static inline void __threadfence_system(void) { lab_emu_fence(); }
 #define LAB_EMU_BITS(name, From, To) static inline To name(From x) { To y; memcpy(&y, &x, sizeof y); return y; }
 LAB_EMU_BITS(__float_as_uint, float, unsigned int)
 LAB_EMU_BITS(__float_as_int, float, int)

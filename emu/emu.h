@@ -1,7 +1,8 @@
 /*
  * emu.h: what the parts of the CPU emulation tell each other (runtime.cc
- * the threads, check.cc the memory, api.cc the CUDA calls, lines.c the
- * source lines, main.cc the program). Not seen by a kernel.cu.
+ * the threads, check.cc the memory, races.cc the race watch, api.cc the
+ * CUDA calls, lines.c the source lines, main.cc the program). Not seen by
+ * a kernel.cu.
  */
 #ifndef LAB_EMU_H
 #define LAB_EMU_H
@@ -22,6 +23,7 @@ struct lab_emu_state {
     int aborted;                  /* the launch in progress ended by a fault  */
     unsigned long long block_epoch; /* barriers released since the program began */
     unsigned long long block_gen;   /* blocks started since the program began   */
+    uint32_t launch;              /* launches started since the program began  */
     unsigned warp_epoch[LAB_EMU_MAX_WARPS]; /* warp collectives completed        */
     size_t dynamic_bytes;         /* this launch's dynamic shared memory      */
     const char *launch_file;
@@ -32,8 +34,10 @@ struct lab_emu_state {
 };
 extern lab_emu_state lab_emu;
 
-/* runtime.cc */
+/* runtime.cc: "thread 3 of block 2", of this block or of block number
+ * `block` of the launch (counted as it runs them) */
 void lab_emu_thread_text(unsigned tid, char *out, size_t len);
+void lab_emu_thread_text_in(unsigned block, unsigned tid, char *out, size_t len);
 unsigned lab_emu_current_tid(void);
 int lab_emu_in_kernel(void);
 void lab_emu_abort_launch(cudaError_t e);
@@ -47,9 +51,34 @@ int lab_emu_device_free(void *p);
 int lab_emu_is_device(const void *p, size_t bytes);
 void lab_emu_name_buffer(const void *data, size_t bytes, const char *name);
 void lab_emu_forget_buffer(const void *data);
+void lab_emu_element_text(uintptr_t a, char *out, size_t len); /* "As[3][17]", "C[42]" */
 [[noreturn]] void lab_emu_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* one problem the GPU may hide, printed at once (the first few of each kind) */
 void lab_emu_finding(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* races.cc: the race watch, a shadow of each word of shared and global
+ * memory (its last write and reads) */
+struct __attribute__((packed)) lab_emu_mark { /* one access: who made it, where, when */
+    const void *pc;     /* NULL: none                                          */
+    uint32_t epoch;     /* its barrier interval (lab_emu.block_epoch)          */
+    uint32_t wepoch;    /* the collectives its warp had completed before it    */
+    uint32_t who;       /* its thread (10 bits), block (21, as the launch runs them), an atomic (1) */
+};
+struct __attribute__((aligned(64))) lab_emu_word { /* one 4-byte word's shadow: a cache line */
+    uint32_t gen;       /* the block (shared) or launch (global) it is about, else empty; the top bit:
+                           a thread of the block wrote it (shared memory's uninitialized reads) */
+    lab_emu_mark w, r, r2; /* the last write; the last read, and another thread's read not ordered with it */
+};
+enum { LAB_EMU_READ = 0, LAB_EMU_WRITE = 1, LAB_EMU_ATOMIC = 2 };
+lab_emu_word *lab_emu_shadow_new(size_t words);
+void lab_emu_shadow_free(lab_emu_word *shadow, size_t words);
+void lab_emu_races_launch_start(void);
+void lab_emu_races_block_start(void);
+void lab_emu_acquire(void); /* an atomic: what earlier blocks published is seen */
+/* an access of n bytes at a by the running thread, each word of it: its
+ * shadow is shadow[(word - base) / 4]. 1: a read of a word not written
+ * in its block (shared) or launch (global) */
+int lab_emu_watch(uintptr_t base, lab_emu_word *shadow, uintptr_t a, size_t n, int access, const void *pc, int global);
 
 /* explain.cc: --explain, what the memory system sees of one launch;
  * explain_report.cc: its table */

@@ -69,7 +69,7 @@ build/emu/main-%.o: emu/main.cc $(EMU_HEADERS) $(LAB_HEADERS)
 
 # What a family's emulated program links: its harness as make builds it
 # for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
-EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o api.o lines.o explain.o explain_report.o)
+EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o races.o api.o lines.o explain.o explain_report.o)
 # (plain-C objects are the GPU build's own)
 EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard common/$(basename $(notdir $(o))).c),$(o),\
          $(patsubst build/common/%,build/emu/common/%,$(o))))

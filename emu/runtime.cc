@@ -154,8 +154,16 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 
 void lab_emu_thread_text(unsigned tid, char *out, size_t len)
 {
+    const uint3 k = lab_emu_block_idx;
+    const dim3 g = lab_emu_grid_dim;
+    lab_emu_thread_text_in(k.x + g.x * (k.y + g.y * k.z), tid, out, len);
+}
+
+void lab_emu_thread_text_in(unsigned block, unsigned tid, char *out, size_t len)
+{
     const dim3 b = lab_emu_block_dim, g = lab_emu_grid_dim;
-    const uint3 t = g_threads[tid].pub.thread_idx, k = lab_emu_block_idx;
+    const uint3 t = {tid % b.x, tid / b.x % b.y, tid / (b.x * b.y)};
+    const uint3 k = {block % g.x, block / g.x % g.y, block / (g.x * g.y)};
     if (b.z > 1 || g.z > 1)
         snprintf(out, len, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, k.x, k.y, k.z);
     else if (b.y > 1 || g.y > 1)
@@ -449,6 +457,7 @@ void lab_emu_run(void (*body)(void *), void *ctx, dim3 grid, dim3 block, size_t 
     lab_emu.aborted = 0;
     /* make explain: the memory accesses of this launch counted, block by block */
     int explained = lab_emu_explain_launch(grid, block, shared, file, line);
+    lab_emu_races_launch_start();
     unsigned long long linear = 0;
     for (unsigned z = 0; z < grid.z; z++)
         for (unsigned y = 0; y < grid.y; y++)
