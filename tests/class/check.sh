@@ -26,9 +26,10 @@ else
     out=$(make --no-print-directory class SUBMISSIONS="$subc" OUT="$oc" CHECK=1 2>&1); st=$?
     took=$((SECONDS - t0))
     n=$(wc -l <<<"$stages")
-    check "CHECK=1 without a GPU: exit 0, a row per student, status 'checked' ($took s for 5 students)" \
+    check "CHECK=1 without a GPU: exit 0, a row per student, status 'checked' (a kernel.cu of no stage: 'refused', with the layout wanted) ($took s for 5 students)" \
         "$([ $st = 0 ] && [ "$(grep -c ',checked,' "$oc/gradebook.csv")" = 4 ] &&
-           [ "$(status_of "$oc" malformed)" = "no submission" ]; ok)" "exit $st; $out; $(cat "$oc/gradebook.csv" 2>&1)"
+           [ "$(status_of "$oc" malformed)" = refused ] &&
+           grep -q 'submit it as exercises/NN_name/kernel.cu' <<<"$(notes_of "$oc" malformed)"; ok)" "exit $st; $out; $(cat "$oc/gradebook.csv" 2>&1)"
     check "CHECK=1: every stage of the full solution compiles (and is correct where the CPU emulator is); the skeleton's are named the skeleton" \
         "$(case "$(row "$oc" full | cut -d, -f2-$((n + 1)) | tr ',' '\n' | sort -u)" in compiles | "correct (emulated)") ;; *) false ;; esac &&
            [ "$(row "$oc" skel | cut -d, -f2-$((n + 1)) | tr ',' '\n' | sort -u)" = skeleton ]; ok)" \
