@@ -183,11 +183,18 @@ static void global_access(uintptr_t a, size_t n, int write, const void *pc)
         lab_emu_finding(key, "%s: %s %s an address outside every buffer", at, who, write ? "writes" : "reads");
         return;
     }
+    /* a vector access (a float4: 16 bytes) names each element it covers */
     long long index = a >= al->lo ? (long long)(a - al->lo) / 4 : -(long long)((al->lo - a + 3) / 4);
+    long long last = a + n > al->lo ? (long long)(a + n - 1 - al->lo) / 4 : -(long long)((al->lo - a - n + 4) / 4);
     long long count = (long long)(al->hi - al->lo) / 4;
-    long long past = a >= al->lo ? index - count + 1 : -index;
-    lab_emu_finding(key, "%s: %s %s %s[%lld], %lld element%s %s %s, which has %lld", at, who,
-                    write ? "writes" : "reads", al->name, index, past, past == 1 ? "" : "s",
+    long long past = a >= al->lo ? last - count + 1 : -index;
+    char elements[64];
+    if (last > index)
+        snprintf(elements, sizeof elements, "[%lld..%lld] (%zu bytes at once)", index, last, n);
+    else
+        snprintf(elements, sizeof elements, "[%lld]", index);
+    lab_emu_finding(key, "%s: %s %s %s%s, %lld element%s %s %s, which has %lld", at, who,
+                    write ? "writes" : "reads", al->name, elements, past, past == 1 ? "" : "s",
                     a >= al->lo ? "past the end of" : "before the start of", al->name, count);
 }
 
@@ -292,9 +299,15 @@ static void race(uintptr_t a, unsigned other, const void *other_pc, int other_wr
     shared_text(a, what, sizeof what);
     /* one report for a pair of lines, whichever thread came first */
     snprintf(key, sizeof key, "race %s %s", strcmp(at, at2) < 0 ? at : at2, strcmp(at, at2) < 0 ? at2 : at);
-    lab_emu_finding(key, "a race on shared memory, %s: %s %s it at %s and %s %s it at %s, with no __syncthreads() "
-                    "between (a missing or misplaced barrier)", what, them, other_writes ? "writes" : "reads", at2, me,
-                    write ? "writes" : "reads", at);
+    /* the lanes of one warp are ordered by __syncwarp(); a __syncthreads()
+     * in a branch that only they take (the last warp's tree) can hang */
+    const char *fix = other / 32 != tid / 32 ? "with no __syncthreads() between (a missing or misplaced barrier)"
+        : "two lanes of one warp, which do not run in lockstep: put __syncwarp() between the two accesses, or pass "
+          "the values by shuffles (__shfl_down_sync); a __syncthreads() orders them too, but only where every "
+          "thread of the block reaches it: in a branch that only some take (the last warp of a reduction) it can "
+          "hang the block";
+    lab_emu_finding(key, "a race on shared memory, %s: %s %s it at %s and %s %s it at %s, %s", what, them,
+                    other_writes ? "writes" : "reads", at2, me, write ? "writes" : "reads", at, fix);
 }
 
 static void shared_word(uintptr_t a, word *w, int write, const void *pc)

@@ -156,4 +156,15 @@ out=$(lmake -n grade EX="$nn" EMU=1 2>&1); st=$?
 check "make -n grade EMU=1: the run's command shown, and no run (no build/emu-grade/$first.log)" \
     "$([ $st = 0 ] && [ ! -e "build/emu-grade/$first.log" ] && grep -q "build/$first/exercise-emu >build/emu-grade/$first.log" <<<"$out"; ok)" "$out"
 
+# SANITIZE=1 on the CPU: compute-sanitizer needs a GPU; one line says so,
+# and that the emulator's checks are on, and the run goes on as without it
+out=$(lmake run EX="$nn" EMU=1 SANITIZE=1 2>&1); st=$?
+check "make run EMU=1 SANITIZE=1: one line, compute-sanitizer needs a GPU and the emulator's checks are on; the run goes on" \
+    "$([ "$(grep -c 'SANITIZE' <<<"$out")" = 1 ] &&
+       grep -q "^SANITIZE=1: compute-sanitizer needs a GPU; on the CPU the emulator's own checks .* are always on$" <<<"$out" &&
+       grep -q 'TODO(lab)' <<<"$out"; ok)" "$out"
+out=$(lmake -n grade EX="$nn" EMU=1 SANITIZE=1 2>&1); st=$?
+check "make -n grade EMU=1 SANITIZE=1: the same line" \
+    "$([ $st = 0 ] && grep -q 'SANITIZE=1: compute-sanitizer needs a GPU' <<<"$out"; ok)" "$out"
+
 totals
