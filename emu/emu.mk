@@ -42,7 +42,7 @@ build/emu/flags.txt: FORCE
 
 # EMU=1 forces the emulation; without a GPU and without Slurm (srun) to
 # send the work to, make run and make grade use it by themselves.
-EMU_AUTO := $(if $(filter-out 0,$(HAVE_GPU)),,$(if $(shell tools/gpu-run.sh --sends-to-slurm && echo slurm),,1))
+EMU_AUTO := $(if $(filter-out 0,$(HAVE_GPU)),,$(if $(SLURM_HERE),,1))
 EMU_ON := $(if $(filter 0,$(EMU)),,$(or $(filter-out 0,$(EMU)),$(EMU_AUTO)))
 EMU_WHY := $(if $(filter-out 0,$(EMU)),EMU=1,no GPU here and no Slurm to send it to)
 
