@@ -10,8 +10,9 @@
 #   make run EX=01         in a second fresh clone: the first useful command
 #                          with nothing built before it
 #
-# Writes OUT/times.tsv (step, seconds, the machine's cores and load at the
-# start) and each step's output in OUT/<step>.log. The times are wall
+# Adds to OUT/times.tsv, a record as measurements/ keeps them (what: the
+# commit, the step, the machine's cores and load at its start; the seconds),
+# and writes each step's output to OUT/<commit>-<step>.log. The times are wall
 # clock: other compiles on the machine slow them, so the load is recorded.
 set -u
 [ $# -ge 1 ] || { echo "usage: research/loop-times.sh [COMMIT] OUT" >&2; exit 2; }
@@ -34,11 +35,11 @@ timed() {
     shift 2
     load=$(cut -d' ' -f1 /proc/loadavg)
     start=$(date +%s.%N)
-    (cd "$dir" && "$@") >"$out/$step.log" 2>&1
+    (cd "$dir" && "$@") >"$out/$sha-$step.log" 2>&1
     local st=$?
     end=$(date +%s.%N)
-    printf '%s\t%s\t%.1f\texit %s\t%s cores, load %s\n' "$sha" "$step" "$(echo "$end - $start" | bc)" "$st" \
-        "$(nproc)" "$load" | tee -a "$out/times.tsv"
+    printf '%s %s (%s cores, load %s at the start, exit %s)\t%.1f\ts\n' "$sha" "$step" "$(nproc)" "$load" "$st" \
+        "$(echo "$end - $start" | bc)" | tee -a "$out/times.tsv"
 }
 
 # stamped: each line of the input with the seconds since it began
@@ -51,6 +52,9 @@ stamped() {
     done
 }
 
+[ -s "$out/times.tsv" ] || printf '%s\n' "# How long a student waits without a GPU (research/loop-times.sh): what, the" \
+    "# value, its unit. Wall clock: other work on the machine slows it (the load)." \
+    "# what	value	unit" >"$out/times.tsv"
 clone "$work/a" || exit 1
 timed make-j2 "$work/a" make -j2
 # a student mid-way: every stage edited and make status run once; then

@@ -13,6 +13,8 @@
 #     lab has one (build/<stage>/exercise-emu), else it says what would tell;
 #     either run through the one launcher (judge/launch.sh), whose verdict
 #     comes from the checks' record;
+#     on the CPU a stage whose program has not changed since the last make
+#     status is not run again: its verdict is repeated, marked (unchanged);
 #   - the points of the last make grade (grade.json), and whether the
 #     kernel changed since.
 # Each line starts with its stage's name as soon as that stage's turn
@@ -90,6 +92,26 @@ compiled_by_nvcc() {
     fi
 }
 
+# The CPU emulator's verdict on stage $s, in $state: its program runs only
+# when it is newer than the verdict the last make status kept
+# (build/<stage>/exercise-emu.status); a kept one says "(unchanged)".
+emulated_state() {
+    local kept=build/$s/exercise-emu.status
+    if [ "$kept" -nt "build/$s/exercise-emu" ]; then
+        state="$(cat "$kept") (unchanged)"
+        unchanged=1
+        return
+    fi
+    launch "build/$s/exercise-emu.check.o" "build/$s/exercise-emu" --emulated
+    case $st in
+        0) state="correct (on the CPU emulator: no points until make grade on a GPU)" ;;
+        4) state="compiles; the CPU emulator refuses a construct of it: $(verdict_of "$out")" ;;
+        *) state="compiles, wrong on the CPU emulator: $(verdict_of "$out")" ;;
+    esac
+    echo "$state" >"$kept"
+}
+
+unchanged=""
 echo "stage                  state                                                        last make grade"
 for s in $stages; do
     k=exercises/$s/kernel.cu
@@ -115,12 +137,7 @@ for s in $stages; do
         if ! $make --no-print-directory -s "build/$s/exercise-emu" >"$log" 2>&1; then
             state="compiles; the CPU emulator cannot build it: $(first_error "$log")"
         else
-            launch "build/$s/exercise-emu.check.o" "build/$s/exercise-emu" --emulated
-            case $st in
-                0) state="correct (on the CPU emulator: no points until make grade on a GPU)" ;;
-                4) state="compiles; the CPU emulator refuses a construct of it: $(verdict_of "$out")" ;;
-                *) state="compiles, wrong on the CPU emulator: $(verdict_of "$out")" ;;
-            esac
+            emulated_state
         fi
     else
         state="compiles (correctness needs a GPU or the CPU emulator)"
@@ -133,4 +150,5 @@ for s in $stages; do
     fi
     printf '%-60s %s\n' "$state" "$pts"
 done
+[ -n "$unchanged" ] && echo "(unchanged: not run again, its program being the one the last make status ran; make run EX=NN runs it)"
 [ -f grade.json ] || echo "(no grade.json yet: make grade gives the points)"
