@@ -300,12 +300,13 @@ static void race(uintptr_t a, unsigned other, const void *other_pc, int other_wr
     /* one report for a pair of lines, whichever thread came first */
     snprintf(key, sizeof key, "race %s %s", strcmp(at, at2) < 0 ? at : at2, strcmp(at, at2) < 0 ? at2 : at);
     /* the lanes of one warp are ordered by __syncwarp(); a __syncthreads()
-     * in a branch that only they take (the last warp's tree) can hang */
+     * in a branch that only they take (the last warp's tree) can hang, and
+     * which code all threads run is not known here: both are said */
     const char *fix = other / 32 != tid / 32 ? "with no __syncthreads() between (a missing or misplaced barrier)"
-        : "two lanes of one warp, which do not run in lockstep: put __syncwarp() between the two accesses, or pass "
-          "the values by shuffles (__shfl_down_sync); a __syncthreads() orders them too, but only where every "
-          "thread of the block reaches it: in a branch that only some take (the last warp of a reduction) it can "
-          "hang the block";
+        : "two lanes of one warp, which do not run in lockstep: in code that only some threads of the block run "
+          "(the last warp of a reduction, if (tid < 32)) put __syncwarp() between the two accesses, or pass the "
+          "values by shuffles (__shfl_down_sync), since a __syncthreads() there can hang the block; where every "
+          "thread of the block runs it, a __syncthreads() orders them too";
     lab_emu_finding(key, "a race on shared memory, %s: %s %s it at %s and %s %s it at %s, %s", what, them,
                     other_writes ? "writes" : "reads", at2, me, write ? "writes" : "reads", at, fix);
 }
