@@ -30,7 +30,7 @@
 #   make clean
 #
 # NVCC, NVCCFLAGS, CC, CFLAGS and CUDA_ARCH can be set on the command line,
-# e.g. make CUDA_ARCH=90 or make CUDA_ARCH="80 90". V=1 shows every command
+# e.g. make CUDA_ARCH=all (7.5 to 9.0) or make CUDA_ARCH="80 90". V=1 shows every command
 # in full, not one line a step (tools/loop.mk: also the notes on knobs).
 #
 # On a Slurm login node without a GPU, run, sweep, grade and profile build
@@ -40,22 +40,28 @@
 NVCC ?= nvcc
 CC := $(if $(filter default,$(origin CC)),gcc,$(CC))
 
-# A GPU here? Then build for it alone (and PTX for newer ones); otherwise for every architecture from
-# Turing (7.5) to Hopper (9.0), which is what CI checks.
+# What a build targets (and PTX for newer GPUs): a GPU here, its own
+# architecture; none, the course GPU's (COURSE_ARCH), what a student's
+# loop needs (the CPU emulation needs no other); none but Slurm to send the
+# work to, every one (ALL_ARCHS: the GPU node may be any of them).
+# CUDA_ARCH=all asks for every one anywhere, CUDA_ARCH="80 90" for those.
 # On a GPU node that runs a login node's make grade through srun
 # (tools/gpu-run.sh), LAB_CUDA_ARCH keeps the login node's choice, so that
 # nothing is built again.
+COURSE_ARCH := 90
+ALL_ARCHS := 75 80 86 89 90
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+SLURM_HERE := $(if $(filter-out 0,$(HAVE_GPU)),,$(shell tools/gpu-run.sh --sends-to-slurm && echo 1))
 ifneq ($(LAB_CUDA_ARCH),)
 CUDA_ARCH := $(LAB_CUDA_ARCH)
-else ifeq ($(filter-out 0,$(HAVE_GPU)),)
-CUDA_ARCH := 75 80 86 89 90
-else
+else ifneq ($(filter-out 0,$(HAVE_GPU)),)
 # the GPU's own architecture, asked here: the compiler's -arch=native would
 # ask the GPU from inside the build's wall, which has no GPU device
 CUDA_ARCH := $(or $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. '),native)
+else
+CUDA_ARCH := $(if $(SLURM_HERE),all,$(COURSE_ARCH))
 endif
-ARCHS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(CUDA_ARCH)))
+ARCHS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(if $(filter all,$(CUDA_ARCH)),$(ALL_ARCHS),$(CUDA_ARCH))))
 ifeq ($(ARCHS),native)
 ARCH_FLAGS := -arch=native
 else
@@ -201,7 +207,9 @@ JUDGE_BINARIES := build/judge/echo-runner $(foreach b,$(BINARIES),$(b)-judge $(b
 
 .DEFAULT_GOAL := all
 all: $(BINARIES) $(JUDGE_BINARIES) build/confine/cuda-probe
-	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU found here))$(if $(RELEASE), (a student release: exercises only))"
+	@echo "built $(words $(BINARIES)) binaries for CUDA_ARCH=$(CUDA_ARCH)$(if $(filter-out 0,$(HAVE_GPU)),, (no GPU found \
+	    here$(if $(filter-out $(COURSE_ARCH),$(CUDA_ARCH)),,: the course GPU's; CUDA_ARCH=all builds for every one)))$(if \
+	    $(RELEASE), (a student release: exercises only))"
 
 build/common:
 	@mkdir -p $@
@@ -361,12 +369,11 @@ release:
 	@$(if $(DEST),,echo "error: say where: make release DEST=dir"; exit 2)
 	@tools/release.sh $(if $(filter-out 0,$(GIT)),--git) '$(DEST)'
 # The object that stands in for common/transpose_unpadded.cu in a release:
-# every architecture a build without a GPU targets, and PTX for newer GPUs.
-RELEASE_ARCHS := 75 80 86 89 90
+# every architecture (ALL_ARCHS), and PTX for newer GPUs.
 build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(foreach a,$(RELEASE_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
-	    -gencode arch=compute_$(lastword $(RELEASE_ARCHS)),code=compute_$(lastword $(RELEASE_ARCHS)) \
+	$(call step,NVCC,$@)$(NVCC) $(foreach a,$(ALL_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	    -gencode arch=compute_$(lastword $(ALL_ARCHS)),code=compute_$(lastword $(ALL_ARCHS)) \
 	    -O3 -std=c++17 -Icommon -c $< -o $@
 # build/grader/class: class grading (grader/class/class.h), with the
 # grader's own JSON reader; left out of a student release with grader/class/.

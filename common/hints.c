@@ -81,7 +81,9 @@ int lab_launch_hint(const char *error_name, const char *size, char *out, size_t 
     if (!strcmp(error_name, "cudaErrorMisalignedAddress")) {
         snprintf(out, len,
                  "Hint: a float4 (16-byte) access at %s needs an address that is a multiple of 16 "
-                 "bytes; the rows of an n x n float matrix all start on one only when n %% 4 == 0.",
+                 "bytes; the rows of an n x n float matrix all start on one only when n %% 4 == 0, "
+                 "and the rows of a shared tile only when a row is a multiple of 4 floats long "
+                 "(not a padded [32][33]).",
                  size);
         return 1;
     }

@@ -190,11 +190,18 @@ static allocation *global_access(uintptr_t a, size_t n, int write, const void *p
         lab_emu_finding(key, "%s: %s %s an address outside every buffer", at, who, write ? "writes" : "reads");
         return NULL;
     }
+    /* a vector access (a float4: 16 bytes) names each element it covers */
     long long index = a >= al->lo ? (long long)(a - al->lo) / 4 : -(long long)((al->lo - a + 3) / 4);
+    long long last = a + n > al->lo ? (long long)(a + n - 1 - al->lo) / 4 : -(long long)((al->lo - a - n + 4) / 4);
     long long count = (long long)(al->hi - al->lo) / 4;
-    long long past = a >= al->lo ? index - count + 1 : -index;
-    lab_emu_finding(key, "%s: %s %s %s[%lld], %lld element%s %s %s, which has %lld", at, who,
-                    write ? "writes" : "reads", al->name, index, past, past == 1 ? "" : "s",
+    long long past = a >= al->lo ? last - count + 1 : -index;
+    char elements[64];
+    if (last > index)
+        snprintf(elements, sizeof elements, "[%lld..%lld] (%zu bytes at once)", index, last, n);
+    else
+        snprintf(elements, sizeof elements, "[%lld]", index);
+    lab_emu_finding(key, "%s: %s %s %s%s, %lld element%s %s %s, which has %lld", at, who,
+                    write ? "writes" : "reads", al->name, elements, past, past == 1 ? "" : "s",
                     a >= al->lo ? "past the end of" : "before the start of", al->name, count);
     return NULL;
 }

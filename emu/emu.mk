@@ -42,7 +42,7 @@ build/emu/flags.txt: FORCE
 
 # EMU=1 forces the emulation; without a GPU and without Slurm (srun) to
 # send the work to, make run and make grade use it by themselves.
-EMU_AUTO := $(if $(filter-out 0,$(HAVE_GPU)),,$(if $(shell tools/gpu-run.sh --sends-to-slurm && echo slurm),,1))
+EMU_AUTO := $(if $(filter-out 0,$(HAVE_GPU)),,$(if $(SLURM_HERE),,1))
 EMU_ON := $(if $(filter 0,$(EMU)),,$(or $(filter-out 0,$(EMU)),$(EMU_AUTO)))
 EMU_WHY := $(if $(filter-out 0,$(EMU)),EMU=1,no GPU here and no Slurm to send it to)
 
@@ -161,14 +161,19 @@ emu-all: $(foreach s,$(STAGES),build/$(s)/exercise-emu $(if $(wildcard solutions
 
 # make run, on the CPU
 ifneq ($(EMU_ON),)
+# SANITIZE=1 asks for compute-sanitizer, which needs a GPU: here it says so
+EMU_SANITIZE_NOTE := $(if $(filter-out 0,$(SANITIZE)),@echo "SANITIZE=1: compute-sanitizer needs a GPU; on the CPU \
+  the emulator's own checks (races, barriers, accesses past an array, uninitialized shared reads) are always on")
 EMU_RUN_BIN := $(RUN_DIR)/$(VARIANT)-emu
 run: stage-known $(if $(STAGE),$(EMU_RUN_BIN)) build/grader/grade
 	@echo "make run: on the CPU emulation ($(EMU_WHY)): correctness only; speed needs a GPU"
+	$(EMU_SANITIZE_NOTE)
 	@judge/launch.sh --stage $(STAGE) --object $(EMU_RUN_BIN).check.o --emulated --own -- $(EMU_RUN_BIN) $(RUN_ARGS)
 # make grade, on the CPU: emu/grade.sh builds and runs each stage's
 # program inside the wall; nothing of it reaches a grade's points
 grade: build/confine/confine build/emu/bin/rewrite build/grader/grade
 	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness only"
+	$(EMU_SANITIZE_NOTE)
 	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),$(STAGE),$(STAGES))
 endif
 

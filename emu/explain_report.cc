@@ -160,6 +160,38 @@ static const char *advice_global(void)
 
 static int far_from_ideal(const row *r) { return r->units * 2 > r->ideal * 3; } /* over 1.5 times */
 
+/* What to pad the conflicted shared arrays by. One float a row (tile[32][33])
+ * breaks a kernel that also moves 8 or 16 bytes at a time through the same
+ * array (a float4 whose row no longer starts on 16 bytes is misaligned):
+ * then the padding must keep each row a multiple of that width. */
+static void padding_advice(const row *rows, int n, char *out, size_t len)
+{
+    const lab_emu_site *wide = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!rows[i].shared || !far_from_ideal(&rows[i]))
+            continue;
+        for (int s = 0; s < g_x.nsites; s++) {
+            const lab_emu_site *S = &g_x.sites[s];
+            if (S->shared && S->requests && S->size > 4 && !strcmp(S->name, rows[i].name) &&
+                (!wide || S->size > wide->size))
+                wide = S;
+        }
+    }
+    if (!wide) {
+        snprintf(out, len, "one float of padding a row (tile[32][33]) spreads the column over the 32 banks");
+        return;
+    }
+    char where[256];
+    lab_emu_line_of(wide->pc, where, sizeof where);
+    snprintf(out, len, "but %.47s is also %s %zu bytes at a time (%s%.80s): one float of padding a row would misalign "
+             "those accesses, which a GPU stops with an error. Padding of %zu floats a row keeps every row a "
+             "multiple of %zu bytes, so they stay aligned, and shifts each row %zu banks from the one above: count again to see "
+             "whether that spreads this warp's accesses, or change which thread moves which element so that "
+             "they fall in different banks",
+             wide->name, wide->write ? "written" : "read", wide->size, wide->size == 16 ? "float4, " : "",
+             *where ? short_place(where) : "a line of kernel.cu", wide->size / 4, wide->size, wide->size / 4);
+}
+
 /* One or two sentences for the lines of one memory far from their ideal:
  * where ("kernel.cu:20 (A), kernel.cu:173, 174 (As)"), the worst of them,
  * what it means and what the handout says to do. */
@@ -196,12 +228,14 @@ static void teach(const row *rows, int n, int shared)
         paragraph("%s: a warp's request touches up to %.1f sectors of 32 bytes, where the bytes its threads ask "
                   "for fit in %s: neighbouring threads of a warp %s addresses far apart (uncoalesced), and most "
                   "of each sector goes unused. To do: %s.", at, worst, want, verb, advice_global());
-    else
+    else {
+        char padding[1024];
+        padding_advice(rows, n, padding, sizeof padding);
         paragraph("%s: a warp instruction takes up to %.1f wavefronts where %s would do: its threads %s "
                   "different words of one bank, which delivers them one after another (a bank conflict). Threads "
                   "that walk down a column of a tile whose rows are a multiple of 32 floats long all meet in one "
-                  "bank; one float of padding a row (tile[32][33]) spreads the column over the 32 banks "
-                  "(handouts/05_bank_conflicts.md).", at, worst, want, verb);
+                  "bank; %s (handouts/05_bank_conflicts.md).", at, worst, want, verb, padding);
+    }
 }
 
 /* The table, after the checks (status: theirs). */

@@ -194,12 +194,20 @@ static void race(uintptr_t a, const lab_emu_mark *m, int other, int access, cons
     lab_emu_element_text(a, what, sizeof what);
     /* one report for a pair of lines, whichever thread came first */
     snprintf(key, sizeof key, "race %s %s", strcmp(at, at2) < 0 ? at : at2, strcmp(at, at2) < 0 ? at2 : at);
+    /* the lanes of one warp are ordered by __syncwarp(); a __syncthreads()
+     * in a branch that only they take (the last warp's tree) can hang, and
+     * which code all threads run is not known here: both are said */
+    const int one_warp = this_block(m) && tid_of(m) / 32 == lab_emu_self->tid / 32;
+    const char *fix = !this_block(m) ? "in one launch: no barrier orders two blocks (end the kernel and launch "
+                                       "another for the next step, or add with an atomic)"
+        : !one_warp ? "with no __syncthreads() between (a missing or misplaced barrier)"
+                    : "two lanes of one warp, which do not run in lockstep: in code that only some threads of the "
+                      "block run (the last warp of a reduction, if (tid < 32)) put __syncwarp() between the two "
+                      "accesses, or pass the values by shuffles (__shfl_down_sync), since a __syncthreads() there "
+                      "can hang the block; where every thread of the block runs it, a __syncthreads() orders them too";
     lab_emu_finding(key, "a race on %s memory, %s: %s %s at %s and %s %s at %s, %s", global ? "global" : "shared",
                     what, them, verb(m->who & ATOMIC_BIT ? LAB_EMU_ATOMIC : other), *at2 ? at2 : "a line of kernel.cu", me,
-                    verb(access), *at ? at : "a line of kernel.cu",
-                    this_block(m) ? "with no __syncthreads() between (a missing or misplaced barrier)"
-                                  : "in one launch: no barrier orders two blocks (end the kernel and launch another "
-                                    "for the next step, or add with an atomic)");
+                    verb(access), *at ? at : "a line of kernel.cu", fix);
 }
 
 /* ------------------------------------------------------------ the watch */

@@ -3,7 +3,7 @@
 # the grader sets beside a student's kernel when a correct stage misses a
 # tier (grader/resources.c). Instructors, after changing a reference:
 #
-#   make resources-expected [RESOURCES_STAGES="08_warptiling"] [CUDA_ARCH="75 80 86 89 90"]
+#   make resources-expected [RESOURCES_STAGES="08_warptiling"] [CUDA_ARCH=all]
 #
 # builds the references' objects (in the wall, as for make calibrate) and
 # runs cuobjdump on them; a stage without rows gets no such sentence.

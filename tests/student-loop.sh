@@ -12,7 +12,9 @@
 #   - without nvcc (NVCC that does not exist, or a PATH without it) every
 #     target that compiles for the GPU stops with the same sentence and
 #     status, and the CPU emulation still runs without it;
-#   - make -n grade on the CPU emulation shows its commands and runs none.
+#   - make -n grade on the CPU emulation shows its commands and runs none;
+#   - without a GPU a build targets one architecture, CUDA_ARCH=all every
+#     one; SANITIZE=1 on the CPU says in one line what it does there.
 # Prints "ok", "FAIL" and "skip" lines and ends with "N passed, N failed".
 # Needs the lab's harness built (make all).
 set -u
@@ -155,5 +157,31 @@ rm -f "build/emu-grade/$first.log"
 out=$(lmake -n grade EX="$nn" EMU=1 2>&1); st=$?
 check "make -n grade EMU=1: the run's command shown, and no run (no build/emu-grade/$first.log)" \
     "$([ $st = 0 ] && [ ! -e "build/emu-grade/$first.log" ] && grep -q "build/$first/exercise-emu >build/emu-grade/$first.log" <<<"$out"; ok)" "$out"
+
+# the architectures a build targets: without a GPU, the course GPU's alone
+# (every one where Slurm sends the work to GPU nodes); CUDA_ARCH=all, every one
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    want=1
+    tools/gpu-run.sh --sends-to-slurm && want=5
+    out=$(lmake -n -B build/common/gpu.o 2>&1)
+    n=$(grep 'common/gpu.cu' <<<"$out" | grep -o 'code=sm_[0-9]*' | sort -u | wc -l)
+    check "no GPU here: a build targets $want architecture(s) ($(grep -o 'code=sm_[0-9]*' <<<"$out" | sort -u | paste -sd ' '))" \
+        "$([ "$n" = "$want" ]; ok)" "$out"
+    out=$(lmake -n -B build/common/gpu.o CUDA_ARCH=all 2>&1)
+    check "CUDA_ARCH=all: every architecture from 7.5 to 9.0, and PTX for newer GPUs" \
+        "$([ "$(grep 'common/gpu.cu' <<<"$out" | grep -o 'code=sm_[0-9]*' | sort -u | tr '\n' ' ')" = \
+            "code=sm_75 code=sm_80 code=sm_86 code=sm_89 code=sm_90 " ] && grep -q 'code=compute_90' <<<"$out"; ok)" "$out"
+fi
+
+# SANITIZE=1 on the CPU: compute-sanitizer needs a GPU; one line says so,
+# and that the emulator's checks are on, and the run goes on as without it
+out=$(lmake run EX="$nn" EMU=1 SANITIZE=1 2>&1); st=$?
+check "make run EMU=1 SANITIZE=1: one line, compute-sanitizer needs a GPU and the emulator's checks are on; the run goes on" \
+    "$([ "$(grep -c 'SANITIZE' <<<"$out")" = 1 ] &&
+       grep -q "^SANITIZE=1: compute-sanitizer needs a GPU; on the CPU the emulator's own checks .* are always on$" <<<"$out" &&
+       grep -q 'TODO(lab)' <<<"$out"; ok)" "$out"
+out=$(lmake -n grade EX="$nn" EMU=1 SANITIZE=1 2>&1); st=$?
+check "make -n grade EMU=1 SANITIZE=1: the same line" \
+    "$([ $st = 0 ] && grep -q 'SANITIZE=1: compute-sanitizer needs a GPU' <<<"$out"; ok)" "$out"
 
 totals

@@ -93,7 +93,8 @@ slurm_cluster() {
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 here() { [ "${LAB_LOCAL:-0}" != 0 ] || [ "${gpus:-0}" -gt 0 ] || ! command -v srun >/dev/null || ! slurm_cluster; }
 # --sends-to-slurm: exit 0 when a command would run on a GPU node through
-# srun, 1 when here (the CPU emulation's make asks: emu/emu.mk)
+# srun, 1 when here (the Makefile asks, SLURM_HERE: then it builds for
+# every architecture, and runs nothing on the CPU emulation)
 if [ "$1" = --sends-to-slurm ]; then
     here && exit 1
     exit 0

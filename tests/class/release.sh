@@ -129,6 +129,16 @@ check "make status in the release: a finished stage, a compile error (its first 
     "$([ $st = 0 ] && grep -qF "$s1 $(printf '%*s' $((22 - ${#s1})) '')$done1" <<<"$out" &&
        grep -qE "^$s2 +does not compile: exercises/$s2/kernel.cu\([0-9]+\): error" <<<"$out" &&
        grep -qE "^$s3 +still the skeleton" <<<"$out"; ok)" "$out"
+if [ $have_gpu = 0 ] && make -n -s -C "$rel" "build/$s1/exercise-emu" >/dev/null 2>&1; then
+    out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} status EX="$s1" 2>&1); st=$?
+    check "make status again, nothing changed: the emulator's verdict kept, marked (unchanged), and said why" \
+        "$([ $st = 0 ] && grep -qE "^$s1 +correct \(on the CPU emulator.*\(unchanged\)" <<<"$out" &&
+           grep -q '^(unchanged: not run again' <<<"$out"; ok)" "$out"
+    touch "$rel/exercises/$s1/kernel.cu"
+    out=$(make --no-print-directory -C "$rel" ${arch:+CUDA_ARCH="$arch"} status EX="$s1" 2>&1); st=$?
+    check "make status after an edit: the stage runs again (not marked unchanged)" \
+        "$([ $st = 0 ] && grep -qE "^$s1 +correct \(on the CPU emulator" <<<"$out" && ! grep -q 'unchanged' <<<"$out"; ok)" "$out"
+fi
 # make check in the release tests the lab, whatever the student did: here
 # with every stage finished from the solutions (its copy of the skeletons,
 # build/pristine, starts from this lab's build, so nothing is compiled)

@@ -11,7 +11,9 @@
 #   a [32][33] tile (tests/emu/transpose_tile_padded.cu) and stage 05's
 #     [64][65]: 1;
 #   stage 03's tiles: a warp reading one word of As is a broadcast, 1;
-#   stage 06's float4 reads of shared memory: 4 phases of 8 lanes, 4;
+#   stage 06's float4 reads of shared memory: 4 phases of 8 lanes, 4; the
+#     conflicts of its transposed As's scalar stores get no one-float
+#     padding, which would misalign As's float4 reads;
 #   at n=17, the warps that a guard leaves empty issue no request.
 #
 # Each program runs inside the wall with a time limit, as tests/emu.sh's
@@ -67,7 +69,8 @@ check "a [32][32] tile: 32 wavefronts a column read (2048 instructions), 1 a row
 check "a [32][32] tile: both global sides coalesced (4 sectors), the conflict named with handout 05" \
     "$([ "$(row 'kernel.cu:39 global load in requests 2048 sectors 8192 4.0')" = 0 ] &&
        [ "$(row 'kernel.cu:51 global store out requests 2048 sectors 8192 4.0')" = 0 ] &&
-       grep -q 'bank conflict' <<<"$out" && grep -q 'handouts/05_bank_conflicts.md' <<<"$out"; ok)" "$out"
+       grep -q 'bank conflict' <<<"$out" && grep -q 'handouts/05_bank_conflicts.md' <<<"$out" &&
+       grep -q 'tile\[32\]\[33\]' <<<"$out"; ok)" "$out"
 
 explain tile33 build/fixtures/transpose_tile_padded-emu
 check "a [32][33] tile: 1 wavefront a column read, no bank conflict named" \
@@ -86,6 +89,11 @@ explain float4 build/06_coarsening/solution-emu
 check "stage 06: float4 reads of shared memory in 4 phases of 8 lanes: 4 wavefronts (ideal 4); float4 loads 16 sectors" \
     "$([ $st = 0 ] && [ "$(row 'kernel.cu:200 shared load Bs instructions 16384 wavefronts 65536 4.0 per instruction (ideal 4)')" = 0 ] &&
        [ "$(row 'kernel.cu:119 global load A requests 1024 sectors 16384 16.0 per request (ideal 16)')" = 0 ]; ok)" "$out"
+check "stage 06: the conflicts of the transposed As's stores: no [32][33] padding, which would misalign its float4 reads; 4 floats a row keeps them aligned" \
+    "$([ "$(row 'kernel.cu:173 shared store As instructions 1024 wavefronts 4096 4.0 per instruction (ideal 1)')" = 0 ] &&
+       ! grep -q 'tile\[32\]\[33\]' <<<"$out" &&
+       tr '\n' ' ' <<<"$out" | grep -q 'As is also read 16 bytes at a time (float4, kernel.cu:195): one float of padding a row would misalign those accesses' &&
+       tr '\n' ' ' <<<"$out" | grep -q 'Padding of 4 floats a row keeps every row a multiple of 16 bytes'; ok)" "$out"
 
 out=$(build/01_naive/solution-emu --sizes 256 --n 1 2>&1)
 check "without --explain the emulated program prints no counts" \
