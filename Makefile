@@ -247,8 +247,17 @@ run sweep grade profile: export LAB_CUDA_ARCH := $(CUDA_ARCH)
 
 ifneq ($(EMU_ON),)
 else ifeq ($(filter-out 0,$(SANITIZE)),)
-run: stage-known $(if $(STAGE),$(RUN_DEPS))
-	$(GPU_RUN) $(RUN_BIN) $(RUN_ARGS)
+# A wrong result or a CUDA error: the same kernel.cu is built for the CPU
+# emulation (x86-64) and run through the launcher, which may name the
+# cause (a race, a read past an array): grader/emulated.c. The run's record
+# gives it the failing size and the seed.
+RUN_RECORD := $(RUN_DIR)/$(VARIANT)-run.json
+RUN_EMU := $(if $(filter x86_64,$(shell uname -m)),$(RUN_DIR)/$(VARIANT)-emu)
+run: stage-known $(if $(STAGE),$(RUN_DEPS)) build/grader/grade
+	@echo '$(GPU_RUN) $(RUN_BIN) $(RUN_ARGS)'
+	@rm -f $(RUN_RECORD); $(GPU_RUN) $(RUN_BIN) $(RUN_ARGS) --json $(RUN_RECORD); st=$$?; \
+	case $$st$(if $(RUN_EMU),,-) in 1|4) $(MAKE) -s --no-print-directory $(RUN_EMU) >$(RUN_EMU).log 2>&1 && \
+	    build/grader/grade --emulated-cause $(STAGE) $(RUN_EMU) $(RUN_RECORD) --own ;; esac; exit $$st
 else
 # compute-sanitizer at small sizes: memcheck for out-of-bounds accesses, then
 # racecheck for missing barriers, each whatever the other and the program

@@ -215,6 +215,8 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     }
     /* correct and a tier missed: what the compiler gave the kernel, beside the reference */
     explain_resources(s, t, o->lab);
+    /* wrong: what the CPU emulation of the same kernel.cu names */
+    emulated_advice(s, t, o);
     if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {
