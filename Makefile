@@ -255,15 +255,33 @@ run sweep grade profile: export LAB_CUDA_ARCH := $(CUDA_ARCH)
 
 ifneq ($(EMU_ON),)
 else ifeq ($(filter-out 0,$(SANITIZE)),)
-run: stage-known $(if $(STAGE),$(RUN_DEPS))
-	$(GPU_RUN) $(RUN_BIN) $(RUN_ARGS)
+# A wrong result or a CUDA error: the same kernel.cu is built for the CPU
+# emulation (x86-64) and run through the launcher, which may name the
+# cause (a race, a read past an array): grader/emulated.c. The run's record
+# gives it the failing size and the seed.
+RUN_RECORD := $(RUN_DIR)/$(VARIANT)-run.json
+RUN_EMU := $(if $(filter x86_64,$(shell uname -m)),$(RUN_DIR)/$(VARIANT)-emu)
+run: stage-known $(if $(STAGE),$(RUN_DEPS)) build/grader/grade
+	@echo '$(GPU_RUN) $(RUN_BIN) $(RUN_ARGS)'
+	@rm -f $(RUN_RECORD); $(GPU_RUN) $(RUN_BIN) $(RUN_ARGS) --json $(RUN_RECORD); st=$$?; \
+	case $$st$(if $(RUN_EMU),,-) in 1|4) $(MAKE) -s --no-print-directory $(RUN_EMU) >$(RUN_EMU).log 2>&1 && \
+	    build/grader/grade --emulated-cause $(STAGE) $(RUN_EMU) $(RUN_RECORD) --own ;; esac; exit $$st
 else
 # compute-sanitizer at small sizes: memcheck for out-of-bounds accesses, then
-# racecheck for missing barriers. Slow, so no timing. (Through srun: two jobs.)
+# racecheck for missing barriers, each whatever the other and the program
+# said (a wrong result is when a race check is wanted); the status is the
+# first that failed. Slow, so no timing. (Through srun: two jobs.) Each
+# array is allocated with exactly its size (LAB_EXACT_BUFFERS, common/gpu.h)
+# and, where this compute-sanitizer has --padding, with room after it that
+# no allocation gets, so that a read past an array's end is one memcheck sees.
+SANITIZE_PADDING = $(shell $(SANITIZER) --help 2>/dev/null | grep -q -- --padding && echo --padding 65536)
+sanitize_cmd = $(GPU_RUN) $(SANITIZER) --tool $(1) $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only \
+               --sizes $(2) --n 128 $(ARGS)
+sanitize_run = echo 'LAB_EXACT_BUFFERS=1 $(sanitize_cmd)'; LAB_EXACT_BUFFERS=1 $(sanitize_cmd) || { s=$$?; [ $$st != 0 ] || st=$$s; };
 run: stage-known $(if $(STAGE),$(RUN_DEPS))
 	@$(if $(SANITIZER),,echo "compute-sanitizer is not installed (it comes with the full CUDA Toolkit): cannot SANITIZE"; exit 3)
-	$(GPU_RUN) $(SANITIZER) --tool memcheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 1,17,100 --n 128 $(ARGS)
-	$(GPU_RUN) $(SANITIZER) --tool racecheck $(SANITIZE_FOLLOW) --error-exitcode 1 $(RUN_BIN) --check-only --sizes 17,100 --n 128 $(ARGS)
+	@st=0; $(call sanitize_run,memcheck $(SANITIZE_PADDING),1$(comma)17$(comma)100) \
+	    $(call sanitize_run,racecheck,17$(comma)100) exit $$st
 endif
 
 # make kernel EX=07 KERNEL=path/to/file.cu [KERNEL_FLAGS=-D...]: any file

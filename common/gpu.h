@@ -59,7 +59,7 @@ void lab_gpu_open(lab_gpu *g);
 #define LAB_GUARD_FLOATS 16384
 typedef struct lab_buffer {
     float *base;  /* what cudaMalloc returned                            */
-    float *data;  /* base + LAB_GUARD_FLOATS: what the kernel is given   */
+    float *data;  /* base + the guard zone: what the kernel is given     */
     size_t count; /* elements in data                                    */
 } lab_buffer;
 
@@ -72,8 +72,20 @@ typedef struct lab_buffer {
  * (judge/README.md, "The judge"). The rest past the back guard zone holds
  * guard bits too. */
 #define LAB_SHARE_BYTES ((size_t)2 << 20)
+/* Under compute-sanitizer (make run SANITIZE=1 sets LAB_EXACT_BUFFERS=1 in
+ * the environment) each buffer is allocated with exactly its size: no
+ * guard zones, no rounding, so that memcheck sees a read or write past its
+ * end, which would land inside the allocation otherwise. The guard checks
+ * then pass by themselves: memcheck does their job. */
+int lab_buffers_exact(void);
+static inline size_t lab_buffer_guard_floats(void)
+{
+    return lab_buffers_exact() ? 0 : LAB_GUARD_FLOATS;
+}
 static inline size_t lab_buffer_alloc_bytes(size_t count)
 {
+    if (lab_buffers_exact())
+        return (count ? count : 1) * sizeof(float);
     size_t bytes = (count + 2 * (size_t)LAB_GUARD_FLOATS) * sizeof(float);
     return (bytes + LAB_SHARE_BYTES - 1) / LAB_SHARE_BYTES * LAB_SHARE_BYTES;
 }

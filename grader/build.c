@@ -148,7 +148,7 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     if (mkdirs(path) || mkdirs(scratch))
         return -1;
     static const char *const shared[] = {"Makefile", "docs.mk", "stages.tsv", "common", "judge", "solutions",
-                                         "tools", "grader"};
+                                         "tools", "grader", "emu"};
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
         if (link_into(lab, scratch, shared[i]))
             return -1;
@@ -156,6 +156,10 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     if (mkdirs(path))
         return -1;
     if (link_into(lab, scratch, "build/common"))
+        return -1;
+    /* the CPU emulation's runtime and harness, built once too */
+    snprintf(path, sizeof path, "%s/build/emu", lab);
+    if (mkdirs(path) || link_into(lab, scratch, "build/emu"))
         return -1;
     /* the same wall around the submission's build as around the lab's */
     snprintf(path, sizeof path, "%s/build/confine", lab);
@@ -182,9 +186,10 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
 }
 
 /* --plan: make's arguments for the build of the targets' programs (binary,
- * and runner where the judge runs it) on one line: -C dir, -jN and the
- * programs, relative to dir; tools/grade-build.sh runs one make -k with
- * them, so that every stage that can be built is, whatever the others do.
+ * runner where the judge runs it, a student's CPU emulation) on one line:
+ * -C dir, -jN and the programs, relative to dir; tools/grade-build.sh
+ * runs one make -k with them, so that every stage that can be built is,
+ * whatever the others do.
  * The old programs go first, so that one that does not compile now cannot
  * be graded from an earlier build; so does an object without a list of its
  * headers that library.c can read (compiled by an older Makefile with
@@ -213,6 +218,10 @@ void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judg
         if (strcmp(plain, t[i].binary)) {
             unlink(plain);
             fprintf(out, " %s", plain + skip);
+        }
+        if (t[i].emulated[0]) {
+            unlink(t[i].emulated);
+            fprintf(out, " %s", t[i].emulated + skip);
         }
     }
     if (judge)

@@ -417,6 +417,9 @@ int main(int argc, char **argv)
     /* the launcher's pre-run checks and verdicts (launched.c) */
     if ((rc = launched_main(argc, argv)) >= 0)
         return rc;
+    /* make run on a GPU: what the CPU emulation names in a wrong kernel */
+    if ((rc = emulated_main(argc, argv)) >= 0)
+        return rc;
     if (parse_options(argc, argv, &g.o))
         return GRADE_USAGE;
     if ((rc = read_settings(&g)) != GO_ON || (rc = choose_targets(&g)) != GO_ON || (rc = check_tools(&g)) != GO_ON)

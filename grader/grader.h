@@ -294,6 +294,8 @@ typedef struct {
     char *output;          /* tail of the program's output (owned)         */
     unsigned long long output_bytes;
     char sanitizer[REASON_LEN]; /* what compute-sanitizer found ("": none) */
+    char emulate_at[48];   /* wrong on the GPU: the size to emulate it at
+                              ("any": the family's small ones; "": not)   */
     double baseline_ms;    /* a baseline later stages of the family may reuse */
     char baseline_at[32];  /* (timing.baseline_reusable): its time, its size  */
 } stage_result;
@@ -320,6 +322,9 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr,
 /* wrong.c: a run with a valid record that is not correct (its exit
  * status): the reason and the advice, from its first failed check. */
 void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command);
+/* The size to emulate a wrong run at (stage_result's emulate_at), from its
+ * record and exit status: "" when it is not wrong (1) or a CUDA error (4). */
+void emulate_size(const jvalue *rec, int status, char *at, size_t len);
 /* The sanitizer found errors: the correctness points are lost. */
 void score_sanitizer(stage_result *s, const char *finding, const char *command);
 

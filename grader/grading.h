@@ -57,6 +57,7 @@ typedef struct {
     char object[1024];
     char header[1024];
     char source[1024];   /* the kernel.cu the object is compiled from      */
+    char emulated[1024]; /* its CPU emulation, run when it is wrong ("": none) */
     char lesson[256];    /* stages.tsv's line for the stage ("" if none)   */
     int compare_only;   /* calibrate: measured for the comparison, not written */
 } target;
@@ -199,5 +200,21 @@ int prerun_refusal(const target *t, const policy *pol, char *reason, size_t rlen
 /* grade --prerun and --run-checks (the launcher's): their exit status, or
  * -1 when argv asks for neither. */
 int launched_main(int argc, char **argv);
+/* STAGE's target for the checks (stages.tsv): its family, lesson, header;
+ * -1 when there is no such stage. */
+int prerun_target(const char *stage, const char *object, target *t);
+
+/* emulated.c: what the CPU emulation names in a kernel.cu that was wrong
+ * on the GPU. emulated_cause: the first finding of PROGRAM (the stage's
+ * emulated program, PROGRAM.check.o its object for the launcher), run by
+ * judge/launch.sh from lab at size at ("n=17", "33x65"; "any": small sizes
+ * of the family's), with seed; 1 with it in cause, 0 when it names nothing. */
+int emulated_cause(const char *lab, const char *stage, const char *program, const char *at, int own,
+                   unsigned long long seed, char *cause, size_t len);
+/* A wrong stage's sentence: the emulation's finding, before its advice. */
+void emulated_advice(stage_result *s, const target *t, const options *o);
+/* grade --emulated-cause (make run on a GPU): its exit status, or -1 when
+ * argv does not ask for it. */
+int emulated_main(int argc, char **argv);
 
 #endif /* GRADING_H */

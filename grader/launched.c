@@ -53,7 +53,7 @@ int prerun_refusal(const target *t, const policy *pol, char *reason, size_t rlen
 }
 
 /* STAGE's target for the checks: its family's contract, its lesson. */
-static int prerun_target(const char *stage, const char *object, target *t)
+int prerun_target(const char *stage, const char *object, target *t)
 {
     stage_info all[MAX_STAGES];
     int n = stages_all(all, MAX_STAGES);

@@ -50,11 +50,11 @@ static const char *USAGE =
     "  --record-tsv RECORD.json\n"
     "                   alone: a driver's run record as tab-separated lines, one a kernel\n"
     "                   (tools/records2dat.sh, research/reduction-ladder.sh read them)\n"
-    "  --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER]]\n"
+    "  --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER[:EMULATED]]]\n"
     "                   testing the grader: grade (or calibrate with) BINARY as STAGE, or\n"
     "                   as the reference kernel of its TIER, without building and without\n"
     "                   a GPU check; OBJECT goes through the symbol policy, with HEADER as\n"
-    "                   the contract\n"
+    "                   the contract; EMULATED runs on the CPU when BINARY is wrong\n"
     "exit status: 0 graded (whatever the score), 1 a solution failed (--calibrate),\n"
     "             2 usage, 3 no GPU, 4 no build tools (nvcc, nm),\n"
     "             5 confinement (or the judge's sharing of GPU memory) required and impossible here\n";
@@ -221,13 +221,13 @@ int select_stages(const options *o, const stage_info *all, int nall, target *t)
     return n;
 }
 
-/* --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER]] into a target. */
+/* --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER[:EMULATED]]] into a target. */
 int program_target(const char *spec, target *t)
 {
     memset(t, 0, sizeof *t);
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof t->stage || !eq[1]) {
-        fprintf(stderr, "grade: --program '%s' is not STAGE[:TIER]=BINARY[:OBJECT[:HEADER]]\n", spec);
+        fprintf(stderr, "grade: --program '%s' is not STAGE[:TIER]=BINARY[:OBJECT[:HEADER[:EMULATED]]]\n", spec);
         return -1;
     }
     size_t name = strcspn(spec, ":=");
@@ -235,8 +235,8 @@ int program_target(const char *spec, target *t)
     if (spec[name] == ':')
         snprintf(t->tier, sizeof t->tier, "%.*s", (int)(eq - spec - name - 1), spec + name + 1);
     const char *p = eq + 1;
-    char *fields[] = {t->binary, t->object, t->header};
-    for (int i = 0; i < 3 && *p; i++) {
+    char *fields[] = {t->binary, t->object, t->header, t->emulated};
+    for (int i = 0; i < 4 && *p; i++) {
         size_t n = strcspn(p, ":");
         snprintf(fields[i], sizeof t->binary, "%.*s", (int)n, p);
         p += n + (p[n] == ':');
@@ -255,6 +255,13 @@ void target_paths(target *t, const char *dir, const char *lab, const char *sub, 
     snprintf(t->header, sizeof t->header, "%s/common/%s.h", lab, t->family);
     /* exercises/, solutions/ or references/ */
     snprintf(t->source, sizeof t->source, "%s/%ss/%s/kernel.cu", dir, variant, t->stage);
+    t->emulated[0] = 0;
+#if defined(__x86_64__)
+    /* a student's kernel.cu, wrong on the GPU, is run on the CPU emulation
+     * too (emulated.c), which runs on x86-64 only */
+    if (!strcmp(variant, "exercise") && !sub[0])
+        snprintf(t->emulated, sizeof t->emulated, "%s/build/%s/exercise-emu", dir, t->stage);
+#endif
 }
 
 void reference_target(target *t, const char *lab, const tier_reference *ref, int judge)

@@ -60,7 +60,11 @@ static int sanitize_one(const char *tool, const target *t, const rubric *rb, uns
         argv[a++] = w;
     argv[a] = NULL;
     run_result r;
+    /* each array allocated with exactly its size, so that memcheck sees a
+     * read past its end (common/gpu.h, lab_buffers_exact) */
+    setenv("LAB_EXACT_BUFFERS", "1", 1);
     run_program(argv, -1, rb->sanitize_limit_s, 256u << 10, &r);
+    unsetenv("LAB_EXACT_BUFFERS");
     int verdict;
     if (r.timed_out) {
         snprintf(finding, len, "%s did not finish within %.0f s", tool, rb->sanitize_limit_s);
@@ -211,6 +215,8 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     }
     /* correct and a tier missed: what the compiler gave the kernel, beside the reference */
     explain_resources(s, t, o->lab);
+    /* wrong: what the CPU emulation of the same kernel.cu names */
+    emulated_advice(s, t, o);
     if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {

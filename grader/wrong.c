@@ -64,11 +64,20 @@ static int failed_check(const jvalue *rec, const char *name, failure *f)
     return 0;
 }
 
+void emulate_size(const jvalue *rec, int status, char *at, size_t len)
+{
+    failure f;
+    at[0] = 0;
+    if (status == 1 || status == 4)
+        snprintf(at, len, "%s", failed_check(rec, "checks", &f) ? f.size : "any");
+}
+
 /* Why a run that produced a valid record is not correct, and what to do. */
 void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command)
 {
     const char *message = json_string_at(rec, "message");
     failure f;
+    emulate_size(rec, status, s->emulate_at, sizeof s->emulate_at);
     switch (status) {
     case 1: /* wrong result */
         if (failed_check(rec, "checks", &f) && f.whole[0] && !f.inputs) {

@@ -266,7 +266,7 @@ static int share(const void *p, int64_t *offset)
         if (!b)
             continue;
         const char *base = (const char *)b->base;
-        size_t total = (b->count + 2 * (size_t)LAB_GUARD_FLOATS) * sizeof(float);
+        size_t total = lab_buffer_alloc_bytes(b->count);
         if ((const char *)p < base || (const char *)p >= base + total)
             continue;
         if (!J.mapped[i]) {

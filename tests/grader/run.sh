@@ -11,6 +11,7 @@
 # points and its reason, and the grader must survive all of them at once.
 # Its parts in files of their own, sourced where they run: tsv.sh (grade.tsv
 # against grade.json), resources.sh (the sentence about registers and spills), again.sh (a second run),
+# emulated.sh (a wrong kernel's CPU emulation),
 # calibrate.sh (make calibrate's arithmetic), real-stages.sh (the real stages without a GPU) and links.sh
 # (a submission's links).
 # Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
@@ -293,6 +294,8 @@ check "grader: --baselines: a negative time or a line without its size hands not
     "$(grep -qE '^\[1/1\] baseline_take: wrong result' "$bl/bad.log"; echo $?)" "$(cat "$bl/bad.log")"
 
 . tests/grader/again.sh
+
+. tests/grader/emulated.sh
 
 . tests/grader/calibrate.sh
 
