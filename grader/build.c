@@ -148,7 +148,7 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     if (mkdirs(path) || mkdirs(scratch))
         return -1;
     static const char *const shared[] = {"Makefile", "docs.mk", "stages.tsv", "common", "judge", "solutions",
-                                         "tools", "grader", "emu"};
+                                         "tools", "grader", "emu", "status", "profile"};
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
         if (link_into(lab, scratch, shared[i]))
             return -1;
