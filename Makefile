@@ -312,12 +312,15 @@ sweep: stage-known $(SWEEP_BINS)
 # GRADE_SRC=dir grades dir/<stage>/kernel.cu with this lab's harness;
 # GRADE_DIR=dir puts grade.json and results.json there. (Its messages are
 # cut to fixed-size buffers on purpose: hence -Wno-format-truncation.)
+# GRADE_SRC= comes in through the one intake (grader/intake/intake.mk).
+include grader/intake/intake.mk
 GRADER_SRCS := $(wildcard grader/*.c)
 GRADER_COMMON_SRCS := common/json.c common/signals.c common/spawn.c common/fdio.c
 build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS) common/lab.h \
-                    common/spawn.h common/fdio.h
+                    common/spawn.h common/fdio.h $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(GRADER_SRCS) $(GRADER_COMMON_SRCS) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild $(GRADER_SRCS) \
+	    $(INTAKE_LIB_SRCS) $(GRADER_COMMON_SRCS) -lm -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)
@@ -399,10 +402,11 @@ build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpos
 CLASS_SRCS := $(wildcard grader/class/*.c)
 CLASS_COMMON_SRCS := common/spawn.c common/fdio.c
 build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c $(CLASS_COMMON_SRCS) \
-                    build/stages.h Makefile
+                    $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS) build/stages.h Makefile
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' \
-	    $(CLASS_SRCS) grader/jsonread.c grader/util.c $(CLASS_COMMON_SRCS) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild \
+	    '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' $(CLASS_SRCS) $(INTAKE_LIB_SRCS) grader/jsonread.c grader/util.c \
+	    $(CLASS_COMMON_SRCS) -lm -o $@
 # make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
 -include gradescope/gradescope.mk
 class: $(if $(CLASS_SRCS),build/grader/class)

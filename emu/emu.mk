@@ -146,11 +146,15 @@ $(foreach f,$(EMU_FIXTURE_SRCS),$(eval $(call emu_binary,$(firstword $(subst _, 
   build/fixtures/$(basename $(notdir $(f)))-emu,build/fixtures/$(basename $(notdir $(f)))_info.o)))
 EMU_FIXTURES := $(patsubst %.cu,build/fixtures/%-emu,$(notdir $(EMU_FIXTURE_SRCS)))
 
-# make grade GRADE_SRC=dir on the CPU: dir/<stage>/kernel.cu, built as the
-# stage's exercise is, in a folder of that dir's own (EMU_GRADE_DIR)
+# make grade GRADE_SRC=dir on the CPU: what the one intake took in of dir
+# (emu/grade.sh runs build/grader/take first: plain files of their own,
+# size capped, archives unpacked) into GRADE_SRC_COPY/<stage>/kernel.cu,
+# the GPU grade's copy too (grader/build.c); built as the stage's exercise
+# is, into EMU_GRADE_DIR. Nothing of dir itself is compiled or read.
 ifneq ($(GRADE_SRC),)
-export EMU_GRADE_DIR := build/emu-grade/$(subst /,_,$(abspath $(GRADE_SRC)))
-$(foreach s,$(STAGES),$(eval $(call emu_binary,$(FAMILY_$(s)),$(GRADE_SRC)/$(s)/kernel.cu,$(EMU_GRADE_DIR)/$(s)-emu,\
+export GRADE_SRC_COPY := build/grade-src/exercises
+export EMU_GRADE_DIR := build/emu-grade/src
+$(foreach s,$(STAGES),$(eval $(call emu_binary,$(FAMILY_$(s)),$(GRADE_SRC_COPY)/$(s)/kernel.cu,$(EMU_GRADE_DIR)/$(s)-emu,\
   build/$(s)/exercise_info.o)))
 endif
 
@@ -171,7 +175,7 @@ run: stage-known $(if $(STAGE),$(EMU_RUN_BIN)) build/grader/grade
 	@judge/launch.sh --stage $(STAGE) --object $(EMU_RUN_BIN).check.o --emulated --own -- $(EMU_RUN_BIN) $(RUN_ARGS)
 # make grade, on the CPU: emu/grade.sh builds and runs each stage's
 # program inside the wall; nothing of it reaches a grade's points
-grade: build/confine/confine build/emu/bin/rewrite build/grader/grade
+grade: build/confine/confine build/emu/bin/rewrite build/grader/grade $(if $(GRADE_SRC),build/grader/take)
 	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness only"
 	$(EMU_SANITIZE_NOTE)
 	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),$(STAGE),$(STAGES))
@@ -183,10 +187,16 @@ endif
 # global sectors per request and shared wavefronts per instruction, line by
 # line, counted on the CPU emulation (emu/explain.cc), here with or without
 # a GPU. KERNEL=file.cu: any file that keeps the stage's contract, as make
-# kernel builds it (build/<stage>/kernels/<name>-emu).
+# kernel builds it (build/<stage>/kernels/<name>-emu), from the copy the one
+# intake takes of it (build/grader/take --file: a plain file of its own,
+# never through a link, size capped), left as it is while it is the same.
 EXPLAIN_KERNEL := $(if $(and $(STAGE),$(wildcard $(KERNEL))),build/$(STAGE)/kernels/$(basename $(notdir $(KERNEL))))
+EXPLAIN_COPY := $(if $(EXPLAIN_KERNEL),$(EXPLAIN_KERNEL).src/$(STAGE)/kernel.cu)
 ifneq ($(EXPLAIN_KERNEL),)
-$(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(KERNEL),$(EXPLAIN_KERNEL)-emu,$(EXPLAIN_KERNEL)_info.o,$(KERNEL_FLAGS)))
+$(EXPLAIN_COPY): build/grader/take FORCE
+	@said=$$(build/grader/take --file '$(KERNEL)' $(EXPLAIN_KERNEL).src $(STAGE)) || \
+	    { echo "error: KERNEL=$(KERNEL) is not taken in: $$said"; exit 3; }
+$(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(EXPLAIN_COPY),$(EXPLAIN_KERNEL)-emu,$(EXPLAIN_KERNEL)_info.o,$(KERNEL_FLAGS)))
 endif
 EXPLAIN_BIN := $(if $(KERNEL),$(if $(EXPLAIN_KERNEL),$(EXPLAIN_KERNEL)-emu),$(RUN_DIR)/$(VARIANT)-emu)
 .PHONY: explain
@@ -194,5 +204,5 @@ explain: stage-known $(if $(STAGE),$(EXPLAIN_BIN)) build/grader/grade
 	@$(if $(KERNEL),$(if $(EXPLAIN_KERNEL),,echo "error: KERNEL=$(KERNEL): no such file"; exit 2))
 	@echo "make explain: on the CPU emulation: counts of memory accesses, no time (a GPU's make profile has both)"
 	@judge/launch.sh --stage $(STAGE) --object $(EXPLAIN_BIN).check.o --emulated $(if $(KERNEL),,--own) \
-	    --source $(or $(KERNEL),$(if $(filter solution,$(VARIANT)),solutions,exercises)/$(STAGE)/kernel.cu) -- \
+	    --source $(or $(EXPLAIN_COPY),$(if $(filter solution,$(VARIANT)),solutions,exercises)/$(STAGE)/kernel.cu) -- \
 	    $(EXPLAIN_BIN) --explain $(RUN_ARGS)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # emu/grade.sh STAGE...: make grade on the CPU emulation (emu/emu.mk): each
-# stage's kernel.cu (exercises/, or GRADE_SRC=dir/<stage>/kernel.cu) built
+# stage's kernel.cu (exercises/, or what the one intake took in of
+# GRADE_SRC=dir: build/grader/take, into GRADE_SRC_COPY) built
 # inside the build's wall, then run through the one launcher (judge/launch.sh:
 # the grade's pre-run checks, the wall, a time limit, the verdict from the
 # checks' record); one table of what is correct.
 # No speed and no points: nothing here is written where a grade's points
 # are (grade.json, results.json, a gradebook). Exit 0 when every stage is
-# correct, 1 otherwise. Logs in build/emu-grade/.
+# correct, 1 otherwise, 3 when the intake refused GRADE_SRC (one line: why).
+# Logs in build/emu-grade/.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 MAKE=${MAKE:-make}
@@ -18,32 +20,51 @@ mkdir -p "$logs"
 program() {
     if [ -n "${GRADE_SRC:-}" ]; then echo "$EMU_GRADE_DIR/$1-emu"; else echo "build/$1/exercise-emu"; fi
 }
-source_of() { echo "${GRADE_SRC:-exercises}/$1/kernel.cu"; }
+source_of() {
+    if [ -n "${GRADE_SRC:-}" ]; then echo "$GRADE_SRC_COPY/$1/kernel.cu"; else echo "exercises/$1/kernel.cu"; fi
+}
+# make -n grade runs this script all the same (its recipe names $(MAKE)):
+# then the build's commands are shown, as make -n shows them, and each
+# run's, and nothing is taken in, built or run (MAKEFLAGS' first word
+# holds the one-letter options)
+dry_run() {
+    case ${MAKEFLAGS:-} in -* | '') return 1 ;; esac
+    [[ ${MAKEFLAGS%% *} == *n* ]]
+}
 
 # a run goes through the one launcher (judge/launch.sh): the pre-run
 # checks, the wall, the verdict from the record; exercises/ is the caller's own
 own=--own
 [ -n "${GRADE_SRC:-}" ] && own=""
 
+# GRADE_SRC= comes in through the one intake: a copy of each stage's
+# kernel.cu is what is built (make -n: the command shown, nothing taken)
+if [ -n "${GRADE_SRC:-}" ]; then
+    take=(build/grader/take "$GRADE_SRC" "$GRADE_SRC_COPY" "$@")
+    if dry_run; then
+        echo "${take[*]}"
+    else
+        said=$("${take[@]}")
+        case $? in
+            0 | 4) ;;
+            *)  echo "make grade: GRADE_SRC=$GRADE_SRC is not graded: $said"
+                exit 3 ;;
+        esac
+    fi
+fi
+
 # the build: one make -k, so that one stage that does not compile stops no other
 targets=()
 for s in "$@"; do
     [ -f "$(source_of "$s")" ] && targets+=("$(program "$s")")
 done
-# make -n grade runs this script all the same (its recipe names $(MAKE)):
-# then the build's commands are shown, as make -n shows them, and each
-# run's, and nothing is built or run (MAKEFLAGS' first word holds the
-# one-letter options)
-case ${MAKEFLAGS:-} in
--* | '') ;;
-*)  if [[ ${MAKEFLAGS%% *} == *n* ]]; then
-        [ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}"
-        for s in "$@"; do
-            [ -f "$(source_of "$s")" ] && echo "judge/launch.sh --stage $s --object $(program "$s").check.o --emulated $own --limit $LIMIT_S -- $(program "$s") >$logs/$s.log 2>&1"
-        done
-        exit 0
-    fi ;;
-esac
+if dry_run; then
+    [ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}"
+    for s in "$@"; do
+        [ -f "$(source_of "$s")" ] && echo "judge/launch.sh --stage $s --object $(program "$s").check.o --emulated $own --limit $LIMIT_S -- $(program "$s") >$logs/$s.log 2>&1"
+    done
+    exit 0
+fi
 [ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}" \
     >"$logs/build.log" 2>&1
 
@@ -75,7 +96,9 @@ for s in "$@"; do
     total=$((total + 1))
     src=$(source_of "$s") prog=$(program "$s") log=$logs/$s.log
     if [ ! -f "$src" ]; then
-        printf '%-22s %s\n' "$s" "not submitted: there is no $src"
+        wanted=$src
+        [ -n "${GRADE_SRC:-}" ] && wanted="$GRADE_SRC/$s/kernel.cu (nor $GRADE_SRC/exercises/$s/kernel.cu)"
+        printf '%-22s %s\n' "$s" "not submitted: there is no $wanted"
         continue
     fi
     if [ ! -f "$prog.check.o" ] || [ "$prog.check.o" -ot "$src" ]; then

@@ -6,6 +6,7 @@
  */
 #include "grader.h"
 #include "grading.h"
+#include "submission.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,74 +47,6 @@ int find_gpu(char *name, size_t len)
 
 /* ================================================================= build */
 
-/* The submitted kernel.cu of a stage, SRC/STAGE/kernel.cu or
- * SRC/exercises/STAGE/kernel.cu, opened without following a link at any
- * step below SRC: a descriptor of a plain file with no other name, or -1
- * with *kind 1 (none there) or 2 (there, but a link, a folder that is a
- * link, a device, or a file with other names: a hard link to the
- * solution would be one). */
-static int open_submitted(const char *src, const char *stage, int *kind)
-{
-    const char *layouts[2][3] = {{stage, "kernel.cu", NULL}, {"exercises", stage, "kernel.cu"}};
-    *kind = 1;
-    for (int l = 0; l < 2; l++) {
-        int fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        for (int k = 0; fd >= 0 && k < 3 && layouts[l][k]; k++) {
-            int last = k == 2 || !layouts[l][k + 1];
-            int next = openat(fd, layouts[l][k], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY));
-            if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
-                *kind = 2;
-            close(fd);
-            fd = next;
-        }
-        struct stat st;
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
-            return fd;
-        if (fd >= 0) {
-            *kind = 2;
-            close(fd);
-        }
-        if (*kind == 2)
-            return -1;
-    }
-    return -1;
-}
-
-static int copy_file_if_different(int from_fd, const char *to)
-{
-    FILE *a = fdopen(from_fd, "rb");
-    if (!a) {
-        close(from_fd);
-        return -1;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, a)) > 0)
-        fwrite(buf, 1, n, m);
-    fclose(a);
-    fclose(m);
-    int same = 0;
-    FILE *b = fopen(to, "rb");
-    if (b) {
-        char *old = malloc(len + 1);
-        same = old && fread(old, 1, len + 1, b) == len && memcmp(old, text, len) == 0;
-        free(old);
-        fclose(b);
-    }
-    int rc = 0;
-    if (!same) {
-        FILE *w = fopen(to, "wb");
-        rc = !w || fwrite(text, 1, len, w) != len;
-        if (w && fclose(w))
-            rc = 1;
-    }
-    free(text);
-    return rc ? -1 : 0;
-}
-
 /* A link at lab/build/grade-src/name to lab/name, replacing what is there. */
 static int link_into(const char *lab, const char *scratch, const char *name)
 {
@@ -124,63 +57,76 @@ static int link_into(const char *lab, const char *scratch, const char *name)
     return symlink(from, to);
 }
 
+/* --src taken in by the one intake (grader/intake/submission.c) into
+ * scratch/exercises/<stage>/kernel.cu: plain files of their own, size
+ * capped, an archive unpacked, OS litter passed over; why it was refused
+ * kept in scratch/intake.refused for the grade that follows. 0, or -1. */
+static int take_in(const char *src, const target *t, int n, const char *scratch)
+{
+    char *names[MAX_TARGETS];
+    for (int i = 0; i < n; i++)
+        names[i] = (char *)t[i].stage;
+    submission_stages st = {names, n};
+    char into[PATH_MAX], unpacked[PATH_MAX], refused[PATH_MAX];
+    snprintf(into, sizeof into, "%s/exercises", scratch);
+    snprintf(unpacked, sizeof unpacked, "%s/intake.unpacked", scratch);
+    snprintf(refused, sizeof refused, "%s/intake.refused", scratch);
+    char *why = NULL;
+    unlink(refused);
+    if (take_kernels(src, &st, unpacked, into, &why) >= 0)
+        return 0;
+    FILE *f = fopen(refused, "w");
+    int ok = f && fprintf(f, "%s\n", why) > 0;
+    if (f && fclose(f))
+        ok = 0;
+    free(why);
+    return ok ? 0 : -1;
+}
+
 /* For --src: a copy of the lab whose exercises/ holds the submitted
- * kernel.cu files and everything else links to this lab (the pristine
- * harness). Its build/common is this lab's, so the harness is built once.
- * Stages without a submitted kernel.cu are marked missing. Without prepare,
- * only the folder's name and which stages are missing (grading what
+ * kernel.cu files (take_in) and everything else links to this lab (the
+ * pristine harness). Its build/common is this lab's, so the harness is
+ * built once. Stages without a submitted kernel.cu are marked missing (2
+ * for all, with why in refused, when the intake refused the submission).
+ * Without prepare, only what the intake left for the grade (grading what
  * --plan prepared and make built). */
-int make_scratch(const char *lab, const char *src, target *t, int n, int *missing,
+int make_scratch(const char *lab, const char *src, target *t, int n, int *missing, char *refused, size_t rlen,
                  char *scratch, size_t len, int prepare)
 {
     snprintf(scratch, len, "%s/build/grade-src", lab);
     char path[PATH_MAX];
-    for (int i = 0; !prepare && i < n; i++) {
-        int fd = open_submitted(src, t[i].stage, &missing[i]);
-        if (fd >= 0) {
-            missing[i] = 0;
-            close(fd);
-        }
-    }
-    if (!prepare)
-        return 0;
-    snprintf(path, sizeof path, "%s/build/common", lab);
-    if (mkdirs(path) || mkdirs(scratch))
-        return -1;
-    static const char *const shared[] = {"Makefile", "docs.mk", "stages.tsv", "common", "judge", "solutions",
-                                         "tools", "grader", "emu", "status", "profile"};
-    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
-        if (link_into(lab, scratch, shared[i]))
+    if (prepare) {
+        snprintf(path, sizeof path, "%s/build/common", lab);
+        if (mkdirs(path) || mkdirs(scratch))
             return -1;
-    snprintf(path, sizeof path, "%s/build", scratch);
-    if (mkdirs(path))
-        return -1;
-    if (link_into(lab, scratch, "build/common"))
-        return -1;
-    /* the CPU emulation's runtime and harness, built once too */
-    snprintf(path, sizeof path, "%s/build/emu", lab);
-    if (mkdirs(path) || link_into(lab, scratch, "build/emu"))
-        return -1;
-    /* the same wall around the submission's build as around the lab's */
-    snprintf(path, sizeof path, "%s/build/confine", lab);
-    if (mkdirs(path) || link_into(lab, scratch, "build/confine"))
-        return -1;
-    for (int i = 0; i < n; i++) {
-        int fd = open_submitted(src, t[i].stage, &missing[i]);
-        snprintf(path, sizeof path, "%s/exercises/%s", scratch, t[i].stage);
-        if (mkdirs(path)) {
-            if (fd >= 0)
-                close(fd);
-            return -1;
-        }
-        snprintf(path, sizeof path, "%s/exercises/%s/kernel.cu", scratch, t[i].stage);
-        if (fd < 0) {
-            unlink(path);
-        } else {
-            missing[i] = 0;
-            if (copy_file_if_different(fd, path))
+        static const char *const shared[] = {"Makefile", "docs.mk", "stages.tsv", "common", "judge", "solutions",
+                                             "tools", "grader", "emu", "status", "profile"};
+        for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+            if (link_into(lab, scratch, shared[i]))
                 return -1;
-        }
+        snprintf(path, sizeof path, "%s/build", scratch);
+        if (mkdirs(path) || link_into(lab, scratch, "build/common"))
+            return -1;
+        /* the CPU emulation's runtime and harness, built once too */
+        snprintf(path, sizeof path, "%s/build/emu", lab);
+        if (mkdirs(path) || link_into(lab, scratch, "build/emu"))
+            return -1;
+        /* the same wall around the submission's build as around the lab's */
+        snprintf(path, sizeof path, "%s/build/confine", lab);
+        if (mkdirs(path) || link_into(lab, scratch, "build/confine") || take_in(src, t, n, scratch))
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/intake.refused", scratch);
+    char *why = read_file_text(path, 4096);
+    refused[0] = 0;
+    if (why) {
+        why[strcspn(why, "\n")] = 0;
+        snprintf(refused, rlen, "%s", why);
+        free(why);
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/exercises/%s/kernel.cu", scratch, t[i].stage);
+        missing[i] = refused[0] ? 2 : access(path, F_OK) ? 1 : 0;
     }
     return 0;
 }
@@ -386,12 +332,15 @@ void build_failure(const target *t, const char *log, const policy *pol, char *re
 
 /* No GPU here: what the build found for each stage, then why nothing runs,
  * so that a compile or link error is known before a GPU is found. */
-int report_without_gpu(const target *t, int n, const int *missing, const char *log, const policy *pol)
+int report_without_gpu(const target *t, int n, const int *missing, const char *refused, const char *log,
+                       const policy *pol)
 {
     int built = 0;
     for (int i = 0; i < n; i++) {
         printf("[%d/%d] %s: ", i + 1, n, t[i].stage);
-        if (missing[i]) {
+        if (missing[i] == 2) {
+            printf("not graded: %s\n", refused);
+        } else if (missing[i]) {
             printf("no kernel.cu was submitted\n");
         } else if (target_built(&t[i])) {
             printf("compiles and links\n");

@@ -38,7 +38,8 @@ typedef struct {
     policy pol;
     target t[MAX_TARGETS];
     int n, nstages;               /* programs to run; of them, stages graded */
-    int missing[MAX_TARGETS];     /* 1 nothing submitted (or no reference); 2 not a plain file of its own */
+    int missing[MAX_TARGETS];     /* 1 nothing submitted (or no reference); 2 refused by the intake */
+    char refused[REASON_LEN];     /* why the intake refused --src           */
     char gpu_name[NAME_LEN];
     int no_gpu_here;
     confinement conf;
@@ -228,8 +229,8 @@ static int place_targets(grading *g)
     const options *o = &g->o;
     char err[1024];
     snprintf(g->build_dir, sizeof g->build_dir, "%s", g->lab);
-    if (o->src && make_scratch(g->lab, o->src, g->t, g->n, g->missing, g->build_dir, sizeof g->build_dir,
-                               o->plan)) {
+    if (o->src && make_scratch(g->lab, o->src, g->t, g->n, g->missing, g->refused, sizeof g->refused, g->build_dir,
+                               sizeof g->build_dir, o->plan)) {
         fprintf(stderr, "grade: cannot prepare %s/build/grade-src for --src %s: %s\n", g->lab, o->src,
                 strerror(errno));
         return GRADE_USAGE;
@@ -294,7 +295,7 @@ static int announce(grading *g)
     snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", g->lab);
     g->log = read_file_text(log_path, 1u << 20);
     if (g->no_gpu_here)
-        return report_without_gpu(g->t, g->n, g->missing, g->log, &g->pol);
+        return report_without_gpu(g->t, g->n, g->missing, g->refused, g->log, &g->pol);
     note_local_changes(g);
     return GO_ON;
 }
@@ -311,9 +312,11 @@ static void score_unbuilt(grading *g, int i, stage_result *s, const char *comman
         return;
     }
     if (g->missing[i] == 2) {
-        score_fail(s, "its kernel.cu is not a plain file of its own (a symbolic link, or a file with other "
-                      "names): nothing of it was graded",
-                   "Submit the file itself, not a link to it.");
+        char reason[REASON_LEN + 16], advice[REASON_LEN];
+        snprintf(reason, sizeof reason, "not graded: %s", g->refused);
+        snprintf(advice, sizeof advice, "Submit the files themselves, no links: %s/kernel.cu or "
+                 "exercises/%s/kernel.cu (a folder, or a zip or tar of one).", t->stage, t->stage);
+        score_fail(s, reason, advice);
         return;
     }
     if (g->missing[i]) {

@@ -112,9 +112,11 @@ void reference_target(target *t, const char *lab, const tier_reference *ref, int
 /* The first GPU's name when one is here; 0 when there is none. */
 int find_gpu(char *name, size_t len);
 /* For --src: a copy of the lab in lab/build/grade-src holding the submitted
- * kernel.cu files, everything else linked to this lab (prepare: make it;
- * else only its name and the stages not submitted, in missing). */
-int make_scratch(const char *lab, const char *src, target *t, int n, int *missing,
+ * kernel.cu files as the one intake took them in (grader/intake/),
+ * everything else linked to this lab (prepare: make it; else only its name
+ * and the stages not submitted, in missing: 2 each, with why in refused,
+ * when the intake refused the submission). */
+int make_scratch(const char *lab, const char *src, target *t, int n, int *missing, char *refused, size_t rlen,
                  char *scratch, size_t len, int prepare);
 /* --plan: make's arguments (-C dir -jN and the programs) for every target's
  * programs, on one line on out, old ones removed first; judge: the echo
@@ -131,7 +133,8 @@ void build_failure(const target *t, const char *log, const policy *pol, char *re
                    char *lines, size_t llen);
 /* No GPU here: what the build found for each stage, then the one line why
  * nothing runs. Returns GRADE_NO_GPU. */
-int report_without_gpu(const target *t, int n, const int *missing, const char *log, const policy *pol);
+int report_without_gpu(const target *t, int n, const int *missing, const char *refused, const char *log,
+                       const policy *pol);
 /* The compiler's complaint about one stage, from the build log. */
 void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                   char *lines, size_t lineslen);

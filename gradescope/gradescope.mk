@@ -2,9 +2,10 @@
 # Makefile; instructors only: the student release leaves gradescope/ out).
 #
 # DEST/autograder.zip, for Gradescope's "Zipped autograder": setup.sh and
-# run_autograder (gradescope/), intake/ (the sources of its intake), and
-# lab/, the student release (make release), all as of the last commit
-# (HEAD), as a release is; with EX=NN, a stages file naming that stage. Written by the lab's own zip writer (build/gradescope/zipstore:
+# run_autograder (gradescope/), and lab/, the student release (make
+# release), whose grader/intake/ is the bundle's intake, all as of the
+# last commit (HEAD), as a release is; with EX=NN, a stages file naming
+# that stage. Written by the lab's own zip writer (build/gradescope/zipstore:
 # files stored, modes kept), so that zip(1) is not needed. INSTRUCTORS.md,
 # "Gradescope", says how it is used.
 build/gradescope/zipstore: gradescope/zipstore.c
@@ -15,16 +16,6 @@ build/gradescope/json-check: gradescope/json-check.c grader/jsonread.c grader/ut
                              grader/grader.h build/stages.h
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
-# The bundle's intake (gradescope/take.c): make class's rules
-# (grader/class/submission.c), whose sources the bundle carries in
-# intake/ (a release has no grader/class/) for setup.sh to build.
-INTAKE_SRCS := gradescope/take.c grader/class/submission.c grader/class/names.c grader/class/sys.c
-INTAKE_FILES := $(INTAKE_SRCS) grader/class/submission.h grader/class/names.h grader/class/class.h
-build/gradescope/take: $(INTAKE_FILES) grader/util.c grader/grader.h grader/grading.h common/spawn.c common/fdio.c \
-                       build/stages.h
-	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Igrader/class -Igrader -Ibuild $(INTAKE_SRCS) grader/util.c common/spawn.c \
-	    common/fdio.c -o $@
 GRADESCOPE_DIR := build/gradescope/bundle
 # EX=NN: an assignment for one stage (the bundle's stages file names it),
 # where a kernel.cu uploaded alone is that stage's
@@ -33,13 +24,11 @@ gradescope: build/gradescope/zipstore
 	@test -x tools/release.sh || { echo "error: this is a student release; make gradescope works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(DEST),,echo "error: say where: make gradescope DEST=dir"; exit 2)
 	@$(if $(EX),$(if $(STAGE),,echo "error: EX=$(EX) names no single stage: one of $(STAGES)"; exit 2))
-	@rm -rf $(GRADESCOPE_DIR) && mkdir -p $(GRADESCOPE_DIR)/intake '$(DEST)'
+	@rm -rf $(GRADESCOPE_DIR) && mkdir -p $(GRADESCOPE_DIR) '$(DEST)'
 	@tools/release.sh $(GRADESCOPE_DIR)/lab
 	@if git rev-parse -q --verify HEAD >/dev/null 2>&1; then \
 	    git archive --format=tar HEAD gradescope/setup.sh gradescope/run_autograder | tar -xf - -C $(GRADESCOPE_DIR) --strip-components=1; \
-	    git archive --format=tar HEAD $(INTAKE_FILES) | tar -xf - -C $(GRADESCOPE_DIR)/intake; \
-	else cp -p gradescope/setup.sh gradescope/run_autograder $(GRADESCOPE_DIR)/; \
-	    tar -cf - $(INTAKE_FILES) | tar -xf - -C $(GRADESCOPE_DIR)/intake; fi
+	else cp -p gradescope/setup.sh gradescope/run_autograder $(GRADESCOPE_DIR)/; fi
 	@$(if $(STAGE),echo $(STAGE) >$(GRADESCOPE_DIR)/stages)
 	@rm -f '$(DEST)/autograder.zip' && build/gradescope/zipstore '$(DEST)/autograder.zip' $(GRADESCOPE_DIR)
-	@echo "gradescope: $(DEST)/autograder.zip (setup.sh, run_autograder, intake/, lab/: the student release$(if $(STAGE),; stage $(STAGE) alone); INSTRUCTORS.md, \"Gradescope\")"
+	@echo "gradescope: $(DEST)/autograder.zip (setup.sh, run_autograder, lab/: the student release$(if $(STAGE),; stage $(STAGE) alone); INSTRUCTORS.md, \"Gradescope\")"

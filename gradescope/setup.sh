@@ -20,12 +20,8 @@ if [ -n "$need" ]; then
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need
 fi
 command -v nvcc >/dev/null || { echo "setup: no nvcc: use an image with the CUDA Toolkit (12 or 13)" >&2; exit 1; }
-# the bundle's intake (make class's rules), built with the lab's helpers
-make -C "$here/lab" -s build/stages.h
-l=$here/lab i=$here/intake
-cc -O2 -D_GNU_SOURCE -I"$i/grader/class" -I"$l/grader" -I"$l/build" -I"$l/common" "$i/gradescope/take.c" \
-    "$i/grader/class/submission.c" "$i/grader/class/names.c" "$i/grader/class/sys.c" "$l/grader/util.c" \
-    "$l/common/spawn.c" "$l/common/fdio.c" -o "$i/take"
+# the bundle's intake: the lab's own (grader/intake/, make class's rules)
+make -C "$here/lab" -s build/grader/take
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
     make -C "$here/lab" -j"$(nproc)" all
 else

@@ -14,7 +14,7 @@
 # the rest (a folder or file left out by hand while it is reworked) is
 # listed as "(reported only)". Exit 2 on bad usage.
 set -u
-ENFORCED=${ENFORCED:-"common grader grader/class grader/class/report judge profile emu"}
+ENFORCED=${ENFORCED:-"common grader grader/intake grader/class grader/class/report judge profile emu"}
 LIMIT=${LIMIT:-80}
 root=.
 case ${1:-} in

@@ -5,13 +5,9 @@
  *   main.c      the options, the modes, and a class's run from intake on
  *   setup.c     the class's lab, class.conf, the list of submissions,
  *               and whether the runs can be confined
- *   names.c     an entry's name into the student's, checked once
- *               (names.h: make similarity lists SUBMISSIONS with it too)
  *   intake.c    each student's kernel.cu files, out of their folder or
- *               archive, and a hash of what was sent
- *   submission.c a submission's kernel.cu files (submission.h; archives
- *               checked member by member first): the Gradescope bundle's
- *               intake (gradescope/take.c) too
+ *               archive (the one intake: grader/intake/, whose names.c
+ *               names the students), and a hash of what was sent
  *   grading.c   one student: make grade in a copy of the lab, the row
  *   check.c     one student checked without a GPU (make class CHECK=1):
  *               each stage built inside the wall, the emulator where the
@@ -21,13 +17,15 @@
  *   gradebook.c the rows (OUT/students/NAME/row.csv) and gradebook.csv
  *   local.c     the local back end: builders, then one worker per GPU
  *   slurm.c     the Slurm back end: a job array, a gradebook job, a task
- *   sys.c       text, files and the programs class grading runs
+ *   sys.c       messages, text, files and the programs class grading runs
  *
  * Plain C and POSIX; the programs it runs are make, tar, unzip, cp,
  * nvidia-smi and Slurm's sbatch and squeue.
  */
 #ifndef CLASS_H
 #define CLASS_H
+
+#include "intake.h"
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -73,29 +71,17 @@ extern class_state cls;
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A formatted string of its own (exits when out of memory). */
-char *fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *xstrdup(const char *s);
-void *xrealloc(void *p, size_t n);
+/* fmt, xstrdup, xrealloc, lines, words_free, first_line, remove_tree,
+ * exists, is_dir, is_link: the intake's (intake.h). */
 /* Words of text split on blanks, NULL-terminated (free with words_free). */
 char **words(const char *text, int *count);
-/* The lines of text, without their newlines (free with words_free). */
-char **lines(const char *text, int *count);
-void words_free(char **w);
-/* The first line of text, or its last non-empty one that does not start
- * with skip (NULL: any), without the newline (new string). */
-char *first_line(const char *text);
+/* The last non-empty line of text that does not start with skip (NULL:
+ * any), without the newline (new string). */
 char *last_line(const char *text, const char *skip);
 /* A file written whole through NAME.tmp and a rename (0, or -1); one is
  * read whole with read_file_text(path, 0) (grader/grader.h). */
 int write_atomic(const char *path, const char *text);
 int copy_file(const char *from, const char *to);
-/* rm -rf, without following links. */
-void remove_tree(const char *path);
-/* lstat: 1 when path is there (a link too), and what it is. */
-int exists(const char *path);
-int is_dir(const char *path);       /* follows links */
-int is_link(const char *path);
 /* 1 when a's time is later than b's, or a exists and b does not (test -nt). */
 int newer(const char *a, const char *b);
 /* An absolute path as the shell's `cd P && pwd` gives it (links kept). */

@@ -17,8 +17,8 @@ else
     ag=$tmp/autograder
     mkdir -p "$ag/source" && (cd "$ag/source" && unzip -q "$gs/autograder.zip")
     names=$(cd "$ag/source" && find . -maxdepth 1 ! -name . | sort | tr '\n' ' ')
-    check "the bundle: setup.sh, run_autograder (executable), intake/ (its sources), lab/ a student release with no solutions" \
-        "$([ "$names" = "./intake ./lab ./run_autograder ./setup.sh " ] && [ -x "$ag/source/run_autograder" ] &&
+    check "the bundle: setup.sh, run_autograder (executable), lab/ a student release with no solutions, with its intake (grader/intake/)" \
+        "$([ "$names" = "./lab ./run_autograder ./setup.sh " ] && [ -f "$ag/source/lab/grader/intake/submission.c" ] && [ -x "$ag/source/run_autograder" ] &&
            [ -x "$ag/source/setup.sh" ] && [ ! -e "$ag/source/lab/solutions" ] && [ -d "$ag/source/lab/.lab/skeletons" ]; ok)" \
         "$names"
     out=$(AUTOGRADER_ROOT=$ag "$ag/source/setup.sh" 2>&1); st=$?
@@ -39,7 +39,7 @@ else
            grep -q "\"$s2\".*does not compile: exercises/$s2/kernel.cu" "$res" &&
            [ "$(grep -c 'not submitted: 0 points' "$res")" = $(($(wc -l <<<"$stages") - 2)) ] &&
            grep -q "\"name\": \"$s1 (not timed: no GPU)\", \"value\": 0" "$res"; ok)" "$(cat "$res")"
-    # the class intake's code (intake/take): a zip made on macOS, __MACOSX/ beside the student's folder
+    # the lab's one intake (build/grader/take): a zip made on macOS, __MACOSX/ beside the student's folder
     rm -rf "$ag/submission" && mk "$ag/submission/ann-lab/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu" &&
         mkdir -p "$ag/submission/__MACOSX/ann-lab/exercises/$s1" && : >"$ag/submission/__MACOSX/ann-lab/exercises/$s1/._kernel.cu" &&
         : >"$ag/submission/ann-lab/.DS_Store"

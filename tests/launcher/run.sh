@@ -11,6 +11,9 @@
 #     (host_path.cu), cuBLAS (calls_cublas.cu), a stream (uses_stream.cu):
 #     none is "correct", and cuBLAS and the stream are refused with the
 #     GPU grade's sentence;
+#   - the one intake (grader/intake/): GRADE_SRC= whose kernel.cu is a link
+#     to the solution is not graded, a macOS zip is, and make explain
+#     KERNEL= a link is not taken in;
 #   - a machine that cannot confine (as root in a user namespace, where the
 #     wall's probe fails): someone else's kernel.cu is not run, in one line.
 # Needs build/grader/grade, build/confine/confine and the stage's emulated
@@ -87,6 +90,37 @@ check "cuBLAS: refused with the GPU grade's sentence" \
 verdict tests/launcher/uses_stream.cu
 check "a stream of its own: refused with the GPU grade's sentence" \
     "$(grep -q 'refused: kernel.cu uses cudaStreamCreate: ' <<<"$line"; ok)" "$out"
+
+echo "== the one intake: GRADE_SRC= and KERNEL= compile only the copy it took in"
+sol=solutions/$stage/kernel.cu
+if [ ! -f "$sol" ]; then
+    skip "launcher: the intake's doors: no solutions here (a student release)"
+else
+    mkdir -p "$tmp/linked/$stage"
+    ln -s "$PWD/$sol" "$tmp/linked/$stage/kernel.cu"
+    out=$(make --no-print-directory grade EMU=1 EX=03 GRADE_SRC="$tmp/linked" 2>&1); st=$?
+    check "GRADE_SRC= whose kernel.cu is a link to the solution, on the CPU: not graded, one line why, no copy" \
+        "$([ $st != 0 ] && grep -q "GRADE_SRC=$tmp/linked is not graded: $stage/kernel.cu is not a plain file of its own" <<<"$out" &&
+           ! grep -q "^$stage .*correct" <<<"$out" && [ ! -e "build/grade-src/exercises/$stage/kernel.cu" ]; ok)" "exit $st; $out"
+    if ! command -v zip >/dev/null; then
+        skip "launcher: GRADE_SRC= a macOS zip: zip is not installed here"
+    else
+        mkdir -p "$tmp/mac/work/$stage" "$tmp/mac/__MACOSX/work/$stage"
+        cp "$sol" "$tmp/mac/work/$stage/kernel.cu"
+        echo "resource fork" >"$tmp/mac/__MACOSX/work/$stage/._kernel.cu"
+        (cd "$tmp/mac" && zip -qr ../mac.zip work __MACOSX)
+        out=$(make --no-print-directory grade EMU=1 EX=03 GRADE_SRC="$tmp/mac.zip" 2>&1); st=$?
+        check "GRADE_SRC= a zip made on macOS (__MACOSX/ beside the folder), on the CPU: its kernel.cu graded, correct" \
+            "$([ $st = 0 ] && grep -q "^$stage  *correct$" <<<"$out" && cmp -s "$sol" "build/grade-src/exercises/$stage/kernel.cu"; ok)" \
+            "exit $st; $out"
+    fi
+    ln -s "$PWD/$sol" "$tmp/link.cu"
+    rm -rf "build/$stage/kernels/link"*
+    out=$(make --no-print-directory explain EX=03 KERNEL="$tmp/link.cu" 2>&1); st=$?
+    check "make explain KERNEL= a link to the solution: not taken in, one line why, nothing built or run" \
+        "$([ $st != 0 ] && grep -q "^error: KERNEL=$tmp/link.cu is not taken in: .*not a plain file of its own" <<<"$out" &&
+           ! grep -q '^verdict: ' <<<"$out" && [ ! -e "build/$stage/kernels/link-emu" ]; ok)" "exit $st; $out"
+fi
 
 echo "== a machine that cannot confine: someone else's code is not run"
 if ! unshare -U -r true 2>/dev/null; then

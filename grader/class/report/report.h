@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 /* Exit statuses: 0 written, 1 a file could not be read or written, 2 usage,
- * 6 SUBMISSIONS has names to change (NAMES_REFUSED, grader/class/names.h). */
+ * 6 SUBMISSIONS has names to change (NAMES_REFUSED, grader/intake/names.h). */
 enum { REPORT_OK = 0, REPORT_FAILED = 1, REPORT_USAGE = 2 };
 
 /* ================================================================ text.c */

@@ -13,9 +13,9 @@ build/grader/report: $(addprefix $(REPORT_DIR)/,report.c classdata.c text.c repo
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
 build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c fingerprint.c simpage.c preprocess.c tokens.c text.c report.h) \
-    grader/class/names.c grader/class/names.h
+    grader/intake/names.c grader/intake/names.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Igrader/class $(filter %.c,$^) -o $@
+	$(CC) $(ALL_CFLAGS) -Igrader/intake $(filter %.c,$^) -o $@
 
 .PHONY: report similarity
 report: build/grader/report

@@ -15,7 +15,7 @@
  * class intake (INSTRUCTORS.md, "Collect"): NAME/exercises/NN_name/kernel.cu
  * or NAME/NN_name/kernel.cu, a single top folder allowed; plain files and
  * folders only: a link is refused and said so. A student is named as make
- * class names them (grader/class/names.c). Archives are make class's to unpack: run
+ * class names them (grader/intake/names.c). Archives are make class's to unpack: run
  * similarity on its OUT (--class).
  */
 #include "names.h"
@@ -201,7 +201,7 @@ static void take_entry(corpus *c, const char *entry, const char *who, const char
 }
 
 /* The students of SUBMISSIONS under the names make class gives them
- * (grader/class/names.c: an entry with a control character in its name, or two of one
+ * (grader/intake/names.c: an entry with a control character in its name, or two of one
  * name, stop it), or those of a class's OUT/students. */
 static void take_submissions(corpus *c, const char *subs, int class_out)
 {

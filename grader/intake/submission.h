@@ -1,7 +1,8 @@
 /*
  * submission.h: a submission's kernel.cu files taken out of it
- * (submission.c), the one rule for make class (intake.c) and the
- * Gradescope bundle (gradescope/take.c).
+ * (submission.c), the one rule for every door: make class (intake.c),
+ * make grade GRADE_SRC= (grader/build.c, on the CPU take.c), make explain
+ * KERNEL= and the Gradescope bundle (take.c).
  */
 #ifndef SUBMISSION_H
 #define SUBMISSION_H
@@ -25,9 +26,15 @@ typedef struct {
  * folder unpacked, removed after), as exercises/<stage>/kernel.cu or
  * <stage>/kernel.cu under src or its only folder (OS litter passed over),
  * or, where there is one stage, a kernel.cu alone; copied into
- * into/<stage>/kernel.cu. Plain files in plain folders only, each at most
- * MAX_KERNEL_BYTES. Returns how many (0: none), or -1 with why (a new
- * string; into is then removed). */
+ * into/<stage>/kernel.cu (a copy that is already the same left as it is;
+ * the other stages' removed). Plain files of their own in plain folders
+ * only, each at most MAX_KERNEL_BYTES. Returns how many (0: none), or -1
+ * with why (a new string; into is then removed). */
 int take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why);
+
+/* The file itself (a plain file of its own, not a link, at most
+ * MAX_KERNEL_BYTES), as stage's kernel.cu in into/<stage>/kernel.cu, as
+ * take_kernels copies one: 1, or -1 with why (a new string). */
+int take_kernel_file(const char *file, const char *stage, const char *into, char **why);
 
 #endif /* SUBMISSION_H */

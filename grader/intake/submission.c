@@ -1,7 +1,8 @@
 /*
- * submission.c: a submission's kernel.cu files (submission.h), as make
- * class takes each student's in (intake.c) and the Gradescope bundle takes
- * the one it is given (gradescope/take.c). An archive is listed first, and
+ * submission.c: a submission's kernel.cu files (submission.h), as every
+ * door takes them in: make class each student's (grader/class/intake.c),
+ * make grade GRADE_SRC= (grader/build.c), the CPU grade, make explain
+ * KERNEL= and Gradescope through take.c. An archive is listed first, and
  * refused when a member is a link or a special file, has an absolute path
  * or a .. component, or when it holds or unpacks to too much; the unpacked
  * tree is checked again. What an operating system adds (__MACOSX/,
@@ -9,8 +10,8 @@
  * nothing else a student sends can replace the harness or the grader.
  */
 #include "submission.h"
-#include "class.h"
 #include "grader.h"
+#include "intake.h"
 #include "names.h"
 
 #include <dirent.h>
@@ -28,6 +29,17 @@ static const char *base_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+/* A program's output, or NULL when it failed. */
+static char *output_of(char *const argv[])
+{
+    char *text = NULL;
+    if (run_archiver(argv, &text, NULL, NULL) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 static int is_zip(const char *a)
@@ -81,8 +93,9 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
 {
     char *err = fmt("%s.err", dest);
     char *long_argv[] = {"tar", "--numeric-owner", "-tvf", (char *)a, NULL};
-    proc p = {.capture = 1, .err = ERR_FILE, .err_path = err};
-    if (run(long_argv, &p) != 0) {
+    char *long_text = NULL, *names_text = NULL;
+    int cut = 0, names_cut = 0;
+    if (run_archiver(long_argv, &long_text, err, &cut) != 0) {
         char *text = read_file_text(err, 0), *said = xstrdup("");
         int n;
         char **line = lines(text, &n);
@@ -95,7 +108,7 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
         words_free(line);
         free(said);
         free(text);
-        free(p.text);
+        free(long_text);
         remove(err);
         free(err);
         return -1;
@@ -104,11 +117,10 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     free(err);
     /* the names as the archive has them (-P: a leading / kept) */
     char *names_argv[] = {"tar", "-tPf", (char *)a, NULL};
-    proc q = {.capture = 1, .err = ERR_NULL};
-    run(names_argv, &q);
-    l->names = lines(q.text, &l->n);
+    run_archiver(names_argv, &names_text, NULL, &names_cut);
+    l->names = lines(names_text, &l->n);
     int n;
-    char **line = lines(p.text, &n);
+    char **line = lines(long_text, &n);
     l->types = xrealloc(NULL, l->n + 1);
     for (int i = 0; i < l->n; i++)
         l->types[i] = i < n ? line[i][0] : 0;
@@ -118,11 +130,11 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
             l->total += size;
     }
     /* a listing cut short holds more members than any limit */
-    if (p.truncated || q.truncated)
+    if (cut || names_cut)
         l->n = MAX_MEMBERS + 1;
     words_free(line);
-    free(p.text);
-    free(q.text);
+    free(long_text);
+    free(names_text);
     return 0;
 }
 
@@ -183,19 +195,18 @@ static char *unpack(const char *a, const char *dest)
     char *zip_argv[] = {"unzip", "-q", "-o", (char *)a, "-d", (char *)dest, NULL};
     char *tar_argv[] = {"tar", "-xf", (char *)a, "-C", (char *)dest, "--no-same-owner", "--no-same-permissions",
                         NULL};
-    proc p = {.capture = 1, .err = ERR_TO_OUT};
-    if (run(is_zip(a) ? zip_argv : tar_argv, &p) != 0) {
-        char *said = first_line(p.text);
+    char *said_text = NULL;
+    if (run_archiver(is_zip(a) ? zip_argv : tar_argv, &said_text, "-", NULL) != 0) {
+        char *said = first_line(said_text);
         why = fmt("could not unpack: %s", said);
         free(said);
-        free(p.text);
+        free(said_text);
         return why;
     }
-    free(p.text);
+    free(said_text);
     /* every folder readable, then nothing but plain files and folders */
     char *chmod_argv[] = {"chmod", "-R", "u+rwX", (char *)dest, NULL};
-    proc c = {.err = ERR_NULL};
-    run(chmod_argv, &c);
+    run_archiver(chmod_argv, NULL, NULL, NULL);
     walk_skip = strlen(dest) + 1;
     if (nftw(dest, find_odd, 16, FTW_PHYS) == 1)
         return fmt("member that is a link or a special file: %s", bad_member);
@@ -254,10 +265,35 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
     return n;
 }
 
+/* Is the open fd a plain file of its own (no other name: a hard link to
+ * a solution would have one)? 0, or -1 with errno set. */
+static int plain_of_its_own(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st))
+        return -1;
+    if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        errno = S_ISREG(st.st_mode) ? EMLINK : EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Why name (opened or not, errno set) is not taken: a new string. */
+static char *not_plain(const char *name)
+{
+    return fmt("%s is not a plain file of its own (%s): submit the file itself, no links", name,
+               errno == ELOOP || errno == ENOTDIR ? "a link on its path"
+               : errno == EMLINK                 ? "a file with other names"
+               : errno == EINVAL                 ? "a link, a folder or a device"
+                                                 : strerror(errno));
+}
+
 /* Open root/rel for reading without following a link at any step below
  * root (each folder opened with O_NOFOLLOW, then the file): a descriptor
- * of a plain file, or -1 with why in *why (a new string). What is checked
- * is what is read: nothing can be swapped for a link in between. */
+ * of a plain file of its own, or -1 with why in *why (a new string). What
+ * is checked is what is read: nothing can be swapped for a link in
+ * between. */
 static int open_plain(const char *root, const char *rel, char **why)
 {
     int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -272,41 +308,69 @@ static int open_plain(const char *root, const char *rel, char **why)
     if (dir >= 0)
         close(dir);
     free(path);
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+    if (fd >= 0 && plain_of_its_own(fd)) {
+        int err = errno;
         close(fd);
         fd = -1;
-        errno = EINVAL;
+        errno = err;
     }
     if (fd < 0)
-        *why = fmt("%s is not a plain file in plain folders (%s): submit the files themselves, no links", rel,
-                   errno == ELOOP || errno == ENOTDIR ? "a link on its path" : strerror(errno));
+        *why = not_plain(rel);
     return fd;
 }
 
-/* Copy the open plain file in to path to, at most max bytes: 0, 1 when it
- * is larger, -1 when it cannot be read or written. */
-static int copy_fd(int in, const char *to, long long max)
+/* The bytes of the open plain file in, at most max: a new buffer (its
+ * length in *len), NULL with *len 1 when it is larger, 0 when it cannot
+ * be read. */
+static char *read_capped(int in, long long max, size_t *len)
 {
-    struct stat st;
-    if (fstat(in, &st))
-        return -1;
-    if (st.st_size > max)
-        return 1;
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    char buf[65536];
-    long long total = 0;
+    char *text = xrealloc(NULL, (size_t)max + 1);
+    size_t total = 0;
     ssize_t n;
-    int ok = out >= 0;
-    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
+    while ((n = read(in, text + total, (size_t)max + 1 - total)) != 0) {
         if (n < 0 && errno == EINTR)
             continue;
-        total += n;
-        ok = n > 0 && total <= max && write(out, buf, (size_t)n) == n;
+        if (n < 0 || (total += (size_t)n) > (size_t)max) {
+            free(text);
+            *len = n > 0;
+            return NULL;
+        }
     }
-    if (out >= 0 && close(out))
-        ok = 0;
-    return ok ? 0 : total > max ? 1 : -1;
+    *len = total;
+    return text;
+}
+
+/* The open plain file in copied into into/stage/kernel.cu, at most
+ * MAX_KERNEL_BYTES; an unchanged copy is left as it is (its time too, so
+ * that make builds nothing again): NULL, or why not (a new string). */
+static char *copy_in(int in, const char *name, const char *into, const char *stage)
+{
+    size_t len;
+    char *text = read_capped(in, MAX_KERNEL_BYTES, &len);
+    if (!text)
+        return len ? fmt("%s is larger than %lld KiB", name, MAX_KERNEL_BYTES >> 10) : fmt("cannot read %s", name);
+    char *d = fmt("%s/%s", into, stage), *to = fmt("%s/kernel.cu", d), *tmp = fmt("%s.new", to), *why = NULL;
+    int fd = open(to, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    size_t old_len = 1;
+    char *old = fd >= 0 ? read_capped(fd, MAX_KERNEL_BYTES, &old_len) : NULL;
+    if (fd >= 0)
+        close(fd);
+    if (!old || old_len != len || memcmp(old, text, len)) {
+        int out = mkdirs(d) ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int ok = out >= 0 && write(out, text, len) == (ssize_t)len;
+        if (out >= 0 && close(out))
+            ok = 0;
+        if (!ok || rename(tmp, to)) {
+            unlink(tmp);
+            why = fmt("cannot copy %s into %s", name, to);
+        }
+    }
+    free(old);
+    free(text);
+    free(d);
+    free(to);
+    free(tmp);
+    return why;
 }
 
 /* One found kernel.cu (root's relative path rel) copied into
@@ -318,7 +382,7 @@ static char *take_one(const char *root, const char *root_real, const char *f, co
     char *real = realpath(f, NULL), *why = NULL;
     struct stat st;
     if (is_link(f) || stat(f, &st) || !S_ISREG(st.st_mode))
-        why = fmt("%s is not a plain file (a link?): submit the file itself", rel);
+        why = fmt("%s is not a plain file of its own (a link?): submit the file itself", rel);
     else if (!real || !root_real || strncmp(real, root_real, real_len) || real[real_len] != '/')
         why = fmt("%s lies outside the submission", rel);
     else if (st.st_size > MAX_KERNEL_BYTES)
@@ -331,16 +395,21 @@ static char *take_one(const char *root, const char *root_real, const char *f, co
     int fd = open_plain(root, rel, &why);
     if (fd < 0)
         return why;
-    char *d = fmt("%s/%s", into, stage), *to = fmt("%s/kernel.cu", d);
-    int copied = mkdirs(d) ? -1 : copy_fd(fd, to, MAX_KERNEL_BYTES);
+    why = copy_in(fd, rel, into, stage);
     close(fd);
-    if (copied > 0)
-        why = fmt("%s is larger than %lld KiB", rel, MAX_KERNEL_BYTES >> 10);
-    else if (copied < 0)
-        why = fmt("cannot read %s", rel);
-    free(d);
-    free(to);
     return why;
+}
+
+/* into/<stage>/kernel.cu of each stage not in found[] removed (a folder
+ * taken into again keeps nothing of an earlier submission). */
+static void drop_others(const submission_stages *st, char *const *found, int n, const char *into)
+{
+    for (int s = 0; s < st->n; s++)
+        if (n <= 0 || !found[s]) {
+            char *k = fmt("%s/%s/kernel.cu", into, st->names[s]);
+            unlink(k);
+            free(k);
+        }
 }
 
 int take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why)
@@ -363,6 +432,8 @@ int take_kernels(const char *src, const submission_stages *st, const char *unpac
     for (int s = 0; !*why && n > 0 && s < st->n; s++)
         if (found[s])
             *why = take_one(root, root_real, found[s], into, st->names[s]);
+    if (!*why)
+        drop_others(st, found, n, into);
     for (int s = 0; n > 0 && s < st->n; s++)
         free(found[s]);
     free(root_real);
@@ -370,4 +441,24 @@ int take_kernels(const char *src, const submission_stages *st, const char *unpac
     if (*why)
         remove_tree(into);
     return *why ? -1 : n;
+}
+
+int take_kernel_file(const char *file, const char *stage, const char *into, char **why)
+{
+    /* the file itself, never what a link names (the folders above it
+     * are the caller's own path) */
+    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && plain_of_its_own(fd)) {
+        int err = errno;
+        close(fd);
+        fd = -1;
+        errno = err;
+    }
+    if (fd < 0) {
+        *why = errno == ENOENT ? fmt("%s: no such file", file) : not_plain(file);
+        return -1;
+    }
+    *why = copy_in(fd, file, into, stage);
+    close(fd);
+    return *why ? -1 : 1;
 }

@@ -1,0 +1,46 @@
+/*
+ * intake.h: the one intake (grader/intake/): every way a submission
+ * comes into the lab goes through it: make grade GRADE_SRC= (GPU and
+ * CPU), make explain KERNEL=, make class and CHECK=1, make similarity,
+ * the Gradescope bundle. Kept in the student release (make grade
+ * GRADE_SRC= and make explain KERNEL= need it there).
+ *
+ *   names.c      an entry's name into the student's, checked once
+ *                (names.h)
+ *   submission.c a submission's kernel.cu files, out of a folder, an
+ *                archive (checked member by member first) or a file alone,
+ *                copied as plain files (submission.h)
+ *   helpers.c    text, files, and the archivers run through common/spawn.c
+ *   take.c       build/grader/take, the intake as a program (the grade's
+ *                GRADE_SRC= on the CPU, make explain KERNEL=, Gradescope)
+ *
+ * Plain C and POSIX; the programs it runs are tar and unzip.
+ */
+#ifndef INTAKE_H
+#define INTAKE_H
+
+#include <stddef.h>
+
+/* A formatted string of its own (exits when out of memory). */
+char *fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xstrdup(const char *s);
+void *xrealloc(void *p, size_t n);
+/* The lines of text, without their newlines (free with words_free). */
+char **lines(const char *text, int *count);
+void words_free(char **w);
+/* The first line of text, without the newline (new string). */
+char *first_line(const char *text);
+/* rm -rf, without following links. */
+void remove_tree(const char *path);
+/* lstat: 1 when path is there (a link too), and what it is. */
+int exists(const char *path);
+int is_dir(const char *path);       /* follows links */
+int is_link(const char *path);
+
+/* An archiver run (tar, unzip): stdin from /dev/null, stdout captured
+ * into *out (a new string, NULL: dropped), stderr to err_path (NULL:
+ * dropped; "-": with stdout). Returns its exit status, 127 when it could
+ * not start; *truncated set when it printed more than 32 MiB. */
+int run_archiver(char *const argv[], char **out, const char *err_path, int *truncated);
+
+#endif /* INTAKE_H */
