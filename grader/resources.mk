@@ -10,9 +10,10 @@
 RESOURCES_STAGES ?= 08_warptiling
 RESOURCES_TABLE := build/tools/resources-table
 $(RESOURCES_TABLE): tools/resources-table.c $(filter-out grader/grade.c,$(GRADER_SRCS)) grader/resources.h \
-                    grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS)
+                    grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS) $(INTAKE_LIB_SRCS) \
+                    $(INTAKE_HEADERS)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild $(filter %.c,$^) -lm -o $@
 .PHONY: resources-expected
 resources-expected: $(RESOURCES_TABLE)
 	@$(if $(RELEASE),echo "error: make resources-expected reads the tiers' reference kernels: this student release has none"; exit 2)

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.." || exit 2
 out=${1:?usage: tests/grader/programs.sh OUT}
 CC=${CC:-cc}
 mkdir -p "$out"
-$CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Ibuild -Icommon tests/grader/check.c \
-    $(ls grader/*.c | grep -v grade.c) common/json.c common/signals.c common/spawn.c common/fdio.c -lm -o "$out/check" &&
+. tests/lib.sh
+$CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Igrader/intake -Ibuild -Icommon \
+    tests/grader/check.c $(grader_parts) common/json.c common/signals.c common/spawn.c common/fdio.c -lm -o "$out/check" &&
     $CC -O2 -std=c11 -Wall -D_GNU_SOURCE -Icommon tests/grader/fake_driver.c common/json.c -lm -o "$out/fake"
