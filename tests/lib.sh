@@ -25,7 +25,7 @@ lab_copy() {
     mkdir -p "$1" && tar --exclude=./.git --exclude=./build/tests --exclude='./build/grade-*' --exclude=./results \
         --exclude='./build/[0-9][0-9]_*' -cf - . 2>/dev/null | tar -C "$1" -xf -
 }
-# grader_parts: the grader's C files but its main (grade.c), with the one
+# grader_parts: the grader's C files but its main (grader/grade.c), with the one
 # intake's, for a test program linked with them (-Igrader -Igrader/intake)
 grader_parts() { ls grader/*.c | grep -v '^grader/grade\.c$'; ls grader/intake/*.c | grep -v '/take\.c$'; }
 built_grade() { tools/grade-build.sh "$@" >/dev/null || return; build/grader/grade "$@"; }

@@ -6,7 +6,7 @@
  *   setup.c     the class's lab, class.conf, the list of submissions,
  *               and whether the runs can be confined
  *   intake.c    each student's kernel.cu files, out of their folder or
- *               archive (the one intake: grader/intake/, whose names.c
+ *               archive (the one intake: grader/intake/, whose grader/intake/names.c
  *               names the students), and a hash of what was sent
  *   grading.c   one student: make grade in a copy of the lab, the row
  *   check.c     one student checked without a GPU (make class CHECK=1):
@@ -32,7 +32,7 @@
 
 /* Exit statuses: 0 done (whatever the grades), 1 a step failed, 2 usage,
  * 3 no GPU here for the local back end, 5 the runs cannot be confined,
- * 6 SUBMISSIONS has names to rename (NAMES_REFUSED, names.h), 130 stopped. */
+ * 6 SUBMISSIONS has names to rename (NAMES_REFUSED, grader/intake/names.h), 130 stopped. */
 enum { CLASS_OK = 0, CLASS_FAILED = 1, CLASS_USAGE = 2, CLASS_NO_GPU = 3, CLASS_UNCONFINED = 5 };
 
 /* make grade's switches a class can turn on: --sanitize grades every
@@ -72,7 +72,7 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* fmt, xstrdup, xrealloc, lines, words_free, first_line, remove_tree,
- * exists, is_dir, is_link: the intake's (intake.h). */
+ * exists, is_dir, is_link: the intake's (grader/intake/intake.h). */
 /* Words of text split on blanks, NULL-terminated (free with words_free). */
 char **words(const char *text, int *count);
 /* The last non-empty line of text that does not start with skip (NULL:

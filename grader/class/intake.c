@@ -1,6 +1,6 @@
 /*
  * intake.c: each student's kernel.cu files, taken out of their folder or
- * archive into OUT/students/NAME/kernels/ (submission.c's rules). A hash of
+ * archive into OUT/students/NAME/kernels/ (grader/intake/submission.c's rules). A hash of
  * the entry is kept (OUT/students/NAME/submission.hash) so that the next
  * run sees a submission replaced since and takes it in again.
  */

@@ -370,7 +370,7 @@ void check_confinement(void)
 
 /* ========================================================== submissions */
 /* List SUBMISSIONS into OUT/students.tsv: each entry's name checked and
- * made the student's (names.c); stops (exit 6) on an entry whose name
+ * made the student's (grader/intake/names.c); stops (exit 6) on an entry whose name
  * holds a control character or two entries of one student, before anyone
  * is taken in: the instructor renames them. */
 void list_submissions(const char *submissions)

@@ -1,6 +1,6 @@
 /*
  * submission.h: a submission's kernel.cu files taken out of it
- * (submission.c), the one rule for every door: make class (intake.c),
+ * (submission.c), the one rule for every door: make class (grader/class/intake.c),
  * make grade GRADE_SRC= (grader/build.c, on the CPU take.c), make explain
  * KERNEL= and the Gradescope bundle (take.c).
  */
