@@ -55,7 +55,7 @@ check "a kernel.cu reached through a link to a folder outside the submission: re
     "$([ "$(notes_of "$o14" walter)" = "walter: exercises/$s1/kernel.cu lies outside the submission" ]; ok)" \
     "$(row "$o14" walter)"
 check "a kernel.cu reached through a link inside the submission: refused, the link named" \
-    "$([ "$(status_of "$o14" victor)" = refused ] && grep -q "exercises/$s1/kernel.cu is not a plain file in plain folders (a link on its path)" <<<"$(notes_of "$o14" victor)"; ok)" \
+    "$([ "$(status_of "$o14" victor)" = refused ] && grep -q "exercises/$s1/kernel.cu is not a plain file of its own (a link on its path)" <<<"$(notes_of "$o14" victor)"; ok)" \
     "$(row "$o14" victor)"
 check "names: other characters become _, an s before one that begins with neither letter nor digit; nested folders found" \
     "$(row "$o14" Zo___Smith | grep -q "^Zo___Smith,10,0,10,20,graded," && row "$o14" s_x | grep -q "^s_x,10,0,10,20,graded," &&
