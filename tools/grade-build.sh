@@ -28,8 +28,23 @@ export MAKEFLAGS
 jobs=${plan#*-j}
 printf 'building (make -k -j%s)...' "${jobs%% *}"
 t0=$(date +%s)
-# shellcheck disable=SC2086 # make's arguments, one word each
-make -k -s --no-print-directory $plan >build/grade-build.log 2>&1
+# the CPU emulation's programs (for the cause of a wrong result, built
+# with the host compiler) after the rest and into a log of their own: the
+# compiler's first error that a stage's reason quotes is nvcc's
+options=() programs=() emulated=() dir=0
+for w in $plan; do
+    if [ $dir = 1 ]; then options+=("$w"); dir=0; continue; fi
+    case $w in
+        -C) options+=("$w"); dir=1 ;;
+        -*) options+=("$w") ;;
+        *-emu) emulated+=("$w") ;;
+        *) programs+=("$w") ;;
+    esac
+done
+make -k -s --no-print-directory "${options[@]}" "${programs[@]}" >build/grade-build.log 2>&1
 st=$?
+if [ ${#emulated[@]} -gt 0 ]; then
+    make -k -s --no-print-directory "${options[@]}" "${emulated[@]}" >build/grade-build-emu.log 2>&1
+fi
 printf ' %d s%s\n' $(($(date +%s) - t0)) "$([ $st = 0 ] || echo '; some programs did not build (build/grade-build.log)')"
 exit 0

@@ -32,7 +32,7 @@ else
         copied=build/grade-src/exercises/03_tiled/kernel.cu
         check "grader: GRADE_SRC= with a link ($how): nothing of the solution is graded, the stage is not submitted" \
             "$(! cmp -s "$sol" "$copied" && ! grep -q '03_tiled: compiles and links' <<<"$o" &&
-               grep -q '03_tiled: .*\(not submitted\|no kernel.cu\|not a plain file\|link\)' <<<"$o"; echo $?)" \
+               grep -q '03_tiled: .*\(not submitted\|no kernel.cu\|not a plain file\|link\|not graded\)' <<<"$o"; echo $?)" \
             "$o; build/grade-src's copy: $(cmp "$sol" "$copied" 2>&1 || true)"
     done
 fi
