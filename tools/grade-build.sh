@@ -7,10 +7,11 @@
 # Asks build/grader/grade --plan, with the options the grade will have,
 # which programs it runs (the grader removes the old ones first, so that
 # none is graded from an earlier build, and for --src makes the copy of the
-# lab in build/grade-src), then builds them all with one make -k, so that a
+# lab in build/grade-src), then builds them all with make -k, so that a
 # stage that does not compile stops no other. make's messages go to
 # build/grade-build.log, where the grader finds each failed stage's reason
-# (the compiler's first error, the linker's undefined symbols). The grader
+# (the compiler's first error, the linker's undefined symbols); those of
+# the CPU emulation's programs, built after, to build/grade-build-emu.log. The grader
 # itself never runs make. make class builds ahead and writes that log
 # itself (make grade PREBUILT=1 then builds nothing).
 #
