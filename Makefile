@@ -122,11 +122,16 @@ HERE_OBJS := build/common/run_here.o $(CONFINED_OBJS)
 # test that builds such a program by hand: make -s objects-matmul
 objects-%:
 	@echo $(OBJS_$*) $(HERE_OBJS)
-# judge/remote.c starts a runner with common/spawn.c; fdio.o (writing all of
-# a request) is the harness's in the judge, the runner's own here.
+# judge/remote.c starts a runner and its device server with common/spawn.c;
+# fdio.o (writing all of a request) is the harness's in the judge, the
+# server's and the runner's own here. A runner has no CUDA runtime: it is
+# linked with judge/forward_runtime.c instead (-cudart none), whose every
+# call goes to the device server (build/judge/server, judge/forward.h).
 REMOTE_OBJS := build/judge/remote.o build/common/spawn.o build/common/signals.o
 JUDGE_OBJS := build/judge/judge.o $(REMOTE_OBJS)
-RUNNER_OBJS := build/judge/runner.o $(REMOTE_OBJS) build/common/fdio.o $(CONFINED_OBJS)
+RUNNER_OBJS := build/judge/runner.o build/judge/forward.o build/judge/forward_runtime.o build/common/fdio.o
+RUNNER_LIBS := -cudart none
+SERVER := build/judge/server
 
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
@@ -155,7 +160,12 @@ build/judge/%_call.o: judge/calls.cu build/flags.txt
 build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
-build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS)
+build/judge/forward_runtime.o: judge/forward_runtime.c judge/forward.h build/flags.txt
+	@mkdir -p $(@D)
+	$(call step,CC,$<)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -c $< -o $@
+build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS) | $(SERVER)
+	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@ $(RUNNER_LIBS)
+$(SERVER): build/judge/server.o build/judge/forward.o $(REMOTE_OBJS) build/common/fdio.o $(CONFINED_OBJS)
 	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 # The wall around every step that handles a kernel.cu's bytes: judge/wall.mk.
 include judge/wall.mk
@@ -182,8 +192,8 @@ $(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) $$(HERE_OBJS) | 
 	$$(call step,LINK,$$@)$$(call walled_link,$$@,$$^,$$(LDLIBS))
 $(3)/$(2)-judge: $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) build/judge/$(FAMILY_$(1))_stub.o $$(JUDGE_OBJS)
 	$$(call step,LINK,$$@)$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
-$(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS) | $$(WALL_DEPS)
-	$$(call step,LINK,$$@)$$(call walled_link,$$@,$$^)
+$(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS) | $$(WALL_DEPS) $$(SERVER)
+	$$(call step,LINK,$$@)$$(call walled_link,$$@,$$^,$$(RUNNER_LIBS))
 endef
 
 # Each stage's exercise and solution, and one build per knob value for sweeps.
@@ -203,7 +213,7 @@ endif
 # A student release (make release) has no solutions/: it builds the exercises.
 RELEASE := $(if $(wildcard solutions/*/kernel.cu),,1)
 BINARIES := $(foreach s,$(STAGES),build/$(s)/exercise $(if $(wildcard solutions/$(s)/kernel.cu),build/$(s)/solution))
-JUDGE_BINARIES := build/judge/echo-runner $(foreach b,$(BINARIES),$(b)-judge $(b)-runner)
+JUDGE_BINARIES := build/judge/echo-runner $(SERVER) $(foreach b,$(BINARIES),$(b)-judge $(b)-runner)
 
 .DEFAULT_GOAL := all
 all: $(BINARIES) $(JUDGE_BINARIES) build/confine/cuda-probe

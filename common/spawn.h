@@ -49,7 +49,7 @@ typedef struct {
     int from, to;
 } lab_fd_map;
 
-enum { LAB_SPAWN_MAX_FDS = 4 };
+enum { LAB_SPAWN_MAX_FDS = 6 };
 enum { LAB_SPAWN_SAME_GROUP = 0, LAB_SPAWN_GROUP, LAB_SPAWN_SESSION };
 /* The exit status of a child stopped at its time limit, as timeout(1). */
 enum { LAB_SPAWN_TIMED_OUT = 124, LAB_SPAWN_NOT_STARTED = 127 };

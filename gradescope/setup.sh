@@ -34,5 +34,5 @@ else
         if make -n -s -C "$here/lab" "build/$s/exercise-emu" >/dev/null 2>&1; then echo "build/$s/exercise-emu"; fi
     done)
     make -C "$here/lab" -j"$(nproc)" CUDA_ARCH="${AUTOGRADER_ARCH:-90}" build/confine/confine build/grader/grade build/judge/runner.o \
-        build/judge/remote.o build/common/signals.o build/common/spawn.o build/common/fdio.o $(for f in $families; do echo "build/judge/${f}_call.o"; done) $emu
+        build/judge/forward.o build/judge/forward_runtime.o build/common/fdio.o build/judge/server $(for f in $families; do echo "build/judge/${f}_call.o"; done) $emu
 fi

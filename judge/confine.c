@@ -1,5 +1,5 @@
 /*
- * confine.c: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]
+ * confine.c: confine [--no-gpu] [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]
  *         confine --build [--paths FILE] [--read-exec DIR]... [--read PATH]... [--write DIR]...
  *                 [--time-limit S] [--memory-mb M] [--file-mb M] [--label TEXT] -- COMPILER [ARG...]
  *         confine --probe
@@ -16,6 +16,8 @@
  *                  filter, then exec. Not process 1, which the kernel
  *                  shields from its own signals (abort() would not abort).
  *
+ * --no-gpu: PROGRAM may not open the GPU's devices (a runner, whose CUDA
+ * calls go to its device server: judge/forward.h).
  * --probe sets every layer up in a child that then exits, and prints one
  * line: what confinement this machine gives, or why it gives none.
  * --build confines a compiler (confine.h says how), under limits: its time
@@ -48,7 +50,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *USAGE = "usage: confine [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]\n"
+static const char *USAGE = "usage: confine [--no-gpu] [--read PATH]... [--read-list FILE] -- PROGRAM [ARG...]\n"
                            "       confine --build [--or-unconfined] [--paths FILE] [--read-exec DIR]... [--read PATH]...\n"
                            "               [--write DIR]...\n"
                            "               [--time-limit S] [--memory-mb M] [--file-mb M] [--label TEXT] -- COMPILER [ARG...]\n"
@@ -233,6 +235,8 @@ static void read_options(int argc, char **argv, confine_paths *paths, invocation
             paths->log = 1;
         } else if (!strcmp(a, "--build")) {
             paths->build = 1;
+        } else if (!strcmp(a, "--no-gpu")) {
+            paths->no_gpu = 1;
         } else if (!strcmp(a, "--or-unconfined")) {
             inv->or_unconfined = 1;
         } else if (!strcmp(a, "--help")) {

@@ -83,6 +83,8 @@ typedef struct {
     int read_fd[CONFINE_MAX_PATHS], exec_fd[CONFINE_MAX_PATHS], write_fd[CONFINE_MAX_PATHS];
     int log; /* --log: Landlock's denials to the kernel's log (ABI 7)   */
     int build; /* --build: a compiler's run (see above)                 */
+    int no_gpu; /* --no-gpu: a program that may not open the GPU's devices
+                 * (a runner: its CUDA calls go to the device server) */
     const char *read_exec[CONFINE_MAX_PATHS]; /* --read-exec: folders of tools */
     int nread_exec;
     confine_list files; /* the program's libraries and --read-list's files */

@@ -9,7 +9,10 @@
  *
  * The runners are started with the judge (lab_judge_spawn), the student's
  * from --runner PATH
- * (default: this program's path with -judge replaced by -runner), inside
+ * (default: this program's path with -judge replaced by -runner), each
+ * beside its device server (--server PATH, default build/judge/server;
+ * forward.h), which loads the runner's device code from the file beside it
+ * (PATH without -runner, with .fatbin: build/confine/objcheck's), inside
  * --confine PATH (and the GPU driver's files, --confine-files FILE) when
  * given. Buffers are shared on demand: a pointer the
  * stub passes must lie inside a buffer made by lab_buffer_new, whose whole
@@ -36,7 +39,7 @@ static const char *g_family;
 void lab_backend_family(const char *family) { g_family = family; }
 
 static struct {
-    char runner[4096], echo[4096], confine[4096], confine_files[4096];
+    char runner[4096], echo[4096], server[4096], confine[4096], confine_files[4096];
     double limit_s; /* one request, before the runner is stopped */
     lab_runner student, echo_runner;
     int started, echo_started;
@@ -46,9 +49,9 @@ static struct {
     lab_remote_request pending, echo_pending;
     int echo_missing;     /* no echo runner: warned once */
     int echo_mapped[LAB_REMOTE_MAX_BUFFERS]; /* the echo runner maps them too */
-} J = {"", "", "", "", 20.0};
+} J = {"", "", "", "", "", 20.0};
 
-/* Take the judge's own options out of argv: --runner, --echo, --confine,
+/* Take the judge's own options out of argv: --runner, --echo, --server, --confine,
  * --confine-files, --call-limit-s. The rest is the driver's. */
 void lab_backend_take_args(int *argc, char **argv)
 {
@@ -59,6 +62,8 @@ void lab_backend_take_args(int *argc, char **argv)
             snprintf(J.runner, sizeof J.runner, "%s", v);
         } else if (v && !strcmp(a, "--echo")) {
             snprintf(J.echo, sizeof J.echo, "%s", v);
+        } else if (v && !strcmp(a, "--server")) {
+            snprintf(J.server, sizeof J.server, "%s", v);
         } else if (v && !strcmp(a, "--confine")) {
             snprintf(J.confine, sizeof J.confine, "%s", v);
         } else if (v && !strcmp(a, "--confine-files")) {
@@ -90,6 +95,21 @@ void lab_backend_take_args(int *argc, char **argv)
             snprintf(J.echo, sizeof J.echo, "%s/../judge/echo-runner", self);
         }
     }
+    /* the device server beside the echo runner (both build/judge/) */
+    char *slash = strrchr(J.echo, '/');
+    if (!J.server[0] && slash)
+        snprintf(J.server, sizeof J.server, "%.*s/server", (int)(slash - J.echo), J.echo);
+}
+
+/* The device code a runner's server may load: PATH-runner's PATH.fatbin,
+ * written by build/confine/objcheck from the walled compile's object. */
+static void fatbin_of(const char *runner, char *out, size_t len)
+{
+    size_t n = strlen(runner);
+    if (n > 7 && !strcmp(runner + n - 7, "-runner"))
+        snprintf(out, len, "%.*s.fatbin", (int)(n - 7), runner);
+    else
+        snprintf(out, len, "%s.fatbin", runner);
 }
 
 /* LAB_JUDGE_TRACE=1: where a judge's time goes besides the timed batches
@@ -164,8 +184,13 @@ static void spawn_student(void)
         return;
     if (!J.runner[0])
         lab_die(LAB_EXIT_USAGE, "no runner: give --runner PATH (the stage's -runner program)");
-    if (lab_runner_start(&J.student, J.runner, J.confine[0] ? J.confine : NULL, J.confine_files, "your kernel"))
-        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.runner);
+    char fatbin[4200];
+    fatbin_of(J.runner, fatbin, sizeof fatbin);
+    if (access(fatbin, R_OK))
+        lab_die(LAB_EXIT_USAGE, "no device code beside the runner (%s): build it again with make", fatbin);
+    if (lab_runner_start(&J.student, J.server, J.runner, fatbin, J.confine[0] ? J.confine : NULL, J.confine_files,
+                         "your kernel"))
+        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", J.runner, J.server);
     J.started = 1;
     J.greeted = 0;
     static int registered;
@@ -363,9 +388,9 @@ static int spawn_echo(void)
         J.echo_missing = 1;
         return -1;
     }
-    if (lab_runner_start(&J.echo_runner, J.echo, J.confine[0] ? J.confine : NULL, J.confine_files,
+    if (lab_runner_start(&J.echo_runner, J.server, J.echo, NULL, J.confine[0] ? J.confine : NULL, J.confine_files,
                          "the echo runner"))
-        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s", J.echo);
+        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", J.echo, J.server);
     J.echo_started = 1;
     J.echo_greeted = 0;
     return 0;

@@ -214,15 +214,15 @@ static int allow_build(int ruleset, const confine_paths *paths, uint64_t fs, cha
     return rc;
 }
 
-/* A program: the GPU's devices, and its private /dev/shm. Nothing under
+/* A program: the GPU's devices (not with --no-gpu), and its private /dev/shm. Nothing under
  * /proc may be written: a right to write the threads' names
  * (/proc/self/task/TID/comm, which the CUDA driver writes) would be one to
  * write /proc/self/task/TID/mem, the process's own code; the driver's
  * names go elsewhere (judge/thread_names.c). */
-static int allow_program(int ruleset, uint64_t fs, char *why, size_t len)
+static int allow_program(int ruleset, const confine_paths *paths, uint64_t fs, char *why, size_t len)
 {
     int rc = 0;
-    DIR *dev = opendir("/dev");
+    DIR *dev = paths->no_gpu ? NULL : opendir("/dev");
     for (struct dirent *e; dev && !rc && (e = readdir(dev));) {
         if (strncmp(e->d_name, "nvidia", 6) && strcmp(e->d_name, "dxg"))
             continue;
@@ -251,7 +251,7 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len)
         return -1;
     int rc = allow_every_run(ruleset, paths, fs, why, len);
     if (!rc)
-        rc = paths->build ? allow_build(ruleset, paths, fs, why, len) : allow_program(ruleset, fs, why, len);
+        rc = paths->build ? allow_build(ruleset, paths, fs, why, len) : allow_program(ruleset, paths, fs, why, len);
     if (rc) {
         if (!why[0])
             snprintf(why, len, "cannot open a path for Landlock: %s", strerror(errno));

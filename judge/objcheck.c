@@ -1,5 +1,5 @@
 /*
- * objcheck.c: objcheck [--label TEXT] OBJECT
+ * objcheck.c: objcheck [--label TEXT] [--fatbin OUT] OBJECT
  *
  * Whether the object a kernel.cu compiled into holds only what a CUDA
  * compile produces, read from its ELF headers by this program alone (no
@@ -16,6 +16,15 @@
  * not make (a list of names, below: the host compiler's code, data,
  * unwinding and notes, and the CUDA fat binary), code outside the code's
  * sections or code that is writable, or an executable stack.
+ *
+ * --fatbin OUT writes the object's device code (its one .nv_fatbin
+ * section, which must be exactly one fat binary as nvcc's fatbinary makes
+ * it: its header's size fills the section, no relocation, no second
+ * section of that name) to OUT: the only device code the judge's device
+ * server loads for this kernel.cu (judge/README.md, "Device code the build
+ * never compiled"). Bytes a kernel.cu's host asm appends to the section,
+ * or a fat binary of its own there, make the section's size disagree with
+ * the header and are refused.
  *
  * Exit status: 0 fit to link; 1 refused (one line on stderr says why,
  * beginning with the label); 2 usage or unreadable.
@@ -110,6 +119,47 @@ static unsigned char *read_all(const char *path, size_t *size)
     return buf;
 }
 
+/* The fat binary's header (fatbinary's container): magic, version, header
+ * size, then the size of what follows it. */
+#define FATBIN_MAGIC 0xBA55ED50u
+typedef struct {
+    unsigned int magic;
+    unsigned short version, header_size;
+    unsigned long long fat_size;
+} fatbin_header;
+
+static const unsigned char *g_fatbin; /* the .nv_fatbin section, once checked */
+static size_t g_fatbin_size;
+
+/* The .nv_fatbin section: one, one container filling it, no relocation. */
+static int check_fatbin(const Elf64_Shdr *sh, int n, const char *strtab, size_t size, const unsigned char *b)
+{
+    int found = -1;
+    for (int i = 0; i < n; i++) {
+        const char *name = strtab + sh[i].sh_name;
+        if (!strcmp(name, ".rela.nv_fatbin") || !strcmp(name, ".rel.nv_fatbin"))
+            return refuse("relocates its device code (.nv_fatbin)");
+        if (strcmp(name, ".nv_fatbin"))
+            continue;
+        if (found >= 0)
+            return refuse("holds two sections of device code (.nv_fatbin)");
+        found = i;
+    }
+    if (found < 0)
+        return 0; /* no device code: a launch finds nothing to run */
+    const Elf64_Shdr *s = &sh[found];
+    fatbin_header h;
+    if (s->sh_type != SHT_PROGBITS || s->sh_offset > size || s->sh_size > size - s->sh_offset ||
+        s->sh_size < sizeof h)
+        return refuse("has a malformed section of device code (.nv_fatbin)");
+    memcpy(&h, b + s->sh_offset, sizeof h);
+    if (h.magic != FATBIN_MAGIC || h.header_size != sizeof h || h.fat_size != s->sh_size - sizeof h)
+        return refuse("holds device code that is not one fat binary as nvcc makes it (.nv_fatbin)");
+    g_fatbin = b + s->sh_offset;
+    g_fatbin_size = s->sh_size;
+    return 0;
+}
+
 /* 0 when the object is fit to link, else 1 with one line said. */
 static int check(const unsigned char *b, size_t size)
 {
@@ -159,18 +209,38 @@ static int check(const unsigned char *b, size_t size)
     }
     if (!stack_note)
         return refuse("does not say its stack is not executable (.note.GNU-stack)");
+    return check_fatbin(sh, eh->e_shnum, strtab, size, b);
+}
+
+/* The device code, to OUT (written whole, then renamed into place); an
+ * object without device code gives an empty file. 0, or 2. */
+static int write_fatbin(const char *out)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    FILE *f = fopen(tmp, "wb");
+    if (!f || (g_fatbin_size && fwrite(g_fatbin, 1, g_fatbin_size, f) != g_fatbin_size) || fclose(f) ||
+        rename(tmp, out)) {
+        fprintf(stderr, "objcheck: cannot write %s: %s\n", out, strerror(errno ? errno : EIO));
+        return 2;
+    }
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     int i = 1;
-    if (i + 1 < argc && !strcmp(argv[i], "--label")) {
-        g_label = argv[i + 1];
-        i += 2;
+    const char *fatbin = NULL;
+    for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "--label"))
+            g_label = argv[i + 1];
+        else if (!strcmp(argv[i], "--fatbin"))
+            fatbin = argv[i + 1];
+        else
+            break;
     }
     if (i + 1 != argc) {
-        fprintf(stderr, "usage: objcheck [--label TEXT] OBJECT\n");
+        fprintf(stderr, "usage: objcheck [--label TEXT] [--fatbin OUT] OBJECT\n");
         return 2;
     }
     size_t size = 0;
@@ -180,6 +250,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc = check(b, size);
+    if (rc == 0 && fatbin)
+        rc = write_fatbin(fatbin);
     free(b);
     return rc;
 }

@@ -7,6 +7,7 @@
  */
 #include "fdio.h"
 #include "lab.h"
+#include "forward.h"
 #include "remote.h"
 #include "spawn.h"
 
@@ -53,73 +54,123 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
     return 0;
 }
 
-int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *files,
-                     const char *what)
+/* Start one process of a runner: argv, and fds (from, to) pairs. */
+static int start_one(char **argv, const int (*fds)[2], int nfds, pid_t *pid)
+{
+    lab_spawn s = {.argv = argv, .in = {LAB_IO_NULL, NULL}, .nfds = nfds, .close_others = 1};
+    for (int i = 0; i < nfds; i++) {
+        s.fds[i].from = fds[i][0];
+        s.fds[i].to = fds[i][1];
+    }
+    lab_child c;
+    if (lab_spawn_start(&s, &c))
+        return -1;
+    *pid = c.pid;
+    return 0;
+}
+
+static void close_all(int *fd, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fd[i] >= 0)
+            close(fd[i]);
+}
+
+int lab_runner_start(lab_runner *r, const char *server, const char *program, const char *fatbin,
+                     const char *confine, const char *files, const char *what)
 {
     /* a runner that is gone must be a death the judge reports, not a
      * SIGPIPE that kills the judge when it writes the next request */
     signal(SIGPIPE, SIG_IGN);
     memset(r, 0, sizeof *r);
-    r->pid = -1;
+    r->pid = r->runner = -1;
     snprintf(r->what, sizeof r->what, "%s", what);
-    int to[2], from[2];
-    if (pipe2(to, O_CLOEXEC))
-        return -1;
-    if (pipe2(from, O_CLOEXEC)) {
-        close(to[0]);
-        close(to[1]);
-        return -1;
-    }
-    /* stdin /dev/null, stdout and stderr the judge's, the two pipes at
-     * their fixed numbers and every other descriptor closed */
-    char *with_files[] = {(char *)confine, "--read-list", (char *)files, "--", (char *)program, NULL};
-    char *without[] = {(char *)confine, "--", (char *)program, NULL};
-    char *alone[] = {(char *)program, NULL};
-    lab_spawn s = {.argv = !confine ? alone : files && files[0] ? with_files : without,
-                   .in = {LAB_IO_NULL, NULL},
-                   .fds = {{to[0], LAB_RUNNER_IN_FD}, {from[1], LAB_RUNNER_OUT_FD}},
-                   .nfds = 2,
-                   .close_others = 1};
-    lab_child c;
-    int started = lab_spawn_start(&s, &c);
-    close(to[0]);
-    close(from[1]);
-    if (started) {
-        close(to[1]);
-        close(from[0]);
+    /* judge -> server, server -> judge, server -> runner, runner -> server */
+    int p[8] = {-1, -1, -1, -1, -1, -1, -1, -1}, fb = -1;
+    for (int i = 0; i < 8; i += 2)
+        if (pipe2(p + i, O_CLOEXEC)) {
+            close_all(p, 8);
+            return -1;
+        }
+    if (fatbin && (fb = open(fatbin, O_RDONLY | O_CLOEXEC)) < 0) {
+        close_all(p, 8);
         return -1;
     }
-    r->pid = c.pid;
-    r->to = to[1];
-    r->from = from[0];
+    char *with_files[] = {(char *)confine, "--read-list", (char *)files, "--", (char *)server, NULL};
+    char *without[] = {(char *)confine, "--", (char *)server, NULL};
+    char *alone[] = {(char *)server, NULL};
+    char *no_gpu[] = {(char *)confine, "--no-gpu", "--", (char *)program, NULL};
+    char *plain[] = {(char *)program, NULL};
+    const int server_fds[5][2] = {{p[0], LAB_RUNNER_IN_FD},
+                                  {p[3], LAB_RUNNER_OUT_FD},
+                                  {p[6], LAB_FWD_SERVER_FROM},
+                                  {p[5], LAB_FWD_SERVER_TO},
+                                  {fb, LAB_FWD_SERVER_FATBIN}};
+    const int runner_fds[2][2] = {{p[4], LAB_FWD_RUNNER_IN}, {p[7], LAB_FWD_RUNNER_OUT}};
+    int rc = start_one(!confine ? alone : files && files[0] ? with_files : without, server_fds, fb >= 0 ? 5 : 4,
+                       &r->pid);
+    if (rc == 0 && program && start_one(confine ? no_gpu : plain, runner_fds, 2, &r->runner)) {
+        kill(r->pid, SIGKILL);
+        waitpid(r->pid, NULL, 0);
+        rc = -1;
+    }
+    /* the judge keeps its two ends; the rest are the children's */
+    int keep_to = p[1], keep_from = p[2];
+    p[1] = p[2] = -1;
+    close_all(p, 8);
+    if (fb >= 0)
+        close(fb);
+    if (rc) {
+        close(keep_to);
+        close(keep_from);
+        r->pid = r->runner = -1;
+        return -1;
+    }
+    r->to = keep_to;
+    r->from = keep_from;
     return 0;
 }
 
-/* Reap the runner (blocking: it has ended or been killed). */
+/* Reap both processes (blocking: they have ended or been killed). */
 static void reap(lab_runner *r)
 {
-    if (r->pid <= 0 || r->reaped)
-        return;
-    while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
-        ;
-    r->reaped = 1;
+    if (r->pid > 0 && !r->reaped) {
+        while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+            ;
+        r->reaped = 1;
+    }
+    if (r->runner > 0 && !r->runner_reaped) {
+        while (waitpid(r->runner, &r->runner_status, 0) < 0 && errno == EINTR)
+            ;
+        r->runner_reaped = 1;
+    }
+}
+
+/* Whether one of them ended (reaped then), without waiting. */
+static int ended(pid_t pid, int *reaped, int *status)
+{
+    if (pid <= 0 || *reaped)
+        return 1;
+    if (waitpid(pid, status, WNOHANG) == pid) {
+        *reaped = 1;
+        return 1;
+    }
+    return 0;
 }
 
 int lab_runner_alive(lab_runner *r)
 {
-    if (r->pid <= 0 || r->reaped)
-        return 0;
-    if (waitpid(r->pid, &r->status, WNOHANG) == r->pid) {
-        r->reaped = 1;
-        return 0;
-    }
-    return 1;
+    int server_ended = ended(r->pid, &r->reaped, &r->status);
+    int runner_ended = r->runner > 0 && ended(r->runner, &r->runner_reaped, &r->runner_status);
+    return !server_ended && !runner_ended;
 }
 
 static void kill_runner(lab_runner *r)
 {
     if (r->pid > 0 && !r->reaped)
         kill(r->pid, SIGKILL);
+    if (r->runner > 0 && !r->runner_reaped)
+        kill(r->runner, SIGKILL);
     reap(r);
 }
 
@@ -156,15 +207,20 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
 
 void lab_runner_fate(lab_runner *r, char *out, size_t len)
 {
+    /* the server's fate, but where it ended because its runner was gone:
+     * then the runner's (the student's process) */
     reap(r);
+    int runner_first = r->runner > 0 && r->reaped && WIFEXITED(r->status) &&
+                       WEXITSTATUS(r->status) == LAB_FWD_RUNNER_GONE;
+    int status = runner_first ? r->runner_status : r->status;
     if (r->timed_out)
         snprintf(out, len, "did not answer in time and was stopped");
     else if (!r->reaped)
         snprintf(out, len, "is still running");
-    else if (WIFEXITED(r->status))
-        snprintf(out, len, "ended the process (exit status %d)", WEXITSTATUS(r->status));
-    else if (WIFSIGNALED(r->status))
-        snprintf(out, len, "was killed by %s", lab_signal_text(WTERMSIG(r->status)));
+    else if (WIFEXITED(status))
+        snprintf(out, len, "ended the process (exit status %d)", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(out, len, "was killed by %s", lab_signal_text(WTERMSIG(status)));
     else
         snprintf(out, len, "ended");
 }
@@ -173,7 +229,7 @@ void lab_runner_stop(lab_runner *r)
 {
     if (r->pid <= 0)
         return;
-    if (!r->reaped) {
+    if (!r->reaped || !r->runner_reaped) {
         lab_remote_request q;
         memset(&q, 0, offsetof(lab_remote_request, calls));
         q.magic = LAB_REMOTE_MAGIC;
@@ -188,7 +244,7 @@ void lab_runner_stop(lab_runner *r)
     }
     close(r->to);
     close(r->from);
-    r->pid = -1;
+    r->pid = r->runner = -1;
 }
 
 int lab_remote_read_request(int fd, lab_remote_request *q)

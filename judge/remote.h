@@ -70,9 +70,13 @@ typedef struct {
     char text[120];  /* the family (HELLO) or the error's name          */
 } lab_remote_answer;
 
-/* A runner as the judge sees it. */
+/* A runner as the judge sees it: two processes, the device server it
+ * talks to (the lab's, with the GPU) and the runner proper (the student's
+ * host code, without one; forward.h). */
 typedef struct {
-    pid_t pid;
+    pid_t pid;           /* the device server                            */
+    pid_t runner;        /* the runner proper                            */
+    int runner_reaped, runner_status;
     int to, from;        /* the judge's ends of the two pipes            */
     char what[64];       /* "your kernel", "the echo runner"             */
     int reaped;          /* waitpid has its status                       */
@@ -89,21 +93,27 @@ enum lab_remote_result {
     LAB_REMOTE_GARBLED   /* it answered something that is not an answer    */
 };
 
-/* Start program as a runner: argv[0] = program, stdin /dev/null, stdout and
- * stderr shared with the judge, the pipes on LAB_RUNNER_IN_FD and
- * LAB_RUNNER_OUT_FD, every other descriptor closed. When confine is not
- * NULL the program is started as `confine [--read-list files] -- program`:
- * it may read itself, the libraries it is linked with and the files listed
- * in files (the GPU driver's; "" for none). Returns 0, or -1 with errno. */
-int lab_runner_start(lab_runner *r, const char *program, const char *confine, const char *files,
-                     const char *what);
+/* Start a runner: the device server `server` (stdin /dev/null, stdout and
+ * stderr shared with the judge, the judge's pipes on LAB_RUNNER_IN_FD and
+ * LAB_RUNNER_OUT_FD, the runner's on forward.h's, the file fatbin, the
+ * device code it may load, opened on LAB_FWD_SERVER_FATBIN when not NULL)
+ * and the runner `program` (its pipes to the server, nothing else), every
+ * other descriptor closed. When confine is not NULL, the server is started
+ * as `confine [--read-list files] -- server`: it may read itself, the
+ * libraries it is linked with and the files listed in files (the GPU
+ * driver's; "" for none); the runner as `confine --no-gpu -- program`: no
+ * GPU device, no driver file. program NULL: the server alone (a test's
+ * fake one). Returns 0, or -1 with errno. */
+int lab_runner_start(lab_runner *r, const char *server, const char *program, const char *fatbin,
+                     const char *confine, const char *files, const char *what);
 
 /* Send a request (count calls of it); wait at most limit_s for the answer.
  * On TIMEOUT the runner is killed; on DIED, GARBLED it is reaped. */
 int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, lab_remote_answer *a);
 
 /* Why a runner is gone, in words ("exited with status 0", "was killed by
- * segmentation fault (SIGSEGV)"), after LAB_REMOTE_DIED or TIMEOUT. */
+ * segmentation fault (SIGSEGV)"), after LAB_REMOTE_DIED or TIMEOUT: the
+ * server's fate, or the runner's where the server ended for want of it. */
 void lab_runner_fate(lab_runner *r, char *out, size_t len);
 
 /* Whether it still runs (0: it has ended, and is reaped). */

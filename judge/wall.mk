@@ -34,10 +34,12 @@ wall = build/confine/confine --build $(if $(filter-out 0,$(REQUIRE_CONFINEMENT))
        --time-limit $(WALL_LIMIT_S) --memory-mb $(WALL_MEMORY_MB) --
 # nvcc's compile of a kernel.cu, inside the wall, with its list of headers
 # beside the object (grader/library.c reads it), the object read by
-# objcheck: $(call walled_nvcc,SOURCE,OBJECT,FLAGS)
+# objcheck, which writes its device code beside it (OBJECT's name with
+# .fatbin: all the judge's device server loads for it):
+# $(call walled_nvcc,SOURCE,OBJECT,FLAGS)
 walled_nvcc = rm -rf $(2).wall && mkdir -p $(2).wall && \
 	$(call wall,$(1),$(2).wall) $(NVCC) $(3) -MD -MP -MT $(2) -MF $(2).wall/kernel.d -c $(1) -o $(2).wall/kernel.o && \
-	build/confine/objcheck --label $(1) $(2).wall/kernel.o && \
+	build/confine/objcheck --label $(1) --fatbin $(basename $(2)).fatbin $(2).wall/kernel.o && \
 	mv $(2).wall/kernel.d $(basename $(2)).d && mv $(2).wall/kernel.o $(2) && rmdir $(2).wall
 # the link of a program holding a student's object: inside the wall, never
 # through GCC's LTO plugin, with a stack that is never executable.

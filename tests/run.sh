@@ -135,6 +135,7 @@ suite "the wall around student code: attacks without a GPU (tests/confine/run.sh
 suite "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" wall tests/confine/wall.sh
 suite "the link: an object's LTO bytecode and writable, executable memory refused (tests/confine/link.sh)" link tests/confine/link.sh
 suite "the judge and its runners without a GPU (tests/judge/run.sh)" judge tests/judge/run.sh
+suite "a runner without a GPU, its device server faked (tests/judge/forward.sh)" forward tests/judge/forward.sh
 suite "every door that runs student code: the one launcher, attacks on the CPU verdict (tests/launcher/run.sh)" launcher tests/launcher/run.sh
 suite "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" layout tests/layout/run.sh
 suite "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tables tests/tables/run.sh

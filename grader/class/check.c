@@ -61,18 +61,21 @@ static int emulated(const char *stage)
 
 char **check_lab_targets(void)
 {
-    char **t = xrealloc(NULL, (6 + 2 * cls.nstages) * sizeof *t);
+    char **t = xrealloc(NULL, (8 + 2 * cls.nstages) * sizeof *t);
     int n = 0;
     t[n++] = xstrdup("build/confine/confine");
     t[n++] = xstrdup("build/grader/grade"); /* the launcher's checks and verdicts */
     t[n++] = xstrdup("build/judge/runner.o");
-    t[n++] = xstrdup("build/judge/remote.o");
-    t[n++] = xstrdup("build/common/signals.o");
+    t[n++] = xstrdup("build/judge/forward.o");
+    t[n++] = xstrdup("build/judge/forward_runtime.o");
+    t[n++] = xstrdup("build/common/fdio.o");
+    t[n++] = xstrdup("build/judge/server"); /* a runner's link asks for it */
+    const int fixed = n;
     for (int s = 0; s < cls.nstages; s++) {
         const char *f = family_of(cls.stages[s]);
         char *obj = fmt("build/judge/%s_call.o", f ? f : "none");
         int seen = 0;
-        for (int i = 5; i < n; i++)
+        for (int i = fixed; i < n; i++)
             seen |= !strcmp(t[i], obj);
         if (f && !seen)
             t[n++] = obj;

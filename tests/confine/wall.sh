@@ -267,6 +267,26 @@ if [ -x "$objcheck" ]; then
         "$([ $st = 1 ] && grep -q 'executable stack' <<<"$o"; echo $?)" "exit $st: $o"
     o=$("$objcheck" "$out/lto.c" 2>&1); st=$?
     check "objcheck: a file that is no ELF object is refused" "$([ $st = 1 ]; echo $?)" "$o"
+    # the device code: nvcc's one fat binary is written out whole (all the
+    # judge's device server loads); bytes a kernel.cu's host asm adds to
+    # that section (a fat binary of its own) are refused
+    if command -v "${NVCC:-nvcc}" >/dev/null 2>&1; then
+        printf '__global__ void k(float *x) { x[0] = 1; }\n' >"$out/dev.cu"
+        { cat "$out/dev.cu"; printf '__asm__(".pushsection .nv_fatbin,\\"a\\"\\n.quad 0xBA55ED50\\n.popsection");\n'; } \
+            >"$out/devasm.cu"
+        "${NVCC:-nvcc}" -arch=sm_90 -c "$out/dev.cu" -o "$out/dev.o" && objcopy -O binary --only-section=.nv_fatbin "$out/dev.o" "$out/dev.want"
+        rm -f "$out/dev.fatbin"
+        o=$("$objcheck" --fatbin "$out/dev.fatbin" "$out/dev.o" 2>&1)
+        check "objcheck --fatbin: nvcc's device code is written out whole" \
+            "$(cmp -s "$out/dev.want" "$out/dev.fatbin" && [ -s "$out/dev.fatbin" ]; echo $?)" "$o"
+        "${NVCC:-nvcc}" -arch=sm_90 -c "$out/devasm.cu" -o "$out/devasm.o"
+        rm -f "$out/devasm.fatbin"
+        o=$("$objcheck" --label kernel.cu --fatbin "$out/devasm.fatbin" "$out/devasm.o" 2>&1); st=$?
+        check "objcheck --fatbin: bytes a kernel.cu's asm adds to the device code's section are refused, none written" \
+            "$([ $st = 1 ] && grep -q 'not one fat binary' <<<"$o" && [ ! -e "$out/devasm.fatbin" ]; echo $?)" "exit $st: $o"
+    else
+        skip "objcheck --fatbin: no nvcc here"
+    fi
     bad=""
     for f in build/*/*.o build/common/*.o build/judge/*.o; do
         [ -f "$f" ] && ! "$objcheck" "$f" >/dev/null 2>&1 && bad+=" $f"

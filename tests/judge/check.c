@@ -41,7 +41,7 @@ static int converse(const char *fake, const char *mode, const char *confine, dou
                     lab_remote_answer *a)
 {
     setenv("LAB_FAKE_RUNNER_MODE", mode, 1);
-    if (lab_runner_start(r, fake, confine, "", "the fake runner"))
+    if (lab_runner_start(r, fake, NULL, NULL, confine, "", "the fake runner"))
         return -100;
     lab_remote_request q;
     memset(&q, 0, sizeof q);
