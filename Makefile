@@ -165,7 +165,7 @@ build/judge/forward_runtime.o: judge/forward_runtime.c judge/forward.h build/fla
 	$(call step,CC,$<)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -c $< -o $@
 build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS) | $(SERVER)
 	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@ $(RUNNER_LIBS)
-$(SERVER): build/judge/server.o build/judge/forward.o $(REMOTE_OBJS) build/common/fdio.o $(CONFINED_OBJS)
+$(SERVER): build/judge/server.o build/judge/serve.o build/judge/forward.o $(REMOTE_OBJS) build/common/fdio.o $(CONFINED_OBJS)
 	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 # The wall around every step that handles a kernel.cu's bytes: judge/wall.mk.
 include judge/wall.mk
