@@ -22,14 +22,17 @@ make -s $parts >"$out/build.log" 2>&1 || fail_build "the runner's parts build"
 $CC -O2 -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Ijudge -I"$(dirname "$(command -v "$NVCC")")/../include" \
     tests/judge/fake_server.c judge/forward.c common/fdio.c -o "$out/fake-server" >"$out/build.log" 2>&1 ||
     fail_build "the fake server compiles"
-for k in honest blob; do
+# the attack lives with the grader's tests, which a student release leaves out
+kinds="honest blob"
+[ -f tests/grader/attacks/fatbin_blob/kernel.cu ] || kinds=honest
+for k in $kinds; do
     src=tests/judge/forward_kernel.cu
     [ $k = blob ] && src=tests/grader/attacks/fatbin_blob/kernel.cu
     { $NVCC -arch=sm_90 -Icommon -c "$src" -o "$out/$k.o" &&
       $NVCC -arch=sm_90 "$out/$k.o" $parts -o "$out/$k-runner" -cudart none; } >"$out/build.log" 2>&1 ||
         fail_build "a runner holding $src links without the CUDA runtime"
 done
-results=$("$out/fake-server" "$out/honest-runner" honest; "$out/fake-server" "$out/blob-runner" blob)
+results=$(for k in $kinds; do "$out/fake-server" "$out/$k-runner" $k; done)
 # no CUDA runtime, no driver: nothing in a runner can reach a GPU itself
 held=$(nm "$out/honest-runner" 2>/dev/null | awk '$3 ~ /^(cuInit|cudaMalloc|cudaIpcOpenMemHandle|cuModuleLoadData|cuLibraryLoadData)$/ { print $3 }' | head -n 3)
 needed=$(readelf -d "$out/honest-runner" 2>/dev/null | grep -oE 'lib(cuda|cudart)[^]]*' | head -n 3)
@@ -42,8 +45,14 @@ FAIL  forward: a runner holds no CUDA runtime and no driver (its cudaLaunchKerne
       defined: ${held:-none}; needed: ${needed:-none}"
 fi
 echo "$results"
+skipped=0
+if [ "$kinds" = honest ]; then
+    echo "skip  forward: the byte array's kernel (tests/grader/attacks/ is not part of a student release)"
+    skipped=1
+fi
 passed=$(grep -c '^ok ' <<<"$results")
 failed=$(grep -c '^FAIL ' <<<"$results")
 echo
-echo "$passed passed, $failed failed"
+if [ $skipped -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
 [ "$failed" = 0 ]
