@@ -1,19 +1,16 @@
-// tests/judge/forward_kernel.cu: an honest stage-03 kernel.cu for
+// tests/judge/forward_kernel.cu: a stage-03 kernel.cu for
 // tests/judge/forward.sh: one launch, an attribute set before it and the
-// launch's error asked for after it, as students write them.
+// launch's error asked for after it, as students write them (its kernel
+// is no answer: nothing runs it).
 #include <stdio.h>
 
 #include "matmul.h"
 
 __global__ void mm_forward(const float *A, const float *B, float *C, int n)
 {
-    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r < n && c < n) {
-        float s = 0;
-        for (int k = 0; k < n; k++)
-            s += A[r * n + k] * B[k * n + c];
-        C[r * n + c] = s;
-    }
+    /* never run: the fake server only reads the launch */
+    if (threadIdx.x == 0)
+        C[0] = A[0] + B[n - 1];
 }
 
 void matmul(const float *A, const float *B, float *C, int n)
