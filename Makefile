@@ -23,6 +23,8 @@
 #   make release DEST=dir     instructors: the student tree, without solutions
 #   make class SUBMISSIONS=dir  instructors: grade a class (INSTRUCTORS.md); CHECK=1:
 #                             build and check it without a GPU
+#   make export OUT=dir       instructors: a class's gradebook for Gradescope, Canvas
+#                             (FORMAT=gradescope canvas plain; ROSTER= to make class)
 #   make gradescope DEST=dir  instructors: Gradescope's autograder.zip
 #   make tables               the stage tables of README.md and handouts/README.md,
 #                             from stages.tsv (make check fails when they are stale)
@@ -389,7 +391,9 @@ bench: $(foreach s,$(STAGES),build/$(s)/$(BENCH_VARIANT))
 # make class SUBMISSIONS=dir [BACKEND=local|slurm] [OUT=dir] [EX=..] [SEED=..]
 # [SANITIZE=1] [WAIT=1] [RETRY=1] [PER_TASK=N]: grade every student's kernel.cu
 # files in a copy of the lab of their own; gradebook.csv and one folder per
-# student in OUT (default class-grades). See INSTRUCTORS.md.
+# student in OUT (default class-grades). See INSTRUCTORS.md. ROSTER=file,
+# TIMES=file, DEADLINE=time, LATE_PENALTY=points: the roster's rows and ids,
+# each submission's time, the days late and the points off (kept in OUT).
 # CHECK=1: built and checked without a GPU, for one architecture (the
 # course GPU's: CUDA_ARCH=90), into class-check unless OUT says otherwise.
 CLASS_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),$(if $(filter-out 0,$(CHECK)),class-check,class-grades))
@@ -426,8 +430,19 @@ class: $(if $(CLASS_SRCS),build/grader/class)
 	    $(if $(EX),--stages '$(EX)') $(if $(SEED),--seed '$(SEED)') $(if $(filter-out 0,$(SANITIZE)),--sanitize) \
 	    $(if $(filter-out 0,$(UNCONFINED)),--unconfined) $(if $(GRADE_JUDGE),--judge) \
 	    $(if $(filter-out 0,$(ONCE)),--once) $(if $(filter-out 0,$(WAIT)),--wait) $(if $(filter-out 0,$(RETRY)),--retry) \
-	    $(if $(PER_TASK),--per-task '$(PER_TASK)') $(if $(filter-out 0,$(CHECK)),--check $(if $(CHECK_ARCH),--arch '$(CHECK_ARCH)'))
+	    $(if $(PER_TASK),--per-task '$(PER_TASK)') $(if $(filter-out 0,$(CHECK)),--check $(if $(CHECK_ARCH),--arch '$(CHECK_ARCH)')) \
+	    $(if $(ROSTER),--roster '$(ROSTER)') $(if $(TIMES),--times '$(TIMES)') $(if $(DEADLINE),--deadline '$(DEADLINE)') \
+	    $(if $(LATE_PENALTY),--late-penalty '$(LATE_PENALTY)')
 	@$(if $(filter slurm,$(BACKEND)),,$(CLASS_AFTER))
+# make export OUT=dir [FORMAT="gradescope canvas plain"] [ASSIGNMENT=name]: the
+# class's gradebook as Gradescope's and Canvas's grade imports take it, and
+# plain (id, total, stages): OUT/gradebook-FORMAT.csv (INSTRUCTORS.md).
+.PHONY: export
+export: $(if $(CLASS_SRCS),build/grader/class)
+	@$(if $(CLASS_SRCS),,echo "error: this is a student release; make export works in the instructors' copy of the lab"; exit 2)
+	@$(if $(filter command line,$(origin OUT)),,echo "error: say which class: make export OUT=dir (the OUT of make class)"; exit 2)
+	@build/grader/class --export --out '$(OUT)' $(if $(FORMAT),--format '$(FORMAT)') \
+	    $(if $(ASSIGNMENT),--assignment '$(ASSIGNMENT)')
 
 # make report, make similarity (absent from a student release)
 -include grader/class/report/report.mk

@@ -115,6 +115,7 @@ suite "the student's loop: a build's own messages, notes on knobs, a missing nvc
 suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
 if [ -x tests/class/run.sh ]; then
     suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
+    suite "make class with a roster and a deadline, make export (tests/class/term.sh)" term tests/class/term.sh
     suite "make report: the class report, parsed (tests/class/report/run.sh)" report tests/class/report/run.sh
     suite "make similarity: copies against honest kernels (tests/class/similarity/run.sh)" similarity tests/class/similarity/run.sh
 else

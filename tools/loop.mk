@@ -105,6 +105,7 @@ help:
 	@$(if $(RELEASE),,echo "instructors (INSTRUCTORS.md):")
 	@$(if $(RELEASE),,echo "  make release DEST=dir          the student tree: no solutions, no instructors' tools")
 	@$(if $(RELEASE),,echo "  make class SUBMISSIONS=dir     grade every student's kernel.cu files; OUT/gradebook.csv (CHECK=1: no GPU)")
+	@$(if $(RELEASE),,echo "  make export OUT=dir [FORMAT=..] the gradebook for Gradescope, Canvas, or plain (ROSTER= to make class)")
 	@$(if $(RELEASE),,echo "  make report OUT=dir [ANON=1]   the class report, OUT/report.html (make class writes it too)")
 	@$(if $(RELEASE),,echo "  make similarity OUT=dir        how alike the students' kernels are, for a person to review")
 	@$(if $(RELEASE),,echo "  make gradescope DEST=dir       Gradescope's autograder.zip (the release inside)")

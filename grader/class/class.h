@@ -15,6 +15,10 @@
  *   points.c    a student's grade.json (grader/jsonread.c) into points
  *               and one short phrase per stage that lost points
  *   gradebook.c the rows (OUT/students/NAME/row.csv) and gradebook.csv
+ *   roster.c    the roster (ROSTER): one row each, the id
+ *   late.c      when each submission came; DEADLINE and the late policy
+ *   book.c      the gradebook's rows: the roster's order, id, lateness
+ *   export.c    make export: the gradebook as Gradescope, Canvas import it
  *   local.c     the local back end: builders, then one worker per GPU
  *   slurm.c     the Slurm back end: a job array, a gradebook job, a task
  *   sys.c       messages, text, files and the programs class grading runs
@@ -32,8 +36,10 @@
 
 /* Exit statuses: 0 done (whatever the grades), 1 a step failed, 2 usage,
  * 3 no GPU here for the local back end, 5 the runs cannot be confined,
- * 6 SUBMISSIONS has names to rename (NAMES_REFUSED, grader/intake/names.h), 130 stopped. */
-enum { CLASS_OK = 0, CLASS_FAILED = 1, CLASS_USAGE = 2, CLASS_NO_GPU = 3, CLASS_UNCONFINED = 5 };
+ * 6 SUBMISSIONS has names to rename (NAMES_REFUSED, grader/intake/names.h),
+ * 7 ROSTER, TIMES, DEADLINE or LATE_PENALTY cannot be used, or the class
+ * cannot be exported, 130 stopped. */
+enum { CLASS_OK = 0, CLASS_FAILED = 1, CLASS_USAGE = 2, CLASS_NO_GPU = 3, CLASS_UNCONFINED = 5, CLASS_BAD_TERM = 7 };
 
 /* make grade's switches a class can turn on: --sanitize grades every
  * student with SANITIZE=1, and class.conf keeps it; --check (CHECK=1) is
@@ -71,6 +77,8 @@ extern class_state cls;
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* die with another exit status */
+_Noreturn void die_status(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* fmt, xstrdup, xrealloc, lines, words_free, first_line, remove_tree,
  * exists, is_dir, is_link: the intake's (grader/intake/intake.h). */
 /* Words of text split on blanks, NULL-terminated (free with words_free). */
@@ -191,6 +199,10 @@ void collect(void);
 void summary(void);
 /* One CSV field of text (new string). */
 char *csv(const char *text);
+/* The fields of a CSV line (RFC 4180 quotes; it ends at a newline),
+ * NULL-terminated (free with words_free), count in *n; NULL when a quote
+ * is left open. */
+char **csv_fields(const char *line, int *n);
 
 /* ============================================================= local.c */
 void run_local(const char *todo);
@@ -207,5 +219,86 @@ char *slurm_time_times(const char *t, int n);
 char **task_students(const char *todo, long index, int *n);
 /* What make grade builds besides make all, built once per lab copy. */
 extern const char *const lab_tools[2];
+
+/* ========================================= roster.c, late.c, book.c */
+/* The term's side of a class (INSTRUCTORS.md, "Roster, deadline and late
+ * days"): what ROSTER, TIMES, DEADLINE and LATE_PENALTY say is checked
+ * (exit 7 naming the file and line) and kept in OUT for every later run
+ * and the gradebook job; the gradebook is made from it each time, so a
+ * new deadline or roster grades no one again. */
+typedef struct {
+    char *name;             /* as the roster writes it                    */
+    char *student;          /* that name as a student's (student_name)    */
+    char *id, *email;       /* email "" when the roster gives none        */
+    int extra_days, line;
+} roster_entry;
+/* A CSV file an instructor gives: each row's fields and line number. */
+typedef struct {
+    char **f;
+    int n, line;
+} csv_row;
+/* Its rows, a byte-order mark, blank lines and a header (a first line
+ * whose first field is one of heads, NULL-terminated) left out; -1 with
+ * why (new string) when it cannot be read or a quote is left open. */
+int csv_file(const char *path, const char *const *heads, csv_row **rows, char **why);
+void csv_rows_free(csv_row *rows, int n);
+/* A file the instructor gave, checked, copied into OUT as the name as
+ * (OUT's path of it, a new string; dies when it cannot be copied). */
+char *keep_given(const char *path, const char *as);
+/* ROSTER checked and kept as OUT/roster.csv (roster.c). */
+void roster_keep(const char *path);
+/* OUT/roster.csv's entries, 0 when the class has none. */
+int roster_load(roster_entry **out);
+void roster_free(roster_entry *r, int n);
+
+/* When a student's submission came (OUT/students/NAME/submission.tsv). */
+typedef struct {
+    long long time;         /* seconds since 1970; -1 unknown             */
+    char *from;             /* where the time was read                    */
+    char *sid, *email;      /* a Gradescope export's, "" where none       */
+} sent_facts;
+/* The deadline, the late policy and TIMES (late.c). */
+typedef struct {
+    int has_deadline;
+    long long deadline;
+    char *deadline_given;   /* as DEADLINE gave it                        */
+    double penalty;         /* points off a day late                      */
+    csv_row *times;         /* TIMES: name or folder, time                */
+    long long *times_at;
+    int ntimes;
+} late_policy;
+/* TIMES, DEADLINE and LATE_PENALTY checked and kept (NULL: as before). */
+void late_keep(const char *times, const char *deadline, const char *penalty);
+void late_load(late_policy *p);
+void late_free(late_policy *p);
+/* Where the student's submission came from, and when, into OUT/students/NAME/submission.tsv. */
+void record_sent(const char *submissions, int student);
+void sent_read(const char *name, sent_facts *f);
+void sent_free(sent_facts *f);
+/* A time as DEADLINE, TIMES and Gradescope write it: 0, or -1. */
+int parse_time(const char *text, long long *t);
+/* A time in this machine's zone, with its offset (new string). */
+char *time_text(long long t);
+/* Whole days (begun) after the deadline moved by extra days, 0 if none. */
+int days_late(const late_policy *p, long long sent, int extra_days);
+
+/* The gradebook's rows (book.c): with a roster, its entries in its order
+ * then the students it does not name; otherwise the students. */
+typedef struct {
+    int ncols, nrows;
+    char **head;            /* the columns                                */
+    char ***rows;           /* each row's ncols fields                    */
+    char **full_name;       /* each row's name as the roster writes it    */
+    char **email;           /* each row's email, "" unknown               */
+    int *listed;            /* the roster's row (or the class has none)   */
+    char *said;             /* the lines collect() prints after it        */
+} book;
+void book_make(book *b);
+void book_free(book *b);
+/* The column of that name, or -1. */
+int book_column(const book *b, const char *name);
+
+/* make export: OUT/gradebook-FORMAT.csv for each of formats (export.c). */
+void export_class(const char *formats, const char *assignment);
 
 #endif /* CLASS_H */

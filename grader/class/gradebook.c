@@ -2,7 +2,8 @@
  * gradebook.c: the rows and the gradebook. Each student's row is
  * OUT/students/NAME/row.csv, written in one step (a temporary file and a
  * rename), so that a row is whole or absent and a student with a row is
- * done; OUT/gradebook.csv is put together from the rows:
+ * done; OUT/gradebook.csv is put together from the rows (grader/class/book.c
+ * adds a roster's id and a deadline's columns):
  *
  *   student, points per stage, total, max, status, seed, notes
  */
@@ -105,49 +106,51 @@ void write_row(const char *name, const char *status, const char *notes, const po
     free(line);
 }
 
+char **csv_fields(const char *line, int *count)
+{
+    char **f = xrealloc(NULL, sizeof *f);
+    int n = 0;
+    for (const char *p = line;;) {
+        char *v = xrealloc(NULL, strlen(p) + 1);
+        size_t k = 0;
+        if (*p == '"') {
+            /* quoted: "" is one quote; the field ends at the lone quote */
+            for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
+                v[k++] = *p == '"' ? *p++ : *p;
+            if (!*p) {
+                free(v);
+                f[n] = NULL;
+                words_free(f);
+                return NULL;
+            }
+            p++;
+        }
+        for (; *p && *p != ',' && *p != '\n' && !(*p == '\r' && (!p[1] || p[1] == '\n')); p++)
+            v[k++] = *p;
+        v[k] = 0;
+        f = xrealloc(f, (size_t)(n + 2) * sizeof *f);
+        f[n++] = v;
+        if (*p != ',')
+            break;
+        p++;
+    }
+    f[n] = NULL;
+    if (count)
+        *count = n;
+    return f;
+}
+
 char *row_field(const char *row_file, int n)
 {
     char *text = read_file_text(row_file, 0);
     if (!text)
         return NULL;
-    char *line = first_line(text);
+    int count = 0;
+    char **f = csv_fields(text, &count);
     free(text);
-    const char *p = line;
-    char *v = xstrdup("");
-    for (int f = 1; f <= n; f++) {
-        free(v);
-        size_t len = strlen(p);
-        v = xrealloc(NULL, len + 1);
-        size_t k = 0;
-        if (*p == '"') {
-            p++;
-            for (;;) {
-                const char *q = strchr(p, '"');
-                if (!q) {
-                    memcpy(v + k, p, strlen(p));
-                    k += strlen(p);
-                    p += strlen(p);
-                    break;
-                }
-                memcpy(v + k, p, (size_t)(q - p));
-                k += (size_t)(q - p);
-                p = q + 1;
-                if (*p != '"')
-                    break;
-                v[k++] = '"';
-                p++;
-            }
-            if (*p)
-                p++;
-        } else {
-            size_t m = strcspn(p, ",");
-            memcpy(v + k, p, m);
-            k += m;
-            p += m + (p[m] == ',');
-        }
-        v[k] = 0;
-    }
-    free(line);
+    char *v = xstrdup(f && n >= 1 && n <= count ? f[n - 1] : "");
+    if (f)
+        words_free(f);
     return v;
 }
 
@@ -169,39 +172,33 @@ char *row_notes(const char *name)
 
 void collect(void)
 {
-    char *book = xstrdup("student");
-    for (int s = 0; s < cls.nstages; s++)
-        add(&book, cls.stages[s]);
-    char *more = fmt("%s,total,max,status,seed,notes\n", book);
-    free(book);
-    book = more;
-    for (int i = 0; i < cls.nstudents; i++) {
-        char *row = row_path(cls.names[i]), *text = read_file_text(row, 0);
-        if (!text) {
-            /* no result: the student's row says so */
-            char *line = csv(cls.names[i]);
-            for (int s = 0; s < cls.nstages; s++)
-                add(&line, "");
-            char *notes = fmt("no result: grading was stopped or its job ended first (run make class again; "
-                              "see %s/logs)", cls.out);
-            char *field = csv(notes);
-            text = fmt("%s,,,not graded,%s,%s\n", line, cls.seed, field);
+    book b;
+    book_make(&b);
+    char *text = xstrdup("");
+    for (int r = -1; r < b.nrows; r++) {
+        char **f = r < 0 ? b.head : b.rows[r], *line = csv(f[0]);
+        for (int c = 1; c < b.ncols; c++) {
+            char *field = csv(f[c]);
+            add(&line, field);
             free(field);
-            free(notes);
-            free(line);
         }
-        more = fmt("%s%s", book, text);
-        free(book);
-        book = more;
+        char *more = fmt("%s%s\n", text, line);
         free(text);
-        free(row);
+        free(line);
+        text = more;
     }
     char *path = fmt("%s/gradebook.csv", cls.out);
-    if (write_atomic(path, book))
+    if (write_atomic(path, text))
         die("cannot write %s", path);
     free(path);
-    free(book);
+    free(text);
     summary();
+    int n;
+    char **said = lines(b.said, &n);
+    for (int i = 0; i < n; i++)
+        say("%s", said[i]);
+    words_free(said);
+    book_free(&b);
 }
 
 static int by_text(const void *a, const void *b)

@@ -2,7 +2,8 @@
  * intake.c: each student's kernel.cu files, taken out of their folder or
  * archive into OUT/students/NAME/kernels/ (grader/intake/submission.c's rules). A hash of
  * the entry is kept (OUT/students/NAME/submission.hash) so that the next
- * run sees a submission replaced since and takes it in again.
+ * run sees a submission replaced since and takes it in again, and when it
+ * came (OUT/students/NAME/submission.tsv, grader/class/late.c).
  */
 #include "class.h"
 #include "grader.h"
@@ -115,6 +116,7 @@ int intake(const char *submissions, int student)
         write_row(name, "no submission", notes, NULL);
         free(notes);
     }
+    record_sent(submissions, student);
     char *hash = submission_hash(submissions, student), *hash_path = fmt("%s/submission.hash", dir);
     if (write_atomic(hash_path, hash))
         warn("cannot write %s: a change to this submission will not be seen", hash_path);

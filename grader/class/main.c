@@ -3,12 +3,16 @@
  *
  *   build/grader/class --submissions DIR [--out DIR] [--backend local|slurm] [--per-task N]
  *       [--stages "03 04"] [--seed S] [--sanitize] [--unconfined] [--judge] [--once] [--wait] [--retry]
+ *       [--roster FILE] [--times FILE] [--deadline TIME] [--late-penalty POINTS]
  *   build/grader/class --status --out DIR
  *   build/grader/class --collect --out DIR
+ *   build/grader/class --export --out DIR [--format "gradescope canvas plain"] [--assignment NAME]
  *
  * The options, the modes, and a class's run: the class set up (setup.c),
  * every student without a row taken in (intake.c), then graded by a back
- * end (local.c, slurm.c), and the gradebook written (gradebook.c).
+ * end (local.c, slurm.c), and the gradebook written (gradebook.c), with the
+ * roster's and the deadline's columns (book.c); --export writes it in the
+ * forms other tools import (export.c).
  * INSTRUCTORS.md, "Grade the class", says what a class is to the
  * instructor. The Slurm jobs run OUT/bin/class, this program's copy:
  * --task K --per-task N --todo FILE (task K of the job array) and
@@ -30,8 +34,10 @@ class_state cls;
 static const char synopsis[] =
     "  build/grader/class --submissions DIR [--out DIR] [--backend local|slurm] [--per-task N]\n"
     "                     [--stages \"03 04\"] [--seed S] [--sanitize] [--unconfined] [--judge] [--once] [--wait] [--retry]\n"
+    "                     [--roster FILE] [--times FILE] [--deadline TIME] [--late-penalty POINTS]\n"
     "  build/grader/class --check --submissions DIR [--out DIR] [--arch 90] [--stages \"03 04\"]\n"
-    "  build/grader/class --status --out DIR\n";
+    "  build/grader/class --status --out DIR\n"
+    "  build/grader/class --export --out DIR [--format \"gradescope canvas plain\"] [--assignment NAME]\n";
 
 static const char help[] =
     "build/grader/class: grade a whole class (make class; INSTRUCTORS.md, \"Grade the class\").\n\n%s\n"
@@ -45,13 +51,21 @@ static const char help[] =
     "the machine). --check (make class CHECK=1) needs no GPU: each stage is built inside the\n"
     "wall for --arch, and checked on the CPU emulator where the lab has one; the rows say what\n"
     "each stage is (status \"checked\", no points).\n\n"
+    "--roster (ROSTER, a CSV file: name or folder, student id, email, extra days) gives every\n"
+    "entry a row with its id, in its order (\"no submission\" where SUBMISSIONS has nothing of\n"
+    "it), and names the students it does not list. --deadline (DEADLINE) and --late-penalty\n"
+    "(LATE_PENALTY, points off for each day late) add each submission's time and the days late;\n"
+    "--times (TIMES, a CSV file: name or folder, time) gives the times. The class keeps them:\n"
+    "a later run with new ones changes the gradebook and grades no one again. --export (make\n"
+    "export) writes OUT/gradebook-FORMAT.csv for Gradescope, Canvas, or plain (id, total, stages).\n\n"
     "Settings from the environment: GPUS, CLASS_BUILDERS, KEEP_WORK=1, CLASS_MAKE (the make\n"
     "that runs make grade), CLASS_CONFINE (the program probed for confinement), and for\n"
     "Slurm SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME, SLURM_THROTTLE, SLURM_GRES,\n"
     "SLURM_CPUS, SLURM_EXTRA.\n\n"
     "Exit status: 0 done (whatever the grades), 1 a step failed, 2 usage, 3 no GPU here for\n"
     "the local back end, 5 the runs cannot be confined, 6 an entry of SUBMISSIONS has a name to\n"
-    "change (a control character in it, or two entries of one student), 130 stopped.\n";
+    "change (a control character in it, or two entries of one student), 7 the roster, times,\n"
+    "deadline or late penalty cannot be used, or the class cannot be exported, 130 stopped.\n";
 
 static _Noreturn void usage(const char *why)
 {
@@ -112,9 +126,14 @@ static void stop_without_gpu(const char *backend)
     exit(CLASS_NO_GPU);
 }
 
+/* The term's settings a run was given (NULL: as the class has them). */
+typedef struct {
+    const char *roster, *times, *deadline, *late_penalty;
+} term_args;
+
 /* A class's run: set up, take every student in, grade, the gradebook. */
 static void grade_class(const char *submissions, const char *backend, const char *stages, const char *seed,
-                        const int *switches, int retry)
+                        const int *switches, int retry, const term_args *term)
 {
     if (!submissions)
         usage("--submissions DIR is needed");
@@ -136,6 +155,9 @@ static void grade_class(const char *submissions, const char *backend, const char
     if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB))
         die("another make class is running on %s", cls.out);
     free(lock);
+    if (term->roster)
+        roster_keep(term->roster);
+    late_keep(term->times, term->deadline, term->late_penalty);
     char *lab = lab_of(cls.self);
     class_setup(lab, submissions, stages, seed, switches);
     class_load();
@@ -188,6 +210,8 @@ static void grade_class(const char *submissions, const char *backend, const char
 /* The command line, as read. */
 typedef struct {
     const char *submissions, *out, *backend, *stages, *seed, *task, *todo, *per_task, *mode, *arch;
+    const char *format, *assignment;
+    term_args term;
     int switches[NSWITCHES], retry, per_task_given;
 } class_args;
 
@@ -196,10 +220,11 @@ static void read_arguments(int argc, char **argv, class_args *a)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        const char *valued[] = {"--submissions", "--out", "--backend", "--stages", "--seed", "--task", "--todo",
-                                "--per-task", "--arch"};
+        const char *valued[] = {"--submissions", "--out",    "--backend", "--stages", "--seed",
+                                "--task",        "--todo",   "--per-task", "--arch",  "--roster",
+                                "--times",       "--deadline", "--late-penalty", "--format", "--assignment"};
         int v = -1;
-        for (int k = 0; k < 9; k++)
+        for (int k = 0; k < 15; k++)
             if (!strcmp(arg, valued[k]))
                 v = k;
         if (v >= 0) {
@@ -209,7 +234,9 @@ static void read_arguments(int argc, char **argv, class_args *a)
             }
             const char *value = argv[++i];
             const char **to[] = {&a->submissions, &a->out, &a->backend, &a->stages, &a->seed,
-                                 &a->task, &a->todo, &a->per_task, &a->arch};
+                                 &a->task, &a->todo, &a->per_task, &a->arch, &a->term.roster,
+                                 &a->term.times, &a->term.deadline, &a->term.late_penalty, &a->format,
+                                 &a->assignment};
             *to[v] = value;
             if (v == 5)
                 a->mode = "task";
@@ -219,7 +246,7 @@ static void read_arguments(int argc, char **argv, class_args *a)
             cls.wait = 1;
         } else if (!strcmp(arg, "--retry")) {
             a->retry = 1;
-        } else if (!strcmp(arg, "--status") || !strcmp(arg, "--collect")) {
+        } else if (!strcmp(arg, "--status") || !strcmp(arg, "--collect") || !strcmp(arg, "--export")) {
             a->mode = arg + 2;
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             printf(help, synopsis);
@@ -253,6 +280,17 @@ static void check_arguments(class_args *a)
         char *why = fmt("--backend is local or slurm, not '%s'", a->backend);
         usage(why);
     }
+    /* the term's settings come with a class's run, which keeps them */
+    const char *term = a->term.roster     ? "--roster (ROSTER)"
+                       : a->term.times    ? "--times (TIMES)"
+                       : a->term.deadline ? "--deadline (DEADLINE)"
+                       : a->term.late_penalty ? "--late-penalty (LATE_PENALTY)" : NULL;
+    if (term && !run_mode) {
+        char *why = fmt("%s is given to make class, which keeps it for the class's later runs and make export", term);
+        usage(why);
+    }
+    if ((a->format || a->assignment) && strcmp(a->mode, "export"))
+        usage("--format (FORMAT) and --assignment (ASSIGNMENT) are make export's (--export)");
     if (a->seed && a->seed[strspn(a->seed, "0123456789")])
         usage("--seed takes a whole number");
     /* students per Slurm array task: a whole number from 1 up; the local
@@ -335,8 +373,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(a.mode, "task")) {
         class_load();
         array_task(a.task, a.todo);
+    } else if (!strcmp(a.mode, "export")) {
+        class_load();
+        export_class(a.format ? a.format : "gradescope canvas plain", a.assignment ? a.assignment : "GPU lab");
     } else {
-        grade_class(a.submissions, a.backend, a.stages, a.seed, a.switches, a.retry);
+        grade_class(a.submissions, a.backend, a.stages, a.seed, a.switches, a.retry, &a.term);
     }
     return 0;
 }

@@ -38,16 +38,27 @@ void warn(const char *f, ...)
     fputc('\n', stderr);
 }
 
+static _Noreturn void vdie(int status, const char *f, va_list ap)
+{
+    fflush(stdout);
+    fputs("class: ", stderr);
+    vfprintf(stderr, f, ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
 void die(const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
-    fflush(stdout);
-    fputs("class: ", stderr);
-    vfprintf(stderr, f, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(CLASS_FAILED);
+    vdie(CLASS_FAILED, f, ap);
+}
+
+void die_status(int status, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vdie(status, f, ap);
 }
 
 char **words(const char *text, int *count)

@@ -4,7 +4,9 @@
  * instructor's download's, so it can hold anything a file name can: one
  * with a control character is refused, never written into a list of
  * NAME<TAB>ENTRY lines or turned into a folder's name. A Gradescope
- * export's folders (submission_NNN) are named by its metadata instead.
+ * export's folders (submission_NNN) are named by its metadata instead,
+ * which also gives a folder's SID, email and time (export_facts_of: class
+ * grading's roster and deadline, grader/class/late.c).
  */
 #include "names.h"
 
@@ -158,23 +160,30 @@ static void add_clashes(const named_entry *e, int n, char **why)
 /* ================================================= a Gradescope export */
 /* Gradescope's "Export Submissions": a folder submission_NNN per student
  * and submission_metadata.yml, where each folder's key holds its
- * :submitters:, each with a :name: (the first is taken). */
+ * :submitters:, each with a :name:, :sid: and :email: (the first
+ * submitter's are taken), and the submission's :created_at:. */
 #define EXPORT_METADATA "submission_metadata.yml"
 #define MAX_METADATA_BYTES (8l << 20)
 
 typedef struct {
-    char **keys, **names;
+    char *key;
+    export_facts facts;
+} export_folder;
+
+typedef struct {
+    export_folder *f;
     int n;
 } export_names;
 
-/* The value after ":name:" on a line (quotes taken off), or NULL. */
-static char *name_value(const char *line)
+/* The value after field (":name:") on a line (quotes taken off), or NULL. */
+static char *field_value(const char *line, const char *field)
 {
     while (*line == ' ' || *line == '-')
         line++;
-    if (strncmp(line, ":name:", 6))
+    size_t k = strlen(field);
+    if (strncmp(line, field, k))
         return NULL;
-    line += 6;
+    line += k;
     while (*line == ' ')
         line++;
     size_t n = strlen(line);
@@ -187,54 +196,89 @@ static char *name_value(const char *line)
     return n ? must(strndup(line, n)) : NULL;
 }
 
-/* dir/submission_metadata.yml's folders and their first submitter's name. */
+/* A line of a folder's part of the metadata: each field's first value. */
+static void read_fact(const char *line, export_facts *f)
+{
+    static const char *const field[] = {":name:", ":sid:", ":email:", ":created_at:"};
+    char **to[] = {&f->name, &f->sid, &f->email, &f->created_at};
+    for (int i = 0; i < 4; i++) {
+        char *value = *to[i] ? NULL : field_value(line, field[i]);
+        if (value)
+            *to[i] = value;
+    }
+}
+
+/* dir/submission_metadata.yml's folders and what it says of each. */
 static void read_export(const char *dir, export_names *x)
 {
     char *path = text("%s/%s", dir, EXPORT_METADATA);
     FILE *f = fopen(path, "r");
     free(path);
-    char *line = NULL, *key = NULL;
+    char *line = NULL;
     size_t cap = 0;
     long read_so_far = 0;
     for (ssize_t len; f && read_so_far < MAX_METADATA_BYTES && (len = getline(&line, &cap, f)) > 0;) {
         read_so_far += len;
         line[strcspn(line, "\n")] = 0;
-        char *value;
         if (line[0] && line[0] != ' ' && line[0] != '-' && line[strlen(line) - 1] == ':') {
-            free(key);
-            key = must(strndup(line, strlen(line) - 1));
-        } else if (key && (value = name_value(line))) {
-            x->keys = must(realloc(x->keys, (size_t)(x->n + 1) * sizeof *x->keys));
-            x->names = must(realloc(x->names, (size_t)(x->n + 1) * sizeof *x->names));
-            x->keys[x->n] = key;
-            x->names[x->n++] = value;
-            key = NULL;
+            x->f = must(realloc(x->f, (size_t)(x->n + 1) * sizeof *x->f));
+            x->f[x->n++] = (export_folder){must(strndup(line, strlen(line) - 1)), {0}};
+        } else if (x->n) {
+            read_fact(line, &x->f[x->n - 1].facts);
         }
     }
-    free(key);
     free(line);
     if (f)
         fclose(f);
+}
+
+/* The metadata's folder of that name that names its submitter, or -1. */
+static int export_folder_of(const export_names *x, const char *entry)
+{
+    for (int i = 0; i < x->n; i++)
+        if (!strcmp(x->f[i].key, entry) && x->f[i].facts.name)
+            return i;
+    return -1;
 }
 
 /* The student's name of an entry: from the export's metadata where it
  * names the entry, else from the entry's own name (new string). */
 static char *entry_student(const export_names *x, const char *entry)
 {
-    for (int i = 0; i < x->n; i++)
-        if (!strcmp(x->keys[i], entry))
-            return student_name(x->names[i]);
-    return student_name(entry);
+    int i = export_folder_of(x, entry);
+    return student_name(i >= 0 ? x->f[i].facts.name : entry);
+}
+
+void export_facts_free(export_facts *f)
+{
+    free(f->name);
+    free(f->sid);
+    free(f->email);
+    free(f->created_at);
+    *f = (export_facts){0};
 }
 
 static void export_free(export_names *x)
 {
     for (int i = 0; i < x->n; i++) {
-        free(x->keys[i]);
-        free(x->names[i]);
+        free(x->f[i].key);
+        export_facts_free(&x->f[i].facts);
     }
-    free(x->keys);
-    free(x->names);
+    free(x->f);
+}
+
+int export_facts_of(const char *dir, const char *entry, export_facts *out)
+{
+    export_names x = {0};
+    read_export(dir, &x);
+    int i = export_folder_of(&x, entry);
+    *out = (export_facts){0};
+    if (i >= 0) {
+        *out = x.f[i].facts;
+        x.f[i].facts = (export_facts){0};
+    }
+    export_free(&x);
+    return i >= 0 ? 0 : -1;
 }
 
 /* ==================================================== a folder's entries */

@@ -33,6 +33,17 @@ typedef struct {
 int name_entries(const char *dir, const char *skip, named_entry **out, char **why);
 void named_entries_free(named_entry *e, int n);
 
+/* What a Gradescope export's submission_metadata.yml in dir says of its
+ * folder entry: the first submitter's name, SID and email, and when the
+ * submission was made (:created_at:, as written). New strings, NULL where
+ * it says nothing. */
+typedef struct {
+    char *name, *sid, *email, *created_at;
+} export_facts;
+/* 0, or -1 (all NULL) where dir holds no export that names entry. */
+int export_facts_of(const char *dir, const char *entry, export_facts *out);
+void export_facts_free(export_facts *f);
+
 /* The student's name of an entry: its archive extension taken off, any
  * byte but letters, digits, . _ - turned into _, and an s before a name
  * that begins with neither a letter nor a digit (new string). */

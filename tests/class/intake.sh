@@ -149,8 +149,8 @@ submission_102:
   :created_at: 2026-11-20 11:00:00.000000000 -08:00
 YML
 out=$(CLASS_MAKE=$fake "$cls" --submissions "$sub13" --out "$o18" --stages "$s1" 2>&1); st=$?
-check "a Gradescope export (submission_NNN/ and submission_metadata.yml): graded under the students' names, the metadata no stray file" \
-    "$([ $st = 0 ] && row "$o18" Ann_Lee | grep -q "^Ann_Lee,10,10,10,graded," && row "$o18" Bo_Chen | grep -q "^Bo_Chen,0,0,10,graded," &&
+check "a Gradescope export (submission_NNN/ and submission_metadata.yml): graded under the students' names, their SIDs the ids, the metadata no stray file" \
+    "$([ $st = 0 ] && row "$o18" Ann_Lee | grep -q "^Ann_Lee,1001,10,10,10,graded," && row "$o18" Bo_Chen | grep -q "^Bo_Chen,1002,0,0,10,graded," &&
        [ "$(grep -c . "$o18/gradebook.csv")" = 3 ] && ! grep -q "ignored" <<<"$out"; ok)" \
     "exit $st; $out; $(cat "$o18/gradebook.csv" 2>/dev/null)"
 

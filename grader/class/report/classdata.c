@@ -1,6 +1,7 @@
 /*
  * classdata.c: a class's OUT as make class left it: gradebook.csv (one row
- * a student: points per stage, total, max, status, seed, notes) and each
+ * a student: points per stage, total, max, status, seed, notes; with a
+ * roster or a deadline, grader/class/book.c's columns beside them) and each
  * student's grade.json, read with the grader's own JSON reader, which takes
  * nothing in a record on trust. A student without a record (refused, not
  * graded) keeps the gradebook's row alone.
@@ -8,6 +9,7 @@
 #include "report.h"
 #include "grader.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,13 +114,17 @@ void class_read(const char *out, int anon, class_rec *c)
     const char *p = text;
     char **head;
     int nh = csv_line(&p, &head);
-    /* student, the stages, total, max, status, seed, notes */
+    /* student, [id], the stages (NN_name), [submitted, days_late,
+     * late_penalty], total, max, status, seed, notes */
     if (nh < 6 || strcmp(head[0], "student") || strcmp(head[nh - 5], "total") || strcmp(head[nh - 1], "notes"))
         fatal(REPORT_FAILED, "report: %s/gradebook.csv does not start with make class's header", out);
-    c->nstages = nh - 6;
-    c->stages = xalloc((size_t)(c->nstages + 1) * sizeof *c->stages);
-    for (int i = 0; i < c->nstages; i++)
-        c->stages[i] = xdup(head[1 + i]);
+    int *col = xalloc((size_t)nh * sizeof *col);
+    c->stages = xalloc((size_t)nh * sizeof *c->stages);
+    for (int i = 1; i < nh - 5; i++)
+        if (isdigit((unsigned char)head[i][0]) && isdigit((unsigned char)head[i][1]) && head[i][2] == '_') {
+            col[c->nstages] = i;
+            c->stages[c->nstages++] = xdup(head[i]);
+        }
     c->seed = xdup("");
     while (*p) {
         char **f;
@@ -133,7 +139,7 @@ void class_read(const char *out, int anon, class_rec *c)
         s->name = xdup(f[0]);
         s->points = xalloc((size_t)c->nstages * sizeof *s->points);
         for (int i = 0; i < c->nstages; i++)
-            s->points[i] = xdup(f[1 + i]);
+            s->points[i] = xdup(f[col[i]]);
         s->total = xdup(f[nh - 5]);
         s->max = xdup(f[nh - 4]);
         s->status = xdup(f[nh - 3]);
@@ -146,6 +152,7 @@ void class_read(const char *out, int anon, class_rec *c)
         read_record(out, c, s);
     }
     fields_free(head, nh);
+    free(col);
     free(text);
     int *order = xalloc((size_t)(c->nstudents + 1) * sizeof *order);
     for (int i = 0; i < c->nstudents; i++)

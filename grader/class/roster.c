@@ -1,0 +1,210 @@
+/*
+ * roster.c: the class's roster (make class ROSTER=roster.csv): a line a
+ * student, "name or folder, student id, email, extra days" (the email and
+ * the extra days may be empty), read and checked once, then kept as
+ * OUT/roster.csv for every later run and the gradebook job. book.c gives
+ * each entry its row and its id; late.c's deadline moves by its extra days.
+ * Also the reading of a CSV file that an instructor gives (ROSTER, TIMES).
+ */
+#include "class.h"
+#include "grader.h"
+#include "names.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Files an instructor gives are small: 4 MiB is some 50000 students. */
+#define MAX_GIVEN_BYTES (4u << 20)
+#define MAX_EXTRA_DAYS 365
+
+static const char *const roster_heads[] = {"name", "student", "folder", NULL};
+
+/* The field without the blanks around it, in place. */
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = 0;
+    return s;
+}
+
+/* A header: its first field one of heads, in any case. */
+static int is_header(const char *first, const char *const *heads)
+{
+    for (int i = 0; heads[i]; i++)
+        if (!strcasecmp(first, heads[i]))
+            return 1;
+    return 0;
+}
+
+int csv_file(const char *path, const char *const *heads, csv_row **rows, char **why)
+{
+    *rows = NULL;
+    char *text = read_file_text(path, MAX_GIVEN_BYTES);
+    if (!text) {
+        *why = fmt("cannot read %s", path);
+        return -1;
+    }
+    int nlines, n = 0;
+    /* a spreadsheet's UTF-8 byte-order mark */
+    char **line = lines(strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3, &nlines);
+    free(text);
+    for (int i = 0; i < nlines; i++) {
+        int count;
+        char **f = csv_fields(line[i], &count);
+        if (!f) {
+            *why = fmt("%s line %d: a quote is left open (a field that holds a comma is written \"Lee, Jo\")", path,
+                       i + 1);
+            words_free(line);
+            csv_rows_free(*rows, n);
+            *rows = NULL;
+            return -1;
+        }
+        for (int k = 0; k < count; k++) {
+            char *t = trim(f[k]);
+            memmove(f[k], t, strlen(t) + 1);
+        }
+        int blank = count == 1 && !*f[0];
+        if (blank || (n == 0 && is_header(f[0], heads))) {
+            words_free(f);
+            continue;
+        }
+        *rows = xrealloc(*rows, (size_t)(n + 1) * sizeof **rows);
+        (*rows)[n++] = (csv_row){f, count, i + 1};
+    }
+    words_free(line);
+    return n;
+}
+
+char *keep_given(const char *path, const char *as)
+{
+    char *text = read_file_text(path, MAX_GIVEN_BYTES), *kept = fmt("%s/%s", cls.out, as);
+    if (!text || write_atomic(kept, text))
+        die("cannot copy %s to %s", path, kept);
+    free(text);
+    return kept;
+}
+
+void csv_rows_free(csv_row *rows, int n)
+{
+    for (int i = 0; i < n; i++)
+        words_free(rows[i].f);
+    free(rows);
+}
+
+/* What is wrong with one row of the roster (new string), or NULL. */
+static char *entry_fault(const csv_row *r, roster_entry *e)
+{
+    if (r->n < 3 || r->n > 4)
+        return fmt("has %d field%s, not: name or folder, student id, email[, extra days]", r->n,
+                   r->n == 1 ? "" : "s");
+    const char *days = r->n == 4 ? r->f[3] : "";
+    *e = (roster_entry){.name = r->f[0], .id = r->f[1], .email = r->f[2], .line = r->line};
+    if (!*e->name || !*e->id)
+        return xstrdup(!*e->name ? "has no name or folder" : "has no student id");
+    for (const char *c = e->id; *c; c++)
+        if (iscntrl((unsigned char)*c) || *c == ' ')
+            return fmt("has a student id with a blank or a control character: '%s'", e->id);
+    if (*e->email && (!strchr(e->email, '@') || strpbrk(e->email, " \t,")))
+        return fmt("has an email that is not one: '%s'", e->email);
+    if (days[strspn(days, "0123456789")] || strlen(days) > 3 || atoi(days) > MAX_EXTRA_DAYS)
+        return fmt("has extra days that are not a whole number of days from 0 to %d: '%s'", MAX_EXTRA_DAYS, days);
+    e->extra_days = atoi(days);
+    return NULL;
+}
+
+/* Two entries of one id, email or student: the sentence, or NULL. */
+static char *clash(const roster_entry *e, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            if (!strcmp(e[i].id, e[j].id))
+                return fmt("lines %d and %d have one student id, %s", e[j].line, e[i].line, e[i].id);
+            if (*e[i].email && !strcasecmp(e[i].email, e[j].email))
+                return fmt("lines %d and %d have one email, %s (Gradescope matches a student by it)", e[j].line,
+                           e[i].line, e[i].email);
+            if (!strcmp(e[i].student, e[j].student))
+                return fmt("lines %d and %d are one student, %s ('%s' and '%s')", e[j].line, e[i].line,
+                           e[i].student, e[j].name, e[i].name);
+        }
+    return NULL;
+}
+
+/* The roster at path: its entries (new strings), or -1 with why. */
+static int roster_read(const char *path, roster_entry **out, char **why)
+{
+    csv_row *rows;
+    int n = csv_file(path, roster_heads, &rows, why);
+    *out = NULL;
+    if (n < 0)
+        return -1;
+    roster_entry *e = xrealloc(NULL, (size_t)(n + 1) * sizeof *e);
+    char *fault = NULL;
+    int k = 0;
+    for (; k < n; k++) {
+        fault = entry_fault(&rows[k], &e[k]);
+        if (fault) {
+            char *more = fmt("%s line %d %s", path, rows[k].line, fault);
+            free(fault);
+            fault = more;
+            break;
+        }
+        e[k].name = xstrdup(e[k].name);
+        e[k].id = xstrdup(e[k].id);
+        e[k].email = xstrdup(e[k].email);
+        e[k].student = student_name(e[k].name);
+    }
+    csv_rows_free(rows, n);
+    char *twice = fault ? NULL : clash(e, k);
+    if (twice)
+        fault = fmt("%s: %s", path, twice);
+    free(twice);
+    if (!fault && k == 0)
+        fault = fmt("%s names no student (a line a student: name or folder, student id, email[, extra days])", path);
+    if (fault) {
+        roster_free(e, k);
+        *why = fault;
+        return -1;
+    }
+    *out = e;
+    return k;
+}
+
+void roster_free(roster_entry *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(r[i].name);
+        free(r[i].student);
+        free(r[i].id);
+        free(r[i].email);
+    }
+    free(r);
+}
+
+void roster_keep(const char *path)
+{
+    roster_entry *e;
+    char *why = NULL;
+    int n = roster_read(path, &e, &why);
+    if (n < 0)
+        die_status(CLASS_BAD_TERM, "ROSTER %s; fix it and run again", why);
+    roster_free(e, n);
+    char *kept = keep_given(path, "roster.csv");
+    say("roster: %d students (%s, kept as %s)", n, path, kept);
+    free(kept);
+}
+
+int roster_load(roster_entry **out)
+{
+    char *kept = fmt("%s/roster.csv", cls.out), *why = NULL;
+    *out = NULL;
+    int n = 0;
+    if (exists(kept) && (n = roster_read(kept, out, &why)) < 0)
+        die_status(CLASS_BAD_TERM, "the class's roster %s; give make class ROSTER= again", why);
+    free(kept);
+    return n;
+}
