@@ -17,9 +17,18 @@
 /* How much of the notes a row keeps. */
 #define NOTES_MAX 600
 
+/* A field a spreadsheet would take for a formula (=, +, @, or - before
+ * anything but a number: a name from a student's own Gradescope metadata,
+ * say) gets a leading apostrophe, which shows the text as text. */
+static int formula_like(const char *v)
+{
+    return *v == '=' || *v == '+' || *v == '@' || *v == '\t' ||
+           (*v == '-' && v[1] && !(v[1] >= '0' && v[1] <= '9') && v[1] != '.');
+}
+
 char *csv(const char *text)
 {
-    char *v = xstrdup(text);
+    char *v = formula_like(text) ? fmt("'%s", text) : xstrdup(text);
     for (char *c = v; *c; c++)
         if (*c == '\n' || *c == '\r')
             *c = ' ';

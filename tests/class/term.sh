@@ -73,7 +73,7 @@ printf '\357\273\277Name,ID,Email,Extra days\r\n' >"$roster"
 printf '%s\r\n' "alice,A01,alice@example.edu," "bob.tar.gz,A02,bob@example.edu," "carol,A03,carol@example.edu" \
     "dave,A04,dave@example.edu,1" "bea,A05,bea@example.edu,0" '"Lee, Ann",1001,ann@example.edu' \
     "erin,A07,erin@example.edu" "kim,A12,kim@example.edu" "frank,A08,frank@example.edu" "gina,A09,gina@example.edu" \
-    "hal,A10,hal@example.edu" "ivy,A11,ivy@example.edu" "Jo Lee,A13,jo@example.edu" >>"$roster"
+    "hal,A10,hal@example.edu" "ivy,A11,=ivy@example.edu" "Jo Lee,A13,jo@example.edu" >>"$roster"
 printf 'name,time\nfrank,2026-11-21 09:00 +0000\n' >"$tmp/times.csv"
 deadline="2026-11-20T15:59:00-08:00"
 
@@ -134,6 +134,9 @@ check "Gradescope: Name, SID, Email, Total Score; a row for each of the 13, the 
     "$([ "$(head -n 1 <<<"$gs")" = "Name${tab}SID${tab}Email${tab}Total Score" ] && [ "$(tail -n +2 <<<"$gs" | wc -l)" = 13 ] &&
        grep -qx "Lee, Ann${tab}1001${tab}ann@example.edu${tab}10" <<<"$gs" && grep -qx "carol${tab}A03${tab}carol@example.edu${tab}14" <<<"$gs" &&
        grep -qx "kim${tab}A12${tab}kim@example.edu${tab}0" <<<"$gs" && ! grep -q zed <<<"$gs"; ok)" "$gs"
+# a field a spreadsheet would run as a formula is kept as text
+check "export: a field that begins like a formula (=...) gets a leading apostrophe" \
+    "$(grep -q "^ivy${tab}A11${tab}'=ivy@example.edu${tab}" <<<"$gs"; ok)" "$(grep ivy <<<"$gs")"
 check "Canvas: Student, ID, SIS User ID, SIS Login ID, Section, the assignment; Points Possible; the ids as SIS User ID" \
     "$([ "$(head -n 2 <<<"$cv")" = "Student${tab}ID${tab}SIS User ID${tab}SIS Login ID${tab}Section${tab}Lab 3, memory
 Points Possible${tab}${tab}${tab}${tab}${tab}20" ] && [ "$(tail -n +3 <<<"$cv" | wc -l)" = 13 ] &&
