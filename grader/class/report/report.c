@@ -7,7 +7,8 @@
  * Per stage: the distribution of points; the speed figure each tier is
  * scored on (% of cuBLAS, % of memcpy, x over the baseline), one dot a
  * student, with the tier's threshold drawn in; who lost points and why;
- * flagged and timed-out stages; compile errors. Then the totals. With
+ * flagged and timed-out stages; compile errors. Then the totals. A check
+ * (make class CHECK=1) has a page of its own (checkpage.c). With
  * --anon (ANON=1) every name is student-NN, also inside the grader's
  * reasons, for showing the class. Everything that came from a submission
  * (names, reasons, compiler messages) is HTML-escaped.
@@ -26,6 +27,14 @@ static const char *family_of(const char *stage)
     for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
         if (!strcmp(stage_table[i].name, stage))
             return stage_table[i].family;
+    return "";
+}
+
+const char *lesson_of(const char *stage)
+{
+    for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
+        if (!strcmp(stage_table[i].name, stage))
+            return stage_table[i].lesson;
     return "";
 }
 
@@ -233,9 +242,7 @@ static void stage_section(FILE *f, const class_rec *c, int st)
     fputs("\">\n<h2>", f);
     html_put(f, name);
     fputs("</h2>\n<p class=\"lesson\">", f);
-    for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
-        if (!strcmp(stage_table[i].name, name))
-            html_put(f, stage_table[i].lesson);
+    html_put(f, lesson_of(name));
     fputs("</p>\n", f);
     stage_chart(f, c, st);
     int lost = 0, flagged = 0, timed_out = 0, compile = 0;
@@ -278,7 +285,7 @@ static void stage_section(FILE *f, const class_rec *c, int st)
     fputs("</section>\n", f);
 }
 
-static void totals(FILE *f, const class_rec *c)
+void totals(FILE *f, const class_rec *c)
 {
     fputs("<section class=\"totals\" id=\"totals\">\n<h2>Totals</h2>\n<table class=\"totals\">\n<tr><th>student</th>", f);
     for (int st = 0; st < c->nstages; st++) {
@@ -286,7 +293,7 @@ static void totals(FILE *f, const class_rec *c)
         html_put(f, c->stages[st]);
         fputs("</th>", f);
     }
-    fputs("<th>total</th><th>status</th><th>notes</th></tr>\n", f);
+    fputs(c->check ? "<th>status</th><th>notes</th></tr>\n" : "<th>total</th><th>status</th><th>notes</th></tr>\n", f);
     for (int i = 0; i < c->nstudents; i++) {
         const student_rec *s = &c->students[i];
         fputs("<tr><td>", f);
@@ -301,13 +308,16 @@ static void totals(FILE *f, const class_rec *c)
             html_put(f, s->points[st]);
             fputs("</td>", f);
         }
-        fputs("<td class=\"total\">", f);
-        if (*s->total || *s->max) {
-            html_put(f, s->total);
-            fputs("/", f);
-            html_put(f, s->max);
+        if (!c->check) {
+            fputs("<td class=\"total\">", f);
+            if (*s->total || *s->max) {
+                html_put(f, s->total);
+                fputs("/", f);
+                html_put(f, s->max);
+            }
+            fputs("</td>", f);
         }
-        fputs("</td><td>", f);
+        fputs("<td>", f);
         html_put(f, s->status);
         fputs("</td><td class=\"notes\">", f);
         char *notes = anonymised(s, s->notes);
@@ -334,11 +344,17 @@ static const char *style =
     "@media print{body{max-width:none;margin:0;font-size:10pt}section{break-inside:avoid-page}"
     "section.totals{break-before:page}.dot{fill-opacity:1}}\n";
 
+void page_head(FILE *f, const char *title)
+{
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>%s</title>\n"
+               "<style>\n%s</style>\n</head>\n<body>\n<h1>%s</h1>\n",
+            title, style, title);
+}
+
 static void page(FILE *f, const class_rec *c, int anon)
 {
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>Class report</title>\n"
-               "<style>\n%s</style>\n</head>\n<body>\n<h1>Class report</h1>\n<p class=\"summary\">",
-            style);
+    page_head(f, "Class report");
+    fputs("<p class=\"summary\">", f);
     int graded = 0;
     double sum = 0;
     for (int i = 0; i < c->nstudents; i++)
@@ -396,9 +412,13 @@ int main(int argc, char **argv)
     FILE *f = fopen(tmp, "w");
     if (!f)
         fatal(REPORT_FAILED, "report: cannot write %s", tmp);
-    page(f, &c, anon);
+    if (c.check)
+        check_page(f, &c, anon);
+    else
+        page(f, &c, anon);
     if (fclose(f) || rename(tmp, path))
         fatal(REPORT_FAILED, "report: cannot write %s", path);
-    printf("report: %s (%d students, %d stages%s)\n", path, c.nstudents, c.nstages, anon ? ", anonymised" : "");
+    printf("report: %s (%d students, %d stages%s%s)\n", path, c.nstudents, c.nstages, c.check ? ", a check" : "",
+           anon ? ", anonymised" : "");
     return REPORT_OK;
 }
