@@ -20,6 +20,9 @@ build/gradescope/json-check: gradescope/json-check.c grader/jsonread.c grader/ut
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
 GRADESCOPE_DIR := build/gradescope/bundle
+# Gradescope's visibility settings, for VISIBILITY=
+GRADESCOPE_VISIBILITY := visible hidden after_due_date after_published
+GRADESCOPE_VISIBILITY_WORDS = $(subst $() ,$(comma) ,$(GRADESCOPE_VISIBILITY))
 # EX=NN: an assignment for one stage (the bundle's stages file names it),
 # where a kernel.cu uploaded alone is that stage's
 .PHONY: gradescope
@@ -27,7 +30,7 @@ gradescope: build/gradescope/zipstore
 	@test -x tools/release.sh || { echo "error: this is a student release; make gradescope works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(DEST),,echo "error: say where: make gradescope DEST=dir"; exit 2)
 	@$(if $(EX),$(if $(STAGE),,echo "error: EX=$(EX) names no single stage: one of $(STAGES)"; exit 2))
-	@$(if $(VISIBILITY),$(if $(or $(word 2,$(VISIBILITY)),$(filter-out visible hidden after_due_date after_published,$(VISIBILITY))),echo "error: VISIBILITY=$(VISIBILITY): one of visible, hidden, after_due_date, after_published (Gradescope's)"; exit 2))
+	@$(if $(VISIBILITY),$(if $(or $(word 2,$(VISIBILITY)),$(filter-out $(GRADESCOPE_VISIBILITY),$(VISIBILITY))),echo "error: VISIBILITY=$(VISIBILITY): one of $(GRADESCOPE_VISIBILITY_WORDS) (Gradescope's)"; exit 2))
 	@rm -rf $(GRADESCOPE_DIR) && mkdir -p $(GRADESCOPE_DIR) '$(DEST)'
 	@tools/release.sh $(GRADESCOPE_DIR)/lab
 	@if git rev-parse -q --verify HEAD >/dev/null 2>&1; then \
