@@ -5,15 +5,7 @@
 # fake, stages, s1, s2, class_stages; tests/class/lib.sh), whose counts it
 # adds to, or run alone:
 #   bash tests/class/check.sh
-if [ -z "${cls:-}" ]; then
-    set -u
-    cd "$(dirname "$0")/../.." || exit 2
-    export LC_ALL=C
-    . tests/lib.sh
-    . tests/class/lib.sh
-    class_alone
-    check_alone=1
-fi
+[ -n "${cls:-}" ] || { cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone; } || exit 2
 echo "== make class CHECK=1: built and checked without a GPU"
 # seven students: every stage solved; the skeletons; a stage that does not
 # compile; a folder with no stage in it; two stages only; a missing barrier
@@ -161,4 +153,4 @@ else
     skip "a stage not submitted with an uncommitted answer: cannot clone the lab here (not a git checkout?)"
 fi
 
-[ -z "${check_alone:-}" ] || totals
+[ -z "${alone:-}" ] || totals

@@ -5,15 +5,7 @@
 # sourced by tests/class/run.sh (its variables and helpers: lab, tmp,
 # stages, s1, s2; tests/class/lib.sh), whose counts it adds to, or run alone:
 #   bash tests/class/gradescope.sh
-if [ -z "${cls:-}" ]; then
-    set -u
-    cd "$(dirname "$0")/../.." || exit 2
-    export LC_ALL=C
-    . tests/lib.sh
-    . tests/class/lib.sh
-    class_alone
-    gradescope_alone=1
-fi
+[ -n "${cls:-}" ] || { cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone; } || exit 2
 echo "== make gradescope: the bundle, and run_autograder on a sample submission"
 gs=$tmp/gradescope
 out=$(make --no-print-directory gradescope DEST="$gs" 2>&1); st=$?
@@ -136,4 +128,4 @@ else
            grep -q "a link on its path" "$res" && grep -q '"tests": \[\]' "$res"; ok)" "$out; $(cat "$res")"
 fi
 
-[ -z "${gradescope_alone:-}" ] || totals
+[ -z "${alone:-}" ] || totals

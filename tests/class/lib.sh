@@ -49,11 +49,15 @@ attackers() {
         "$2/students/alice/kernels/$3/kernel.cu" >"$1/ines/$3/kernel.cu"
 }
 # class_alone: for a part of tests/class/run.sh run alone, from the lab's
-# root (after tests/lib.sh): lab, tmp (removed at the end), cls (built),
-# fake, stages, s1, s2, class_stages; exits when the class program does
-# not build
+# root: what run.sh sets for its parts (set -u, LC_ALL=C, tests/lib.sh;
+# lab, tmp (removed at the end), cls (built), fake, stages, s1, s2,
+# class_stages) and alone=1, for the part's closing totals; exits when the
+# class program does not build
 class_alone() {
-    lab=$PWD cls=$PWD/build/grader/class fake=$PWD/tests/class/fake-make
+    set -u
+    export LC_ALL=C
+    . tests/lib.sh
+    lab=$PWD cls=$PWD/build/grader/class fake=$PWD/tests/class/fake-make alone=1
     tmp=$(mktemp -d) || exit 2
     trap 'rm -rf "$tmp"' EXIT
     if ! out=$(make --no-print-directory -s build/grader/class 2>&1); then

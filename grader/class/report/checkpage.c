@@ -64,15 +64,9 @@ static void problems(FILE *f, const class_rec *c, int st)
 
 static void check_section(FILE *f, const class_rec *c, int st)
 {
-    const char *name = c->stages[st];
     stage_counts n = count_stage(c, st);
-    fputs("<section class=\"stage\" id=\"stage-", f);
-    html_put(f, name);
-    fputs("\">\n<h2>", f);
-    html_put(f, name);
-    fputs("</h2>\n<p class=\"lesson\">", f);
-    html_put(f, lesson_of(name));
-    fprintf(f, "</p>\n<p class=\"counts\" data-sent=\"%d\" data-compiled=\"%d\" data-not-compiled=\"%d\" "
+    section_head(f, c->stages[st]);
+    fprintf(f, "<p class=\"counts\" data-sent=\"%d\" data-compiled=\"%d\" data-not-compiled=\"%d\" "
                "data-correct=\"%d\" data-wrong=\"%d\" data-skeleton=\"%d\">%d sent: %d compiled, %d did not "
                "compile; on the CPU emulator %d correct, %d wrong; %d still the skeleton; %d not submitted.</p>\n",
             n.sent, n.compiled, n.not_compiled, n.correct, n.wrong, n.skeleton, n.sent, n.compiled, n.not_compiled,
@@ -90,17 +84,5 @@ void check_page(FILE *f, const class_rec *c, int anon)
                "emulator, its checks ran there: no points, which the grading on a GPU gives. Each student's "
                "grade.log holds the build's messages and each emulated run's output.</p>\n",
             anon ? "; names replaced (student-NN)" : "");
-    fputs("<nav><p>", f);
-    for (int st = 0; st < c->nstages; st++) {
-        fputs("<a href=\"#stage-", f);
-        html_put(f, c->stages[st]);
-        fputs("\">", f);
-        html_put(f, c->stages[st]);
-        fputs("</a> ", f);
-    }
-    fputs("<a href=\"#totals\">totals</a></p></nav>\n", f);
-    for (int st = 0; st < c->nstages; st++)
-        check_section(f, c, st);
-    totals(f, c);
-    fputs("</body>\n</html>\n", f);
+    page_body(f, c, check_section);
 }

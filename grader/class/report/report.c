@@ -30,12 +30,17 @@ static const char *family_of(const char *stage)
     return "";
 }
 
-const char *lesson_of(const char *stage)
+void section_head(FILE *f, const char *stage)
 {
+    fputs("<section class=\"stage\" id=\"stage-", f);
+    html_put(f, stage);
+    fputs("\">\n<h2>", f);
+    html_put(f, stage);
+    fputs("</h2>\n<p class=\"lesson\">", f);
     for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
         if (!strcmp(stage_table[i].name, stage))
-            return stage_table[i].lesson;
-    return "";
+            html_put(f, stage_table[i].lesson);
+    fputs("</p>\n", f);
 }
 
 /* What a tier's field measures, in words, and its unit. */
@@ -236,14 +241,7 @@ static void why(FILE *f, const student_rec *s, const stage_rec *r)
 
 static void stage_section(FILE *f, const class_rec *c, int st)
 {
-    const char *name = c->stages[st];
-    fputs("<section class=\"stage\" id=\"stage-", f);
-    html_put(f, name);
-    fputs("\">\n<h2>", f);
-    html_put(f, name);
-    fputs("</h2>\n<p class=\"lesson\">", f);
-    html_put(f, lesson_of(name));
-    fputs("</p>\n", f);
+    section_head(f, c->stages[st]);
     stage_chart(f, c, st);
     int lost = 0, flagged = 0, timed_out = 0, compile = 0;
     fputs("<h3>Lost points</h3>\n<table class=\"lost\">\n<tr><th>student</th><th>points</th><th>why</th></tr>\n", f);
@@ -285,7 +283,7 @@ static void stage_section(FILE *f, const class_rec *c, int st)
     fputs("</section>\n", f);
 }
 
-void totals(FILE *f, const class_rec *c)
+static void totals(FILE *f, const class_rec *c)
 {
     fputs("<section class=\"totals\" id=\"totals\">\n<h2>Totals</h2>\n<table class=\"totals\">\n<tr><th>student</th>", f);
     for (int st = 0; st < c->nstages; st++) {
@@ -351,6 +349,24 @@ void page_head(FILE *f, const char *title)
             title, style, title);
 }
 
+/* After the summary: the links, each stage's section, the totals. */
+void page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int))
+{
+    fputs("<nav><p>", f);
+    for (int st = 0; st < c->nstages; st++) {
+        fputs("<a href=\"#stage-", f);
+        html_put(f, c->stages[st]);
+        fputs("\">", f);
+        html_put(f, c->stages[st]);
+        fputs("</a> ", f);
+    }
+    fputs("<a href=\"#totals\">totals</a></p></nav>\n", f);
+    for (int st = 0; st < c->nstages; st++)
+        section(f, c, st);
+    totals(f, c);
+    fputs("</body>\n</html>\n", f);
+}
+
 static void page(FILE *f, const class_rec *c, int anon)
 {
     page_head(f, "Class report");
@@ -374,19 +390,7 @@ static void page(FILE *f, const class_rec *c, int anon)
     fprintf(f, "%s. Each stage: the points, the speed figure its tiers are scored on with their thresholds "
                "(a red dot: a time the grader flagged as impossible), and who lost points and why.</p>\n",
             anon ? "; names replaced (student-NN)" : "");
-    fputs("<nav><p>", f);
-    for (int st = 0; st < c->nstages; st++) {
-        fputs("<a href=\"#stage-", f);
-        html_put(f, c->stages[st]);
-        fputs("\">", f);
-        html_put(f, c->stages[st]);
-        fputs("</a> ", f);
-    }
-    fputs("<a href=\"#totals\">totals</a></p></nav>\n", f);
-    for (int st = 0; st < c->nstages; st++)
-        stage_section(f, c, st);
-    totals(f, c);
-    fputs("</body>\n</html>\n", f);
+    page_body(f, c, stage_section);
 }
 
 int main(int argc, char **argv)

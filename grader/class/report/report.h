@@ -89,12 +89,13 @@ void class_read(const char *out, int anon, class_rec *c);
 char *anonymised(const student_rec *s, const char *text);
 
 /* ============================================================= report.c */
-/* The stage's lesson, from stages.tsv ("" for no stage of the lab). */
-const char *lesson_of(const char *stage);
+/* A stage's section opened: its heading and its lesson (stages.tsv). */
+void section_head(FILE *f, const char *stage);
 /* The page's head: doctype, style, title, up to the end of its <h1>. */
 void page_head(FILE *f, const char *title);
-/* The totals: one row a student, each stage's cell, the status, the notes. */
-void totals(FILE *f, const class_rec *c);
+/* The rest of the page after its summary: links to each stage and to the
+ * totals, each stage's section (section), the totals, the page's end. */
+void page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int));
 
 /* ========================================================== checkpage.c */
 /* The page of a check: per stage, what compiled and what was correct on the
