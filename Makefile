@@ -415,11 +415,11 @@ build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpos
 # Its probe of the wall builds confine from CONFINE_SRCS, handed over here.
 CLASS_SRCS := $(wildcard grader/class/*.c)
 CLASS_COMMON_SRCS := common/spawn.c common/fdio.c
-build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c $(CLASS_COMMON_SRCS) \
+build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c grader/sentence.c $(CLASS_COMMON_SRCS) \
                     $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS) build/stages.h Makefile
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild \
-	    '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' $(CLASS_SRCS) $(INTAKE_LIB_SRCS) grader/jsonread.c grader/util.c \
+	    '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' $(CLASS_SRCS) $(INTAKE_LIB_SRCS) grader/jsonread.c grader/util.c grader/sentence.c \
 	    $(CLASS_COMMON_SRCS) -lm -o $@
 # make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
 -include gradescope/gradescope.mk

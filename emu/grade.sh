@@ -69,17 +69,9 @@ fi
     >"$logs/build.log" 2>&1
 
 # one sentence of a failing run: the emulator's first finding, else the
-# line that explains the first failed check, else the error, else the
-# launcher's verdict (a run without the harness's record)
-sentence() {
-    local log=$1 line
-    line=$(grep -m 1 '^  emulator: ' "$log" | sed 's/^  emulator: //')
-    [ -n "$line" ] || line=$(grep -m 1 '^error: ' "$log" | sed 's/^error: //')
-    [ -n "$line" ] || line=$(awk '/FAILED/ { f = 1; next } f && /^  [a-z0-9]/ && !/^  n=/ && !/^  [0-9]+x[0-9]+ / { print; exit }' "$log" | sed 's/^ *//')
-    [ -n "$line" ] || line=$(grep -m 1 'FAILED' "$log" | sed 's/^ *//')
-    [ -n "$line" ] || line=$(tail -n 1 "$log" | sed 's/^verdict: [a-z]*: //')
-    echo "${line:-wrong}"
-}
+# error, else the line that explains the first failed check, else the
+# launcher's verdict (grader/sentence.c)
+sentence() { build/grader/grade --sentence "$1"; }
 
 # the skeleton as handed out: a release's own copy (.lab/skeletons, made by
 # make release), else the committed one

@@ -49,8 +49,8 @@ static void emulated_sizes(const char *family, const char *at, char *out, size_t
         snprintf(out, len, "%s", small);
 }
 
-/* The first finding in the launcher's output, when its verdict (its last
- * line) is "wrong": 1 with it in cause. */
+/* The first finding in the launcher's output (grader/sentence.c), when
+ * its verdict (its last line) is "wrong": 1 with it in cause. */
 static int first_finding(const char *out, char *cause, size_t len)
 {
     const char *last = out + strlen(out);
@@ -58,17 +58,8 @@ static int first_finding(const char *out, char *cause, size_t len)
         last--;
     while (last > out && last[-1] != '\n')
         last--;
-    if (strncmp(last, "verdict: wrong", 14))
-        return 0;
-    static const char mark[] = "\n  emulator: ";
-    const char *at = strstr(out, mark);
-    if (!at || at >= last || !strncmp(at + strlen(mark), "(further", 8))
-        return 0;
-    at += strlen(mark);
-    char text[REASON_LEN];
-    snprintf(text, sizeof text, "%.*s", (int)strcspn(at, "\n"), at);
-    text_clean(text, strlen(text), cause, len);
-    return cause[0] != 0;
+    cause[0] = 0;
+    return !strncmp(last, "verdict: wrong", 14) && emulator_finding(out, cause, len);
 }
 
 int emulated_cause(const char *lab, const char *stage, const char *program, const char *at, int own,

@@ -10,6 +10,7 @@
  *   score.c     a record and the rubric make points, reasons and advice
  *   wrong.c     why a run is not correct, and what to do
  *   sanitize.c  what compute-sanitizer found
+ *   sentence.c  a failing run through the launcher, in one sentence of its output
  *   report.c    the table, grade.json, Gradescope's results.json, grade.tsv
  *   recordtsv.c a driver's run record as tab-separated lines (--record-tsv)
  *   util.c      appending to messages, cleaning text, PATH, the clock
@@ -340,6 +341,17 @@ jvalue *record_validate(const run_result *run, const char *expected_stage, char 
  * (exercises/03_tiled/kernel.cu:31)"); 2 when it reported errors, none of
  * them in a kernel.cu (finding: the first); 0 when it found none. */
 int sanitizer_finding(const char *out, char *finding, size_t len);
+
+/* ============================================================= sentence */
+
+/* The emulator's first finding in a run's output (its first "  emulator: "
+ * line, cleaned): 1 with it in finding, 0 when it named nothing. */
+int emulator_finding(const char *out, char *finding, size_t len);
+/* What a failing run through the launcher found, in one line of its
+ * output: the emulator's first finding, else the error that stopped it,
+ * else the line that explains its first failed check, else that check's
+ * line, else the verdict's why ("wrong" when there is nothing). */
+void run_sentence(const char *out, char *sentence, size_t len);
 
 /* =============================================================== reports */
 

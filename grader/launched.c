@@ -17,6 +17,10 @@
  *       verdict, in one last line, from its record alone, validated as a
  *       grade validates it (score.c): a record that is missing, is not the
  *       harness's, or disagrees with the exit status is "wrong"
+ *   grade --sentence OUTPUT
+ *       what a failing run found, in one line of its output (OUTPUT, the
+ *       file the launcher's output went to: grader/sentence.c), for the
+ *       doors written in shell (emu/grade.sh, gradescope/run_autograder)
  *
  * Exit statuses (the launcher's): 0 correct, 1 wrong, 2 usage, 4 what the
  * emulator cannot run or a CUDA error, 6 refused by the pre-run checks.
@@ -137,8 +141,23 @@ static int run_checks_cli(int argc, char **argv)
     return rc;
 }
 
+static int sentence_cli(const char *path)
+{
+    char *out = read_file_text(path, LAUNCH_KEEP), sentence[REASON_LEN];
+    if (!out) {
+        fprintf(stderr, "grade: --sentence: cannot read %s\n", path);
+        return LAUNCH_USAGE;
+    }
+    run_sentence(out, sentence, sizeof sentence);
+    free(out);
+    printf("%s\n", sentence);
+    return 0;
+}
+
 int launched_main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--sentence"))
+        return sentence_cli(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "--prerun"))
         return prerun_cli(argv[2], argv[3]);
     if (argc > 1 && !strcmp(argv[1], "--run-checks"))

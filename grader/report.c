@@ -337,7 +337,8 @@ static int write_grade_json(const char *dir, const stage_result *s, int n, const
     return close_report(f, path);
 }
 
-/* results.json, Gradescope's: a test per stage, the bonus as extra credit. */
+/* results.json, Gradescope's: a test per stage, the bonus as extra credit
+ * (its test's max_score 0, so that it is not counted in the maximum). */
 static int write_results_json(const char *dir, const stage_result *s, int n, const grade_info *g,
                               const points *p)
 {
@@ -367,10 +368,12 @@ static int write_results_json(const char *dir, const stage_result *s, int n, con
             const char *tail = len > 2000 ? r->output + len - 2000 : r->output;
             appendf(text, sizeof text, "\nlast lines of the output:\n%s", tail);
         }
+        if (r->bonus)
+            appendf(text, sizeof text, "\na bonus stage: its %d points are extra credit, not in the maximum\n", r->max);
         lab_json_object(&j, NULL);
         put_text(&j, "name", r->stage);
         lab_json_int(&j, "score", r->points);
-        lab_json_int(&j, "max_score", r->max);
+        lab_json_int(&j, "max_score", r->bonus ? 0 : r->max);
         lab_json_string(&j, "status", r->points == r->max ? "passed" : "failed");
         put_text(&j, "output", text);
         lab_json_end(&j);

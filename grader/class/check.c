@@ -4,9 +4,13 @@
  * builds it (the runner that holds the student's code: compiled and
  * linked), for one architecture; where the lab has a CPU emulator (a rule
  * for build/<stage>/exercise-emu), the stage's checks run on it, confined.
- * The row says what each stage is: not submitted, does not compile (the
- * first error, one line), the skeleton as handed out, compiles, correct
- * or wrong on the emulator.
+ * The row says what each stage is: not submitted, does not compile, the
+ * skeleton as handed out, compiles, correct or wrong on the emulator; its
+ * notes give each problem's first message in a phrase (the compiler's
+ * first error, the emulator's first finding: grader/sentence.c). The
+ * student's grade.log holds the build's messages and each emulated run's
+ * output, check.tsv each stage's word and first message, whole, which the
+ * check's report shows (grader/class/report/checkpage.c).
  * Emulated results are marked so and are never points.
  */
 #include "class.h"
@@ -102,7 +106,7 @@ int check_targets(const char *stage, char **argv, int n)
 /* Why stage did not build, in one line (new string): the first error
  * among the messages make -k gave before its "*** [... build/<stage>/...]"
  * line (the build ahead runs one target after another, so a stage's
- * messages come together), as a note's phrase. */
+ * messages come together). */
 static char *build_problem(const char *log, const char *stage)
 {
     char *mark = fmt("build/%s/", stage), *why = NULL;
@@ -122,61 +126,65 @@ static char *build_problem(const char *log, const char *stage)
     }
     words_free(line);
     free(mark);
-    if (!why)
-        return xstrdup("did not build (see grade.log)");
-    char phrase[PHRASE_MAX * 4];
-    phrase_of(why, 0, "", phrase, sizeof phrase);
-    free(why);
-    return xstrdup(phrase);
+    return why ? why : xstrdup("did not build (see grade.log)");
 }
+
+/* A finding as a note's phrase: without the kernel.cu:LINE it starts
+ * with and the thread it names ("thread (1,0) of block (0,0) reads A[1],
+ * 1 element past the end of A" becomes "reads A[1], 1 element past the
+ * end of A"); the whole finding is in check.tsv and grade.log. */
+static void finding_phrase(const char *message, char *phrase, size_t len)
+{
+    const char *m = message, *colon = strstr(m, ": ");
+    if (colon && colon > m && colon[-1] >= '0' && colon[-1] <= '9' && !memchr(m, ' ', (size_t)(colon - m)))
+        m = colon + 2;
+    const char *of = strstr(m, " of block ");
+    if (!strncmp(m, "thread ", 7) && of) {
+        of += strlen(" of block ");
+        of += *of == '(' ? strcspn(of, ")") + 1 : strcspn(of, " ");
+        m = of + strspn(of, " ");
+    }
+    phrase_of(m, 0, "", phrase, len);
+}
+
+/* What a stage's check found (check_stage fills it). */
+typedef struct {
+    const char *cell;            /* the stage's word in the gradebook       */
+    char phrase[PHRASE_MAX * 4]; /* the note's phrase ("" for none)         */
+    char *message;               /* the first message, whole, or NULL       */
+    char *output;                /* the emulated run's output, or NULL      */
+    int unchecked;               /* compiled, and nothing ran its checks    */
+} stage_check;
 
 /* The stage's checks on the CPU emulator, in the copy work, through the
  * one launcher (the grade's pre-run checks, the wall, the verdict from the
- * checks' record): the cell's word, and a phrase for the notes when it is
- * not correct. */
-static const char *run_emulator(const char *work, const char *stage, char *phrase, size_t len)
+ * checks' record): the cell's word, and when it is not correct the first
+ * message (grader/sentence.c) and its phrase. */
+static void run_emulator(const char *work, const char *stage, stage_check *c)
 {
     char *emu = fmt("build/%s/exercise-emu", stage), *object = fmt("build/%s/exercise-emu.check.o", stage);
     char *argv[] = {"judge/launch.sh", "--stage", (char *)stage, "--object", object, "--emulated", "--limit",
                     EMU_LIMIT_S, "--", emu, NULL};
     proc p = {.dir = work, .capture = 1, .err = ERR_TO_OUT};
     int st = run(argv, &p);
-    const char *cell = "emulator failed";
-    phrase[0] = 0;
+    c->output = p.text ? p.text : xstrdup("");
     if (st == EMU_CORRECT) {
-        cell = "correct (emulated)";
+        c->cell = "correct (emulated)";
     } else {
-        char *said = last_line(p.text, NULL);
-        cell = st == EMU_WRONG ? "wrong (emulated)" : st == EMU_REFUSED ? "refused (emulated)" : cell;
-        cell = st == EMU_CHECKS_REFUSED ? "refused" : st == EMU_NOT_RUN ? "not run" : cell;
-        char *why = fmt("%s (emulated, exit %d)", said, st);
-        phrase_of(why, 0, "", phrase, len);
-        free(why);
-        free(said);
+        c->cell = st == EMU_WRONG ? "wrong (emulated)" : st == EMU_REFUSED ? "refused (emulated)" : "emulator failed";
+        c->cell = st == EMU_CHECKS_REFUSED ? "refused" : st == EMU_NOT_RUN ? "not run" : c->cell;
+        char sentence[1024];
+        run_sentence(c->output, sentence, sizeof sentence);
+        c->message = xstrdup(sentence);
+        finding_phrase(sentence, c->phrase, sizeof c->phrase);
     }
-    free(p.text);
     free(object);
     free(emu);
-    return cell;
 }
 
-/* One stage of a checked copy: its cell, and a phrase when something is wrong. */
-static const char *check_stage(const char *name, const char *work, const char *log, const char *stage, char *phrase,
-                               size_t len, int *unchecked)
+/* Whether the student's kernel.cu of stage is the skeleton as handed out. */
+static int is_skeleton(const char *name, const char *stage)
 {
-    phrase[0] = 0;
-    if (!submitted_stage(name, stage))
-        return "not submitted";
-    char *runner = fmt("%s/build/%s/exercise-runner", work, stage), *emu = fmt("%s/build/%s/exercise-emu", work, stage);
-    int built = access(runner, X_OK) == 0, has_emu = emulated(stage) && access(emu, X_OK) == 0;
-    free(runner);
-    free(emu);
-    if (!built) {
-        char *why = build_problem(log, stage);
-        snprintf(phrase, len, "%s", why);
-        free(why);
-        return "does not compile";
-    }
     char *sent = fmt("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, stage);
     char *skeleton = fmt("%s/lab/exercises/%s/kernel.cu", cls.out, stage);
     char *a = read_file_text(sent, 0), *b = read_file_text(skeleton, 0);
@@ -185,62 +193,143 @@ static const char *check_stage(const char *name, const char *work, const char *l
     free(b);
     free(skeleton);
     free(sent);
-    if (same) {
-        snprintf(phrase, len, "still the skeleton");
-        return "skeleton";
+    return same;
+}
+
+/* One stage of a checked copy: what it is, and what was found. */
+static void check_stage(const char *name, const char *work, const char *log, const char *stage, stage_check *c)
+{
+    if (!submitted_stage(name, stage)) {
+        c->cell = "not submitted";
+        return;
     }
-    if (emulated(stage) && !has_emu) {
-        snprintf(phrase, len, "the CPU emulator could not build it (see grade.log)");
-        return "compiles";
+    char *runner = fmt("%s/build/%s/exercise-runner", work, stage), *emu = fmt("%s/build/%s/exercise-emu", work, stage);
+    int built = access(runner, X_OK) == 0, has_emu = emulated(stage) && access(emu, X_OK) == 0;
+    free(runner);
+    free(emu);
+    c->cell = "compiles";
+    if (!built) {
+        c->cell = "does not compile";
+        c->message = build_problem(log, stage);
+    } else if (is_skeleton(name, stage)) {
+        c->cell = "skeleton";
+        c->message = xstrdup("still the skeleton as handed out");
+    } else if (emulated(stage) && !has_emu) {
+        c->message = xstrdup("the CPU emulator could not build it (see grade.log)");
+    } else if (!has_emu) {
+        c->unchecked = 1;
+    } else {
+        run_emulator(work, stage, c);
+        return;
     }
-    if (!has_emu) {
-        *unchecked = 1;
-        return "compiles";
+    if (c->message)
+        phrase_of(c->message, 0, "", c->phrase, sizeof c->phrase);
+}
+
+/* grade.log: the build's messages, then each emulated run's output. */
+static void write_log(const char *path, const char *build, const stage_check *c)
+{
+    char *text = xstrdup(build ? build : "");
+    for (int s = 0; s < cls.nstages; s++) {
+        if (!c[s].output)
+            continue;
+        char *more = fmt("%s%s== %s on the CPU emulator (judge/launch.sh): %s\n%s", text,
+                         *text && text[strlen(text) - 1] != '\n' ? "\n" : "", cls.stages[s], c[s].cell, c[s].output);
+        free(text);
+        text = more;
     }
-    return run_emulator(work, stage, phrase, len);
+    if (write_atomic(path, text))
+        warn("cannot write %s", path);
+    free(text);
+}
+
+/* check.tsv: a line a stage, "stage<TAB>its word<TAB>the first message"
+ * (whole, on one line), for the check's report (grader/class/report/). */
+static void write_tsv(const char *path, const stage_check *c)
+{
+    char *text = xstrdup("stage\tcheck\tmessage\n");
+    for (int s = 0; s < cls.nstages; s++) {
+        char *m = xstrdup(c[s].message ? c[s].message : "");
+        for (char *q = m; *q; q++)
+            if (*q == '\t' || *q == '\n' || *q == '\r')
+                *q = ' ';
+        char *more = fmt("%s%s\t%s\t%s\n", text, cls.stages[s], c[s].cell, m);
+        free(m);
+        free(text);
+        text = more;
+    }
+    if (write_atomic(path, text))
+        warn("cannot write %s", path);
+    free(text);
+}
+
+/* The row's notes (new string): the stages not submitted, then a phrase
+ * for each stage with a problem (their count in *bad). */
+static char *check_notes(const stage_check *c, int *bad)
+{
+    char *missing = xstrdup(""), *notes = xstrdup("");
+    int unchecked = 0;
+    *bad = 0;
+    for (int s = 0; s < cls.nstages; s++) {
+        unchecked |= c[s].unchecked;
+        char **list = !strcmp(c[s].cell, "not submitted") ? &missing : c[s].phrase[0] ? &notes : NULL;
+        if (!list)
+            continue;
+        char *more = list == &missing ? fmt("%s %s", missing, cls.stages[s])
+                                      : fmt("%s%s%s: %s", notes, *notes ? " | " : "", cls.stages[s], c[s].phrase);
+        free(*list);
+        *list = more;
+        *bad += list == &notes;
+    }
+    char *all = fmt("%s%s%s%s%s", *missing ? "not submitted:" : "", missing, *missing && *notes ? " | " : "", notes,
+                    unchecked ? (*missing || *notes ? " | correctness needs a GPU or the CPU emulator"
+                                                    : "correctness needs a GPU or the CPU emulator")
+                              : "");
+    free(notes);
+    free(missing);
+    return all;
 }
 
 void check_prepared(const char *name)
 {
     char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
     char *build_log = fmt("%s/build/grade-build.log", work), *log = fmt("%s/grade.log", dir);
+    char *tsv = fmt("%s/check.tsv", dir);
     time_t t0 = time(NULL);
     char *text = read_file_text(build_log, 0);
-    if (write_atomic(log, text ? text : ""))
-        warn("cannot write %s", log);
+    stage_check *c = xrealloc(NULL, (cls.nstages + 1) * sizeof *c);
+    memset(c, 0, (cls.nstages + 1) * sizeof *c);
     points pts = {.score = xstrdup(""), .max = xstrdup(""), .seed = xstrdup(""), .bonus = xstrdup(""),
                   .bonus_max = xstrdup("")};
     pts.stages = xrealloc(NULL, (cls.nstages + 1) * sizeof *pts.stages);
-    char *missing = xstrdup(""), *notes = xstrdup("");
-    int unchecked = 0, bad = 0;
     for (int s = 0; s < cls.nstages; s++) {
+        check_stage(name, work, text, cls.stages[s], &c[s]);
         stage_points *sp = &pts.stages[pts.nstages++];
         sp->name = xstrdup(cls.stages[s]);
-        sp->points = xstrdup(check_stage(name, work, text, cls.stages[s], sp->phrase, sizeof sp->phrase, &unchecked));
-        char **list = !strcmp(sp->points, "not submitted") ? &missing : sp->phrase[0] ? &notes : NULL;
-        if (!list)
-            continue;
-        char *more = list == &missing ? fmt("%s %s", missing, sp->name)
-                                      : fmt("%s%s%s: %s", notes, *notes ? " | " : "", sp->name, sp->phrase);
-        free(*list);
-        *list = more;
-        bad += list == &notes;
+        sp->points = xstrdup(c[s].cell);
+        snprintf(sp->phrase, sizeof sp->phrase, "%s", c[s].phrase);
     }
-    char *all = fmt("%s%s%s%s%s", *missing ? "not submitted:" : "", missing, *missing && *notes ? " | " : "", notes,
-                    unchecked ? (*missing || *notes ? " | correctness needs a GPU or the CPU emulator"
-                                                    : "correctness needs a GPU or the CPU emulator")
-                              : "");
-    write_row(name, "checked", all, &pts);
+    int bad;
+    char *notes = check_notes(c, &bad);
+    /* the messages first: a row says the student is done */
+    write_log(log, text, c);
+    write_tsv(tsv, c);
+    write_row(name, "checked", notes, &pts);
     say("[%d/%d] %s: checked, %d stage%s with a problem%s (%ld s)", done_count(), cls.nstudents, name, bad,
-        bad == 1 ? "" : "s", *missing ? ", some not submitted" : "", (long)(time(NULL) - t0));
+        bad == 1 ? "" : "s", strncmp(notes, "not submitted:", 14) ? "" : ", some not submitted",
+        (long)(time(NULL) - t0));
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
         remove_tree(work);
+    for (int s = 0; s < cls.nstages; s++) {
+        free(c[s].message);
+        free(c[s].output);
+    }
+    free(c);
     points_free(&pts);
-    free(all);
     free(notes);
-    free(missing);
     free(text);
+    free(tsv);
     free(log);
     free(build_log);
     free(work);

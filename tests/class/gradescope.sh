@@ -1,8 +1,11 @@
 # tests/class/gradescope.sh: make gradescope, and the bundle's gradescope/setup.sh and
 # run_autograder in a stand-in for Gradescope's layout (AUTOGRADER_ROOT:
-# source/, submission/, results/), without a GPU: sourced by
-# tests/class/run.sh (its variables and helpers: lab, tmp, stages, s1, s2,
-# mk), whose counts it adds to.
+# source/, submission/, results/), without a GPU, then as on a runner with
+# one (tests/class/gpu-runner/: stand-ins for nvidia-smi and make grade):
+# sourced by tests/class/run.sh (its variables and helpers: lab, tmp,
+# stages, s1, s2; tests/class/lib.sh), whose counts it adds to, or run alone:
+#   bash tests/class/gradescope.sh
+[ -n "${cls:-}" ] || { cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone; } || exit 2
 echo "== make gradescope: the bundle, and run_autograder on a sample submission"
 gs=$tmp/gradescope
 out=$(make --no-print-directory gradescope DEST="$gs" 2>&1); st=$?
@@ -24,21 +27,73 @@ else
     out=$(AUTOGRADER_ROOT=$ag "$ag/source/setup.sh" 2>&1); st=$?
     check "setup.sh builds the lab once (no GPU: what a stage's runner links with)" "$([ $st = 0 ]; ok)" "$(tail -n 5 <<<"$out")"
     make -s build/gradescope/json-check >/dev/null 2>&1
-    # a sample submission: stage 1 solved, stage 2 not compiling, the rest not sent
+    # a sample submission: stage 1 solved, stage 2 not compiling, a missing
+    # barrier in 07 (the solution without the barrier between the tree's
+    # steps), the rest not sent
+    s7=$(grep -m 1 -E '^07_' <<<"$stages")
     mk "$ag/submission/work/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu"
-    mkdir -p "$ag/submission/work/exercises/$s2"
+    mkdir -p "$ag/submission/work/exercises/$s2" "$ag/submission/work/exercises/$s7"
     sed '0,/;$/s/;$//' "solutions/$s2/kernel.cu" >"$ag/submission/work/exercises/$s2/kernel.cu"
+    awk '/^ *__syncthreads\(\); *$/ && ++n == 2 { next } { print }' "solutions/$s7/kernel.cu" \
+        >"$ag/submission/work/exercises/$s7/kernel.cu"
     out=$(AUTOGRADER_ROOT=$ag "$ag/source/run_autograder" 2>&1); st=$?
     res=$ag/results/results.json
     valid=$(build/gradescope/json-check "$res" score tests leaderboard output 2>&1)
-    check "run_autograder without a GPU: a valid results.json (the lab's JSON reader), no points, saying why" \
-        "$([ $st = 0 ] && [ -z "$valid" ] && grep -q '^  "score": 0,' "$res" && grep -q 'No GPU on this runner: no points' "$res"; ok)" \
+    said=$(grep '^  "output": ' "$res")
+    check "run_autograder without a GPU: a valid results.json (the lab's JSON reader), no points; the output says what it checked and that points need the course's GPU" \
+        "$([ $st = 0 ] && [ -z "$valid" ] && grep -q '^  "score": 0,' "$res" &&
+           grep -q "no points: the points, for correctness and for speed, need the course's GPU" <<<"$said" &&
+           grep -q "built as a grade builds it (2 of 3 built)" <<<"$said"; ok)" \
         "exit $st; $valid; $out; $(cat "$res" 2>&1)"
-    check "results.json: a test per stage in order, the compile error, those not sent 'not submitted', a leaderboard" \
-        "$([ "$(grep -o '"name": "[0-9][^"]*"' "$res" | grep -v ' (' | cut -d'"' -f4 | tr '\n' ' ')" = "$(echo $stages) " ] &&
+    check "results.json: a test per stage in order, the compile error, those not sent 'not submitted'" \
+        "$([ "$(grep -o '"name": "[0-9][^"]*", "score"' "$res" | cut -d'"' -f4 | tr '\n' ' ')" = "$(echo $stages) " ] &&
            grep -q "\"$s2\".*does not compile: exercises/$s2/kernel.cu" "$res" &&
-           [ "$(grep -c 'not submitted: 0 points' "$res")" = $(($(wc -l <<<"$stages") - 2)) ] &&
-           grep -q "\"name\": \"$s1 (not timed: no GPU)\", \"value\": 0" "$res"; ok)" "$(cat "$res")"
+           [ "$(grep -c 'not submitted: 0 points' "$res")" = $(($(wc -l <<<"$stages") - 3)) ]; ok)" "$(cat "$res")"
+    check "without a GPU every test is 0 of 0 points, and each passed one says why (the course's GPU gives them)" \
+        "$([ "$(grep -c '"max_score": 0, "status"' "$res")" = "$(wc -l <<<"$stages")" ] &&
+           [ -z "$(grep '"status": "passed"' "$res" | grep -v "No points from this runner: it has no GPU")" ] &&
+           grep -q '"status": "passed"' "$res"; ok)" "$(cat "$res")"
+    if make -n -s "build/$s1/exercise-emu" "build/$s7/exercise-emu" >/dev/null 2>&1; then
+        check "without a GPU, on the CPU emulator: $s1 correct, the missing barrier in $s7 named; never 'this runner has neither'" \
+            "$(grep -q "\"$s1\".*\"status\": \"passed\", \"output\": \"correct on the CPU emulator" "$res" &&
+               grep -q "\"$s7\".*\"status\": \"failed\", \"output\": \"wrong on the CPU emulator: a race on shared memory, partial\[" "$res" &&
+               grep -q "and its checks ran on the CPU emulator (1 correct, 1 wrong)" <<<"$said" &&
+               ! grep -q "this runner has neither" "$res"; ok)" "$(cat "$res")"
+    else
+        skip "run_autograder on the CPU emulator: the lab has no emulation of $s1 and $s7"
+    fi
+    # the leaderboard's columns: a stage each, named by its first tier's field, on either runner
+    board() { awk '/^  "leaderboard": \[$/ { on = 1; next } on' "$1" | grep -o '"name": "[^"]*"' | cut -d'"' -f4; }
+    names=$(for s in $stages; do awk -F'\t' -v s="$s" '$1 == "tier" && $2 == s { print s " (" $5 ")"; exit }' stages.tsv; done)
+    check "without a GPU, the leaderboard: a column a stage, named by its first tier's field, 0 (not timed)" \
+        "$([ "$(board "$res")" = "$names" ] && [ -z "$(awk '/^  "leaderboard"/ { on = 1 } on' "$res" | grep '"value"' | grep -v '"value": 0,')" ] &&
+           ! grep -q '"visibility"' "$res"; ok)" "$(cat "$res")"
+    # as on a runner with a GPU: its results.json as the grader wrote it, the
+    # leaderboard's columns the same, the bonus stage not in the maximum,
+    # shown to students after the due date unless the bundle says otherwise
+    bonus=$(awk -F'\t' '$1 == "bonus" { print $2; exit }' stages.tsv)
+    rm -rf "$ag/submission" && mk "$ag/submission/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+    gpu_run() { PATH=$lab/tests/class/gpu-runner:$PATH GPU_RUNNER_MAKE=$(command -v make) AUTOGRADER_ROOT=$ag "$ag/source/run_autograder" 2>&1; }
+    out=$(gpu_run); st=$?
+    valid=$(build/gradescope/json-check "$res" score tests leaderboard output visibility 2>&1)
+    check "as on a runner with a GPU: the grader's tests, the leaderboard's columns as without one, the first tier's figure, visible after the due date" \
+        "$([ $st = 0 ] && [ -z "$valid" ] && [ "$(board "$res")" = "$names" ] &&
+           grep -q "\"name\": \"$s1 (.*)\", \"value\": 12.5," "$res" && grep -q '^  "visibility": "after_due_date",' "$res" &&
+           [ "$(awk '/^  "leaderboard"/ { on = 1 } on' "$res" | grep '"value"' | grep -vc '"value": 0,')" = 1 ]; ok)" \
+        "exit $st; $valid; $out; $(cat "$res")"
+    check "as on a runner with a GPU: a stage not sent counts its points in the maximum, the bonus stage ($bonus) does not" \
+        "$(grep -q "\"$s2\", \"score\": 0, \"max_score\": [1-9][0-9]*, \"status\": \"failed\"" "$res" &&
+           [ -n "$bonus" ] && grep -q "\"$bonus\", \"score\": 0, \"max_score\": 0, \"status\": \"failed\"" "$res"; ok)" "$(cat "$res")"
+    out=$(make --no-print-directory gradescope DEST="$gs/vis" VISIBILITY=visible 2>&1; echo "exit $?"
+        make --no-print-directory gradescope DEST="$gs/bad" VISIBILITY=soon 2>&1; echo "exit $?")
+    vis=$(unzip -p "$gs/vis/autograder.zip" visibility 2>&1)
+    printf 'visible\n' >"$ag/source/visibility"
+    gpu_run >/dev/null
+    rm -f "$ag/source/visibility"
+    check "make gradescope VISIBILITY=visible: the bundle's visibility file, which a GPU runner's results.json follows; VISIBILITY=soon: exit 2" \
+        "$([ "$vis" = visible ] && grep -q '^  "visibility": "visible",' "$res" && grep -q "^exit 2$" <<<"$out" &&
+           grep -q "VISIBILITY=soon: one of visible, hidden, after_due_date, after_published" <<<"$out" && [ ! -e "$gs/bad/autograder.zip" ]; ok)" \
+        "$out; $vis; $(head -n 5 "$res")"
     # the lab's one intake (build/grader/take): a zip made on macOS, __MACOSX/ beside the student's folder
     rm -rf "$ag/submission" && mk "$ag/submission/ann-lab/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu" &&
         mkdir -p "$ag/submission/__MACOSX/ann-lab/exercises/$s1" && : >"$ag/submission/__MACOSX/ann-lab/exercises/$s1/._kernel.cu" &&
@@ -72,3 +127,5 @@ else
         "$([ $st = 0 ] && [ -z "$(build/gradescope/json-check "$res" score tests)" ] &&
            grep -q "a link on its path" "$res" && grep -q '"tests": \[\]' "$res"; ok)" "$out; $(cat "$res")"
 fi
+
+[ -z "${alone:-}" ] || totals

@@ -1,8 +1,11 @@
-# tests/class/lib.sh: reading a class's gradebook in tests, sourced by
-# tests/class/run.sh, by a part of it run alone (tests/class/intake.sh) and
-# by tests/class/term.sh.
+# tests/class/lib.sh: making submissions and reading a class's gradebook in
+# tests, sourced by tests/class/run.sh, by a part of it run alone
+# (tests/class/intake.sh, tests/class/check.sh, tests/class/gradescope.sh)
+# and by tests/class/term.sh.
 #   field CSV-LINE N, row OUT NAME, status_of OUT NAME, notes_of OUT NAME,
 #   csv_tsv FILE
+#   mk DEST FILE, attackers SUB OUT STAGE
+#   class_alone: what tests/class/run.sh sets for its parts, for one run alone
 # field CSV-LINE N: field N (from 1) of a CSV line, quotes undone
 field() {
     awk -v n="$2" '{
@@ -67,4 +70,42 @@ csv_tsv() {
       if (NR == 1) width = n
       if (n < 0 || n != width) { print FILENAME " line " NR " is not a CSV record of " width " fields: " $0 > "/dev/stderr"; exit 1 }
       print rec }' "$1"
+}
+# mk DEST FILE: FILE copied to DEST, its folders made
+mk() { mkdir -p "$(dirname "$1")" && cp "$2" "$1"; }
+# attackers SUB OUT STAGE: a class in SUB (graded into OUT) at STAGE, a
+# matmul stage: alice with the solution; mallory, whose constructor reaches
+# for the gradebook, alice's row and the class folder
+# (tests/grader/attacks/class_escape); ivan, who compiles alice's collected
+# kernel.cu into his own; ines, who .incbins it and prints it from her
+# runner (into her own report)
+attackers() {
+    mk "$1/alice/$3/kernel.cu" "solutions/$3/kernel.cu"
+    mk "$1/mallory/$3/kernel.cu" tests/grader/attacks/class_escape/kernel.cu
+    mkdir -p "$1/ivan/$3" "$1/ines/$3"
+    printf '#include "../../../../students/alice/kernels/%s/kernel.cu"\n' "$3" >"$1/ivan/$3/kernel.cu"
+    printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
+        "$2/students/alice/kernels/$3/kernel.cu" >"$1/ines/$3/kernel.cu"
+}
+# class_alone: for a part of tests/class/run.sh run alone, from the lab's
+# root: what run.sh sets for its parts (set -u, LC_ALL=C, tests/lib.sh;
+# lab, tmp (removed at the end), cls (built), fake, stages, s1, s2,
+# class_stages) and alone=1, for the part's closing totals; exits when the
+# class program does not build
+class_alone() {
+    set -u
+    export LC_ALL=C
+    . tests/lib.sh
+    lab=$PWD cls=$PWD/build/grader/class fake=$PWD/tests/class/fake-make alone=1
+    tmp=$(mktemp -d) || exit 2
+    trap 'rm -rf "$tmp"' EXIT
+    if ! out=$(make --no-print-directory -s build/grader/class 2>&1); then
+        fail "build/grader/class builds" "$out"
+        totals
+        exit 1
+    fi
+    . tools/stages.sh
+    stages=$(printf '%s\n' $LAB_STAGES)
+    s1=$(sed -n 1p <<<"$stages") s2=$(sed -n 2p <<<"$stages")
+    class_stages="$s1 $s2"
 }

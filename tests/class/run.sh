@@ -25,6 +25,7 @@ cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 . tests/lib.sh
+. tests/class/lib.sh
 
 lab=$(pwd)
 tmp=$(mktemp -d) || exit 2
@@ -64,21 +65,6 @@ nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 s1=$first s2=$(sed -n 2p <<<"$stages")
 class_stages="$s1 $s2"
 subs=$tmp/submissions
-mk() { mkdir -p "$(dirname "$1")" && cp "$2" "$1"; }
-# attackers SUB OUT STAGE: a class in SUB (graded into OUT) at STAGE, a
-# matmul stage: alice with the solution; mallory, whose constructor reaches
-# for the gradebook, alice's row and the class folder
-# (tests/grader/attacks/class_escape); ivan, who compiles alice's collected
-# kernel.cu into his own; ines, who .incbins it and prints it from her
-# runner (into her own report)
-attackers() {
-    mk "$1/alice/$3/kernel.cu" "solutions/$3/kernel.cu"
-    mk "$1/mallory/$3/kernel.cu" tests/grader/attacks/class_escape/kernel.cu
-    mkdir -p "$1/ivan/$3" "$1/ines/$3"
-    printf '#include "../../../../students/alice/kernels/%s/kernel.cu"\n' "$3" >"$1/ivan/$3/kernel.cu"
-    printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
-        "$2/students/alice/kernels/$3/kernel.cu" >"$1/ines/$3/kernel.cu"
-}
 mk "$subs/alice/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu"
 mk "$subs/alice/exercises/$s2/kernel.cu" "solutions/$s2/kernel.cu"
 echo 'grade: ; @echo forged' >"$subs/alice/Makefile"
@@ -114,7 +100,6 @@ ln -s "$tmp/peggy-work" "$subs/peggy"
 echo "a stray file" >"$subs/notes.txt"
 class_names="alice bob carol dave $([ $have_zip = 1 ] && echo eve) mallory1 mallory2 mallory3 oscar peggy trudy"
 
-. tests/class/lib.sh
 
 # =================================================== class: local back end
 echo "== make class, local back end, with a stand-in for make grade"

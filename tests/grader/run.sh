@@ -448,11 +448,13 @@ ln -sf ../fake "$out/bin/policy_extra" # (a policy_* name: the fake driver's goo
 o=$(build/grader/grade --lab . --rubric "$brubric" --seed 42 --out "$out/bonus" --unconfined \
     --program "good=$out/bin/good" --program "policy_extra=$out/bin/policy_extra" 2>&1); st=$?
 bget() { "$out/check" get "$out/bonus/$1" "$2" 2>/dev/null; }
-check "grader: a bonus stage is scored and shown beside the total, not in it" \
+check "grader: a bonus stage is scored and shown beside the total, not in it (results.json: extra credit, max_score 0)" \
     "$([ $st = 0 ] && grep -q '^total  *10/10$' <<<"$o" && grep -q '^bonus  *10/10 ' <<<"$o" &&
        grep -q '^policy_extra (bonus) ' <<<"$o" && [ "$(bget grade.json score)" = 10 ] &&
        [ "$(bget grade.json max_score)" = 10 ] && [ "$(bget grade.json bonus_score)" = 10 ] &&
-       [ "$(bget grade.json stages.1.bonus)" = true ] && [ "$(bget results.json score)" = 20 ]; echo $?)" \
+       [ "$(bget grade.json stages.1.bonus)" = true ] && [ "$(bget results.json score)" = 20 ] &&
+       [ "$(bget results.json tests.1.score)" = 10 ] && [ "$(bget results.json tests.1.max_score)" = 0 ] &&
+       [ "$(bget results.json tests.0.max_score)" = 10 ]; echo $?)" \
     "exit $st: $o"
 
 build/grader/grade --bogus >/dev/null 2>&1

@@ -4,7 +4,9 @@
  * roster or a deadline, grader/class/book.c's columns beside them) and each
  * student's grade.json, read with the grader's own JSON reader, which takes
  * nothing in a record on trust. A student without a record (refused, not
- * graded) keeps the gradebook's row alone.
+ * graded) keeps the gradebook's row alone. A check (class.conf: check=1)
+ * has no records: each student's check.tsv instead (grader/class/check.c),
+ * the first message of each stage.
  */
 #include "report.h"
 #include "grader.h"
@@ -83,6 +85,42 @@ static void read_record(const char *out, class_rec *c, student_rec *s)
     json_free(v);
 }
 
+/* The student's check.tsv: "stage<TAB>word<TAB>message" a line after its
+ * header; each class stage's message into s->messages ("" when none). */
+static void read_check(const char *out, class_rec *c, student_rec *s)
+{
+    s->messages = xalloc((size_t)(c->nstages + 1) * sizeof *s->messages);
+    for (int i = 0; i < c->nstages; i++)
+        s->messages[i] = xdup("");
+    char *path = xfmt("%s/students/%s/check.tsv", out, s->name), *text = read_plain(path, NULL, NULL);
+    free(path);
+    for (char *line = text, *next; line && *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next)
+            *next++ = 0;
+        char *tab = strchr(line, '\t'), *tab2 = tab ? strchr(tab + 1, '\t') : NULL;
+        if (!tab2)
+            continue;
+        *tab = 0;
+        for (int i = 0; i < c->nstages; i++)
+            if (!strcmp(line, c->stages[i])) {
+                free(s->messages[i]);
+                s->messages[i] = xdup(tab2 + 1);
+            }
+    }
+    free(text);
+}
+
+/* Whether OUT is a check (make class CHECK=1): class.conf's check=1. */
+static int is_check(const char *out)
+{
+    char *path = xfmt("%s/class.conf", out), *text = read_plain(path, NULL, NULL);
+    free(path);
+    int check = text && (!strncmp(text, "check=1\n", 8) || strstr(text, "\ncheck=1\n"));
+    free(text);
+    return check;
+}
+
 /* FNV-1a of the name and the class's seed: the order of the pseudonyms,
  * so that student-01 is not the first name in the alphabet. */
 static uint64_t mix(const char *name, const char *seed)
@@ -111,6 +149,7 @@ void class_read(const char *out, int anon, class_rec *c)
     if (!text)
         fatal(REPORT_FAILED, "report: no %s: run make class first (the report is made from its gradebook)", path);
     free(path);
+    c->check = is_check(out);
     const char *p = text;
     char **head;
     int nh = csv_line(&p, &head);
@@ -150,6 +189,8 @@ void class_read(const char *out, int anon, class_rec *c)
         s->notes = xdup(f[nh - 1]);
         fields_free(f, n);
         read_record(out, c, s);
+        if (c->check)
+            read_check(out, c, s);
     }
     fields_free(head, nh);
     free(col);

@@ -7,7 +7,8 @@
  * Per stage: the distribution of points; the speed figure each tier is
  * scored on (% of cuBLAS, % of memcpy, x over the baseline), one dot a
  * student, with the tier's threshold drawn in; who lost points and why;
- * flagged and timed-out stages; compile errors. Then the totals. With
+ * flagged and timed-out stages; compile errors. Then the totals. A check
+ * (make class CHECK=1) has a page of its own (checkpage.c). With
  * --anon (ANON=1) every name is student-NN, also inside the grader's
  * reasons, for showing the class. Everything that came from a submission
  * (names, reasons, compiler messages) is HTML-escaped.
@@ -27,6 +28,19 @@ static const char *family_of(const char *stage)
         if (!strcmp(stage_table[i].name, stage))
             return stage_table[i].family;
     return "";
+}
+
+void section_head(FILE *f, const char *stage)
+{
+    fputs("<section class=\"stage\" id=\"stage-", f);
+    html_put(f, stage);
+    fputs("\">\n<h2>", f);
+    html_put(f, stage);
+    fputs("</h2>\n<p class=\"lesson\">", f);
+    for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
+        if (!strcmp(stage_table[i].name, stage))
+            html_put(f, stage_table[i].lesson);
+    fputs("</p>\n", f);
 }
 
 /* What a tier's field measures, in words, and its unit. */
@@ -227,16 +241,7 @@ static void why(FILE *f, const student_rec *s, const stage_rec *r)
 
 static void stage_section(FILE *f, const class_rec *c, int st)
 {
-    const char *name = c->stages[st];
-    fputs("<section class=\"stage\" id=\"stage-", f);
-    html_put(f, name);
-    fputs("\">\n<h2>", f);
-    html_put(f, name);
-    fputs("</h2>\n<p class=\"lesson\">", f);
-    for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
-        if (!strcmp(stage_table[i].name, name))
-            html_put(f, stage_table[i].lesson);
-    fputs("</p>\n", f);
+    section_head(f, c->stages[st]);
     stage_chart(f, c, st);
     int lost = 0, flagged = 0, timed_out = 0, compile = 0;
     fputs("<h3>Lost points</h3>\n<table class=\"lost\">\n<tr><th>student</th><th>points</th><th>why</th></tr>\n", f);
@@ -286,7 +291,7 @@ static void totals(FILE *f, const class_rec *c)
         html_put(f, c->stages[st]);
         fputs("</th>", f);
     }
-    fputs("<th>total</th><th>status</th><th>notes</th></tr>\n", f);
+    fputs(c->check ? "<th>status</th><th>notes</th></tr>\n" : "<th>total</th><th>status</th><th>notes</th></tr>\n", f);
     for (int i = 0; i < c->nstudents; i++) {
         const student_rec *s = &c->students[i];
         fputs("<tr><td>", f);
@@ -301,13 +306,16 @@ static void totals(FILE *f, const class_rec *c)
             html_put(f, s->points[st]);
             fputs("</td>", f);
         }
-        fputs("<td class=\"total\">", f);
-        if (*s->total || *s->max) {
-            html_put(f, s->total);
-            fputs("/", f);
-            html_put(f, s->max);
+        if (!c->check) {
+            fputs("<td class=\"total\">", f);
+            if (*s->total || *s->max) {
+                html_put(f, s->total);
+                fputs("/", f);
+                html_put(f, s->max);
+            }
+            fputs("</td>", f);
         }
-        fputs("</td><td>", f);
+        fputs("<td>", f);
         html_put(f, s->status);
         fputs("</td><td class=\"notes\">", f);
         char *notes = anonymised(s, s->notes);
@@ -334,11 +342,35 @@ static const char *style =
     "@media print{body{max-width:none;margin:0;font-size:10pt}section{break-inside:avoid-page}"
     "section.totals{break-before:page}.dot{fill-opacity:1}}\n";
 
+void page_head(FILE *f, const char *title)
+{
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>%s</title>\n"
+               "<style>\n%s</style>\n</head>\n<body>\n<h1>%s</h1>\n",
+            title, style, title);
+}
+
+/* After the summary: the links, each stage's section, the totals. */
+void page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int))
+{
+    fputs("<nav><p>", f);
+    for (int st = 0; st < c->nstages; st++) {
+        fputs("<a href=\"#stage-", f);
+        html_put(f, c->stages[st]);
+        fputs("\">", f);
+        html_put(f, c->stages[st]);
+        fputs("</a> ", f);
+    }
+    fputs("<a href=\"#totals\">totals</a></p></nav>\n", f);
+    for (int st = 0; st < c->nstages; st++)
+        section(f, c, st);
+    totals(f, c);
+    fputs("</body>\n</html>\n", f);
+}
+
 static void page(FILE *f, const class_rec *c, int anon)
 {
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>Class report</title>\n"
-               "<style>\n%s</style>\n</head>\n<body>\n<h1>Class report</h1>\n<p class=\"summary\">",
-            style);
+    page_head(f, "Class report");
+    fputs("<p class=\"summary\">", f);
     int graded = 0;
     double sum = 0;
     for (int i = 0; i < c->nstudents; i++)
@@ -358,19 +390,7 @@ static void page(FILE *f, const class_rec *c, int anon)
     fprintf(f, "%s. Each stage: the points, the speed figure its tiers are scored on with their thresholds "
                "(a red dot: a time the grader flagged as impossible), and who lost points and why.</p>\n",
             anon ? "; names replaced (student-NN)" : "");
-    fputs("<nav><p>", f);
-    for (int st = 0; st < c->nstages; st++) {
-        fputs("<a href=\"#stage-", f);
-        html_put(f, c->stages[st]);
-        fputs("\">", f);
-        html_put(f, c->stages[st]);
-        fputs("</a> ", f);
-    }
-    fputs("<a href=\"#totals\">totals</a></p></nav>\n", f);
-    for (int st = 0; st < c->nstages; st++)
-        stage_section(f, c, st);
-    totals(f, c);
-    fputs("</body>\n</html>\n", f);
+    page_body(f, c, stage_section);
 }
 
 int main(int argc, char **argv)
@@ -396,9 +416,13 @@ int main(int argc, char **argv)
     FILE *f = fopen(tmp, "w");
     if (!f)
         fatal(REPORT_FAILED, "report: cannot write %s", tmp);
-    page(f, &c, anon);
+    if (c.check)
+        check_page(f, &c, anon);
+    else
+        page(f, &c, anon);
     if (fclose(f) || rename(tmp, path))
         fatal(REPORT_FAILED, "report: cannot write %s", path);
-    printf("report: %s (%d students, %d stages%s)\n", path, c.nstudents, c.nstages, anon ? ", anonymised" : "");
+    printf("report: %s (%d students, %d stages%s%s)\n", path, c.nstudents, c.nstages, c.check ? ", a check" : "",
+           anon ? ", anonymised" : "");
     return REPORT_OK;
 }

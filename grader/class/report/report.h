@@ -7,6 +7,8 @@
  *   classdata.c   a class's OUT: gradebook.csv and each student's grade.json
  *                 (read with the grader's own JSON reader, grader/jsonread.c)
  *   report.c      OUT/report.html: one self-contained page, inline SVG
+ *   checkpage.c   the page of a check (make class CHECK=1): what compiled,
+ *                 what was correct on the CPU emulator, each first message
  *   preprocess.c  a kernel.cu through the C preprocessor, reading no file
  *   tokens.c      a CUDA C source as a stream of normalised tokens
  *   similarity.c  fingerprints (k-grams, winnowing), the pairs, similarity.csv
@@ -64,6 +66,7 @@ typedef struct {
     char *status, *notes, *total, *max;
     char **points;             /* the gradebook's points per stage ("" none) */
     stage_rec *stages;         /* from grade.json, per stage                */
+    char **messages;           /* a check's check.tsv: the first message a stage */
     int have_record;
     char *record_error;        /* why grade.json could not be read, or NULL */
 } student_rec;
@@ -74,6 +77,7 @@ typedef struct {
     student_rec *students;
     int nstudents;
     char *gpu, *seed;
+    int check;                 /* make class CHECK=1: no points, words      */
 } class_rec;
 
 /* Read OUT/gradebook.csv and OUT/students/NAME/grade.json; with anon, each
@@ -83,6 +87,20 @@ void class_read(const char *out, int anon, class_rec *c);
 /* Text with every occurrence of the student's name replaced by the name
  * shown (new string): a compile error can carry a path with the name. */
 char *anonymised(const student_rec *s, const char *text);
+
+/* ============================================================= report.c */
+/* A stage's section opened: its heading and its lesson (stages.tsv). */
+void section_head(FILE *f, const char *stage);
+/* The page's head: doctype, style, title, up to the end of its <h1>. */
+void page_head(FILE *f, const char *title);
+/* The rest of the page after its summary: links to each stage and to the
+ * totals, each stage's section (section), the totals, the page's end. */
+void page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int));
+
+/* ========================================================== checkpage.c */
+/* The page of a check: per stage, what compiled and what was correct on the
+ * CPU emulator, each student's first message; then the totals. */
+void check_page(FILE *f, const class_rec *c, int anon);
 
 /* ============================================================= tokens.c */
 /* One token: its class (a small number; identifiers all share one, each

@@ -9,7 +9,7 @@
 #                                    (without SUBMISSIONS: the kernels make class took into OUT)
 # make class runs both at its end (CLASS_AFTER), on the students it took in.
 REPORT_DIR := grader/class/report
-build/grader/report: $(addprefix $(REPORT_DIR)/,report.c classdata.c text.c report.h) grader/jsonread.c grader/grader.h build/stages.h
+build/grader/report: $(addprefix $(REPORT_DIR)/,report.c checkpage.c classdata.c text.c report.h) grader/jsonread.c grader/grader.h build/stages.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
 build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c fingerprint.c simpage.c preprocess.c tokens.c text.c report.h) \
@@ -28,9 +28,10 @@ similarity: build/grader/similarity
 	    --out '$(OUT)' $(if $(EX),--stages '$(EX)') $(if $(KNOWN),--known '$(KNOWN)')
 
 # after make class (local back end: its gradebook is there when it returns):
-# the report, and similarity over the kernels class intake took in. A class
-# checked without a GPU (CHECK=1) has no grades to report: similarity only.
+# the report (a check's: what compiled, what was correct on the CPU
+# emulator, each first message), and similarity over the kernels class
+# intake took in.
 class: build/grader/report build/grader/similarity
 CLASS_AFTER = test ! -f '$(CLASS_OUT)/gradebook.csv' || { \
-    $(if $(filter-out 0,$(CHECK)),,build/grader/report --out '$(CLASS_OUT)' &&) \
+    build/grader/report --out '$(CLASS_OUT)' && \
     build/grader/similarity --lab . --class '$(CLASS_OUT)' --out '$(CLASS_OUT)'; }
