@@ -203,7 +203,7 @@ __global__ void count_changed(const float *p, size_t n, uint64_t seed, int absol
         atomicAdd(changed, mine);
 }
 
-static const int FILL_BLOCKS = 1024, FILL_THREADS = 256;
+static const int FILL_BLOCKS = LAB_GRID_STRIDE_BLOCKS, FILL_THREADS = 256;
 
 int lab_sets_that_fit(int want, size_t bytes_per_set)
 {

@@ -35,6 +35,14 @@ void lab_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The timing size as the checks label it: "n=4096", or "8192x4096". */
 void lab_timing_size_text(char *out, size_t len);
 
+/* The grid of the harness's own grid-stride kernels (fills, copies, exact
+ * sums): enough blocks to fill a GPU. The CPU emulation runs a block's
+ * threads one after another, each thread a switch, where one block does the
+ * same work for a small fraction of the switches: emu/cuda_emu.h sets 1. */
+#ifndef LAB_GRID_STRIDE_BLOCKS
+#define LAB_GRID_STRIDE_BLOCKS 1024
+#endif
+
 /* ----------------------------------------------------------------- device */
 
 typedef struct {

@@ -30,8 +30,8 @@ float *matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, i
     CUDA_CHECK(cudaMalloc(&absA, count * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&absB, count * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&prod, count * sizeof(float)));
-    abs_copy<<<1024, 256>>>(A, absA, count);
-    abs_copy<<<1024, 256>>>(B, absB, count);
+    abs_copy<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(A, absA, count);
+    abs_copy<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(B, absB, count);
     CUDA_CHECK(cudaGetLastError());
     matmul_cublas(h, absA, absB, prod, n);
     float *bound = (float *)malloc(count * sizeof(float));

@@ -37,7 +37,7 @@ void reduce_fill(problem *p, int s)
     else if (p->data == REDUCE_NONNEG)
         lab_buffer_fill_abs(in, p->seed[s]);
     else
-        timed_inputs<<<1024, 256>>>(in->data, in->count, p->seed[s], NULL);
+        timed_inputs<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(in->data, in->count, p->seed[s], NULL);
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -50,7 +50,7 @@ long long reduce_changed(const problem *p, int s)
     if (!counter)
         CUDA_CHECK(cudaMalloc(&counter, sizeof *counter));
     CUDA_CHECK(cudaMemset(counter, 0, sizeof *counter));
-    timed_inputs<<<1024, 256>>>(in->data, in->count, p->seed[s], counter);
+    timed_inputs<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(in->data, in->count, p->seed[s], counter);
     CUDA_CHECK(cudaGetLastError());
     unsigned long long changed = 0;
     CUDA_CHECK(cudaMemcpy(&changed, counter, sizeof changed, cudaMemcpyDeviceToHost));
@@ -88,7 +88,7 @@ __global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
 static void queue_exact_sums(problem *p, int s)
 {
     CUDA_CHECK(cudaMemsetAsync(p->sums + 2 * s, 0, 2 * sizeof *p->sums));
-    exact_sums<<<1024, 256>>>(p->in[s].data, (size_t)p->n, p->sums + 2 * s);
+    exact_sums<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(p->in[s].data, (size_t)p->n, p->sums + 2 * s);
     CUDA_CHECK(cudaGetLastError());
     p->sums_pending = 1;
 }

@@ -38,6 +38,24 @@ void lab_emu_fatal(int status, const char *fmt, ...)
     exit(status); /* (lab_die does not return) */
 }
 
+/* A finding after which the block cannot go on (threads that never meet at
+ * a barrier or a warp collective): said as every finding is, an
+ * "  emulator: " line (which make grade's emulated runs and emu/grade.sh
+ * quote), then the run ends, wrong, its record saying why in short. */
+void lab_emu_fatal_finding(const char *why, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    printf("  emulator: %s\n", msg);
+    lab_emu.findings++;
+    lab_die(LAB_EXIT_WRONG, "the CPU emulation stopped the kernel: %s (the finding above)", why);
+    exit(LAB_EXIT_WRONG); /* (lab_die does not return) */
+}
+
 enum { MAX_KEYS = 512, SHOWN_PER_KEY = 1, SHOWN_IN_ALL = 12 };
 static char *g_keys[MAX_KEYS];
 static int g_nkeys;

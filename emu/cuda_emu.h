@@ -21,6 +21,10 @@
 #include <type_traits>
 #include <utility>
 
+/* the harness's grid-stride kernels in one block: here a thread costs a
+ * switch, and a block's threads run one after another anyway (common/gpu.h) */
+#define LAB_GRID_STRIDE_BLOCKS 1
+
 /* ------------------------------------------------ qualifiers, as nothing */
 #define __global__
 #define __device__

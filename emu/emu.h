@@ -53,6 +53,8 @@ void lab_emu_name_buffer(const void *data, size_t bytes, const char *name);
 void lab_emu_forget_buffer(const void *data);
 void lab_emu_element_text(uintptr_t a, char *out, size_t len); /* "As[3][17]", "C[42]" */
 [[noreturn]] void lab_emu_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* a finding the block cannot go on after (a barrier not every thread reaches) */
+[[noreturn]] void lab_emu_fatal_finding(const char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* one problem the GPU may hide, printed at once (the first few of each kind) */
 void lab_emu_finding(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -201,8 +201,9 @@ unsigned long long lab_emu_warp(int op, unsigned mask, unsigned long long value,
     if (!(mask >> f->pub.lane & 1u)) {
         char who[96];
         lab_emu_thread_text(f->pub.tid, who, sizeof who);
-        lab_emu_fatal(LAB_EXIT_WRONG, "%s:%d: %s calls a warp collective whose mask 0x%08x leaves out its own "
-                      "lane %u: every lane that calls it must be in its mask", file, line, who, mask, f->pub.lane);
+        lab_emu_fatal_finding("a warp collective whose mask leaves out a lane that calls it",
+                              "%s:%d: %s calls a warp collective whose mask 0x%08x leaves out its own lane %u: "
+                              "every lane that calls it must be in its mask", file, line, who, mask, f->pub.lane);
     }
     f->state = AT_WARP;
     f->op = op;
@@ -295,8 +296,8 @@ static void where_text(const fiber *t, char *out, size_t len)
     lab_emu_thread_text(b->pub.tid, wb, sizeof wb);
     where_text(a, pa, sizeof pa);
     where_text(b, pb, sizeof pb);
-    lab_emu_fatal(LAB_EXIT_WRONG, "%s: %s %s, while %s %s. On a GPU this hangs or reads stale shared memory; "
-                  "every thread of a block must reach the same barriers", why, wa, pa, wb, pb);
+    lab_emu_fatal_finding(why, "%s: %s %s, while %s %s. On a GPU this hangs or reads stale shared memory; "
+                          "every thread of a block must reach the same barriers", why, wa, pa, wb, pb);
 }
 
 /* Every warp whose waiting lanes can go on: 1 when one did. */

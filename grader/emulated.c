@@ -1,18 +1,28 @@
 /*
- * emulated.c: what the CPU emulation names in a kernel.cu that was wrong on
- * the GPU. The stage's emulated program (emu/README.md), built from the
- * same kernel.cu, runs through the one launcher (judge/launch.sh: the
- * pre-run checks, the wall) at the size the GPU failed at, or at small
- * sizes of the family's where that one would take more than seconds on the
- * CPU; its first finding (an "  emulator: " line: a race on shared memory,
- * threads at different barriers, a read past an array...) is said in its
- * own words under the GPU's verdict. Where it names nothing, nothing more
- * is said. No points depend on it: the GPU's run is the grade.
+ * emulated.c: what the CPU emulation names in a kernel.cu graded on the
+ * GPU. The stage's emulated program (emu/README.md), built from the same
+ * kernel.cu, runs through the one launcher (judge/launch.sh: the pre-run
+ * checks, the wall); its first finding (an "  emulator: " line: a race on
+ * shared memory, threads at different barriers, a read past an array...)
+ * is said in its own words. Where it names nothing, nothing more is said.
+ *
+ *  - wrong on the GPU: at the size the GPU failed at, or at small sizes of
+ *    the family's where that one would take more than seconds on the CPU;
+ *    the finding comes first in the advice. No points depend on it.
+ *  - correct on the GPU: once, at the family's small sizes, with a short
+ *    time limit (a race the hardware happened to order is still a bug):
+ *    the finding is a warning, no points lost; but where the stage's
+ *    lesson is its barriers (a barriers line of stages.tsv), a race or a
+ *    barrier that not every thread reaches costs the correctness points,
+ *    as a racecheck error does under SANITIZE=1.
  *
  *   grade --emulated-cause STAGE PROGRAM RECORD [--own]
  *       make run on a GPU, after a wrong run: RECORD is the GPU run's
  *       record (--json), for the failing size and the seed; prints the
  *       sentence, or nothing
+ *   grade --emulated-check STAGE PROGRAM SEED [--own]
+ *       the run a grade makes of a kernel correct on the GPU, alone: prints
+ *       its finding, or nothing (research/emulated-warnings.sh counts them)
  */
 #include "grader.h"
 #include "grading.h"
@@ -25,7 +35,11 @@
 /* What the CPU emulates in seconds: a matrix product of n = 128 (n^3), a
  * transpose of 1025x777, a reduction of 100003 (elements). */
 #define EMULATED_WORK 2200000LL
-#define EMULATED_LIMIT "60"
+/* The time limits of a wrong kernel's run and of a correct kernel's: the
+ * solutions take a tenth of a second at the small sizes (MEASUREMENTS.md,
+ * 2026-11-29, CPU), and a correct grade must not wait long for a warning. */
+#define EMULATED_LIMIT_S 60
+#define WARNING_LIMIT_S 10
 static const char *const SMALL_SIZES[][2] = {{"matmul", "17,100"}, {"transpose", "33x65,65x65"},
                                               {"reduce", "1000,65537"}};
 
@@ -63,39 +77,82 @@ static int first_finding(const char *out, char *cause, size_t len)
 }
 
 int emulated_cause(const char *lab, const char *stage, const char *program, const char *at, int own,
-                   unsigned long long seed, char *cause, size_t len)
+                   unsigned long long seed, double limit_s, char *cause, size_t len)
 {
     target t;
-    char path[PATH_MAX], object[PATH_MAX + 16], sizes[64], seed_text[32];
+    char path[PATH_MAX], object[PATH_MAX + 16], sizes[64], seed_text[32], limit[32];
     cause[0] = 0;
     if (prerun_target(stage, "", &t) || !realpath(program, path) || access(path, X_OK))
         return 0;
     snprintf(object, sizeof object, "%s.check.o", path);
     emulated_sizes(t.family, at, sizes, sizeof sizes);
     snprintf(seed_text, sizeof seed_text, "%llu", seed);
+    snprintf(limit, sizeof limit, "%g", limit_s);
     /* the launcher runs from the lab's folder */
     char *argv[24] = {"sh", "-c", "cd \"$0\" && exec judge/launch.sh \"$@\"", (char *)lab, "--stage", (char *)stage,
-                      "--object", object, "--emulated", "--limit", EMULATED_LIMIT};
+                      "--object", object, "--emulated", "--limit", limit};
     int a = 11;
     if (own)
         argv[a++] = "--own"; /* the caller's own working copy (judge/launch.sh) */
     char *run[] = {"--", path, "--sizes", sizes, "--n", "1", "--seed", seed_text, NULL};
     memcpy(argv + a, run, sizeof run);
     run_result r;
-    run_program(argv, -1, atof(EMULATED_LIMIT) + 30, 64u << 10, &r);
+    run_program(argv, -1, limit_s + 30, 64u << 10, &r);
     int found = r.exited && r.tail && first_finding(r.tail, cause, len);
     run_result_free(&r);
     return found;
 }
 
-void emulated_advice(stage_result *s, const target *t, const options *o)
+/* The emulator's findings about barriers (emu/races.cc, emu/runtime.cc):
+ * what a stage whose lesson is its barriers takes the points for. */
+static int names_barrier(const char *cause)
 {
-    char cause[REASON_LEN - 64];
-    if (s->correct || !s->emulate_at[0] || !t->emulated[0] || access(t->emulated, X_OK))
+    static const char *const kinds[] = {"a race on ", "a thread returned before a barrier",
+                                        "threads of a block wait at different barriers"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strncmp(cause, kinds[i], strlen(kinds[i])))
+            return 1;
+    return 0;
+}
+
+/* A stage correct on the GPU whose emulation names a bug: a warning, or,
+ * where the lesson is the barriers and the bug one of them, the
+ * correctness points lost (speed points kept, as for racecheck's errors). */
+static void hidden_bug(stage_result *s, const char *cause, unsigned long long seed)
+{
+    char command[256];
+    run_command(s->stage, &seed, command, sizeof command);
+    if (!s->barriers || !names_barrier(cause)) {
+        snprintf(s->warning, sizeof s->warning, "correct on the GPU, but the CPU emulation of your kernel names "
+                 "a bug the GPU's timing hid (no points lost; `%s EMU=1` shows it): %s", command, cause);
+        return;
+    }
+    s->correct = 0;
+    s->points -= s->correct_points;
+    s->correct_points = 0;
+    snprintf(s->reason, sizeof s->reason, "correct on the GPU, but the CPU emulation of your kernel names %s",
+             cause);
+    score_add_advice(s, "This stage's lesson is its barriers: fix what the CPU emulation names (`%s EMU=1` "
+                        "shows it). Results that are right by luck on this run can be wrong on the next one, "
+                        "or on the next GPU.", command);
+}
+
+void emulated_findings(stage_result *s, const target *t, const options *o)
+{
+    char cause[REASON_LEN - 256];
+    if (!t->emulated[0] || access(t->emulated, X_OK) || s->no_gpu || (!s->correct && !s->emulate_at[0]))
         return;
     printf("on the CPU emulation... ");
     fflush(stdout);
-    if (!emulated_cause(o->lab, t->stage, t->emulated, s->emulate_at, !o->src, o->seed, cause, sizeof cause))
+    if (s->correct) {
+        /* correct: once more at the family's small sizes, briefly */
+        if (emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S, cause,
+                           sizeof cause))
+            hidden_bug(s, cause, o->seed);
+        return;
+    }
+    if (!emulated_cause(o->lab, t->stage, t->emulated, s->emulate_at, !o->src, o->seed, EMULATED_LIMIT_S, cause,
+                        sizeof cause))
         return;
     /* the cause comes first: the advice after it says what to do in general */
     int last = s->nadvice < MAX_ADVICE ? s->nadvice++ : MAX_ADVICE - 1;
@@ -105,14 +162,23 @@ void emulated_advice(stage_result *s, const target *t, const options *o)
 
 int emulated_main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--emulated-cause"))
+    int check = argc > 1 && !strcmp(argv[1], "--emulated-check");
+    if (argc < 2 || (strcmp(argv[1], "--emulated-cause") && !check))
         return -1;
     int own = argc == 6 && !strcmp(argv[5], "--own");
     if (argc != 5 && !own) {
-        fprintf(stderr, "usage: grade --emulated-cause STAGE PROGRAM RECORD [--own]\n");
+        fprintf(stderr, "usage: grade --emulated-cause STAGE PROGRAM RECORD [--own]\n"
+                        "       grade --emulated-check STAGE PROGRAM SEED [--own]\n");
         return 2;
     }
-    char *text = read_file_text(argv[4], 1u << 20), err[256], at[48] = "any", cause[REASON_LEN];
+    char cause[REASON_LEN];
+    if (check) {
+        if (emulated_cause(".", argv[2], argv[3], "any", own, strtoull(argv[4], NULL, 10), WARNING_LIMIT_S, cause,
+                           sizeof cause))
+            printf("the CPU emulation of your kernel names: %s\n", cause);
+        return 0;
+    }
+    char *text = read_file_text(argv[4], 1u << 20), err[256], at[48] = "any";
     jvalue *rec = text ? json_parse(text, strlen(text), err, sizeof err) : NULL;
     double status = 1, seed = 0;
     if (rec) {
@@ -120,7 +186,8 @@ int emulated_main(int argc, char **argv)
         emulate_size(rec, (int)status, at, sizeof at);
         json_number_at(rec, "seed", &seed);
     }
-    if (at[0] && emulated_cause(".", argv[2], argv[3], at, own, (unsigned long long)seed, cause, sizeof cause))
+    if (at[0] && emulated_cause(".", argv[2], argv[3], at, own, (unsigned long long)seed, EMULATED_LIMIT_S, cause,
+                                sizeof cause))
         printf("the CPU emulation of your kernel names the cause: %s\n", cause);
     json_free(rec);
     free(text);

@@ -133,6 +133,8 @@ typedef struct {
     tier tiers[MAX_TIERS];
     int ntiers;
     int bonus;             /* scored, but outside the mission's total     */
+    int barriers;          /* its lesson is its barriers: a race the CPU
+                              emulation names costs the correctness points */
 } stage_rubric;
 
 typedef struct {
@@ -297,6 +299,9 @@ typedef struct {
     char sanitizer[REASON_LEN]; /* what compute-sanitizer found ("": none) */
     char emulate_at[48];   /* wrong on the GPU: the size to emulate it at
                               ("any": the family's small ones; "": not)   */
+    int barriers;          /* its lesson is its barriers (the rubric)      */
+    char warning[REASON_LEN]; /* correct on the GPU, and the CPU emulation
+                              names a bug: said, no points lost ("": none) */
     double baseline_ms;    /* a baseline later stages of the family may reuse */
     char baseline_at[32];  /* (timing.baseline_reusable): its time, its size  */
 } stage_result;

@@ -207,17 +207,20 @@ int launched_main(int argc, char **argv);
  * -1 when there is no such stage. */
 int prerun_target(const char *stage, const char *object, target *t);
 
-/* emulated.c: what the CPU emulation names in a kernel.cu that was wrong
- * on the GPU. emulated_cause: the first finding of PROGRAM (the stage's
- * emulated program, PROGRAM.check.o its object for the launcher), run by
+/* emulated.c: what the CPU emulation names in a kernel.cu graded on the
+ * GPU. emulated_cause: the first finding of PROGRAM (the stage's emulated
+ * program, PROGRAM.check.o its object for the launcher), run by
  * judge/launch.sh from lab at size at ("n=17", "33x65"; "any": small sizes
- * of the family's), with seed; 1 with it in cause, 0 when it names nothing. */
+ * of the family's), with seed, within limit_s; 1 with it in cause, 0 when
+ * it names nothing. */
 int emulated_cause(const char *lab, const char *stage, const char *program, const char *at, int own,
-                   unsigned long long seed, char *cause, size_t len);
-/* A wrong stage's sentence: the emulation's finding, before its advice. */
-void emulated_advice(stage_result *s, const target *t, const options *o);
-/* grade --emulated-cause (make run on a GPU): its exit status, or -1 when
- * argv does not ask for it. */
+                   unsigned long long seed, double limit_s, char *cause, size_t len);
+/* A wrong stage: the emulation's finding, before its advice. A correct
+ * one: the finding as its warning, or its correctness points lost where
+ * the stage's lesson is its barriers. */
+void emulated_findings(stage_result *s, const target *t, const options *o);
+/* grade --emulated-cause (make run on a GPU) and --emulated-check: the
+ * exit status, or -1 when argv asks for neither. */
 int emulated_main(int argc, char **argv);
 
 #endif /* GRADING_H */

@@ -54,7 +54,8 @@ static const char *USAGE =
     "                   testing the grader: grade (or calibrate with) BINARY as STAGE, or\n"
     "                   as the reference kernel of its TIER, without building and without\n"
     "                   a GPU check; OBJECT goes through the symbol policy, with HEADER as\n"
-    "                   the contract; EMULATED runs on the CPU when BINARY is wrong\n"
+    "                   the contract; EMULATED runs on the CPU after BINARY (its cause\n"
+    "                   when wrong, a warning when correct: grader/emulated.c)\n"
     "exit status: 0 graded (whatever the score), 1 a solution failed (--calibrate),\n"
     "             2 usage, 3 no GPU, 4 no build tools (nvcc, nm),\n"
     "             5 confinement (or the judge's sharing of GPU memory) required and impossible here\n";

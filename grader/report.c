@@ -108,6 +108,20 @@ static void where_lost(FILE *out, const stage_result *s, int n)
     }
 }
 
+/* The warnings: what the CPU emulation names in stages correct on the
+ * GPU, which cost no points. */
+static void warnings(FILE *out, const stage_result *s, int n)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++)
+        any |= s[i].warning[0] != 0;
+    if (any)
+        fprintf(out, "\nWarnings:\n");
+    for (int i = 0; i < n; i++)
+        if (s[i].warning[0])
+            fprintf(out, "  %s: %s\n", s[i].stage, s[i].warning);
+}
+
 /* The rubric's default rows, where this GPU has none; the seed; what
  * makes the grade unofficial. */
 static void footnotes(FILE *out, const stage_result *s, int n, const grade_info *g)
@@ -158,6 +172,7 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
     fprintf(out, "(speedup: over the stage's naive baseline; %% of ref: of the reference "
                  "(cuBLAS, copy bandwidth, ...), both measured in the same run)\n");
     where_lost(out, s, n);
+    warnings(out, s, n);
     footnotes(out, s, n, g);
 }
 
@@ -189,6 +204,8 @@ static void stage_summary(const stage_result *r, char *buf, size_t len)
         appendf(buf, len, "note: %s\n", r->note);
     if (r->sanitizer[0])
         appendf(buf, len, "compute-sanitizer: %s\n", r->sanitizer);
+    if (r->warning[0])
+        appendf(buf, len, "warning: %s\n", r->warning);
     for (int k = 0; k < r->nadvice; k++)
         appendf(buf, len, "- %s\n", r->advice[k]);
 }
@@ -248,7 +265,7 @@ static int report_tsv(const char *dir, const stage_result *s, int n, const grade
     return 0;
 }
 
-/* One stage in grade.json: its points, reason, tiers and advice. */
+/* One stage in grade.json: its points, reason, warning, tiers and advice. */
 static void json_stage(lab_json *j, const stage_result *r)
 {
     lab_json_object(j, NULL);
@@ -265,6 +282,7 @@ static void json_stage(lab_json *j, const stage_result *r)
     put_text(j, "reason", r->reason);
     put_text(j, "note", r->note);
     put_text(j, "sanitizer", r->sanitizer);
+    put_text(j, "warning", r->warning);
     put_text(j, "metric", r->metric);
     if (r->have_speedup)
         lab_json_number(j, "speedup_vs_baseline", r->speedup);

@@ -28,6 +28,7 @@ void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, con
     s->correct_max = sr ? sr->correct_points : r->correct_points;
     s->max = s->correct_max;
     s->bonus = sr && sr->bonus;
+    s->barriers = sr && sr->barriers;
     if (!sr) {
         snprintf(s->note, sizeof s->note,
                  "the rubric has no entry for %s: graded on correctness only", stage);

@@ -286,6 +286,10 @@ static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno,
         s->bonus = 1;
         return 0;
     }
+    if (!strcmp(kind, "barriers")) {
+        s->barriers = 1;
+        return 0;
+    }
     if (!strcmp(kind, "tier"))
         return tier_line(s, f, n, path, lineno, err, errlen);
     if (!strcmp(kind, "threshold"))

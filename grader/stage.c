@@ -215,8 +215,8 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     }
     /* correct and a tier missed: what the compiler gave the kernel, beside the reference */
     explain_resources(s, t, o->lab);
-    /* wrong: what the CPU emulation of the same kernel.cu names */
-    emulated_advice(s, t, o);
+    /* what the CPU emulation of the same kernel.cu names: why it is wrong, or what the GPU hid */
+    emulated_findings(s, t, o);
     if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {
@@ -247,8 +247,8 @@ void progress_done(const stage_result *s)
             snprintf(speed, sizeof speed, ", %.2fx the baseline", s->speedup);
         if (s->have_pct)
             appendf(speed, sizeof speed, ", %.1f%% of the reference", s->pct);
-        printf("correct%s%s: %d/%d (%.1f s)\n", speed, s->flagged ? ", FLAGGED" : "", s->points, s->max,
-               s->seconds);
+        printf("correct%s%s: %d/%d (%.1f s)%s\n", speed, s->flagged ? ", FLAGGED" : "", s->points, s->max,
+               s->seconds, s->warning[0] ? "; a warning (below)" : "");
     } else {
         printf("%.160s%s: %d/%d\n", s->reason, strlen(s->reason) > 160 ? "..." : "", s->points, s->max);
     }

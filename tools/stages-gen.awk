@@ -43,8 +43,8 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         # the rubric's order: margin TIER FACTOR STAGE
         need(nf == 4 && number(f[3]) && f[3] > 0, "a margin line: margin, tier, factor > 0, stage")
         need(why != "" || (f[4], f[2]) in tiers, "a margin for a tier defined above, not '" f[2] "' of '" f[4] "'")
-    } else if (kind !~ /^(against|todo|sizes|points|tier|threshold|reference|bonus)$/) {
-        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, margin), not '" kind "'"
+    } else if (kind !~ /^(against|todo|sizes|points|tier|threshold|reference|bonus|barriers)$/) {
+        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, barriers, margin), not '" kind "'"
     } else if (!(s in seen)) {
         why = "a stage whose stage line is above it, not '" s "'"
     } else if (kind == "against" || kind == "todo") {
