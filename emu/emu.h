@@ -82,8 +82,8 @@ void lab_emu_acquire(void); /* an atomic: what earlier blocks published is seen 
  * in its block (shared) or launch (global) */
 int lab_emu_watch(uintptr_t base, lab_emu_word *shadow, uintptr_t a, size_t n, int access, const void *pc, int global);
 
-/* explain.cc: --explain, what the memory system sees of one launch;
- * explain_report.cc: its table */
+/* explain.cc: what the memory system sees of one launch (make explain,
+ * and the technique's counts); explain_report.cc: its table and its rows */
 enum { LAB_EMU_MAX_SITES = 512 };
 struct lab_emu_site {     /* one place of kernel.cu that reads or writes memory */
     const void *pc;
@@ -92,9 +92,11 @@ struct lab_emu_site {     /* one place of kernel.cu that reads or writes memory 
     unsigned char write, shared;
     size_t size;          /* bytes a lane moves */
     unsigned long long requests, units, ideal; /* units: sectors or wavefronts */
+    unsigned long long lanes; /* the lanes' accesses, summed over its warp instructions */
 };
 struct lab_emu_explained_launch {
-    int armed, calls, in_call, counting, done;
+    int armed, picked, in_call, counting, done;
+    char want[64];        /* the call to count, by its size ("n=2097153"); empty: the first */
     char size[64];        /* the call's size: "n=256" */
     const char *file;     /* where the launch is */
     int line;
@@ -105,13 +107,30 @@ struct lab_emu_explained_launch {
     int nsites;
 };
 extern lab_emu_explained_launch lab_emu_explained;
-void lab_emu_explain_arm(void);
+void lab_emu_explain_arm(const char *size); /* count the first call at this size (NULL: the first call) */
 void lab_emu_explain_call(int entering, const char *size); /* the contract function, at this size */
 int lab_emu_explain_launch(dim3 grid, dim3 block, size_t dynamic, const char *file, int line); /* 1: counted */
 void lab_emu_explain_access(uintptr_t a, size_t n, int write, const void *pc, int shared, const char *array);
 void lab_emu_explain_block_end(unsigned nthreads);
 void lab_emu_explain_launch_end(void);
 void lab_emu_explain_report(int status);
+/* The sites of the counted launch merged by source line, memory (global,
+ * shared), direction and array, in the order of the source. */
+struct lab_emu_row {
+    char where[256];      /* "exercises/01_naive/kernel.cu:35" */
+    unsigned line;
+    int shared, write;
+    const char *name;
+    size_t size;          /* the widest access's bytes */
+    unsigned long long requests, units, ideal, lanes;
+};
+int lab_emu_explain_rows(lab_emu_row *rows); /* their number; rows has LAB_EMU_MAX_SITES */
+const char *lab_emu_short_place(const char *where); /* "kernel.cu:35" */
+
+/* technique.cc: whether the stage's technique is there (its technique
+ * lines of stages.tsv), from the counted launch: 1 and a sentence in said,
+ * present set, or 0 where nothing was counted or the stage has none */
+int lab_emu_technique(char *said, size_t len, int *present);
 
 /* api.cc */
 void lab_emu_set_error(cudaError_t e);

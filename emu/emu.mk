@@ -3,8 +3,9 @@
 #   make run EX=03 EMU=1      check exercises/03_tiled/kernel.cu on the CPU
 #                             (what make run does by itself where there is no
 #                             GPU and no Slurm to send it to)
-#   make grade EMU=1          every stage's correctness on the CPU: no speed,
-#                             no points (the same where there is no GPU)
+#   make grade EMU=1          every stage's correctness on the CPU, and of a
+#                             correct stage whether its technique is there: no
+#                             speed, no points (the same where there is no GPU)
 #   make explain EX=01        what the memory system sees of one launch of
 #                             the kernel: global sectors per request, shared
 #                             wavefronts per instruction, line by line
@@ -69,7 +70,10 @@ build/emu/main-%.o: emu/main.cc $(EMU_HEADERS) $(LAB_HEADERS)
 
 # What a family's emulated program links: its harness as make builds it
 # for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
-EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o races.o api.o lines.o explain.o explain_report.o)
+EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o races.o api.o lines.o explain.o explain_report.o technique.o)
+# the technique lines of stages.tsv (build/stages.h)
+build/emu/technique.o: build/stages.h
+build/emu/technique.o: EMU_CXXFLAGS += -Ibuild
 # (plain-C objects are the GPU build's own)
 EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard common/$(basename $(notdir $(o))).c),$(o),\
          $(patsubst build/common/%,build/emu/common/%,$(o))))
@@ -132,12 +136,32 @@ $(foreach v,exercise solution,$(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(v)s/
   $(RUN_DIR)/$(v)_info.o,-D$(KNOB)=$(KNOB_VALUE))))
 endif
 endif
+# The build_info object $(3) of an emulated program of stage $(1), variant $(2)
+define emu_info
+$(3): common/build_info.c build/flags.txt
+	@mkdir -p $$(@D)
+	$$(call step,CC,$$@)$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' -DLAB_KNOB_TEXT='""' \
+	    -DLAB_STAGE_SIZES='"$(SIZES_$(1))"' -DLAB_STAGE_TIMED='"$(TIMED_$(1))"' -c $$< -o $$@
+endef
 # the instructors' reference kernels (references/<stage>/kernel.cu)
 $(foreach s,$(STAGES),$(if $(wildcard references/$(s)/kernel.cu),\
-  $(eval $(call emu_binary,$(FAMILY_$(s)),references/$(s)/kernel.cu,build/$(s)/reference-emu,build/$(s)/reference-emu_info.o))))
-build/%/reference-emu_info.o: common/build_info.c build/flags.txt
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -DLAB_STAGE_NAME='"$*"' -DLAB_VARIANT_NAME='"reference"' -DLAB_KNOB_TEXT='""' \
-	    -DLAB_STAGE_SIZES='"$(SIZES_$*)"' -DLAB_STAGE_TIMED='"$(TIMED_$*)"' -c $< -o $@
+  $(eval $(call emu_binary,$(FAMILY_$(s)),references/$(s)/kernel.cu,build/$(s)/reference-emu,build/$(s)/reference-emu_info.o)) \
+  $(eval $(call emu_info,$(s),reference,build/$(s)/reference-emu_info.o))))
+# the kernels whose technique the emulation judges in tests/emu/technique.sh,
+# each built as the stage its line of tests/emu/technique.tsv names, from
+# its file with its flags: build/<stage>/technique/<name>-emu (a row is
+# stage|name|file|flags, a flag's blanks as ~)
+EMU_TECHNIQUE_ROWS := $(shell awk -F'\t+' '!/^\#/ && NF >= 4 { gsub(/ /, "~", $$4); print $$2 "|" $$1 "|" $$3 "|" $$4 }' \
+  tests/emu/technique.tsv 2>/dev/null)
+technique_field = $(word $(2),$(subst |, ,$(1)))
+$(foreach r,$(EMU_TECHNIQUE_ROWS),$(eval $(call emu_binary,$(FAMILY_$(call technique_field,$(r),1)),\
+  $(call technique_field,$(r),3),build/$(call technique_field,$(r),1)/technique/$(call technique_field,$(r),2)-emu,\
+  build/$(call technique_field,$(r),1)/technique/$(call technique_field,$(r),2)-emu_info.o,\
+  $(subst ~, ,$(filter-out -,$(call technique_field,$(r),4))))) \
+  $(eval $(call emu_info,$(call technique_field,$(r),1),$(call technique_field,$(r),2),\
+  build/$(call technique_field,$(r),1)/technique/$(call technique_field,$(r),2)-emu_info.o)))
+EMU_TECHNIQUE := $(foreach r,$(EMU_TECHNIQUE_ROWS),build/$(call technique_field,$(r),1)/technique/$(call \
+  technique_field,$(r),2)-emu)
 # the deliberately wrong kernels: tests/fixtures (the GPU's too) and
 # tests/emu (the bugs a GPU hides, and make explain's padded tile), named
 # <family>_<what>.cu
@@ -161,7 +185,7 @@ endif
 .PHONY: emu-all
 # every emulated program make check runs
 emu-all: $(foreach s,$(STAGES),build/$(s)/exercise-emu $(if $(wildcard solutions/$(s)/kernel.cu),build/$(s)/solution-emu) \
-  $(if $(wildcard references/$(s)/kernel.cu),build/$(s)/reference-emu)) $(EMU_FIXTURES)
+  $(if $(wildcard references/$(s)/kernel.cu),build/$(s)/reference-emu)) $(EMU_FIXTURES) $(EMU_TECHNIQUE)
 
 # make run, on the CPU
 ifneq ($(EMU_ON),)
@@ -183,7 +207,7 @@ endif
 
 # make explain EX=NN [SOLUTION=1] [<knob>=<value>] [SIZES=512] [KERNEL=file.cu]:
 # the first launch of the kernel at the explained size (the first of SIZES,
-# else the family's: matmul 256, transpose 256x256, reduce 65537), its
+# else the family's: matmul 256, transpose 256x256, reduce 2097153), its
 # global sectors per request and shared wavefronts per instruction, line by
 # line, counted on the CPU emulation (emu/explain.cc), here with or without
 # a GPU. KERNEL=file.cu: any file that keeps the stage's contract, as make

@@ -2,8 +2,11 @@
  * explain.cc: what the memory system sees of one launch (make explain
  * EX=NN; emu/README.md, "What the memory system sees").
  *
- * With --explain, check.cc hands this file every global and shared access
- * of one launch: the first launch of kernel.cu at the explained size. Here
+ * Every emulated run (main.cc) has check.cc hand this file every global
+ * and shared access of one launch: the first launch of kernel.cu that
+ * reads global memory, in the call counted (with --explain the first
+ * call, else the first at the family's counted size, whose counts
+ * technique.cc reads). Here
  * the lanes of a warp run one after another, so its instructions are
  * rebuilt: the k-th time each lane of a warp executes one access site (a
  * code address, read or write, the array it touches) is one warp
@@ -20,7 +23,7 @@
  *     (the same word to many lanes is one: a broadcast). Ideal: one a phase.
  *
  * These are counts of addresses; what they cost in time needs a GPU. The
- * table and its words: explain_report.cc.
+ * table and its words: explain_report.cc; the technique: technique.cc.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,25 +50,30 @@ static int &g_nsites = lab_emu_explained.nsites;
 static int g_site_table[2 * MAX_SITES]; /* site + 1 by its pc and array; 0 empty */
 static unsigned *g_count;               /* [site][thread]: executions in this block */
 static groups g_lists[LAB_EMU_MAX_WARPS * MAX_SITES]; /* [warp][site]: its instructions, k-th at [k] */
+static int g_last_site = -1;            /* the site found last */
 
 /* ---------------------------------------------------------- the launch */
 
-/* --explain was given: count the launch that comes. */
-void lab_emu_explain_arm(void)
+/* Count the launch that comes: of the first call at this size (as the
+ * contract function's wrapper writes it, "n=256"), or of the first call. */
+void lab_emu_explain_arm(const char *size)
 {
     g_count = (unsigned *)calloc((size_t)MAX_SITES * MAX_THREADS, sizeof *g_count);
     if (!g_count)
         lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (--explain)");
+    snprintf(g_x.want, sizeof g_x.want, "%s", size ? size : "");
     g_x.armed = 1;
 }
 
-/* The contract function begins (entering) or ends: only its first call,
- * at the explained size, has its first launch counted. */
+/* The contract function begins (entering) or ends: only the call picked
+ * (the first, or the first at the size wanted) has its first launch counted. */
 void lab_emu_explain_call(int entering, const char *size)
 {
-    g_x.in_call = entering && !g_x.calls++;
-    if (g_x.in_call)
+    g_x.in_call = entering && !g_x.picked && (!g_x.want[0] || !strcmp(size, g_x.want));
+    if (g_x.in_call) {
+        g_x.picked = 1;
         snprintf(g_x.size, sizeof g_x.size, "%s", size);
+    }
 }
 
 /* A launch begins: 1 when it is the one to count (the first of the first
@@ -88,7 +96,7 @@ int lab_emu_explain_launch(dim3 grid, dim3 block, size_t dynamic, const char *fi
  * added; -1 when the table is full. */
 static int site_of(const void *pc, int write, int shared, size_t size, const char *array)
 {
-    static int last = -1;
+    int &last = g_last_site;
     if (last >= 0 && g_sites[last].pc == pc && g_sites[last].array == array && g_sites[last].write == write)
         return last;
     unsigned h = (unsigned)(((uintptr_t)pc * 0x9e3779b97f4a7c15ULL + (uintptr_t)array * 31 + write) >> 40);
@@ -183,6 +191,7 @@ static void measure(lab_emu_site *s, const group *G)
 {
     unsigned lanes = (unsigned)__builtin_popcount(G->mask);
     s->requests++;
+    s->lanes += lanes;
     if (!s->shared) {
         s->units += sectors(G, s->size);
         s->ideal += (lanes * s->size + 31) / 32;
@@ -214,11 +223,26 @@ void lab_emu_explain_block_end(unsigned nthreads)
     g_x.blocks++;
 }
 
-/* The counted launch is over; nothing after it is counted. */
+/* The counted launch is over; nothing after it is counted, but where it
+ * read no global memory (a launch that zeroes an output first): then the
+ * call's next launch is counted in its place. */
 void lab_emu_explain_launch_end(void)
 {
     if (!g_x.counting)
         return;
+    int reads = 0;
+    for (int s = 0; s < g_nsites; s++)
+        reads |= !g_sites[s].shared && !g_sites[s].write && g_sites[s].requests;
+    if (!reads) {
+        memset(g_sites, 0, (size_t)g_nsites * sizeof *g_sites);
+        memset(g_site_table, 0, sizeof g_site_table);
+        g_nsites = 0;
+        g_last_site = -1;
+        g_x.blocks = 0;
+        g_x.counting = 0;
+        lab_emu.explaining = 0;
+        return;
+    }
     /* the arrays' names as they are now: a later call renames its buffers */
     for (int s = 0; s < g_nsites; s++)
         snprintf(g_sites[s].name, sizeof g_sites[s].name, "%s", g_sites[s].array);

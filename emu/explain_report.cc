@@ -18,13 +18,7 @@
 static const lab_emu_explained_launch &g_x = lab_emu_explained;
 
 /* A line of the table: the sites of one source line, kind and array. */
-struct row {
-    char where[256]; /* "exercises/01_naive/kernel.cu:35" */
-    unsigned line;
-    int shared, write;
-    const char *name;
-    unsigned long long requests, units, ideal;
-};
+typedef lab_emu_row row;
 
 static int by_place(const void *x, const void *y)
 {
@@ -43,7 +37,7 @@ static int by_place(const void *x, const void *y)
 
 /* The sites merged into rows by line, memory, direction and array, in
  * the order of the source; their number. */
-static int make_rows(row *rows)
+int lab_emu_explain_rows(row *rows)
 {
     int n = 0;
     for (int s = 0; s < g_x.nsites; s++) {
@@ -71,13 +65,16 @@ static int make_rows(row *rows)
         rows[r].requests += S->requests;
         rows[r].units += S->units;
         rows[r].ideal += S->ideal;
+        rows[r].lanes += S->lanes;
+        if (S->size > rows[r].size)
+            rows[r].size = S->size;
     }
     qsort(rows, (size_t)n, sizeof *rows, by_place);
     return n;
 }
 
 /* "kernel.cu:35" of "exercises/01_naive/kernel.cu:35" */
-static const char *short_place(const char *where)
+const char *lab_emu_short_place(const char *where)
 {
     const char *slash = strrchr(where, '/');
     return slash ? slash + 1 : where;
@@ -139,7 +136,8 @@ static void print_row(const row *r, int width, int name_width)
     char ideal[32];
     number(ideal, sizeof ideal, (double)r->ideal / (double)r->requests);
     printf("  %-*s  %-6s %-5s  %-*s  %-12s %8llu  %-10s %9llu  %4.1f per %s (ideal %s)\n", width,
-           short_place(r->where), r->shared ? "shared" : "global", r->write ? "store" : "load", name_width, r->name,
+           lab_emu_short_place(r->where), r->shared ? "shared" : "global", r->write ? "store" : "load", name_width,
+           r->name,
            r->shared ? "instructions" : "requests", r->requests, r->shared ? "wavefronts" : "sectors", r->units,
            (double)r->units / (double)r->requests, r->shared ? "instruction" : "request", ideal);
 }
@@ -189,7 +187,7 @@ static void padding_advice(const row *rows, int n, char *out, size_t len)
              "whether that spreads this warp's accesses, or change which thread moves which element so that "
              "they fall in different banks",
              wide->name, wide->write ? "written" : "read", wide->size, wide->size == 16 ? "float4, " : "",
-             *where ? short_place(where) : "a line of kernel.cu", wide->size / 4, wide->size, wide->size / 4);
+             *where ? lab_emu_short_place(where) : "a line of kernel.cu", wide->size / 4, wide->size, wide->size / 4);
 }
 
 /* One or two sentences for the lines of one memory far from their ideal:
@@ -211,7 +209,7 @@ static void teach(const row *rows, int n, int shared)
             used += snprintf(at + used, sizeof at - used, ", %u", r->line);
         else
             used += snprintf(at + used, sizeof at - used, "%s%.47s%s%.200s", prev ? " (" : "",
-                             prev ? prev->name : "", prev ? "), " : "", short_place(r->where));
+                             prev ? prev->name : "", prev ? "), " : "", lab_emu_short_place(r->where));
         prev = r;
         (r->write ? stores : loads)++;
         double per = (double)r->units / (double)r->requests;
@@ -259,7 +257,7 @@ void lab_emu_explain_report(int status)
     if (status != LAB_EXIT_OK)
         printf("  (the kernel did not pass its checks, above: these are the counts of what it does now)\n");
     static row rows[LAB_EMU_MAX_SITES];
-    int n = make_rows(rows);
+    int n = lab_emu_explain_rows(rows);
     if (!n) {
         printf("  it read and wrote no global or shared memory%s\n",
                !strcmp(lab_variant, "exercise") ? " (a skeleton's kernel does nothing yet: fill in its TODO(lab) "
@@ -268,8 +266,8 @@ void lab_emu_explain_report(int status)
     }
     int width = 0, name_width = 0;
     for (int i = 0; i < n; i++) {
-        if ((int)strlen(short_place(rows[i].where)) > width)
-            width = (int)strlen(short_place(rows[i].where));
+        if ((int)strlen(lab_emu_short_place(rows[i].where)) > width)
+            width = (int)strlen(lab_emu_short_place(rows[i].where));
         if ((int)strlen(rows[i].name) > name_width)
             name_width = (int)strlen(rows[i].name);
     }

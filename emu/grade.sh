@@ -4,7 +4,8 @@
 # GRADE_SRC=dir: build/grader/take, into GRADE_SRC_COPY) built
 # inside the build's wall, then run through the one launcher (judge/launch.sh:
 # the grade's pre-run checks, the wall, a time limit, the verdict from the
-# checks' record); one table of what is correct.
+# checks' record); one table of what is correct, and, of a correct stage,
+# whether its technique is there (emu/technique.cc: "padding missing: ...").
 # No speed and no points: nothing here is written where a grade's points
 # are (grade.json, results.json, a gradebook). Exit 0 when every stage is
 # correct, 1 otherwise, 3 when the intake refused GRADE_SRC (one line: why).
@@ -102,7 +103,9 @@ for s in "$@"; do
     st=$?
     if [ $st = 0 ]; then
         correct=$((correct + 1))
-        printf '%-22s %s\n' "$s" "correct"
+        # the launcher's verdict, from the record: the stage's technique there or missing (emu/technique.cc)
+        technique=$(tail -n 1 "$log" | sed -n 's/^verdict: correct; //p')
+        printf '%-22s %s\n' "$s" "correct${technique:+; $technique}"
     elif [ $st = 6 ] || [ $st = 5 ]; then
         printf '%-22s %s\n' "$s" "$(head -n 1 "$log" | sed 's/^launch: //')"
     elif [ $st = 2 ]; then

@@ -9,7 +9,9 @@
  *       as the contract names them (A, B, C), for the messages;
  *   lab_backend_register: each buffer's place within its guard zones;
  *   lab_record_begin, lab_record_end: the record says "emulated": true,
- *       and a problem the emulator found turns "ok" into "wrong".
+ *       a problem the emulator found turns "ok" into "wrong", and a
+ *       correct kernel's record says whether the stage's technique is
+ *       there ("technique": technique.cc).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,37 +21,30 @@
 #include "family.h"
 #include "emu.h"
 
-/* What runs in seconds here: each family's checked sizes but the largest
- * (--sizes), and a size of its own in place of the timed one, which
- * --check-only checks last (--n). */
-static const char *emu_sizes(const char *family, const char **n)
-{
-    if (!strcmp(family, "matmul")) {
-        *n = "100";
-        return "256,1,17,255,33";
-    }
-    if (!strcmp(family, "transpose")) {
-        *n = "513x257";
-        return "256x256,1x1,1x1000,1000x1,33x65,65x65,1025x777";
-    }
-    *n = "100003";
-    return "1,2,3,31,33,1000,1025,65537";
-}
+/* Each family's sizes here: what runs in seconds (its checked sizes but
+ * the largest, --sizes, and a size of its own in place of the timed one,
+ * which --check-only checks last, --n), and among them the size whose
+ * first launch is counted (make explain, the technique: explain.cc) as
+ * the contract function's wrapper below names it, with the smallest size
+ * for the check that make explain ends with. The reduction's counted size
+ * is past one grid of a few blocks an SM, so that a grid-stride loop
+ * shows: larger than any it checks here, and it runs in a second. */
+struct family_sizes {
+    const char *family, *checked, *last, *counted, *counted_name, *smallest;
+};
+static const family_sizes g_family_sizes[] = {
+    {"matmul", "256,1,17,255,33", "100", "256", "n=256", "1"},
+    {"transpose", "256x256,1x1,1x1000,1000x1,33x65,65x65,1025x777", "513x257", "256x256", "256x256", "1x1"},
+    {"reduce", "1,2,3,31,33,1000,1025,65537,2097153", "100003", "2097153", "n=2097153", "1"},
+};
 
-/* make explain (--explain): the size whose first launch is counted, and
- * the smallest for the check that --check-only ends with (--n) */
-static const char *explain_sizes(const char *family, const char **n)
+/* The sizes of the family named. */
+static const family_sizes *sizes_of(const char *family)
 {
-    if (!strcmp(family, "matmul")) {
-        *n = "1";
-        return "256";
-    }
-    if (!strcmp(family, "transpose")) {
-        *n = "1x1";
-        return "256x256";
-    }
-    *n = "1";
-    return "65537"; /* (the first of reduce's sizes is 1: a launch of one thread) */
+    for (const family_sizes &f : g_family_sizes)
+        if (!strcmp(f.family, family))
+            return &f;
+    lab_emu_fatal(LAB_EXIT_USAGE, "the emulator knows no sizes of the family '%s' (emu/main.cc)", family);
 }
 
 int lab_emu_harness_main(int argc, char **argv);
@@ -70,17 +65,17 @@ int main(int argc, char **argv)
             lab_emu.seed = strtoull(argv[i + 1], NULL, 0);
         args[n++] = argv[i];
     }
-    const char *last;
-    const char *list = (explain ? explain_sizes : emu_sizes)(lab_family_this.name, &last);
-    if (explain)
-        lab_emu_explain_arm();
+    /* make explain counts the first call, at whatever size; every other
+     * run the first call at the counted size, for the technique */
+    const family_sizes *f = sizes_of(lab_family_this.name);
+    lab_emu_explain_arm(explain ? NULL : f->counted_name);
     if (!sizes) {
         args[n++] = (char *)"--sizes";
-        args[n++] = (char *)list;
+        args[n++] = (char *)(explain ? f->counted : f->checked);
     }
     if (!timed) {
         args[n++] = (char *)"--n";
-        args[n++] = (char *)last;
+        args[n++] = (char *)(explain ? f->smallest : f->last);
     }
     if (!check_only)
         args[n++] = (char *)"--check-only";
@@ -93,7 +88,8 @@ int main(int argc, char **argv)
                lab_emu.findings == 1 ? "" : "s");
         status = LAB_EXIT_WRONG;
     }
-    lab_emu_explain_report(status);
+    if (explain)
+        lab_emu_explain_report(status);
     return status;
 }
 
@@ -129,6 +125,17 @@ void wrap_end(lab_record *r, int status, const char *message)
                  lab_emu.findings == 1 ? "" : "s");
         status = LAB_EXIT_WRONG;
         message = why;
+    }
+    /* a correct kernel's technique, from the counted launch (technique.cc) */
+    char said[1024];
+    int present;
+    if (status == LAB_EXIT_OK && lab_emu_technique(said, sizeof said, &present)) {
+        while (r->j.depth > 0)
+            lab_json_end(&r->j);
+        lab_json_object(&r->j, "technique");
+        lab_json_bool(&r->j, "present", present);
+        lab_json_string(&r->j, "said", said);
+        lab_json_end(&r->j);
     }
     real_end(r, status, message);
 }

@@ -16,7 +16,9 @@
  *       with everything it started at LIMIT_S; its output shown, then its
  *       verdict, in one last line, from its record alone, validated as a
  *       grade validates it (score.c): a record that is missing, is not the
- *       harness's, or disagrees with the exit status is "wrong"
+ *       harness's, or disagrees with the exit status is "wrong"; a correct
+ *       emulated run's adds what its record says of the stage's technique
+ *       ("verdict: correct; padding missing: ...", emu/technique.cc)
  *   grade --sentence OUTPUT
  *       what a failing run found, in one line of its output (OUTPUT, the
  *       file the launcher's output went to: grader/sentence.c), for the
@@ -108,10 +110,13 @@ static int verdict(const run_result *r, const char *stage, int emulated)
         const char *said = json_string_at(rec, "message");
         snprintf(why, sizeof why, "%s", said && said[0] ? said : "a check failed");
     }
-    json_free(rec);
+    /* the emulation's word on the stage's technique (emu/technique.cc) */
+    const char *technique = rc == LAUNCH_CORRECT && emulated ? json_string_at(rec, "technique.said") : NULL;
     if (rc == LAUNCH_CORRECT)
-        printf("verdict: correct\n");
-    else
+        printf("verdict: correct%s%.*s\n", technique ? "; " : "", technique ? (int)strcspn(technique, "\r\n") : 0,
+               technique ? technique : "");
+    json_free(rec);
+    if (rc != LAUNCH_CORRECT)
         printf("verdict: %s: %s\n", rc == LAUNCH_WRONG ? "wrong" : "refused", why);
     return rc;
 }

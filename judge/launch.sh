@@ -21,8 +21,10 @@
 #      grade --run-checks): never from its exit status or its printed lines.
 # --source FILE: the kernel.cu PROGRAM was built from, which the run may
 # read (make explain prints the lines it counts; it reads nothing else).
-# The program's output is shown, then one line: "verdict: correct",
-# "verdict: wrong: WHY" or "verdict: refused: WHY".
+# The program's output is shown, then one line: "verdict: correct" (on the
+# CPU with what the record says of the stage's technique: "verdict:
+# correct; padding missing: ..."), "verdict: wrong: WHY" or "verdict:
+# refused: WHY".
 # Exit status: 0 correct, 1 wrong, 2 usage (or a missing program), 4 what
 # the emulator cannot run or a CUDA error, 5 not run: this machine cannot
 # confine, 6 refused by the pre-run checks (past the time limit: wrong).

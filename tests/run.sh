@@ -102,6 +102,11 @@ if [ -x tests/emu/explain.sh ]; then
 else
     skip "explain: make explain's tests count the solutions' accesses (not part of a student release)"
 fi
+if [ -x tests/emu/technique.sh ]; then
+    suite "the technique on the CPU: present in the solutions and references, missing in three wrong kinds a stage (tests/emu/technique.sh)" technique tests/emu/technique.sh
+else
+    skip "technique: its kernels are the solutions' and references' (not part of a student release)"
+fi
 suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
 mkdir -p build/tests
 printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason\n%s\tfalse\t6\t10\ttrue\tfalse\t7\tpass\t-\nlater\tfalse\t0\t10\tfalse\tfalse\t7\t-\twrong\n' \

@@ -20,7 +20,9 @@
 #   tests/fixtures/*.cu  the deliberately wrong kernels of make check's GPU
 #   and expect.tsv       suite: several are an answer with one fault put in
 #   tests/emu/           the bugs a GPU hides, for the CPU emulation: stage
-#                        03's and 04's answers with one fault put in
+#                        03's and 04's answers with one fault put in; and the
+#                        technique's kernels (technique.tsv), answers of one
+#                        stage built as another's
 #   common/transpose_unpadded.cu
 #                        stage 05's baseline, which is stage 04's answer: the
 #                        release has the object instead, made by the Makefile

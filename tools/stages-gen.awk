@@ -17,12 +17,14 @@
 #                  LAB_STAGE_RUBRIC, the rubric's lines of the table as
 #                  { line, "text" } (grader/rubric.c reads them before
 #                  grader/rubric.tsv); LAB_STAGE_REFERENCES, the tiers'
-#                  reference kernels as { stage, tier, source, flags, kernel }
+#                  reference kernels as { stage, tier, source, flags, kernel };
+#                  LAB_STAGE_TECHNIQUES, the technique lines as { stage,
+#                  name, measure, op, limit, with } (emu/technique.cc)
 # Nothing else reads stages.tsv (its header says what each kind of line
 # holds). A line of a kind this does not know, or without its fields, or
 # naming a stage or tier no line above defines, is an error: this says
 # which line and writes nothing.
-BEGIN { FS = "\t"; n = 0; bad = 0; nrub = 0; nref = 0 }
+BEGIN { FS = "\t"; n = 0; bad = 0; nrub = 0; nref = 0; ntech = 0 }
 /^#/ || /^[ \t]*$/ { next }
 function need(cond, what) { if (!cond && why == "") why = what }
 function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
@@ -43,8 +45,8 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         # the rubric's order: margin TIER FACTOR STAGE
         need(nf == 4 && number(f[3]) && f[3] > 0, "a margin line: margin, tier, factor > 0, stage")
         need(why != "" || (f[4], f[2]) in tiers, "a margin for a tier defined above, not '" f[2] "' of '" f[4] "'")
-    } else if (kind !~ /^(against|todo|sizes|points|tier|threshold|reference|bonus|barriers)$/) {
-        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, barriers, margin), not '" kind "'"
+    } else if (kind !~ /^(against|todo|sizes|points|tier|threshold|reference|bonus|barriers|technique)$/) {
+        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, barriers, margin, technique), not '" kind "'"
     } else if (!(s in seen)) {
         why = "a stage whose stage line is above it, not '" s "'"
     } else if (kind == "against" || kind == "todo") {
@@ -64,6 +66,9 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         need(nf == 5 && f[4] == "default" && number(f[5]),
              "a threshold line: threshold, stage, tier, default, a number (a GPU's own rows: grader/rubric.tsv)")
         need((s, f[3]) in tiers, "a threshold of a tier defined above, not '" f[3] "'")
+    } else if (kind == "technique") {
+        need(nf == 7 && f[4] ~ /^[a-z_]+$/ && (f[5] == ">=" || f[5] == "<=") && number(f[6]),
+             "a technique line: technique, stage, name, measure, >= or <=, a number, what it is with the technique or -")
     } else if (kind == "reference") {
         need(nf == 6 && (f[4] == "solution" || f[4] == "reference"),
              "a reference line: reference, stage, tier, solution or reference, flags or -, what it is")
@@ -87,6 +92,9 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         sizes[s] = f[3]; timed[s] = f[4]
     } else if (kind == "reference") {
         nref++; rs[nref] = s; rt[nref] = f[3]; rsrc[nref] = f[4]; rflags[nref] = f[5]; rkernel[nref] = f[6]
+    } else if (kind == "technique") {
+        ntech++; ts[ntech] = s; tname[ntech] = f[3]; tmeasure[ntech] = f[4]; top[ntech] = f[5]; tlimit[ntech] = f[6]
+        twith[ntech] = f[7] == "-" ? "" : f[7]
     } else {
         # the rubric's lines: the grader reads them as it reads grader/rubric.tsv
         if (kind == "tier") tiers[s, f[3]] = 1
@@ -148,5 +156,10 @@ END {
         printf "    {%s, %s, %s, %s, %s}, \\\n", c(rs[i]), c(rt[i]), c(rsrc[i]), c(rflags[i] == "-" ? "" : rflags[i]),
                c(rkernel[i]) > h
     print "    {0, 0, 0, 0, 0}" > h
+    print "#define LAB_STAGE_TECHNIQUES \\" > h
+    for (i = 1; i <= ntech; i++)
+        printf "    {%s, %s, %s, %s, %s, %s}, \\\n", c(ts[i]), c(tname[i]), c(tmeasure[i]), c(top[i]), tlimit[i],
+               c(twith[i]) > h
+    print "    {0, 0, 0, 0, 0, 0}" > h
     close(mk); close(env); close(h); close(refs)
 }

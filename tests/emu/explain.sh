@@ -74,7 +74,7 @@ check "a [32][32] tile: both global sides coalesced (4 sectors), the conflict na
 
 explain tile33 build/fixtures/transpose_tile_padded-emu
 check "a [32][33] tile: 1 wavefront a column read, no bank conflict named" \
-    "$([ $st = 0 ] && [ "$(row 'transpose_tile_padded.cu:27 shared load tile instructions 2048 wavefronts 2048 1.0')" = 0 ] &&
+    "$([ $st = 0 ] && [ "$(row 'transpose_tile_padded.cu:34 shared load tile instructions 2048 wavefronts 2048 1.0')" = 0 ] &&
        ! grep -q 'bank conflict' <<<"$out"; ok)" "$out"
 explain tile65 build/05_bank_conflicts/solution-emu
 check "stage 05's [64][65] tile: 1 wavefront a column read" \
@@ -104,7 +104,7 @@ st=$?
 # (the file is compiled from the copy the intake took of it)
 check "make explain EX=05 KERNEL=file SIZES=64x64: that launch, the source line beside its counts" \
     "$([ $st = 0 ] && grep -q 'the first launch at 64x64, build/05_bank_conflicts/kernels/transpose_tile_padded.src/' <<<"$out" &&
-       [ "$(row 'kernel.cu:27 shared load tile instructions 128 wavefronts 128 1.0')" = 0 ] &&
+       [ "$(row 'kernel.cu:34 shared load tile instructions 128 wavefronts 128 1.0')" = 0 ] &&
        grep -q '| out\[(size_t)(left + j) \* rows + top + x\] = tile\[x\]\[j\];' <<<"$out"; ok)" "$out"
 out=$(make --no-print-directory explain EX=05 KERNEL=no/such/file.cu 2>&1)
 st=$?

@@ -5,16 +5,23 @@
  * column reads of the tile hit 32 banks: 1 wavefront a warp instruction,
  * where stage 04's [32][32] tile takes 32.
  *
+ * -DWRONG_SIDE=1 pads the other side, [33][32]: a row more shifts no row's
+ * banks, and the column reads take 32 again (tests/emu/technique.tsv: the
+ * CPU emulation names the padding missing).
+ *
  *   make explain EX=05 KERNEL=tests/emu/transpose_tile_padded.cu
  */
+#ifndef WRONG_SIDE
+#define WRONG_SIDE 0
+#endif
 #include "transpose.h"
 
-enum { SIDE = 32, ROWS = 8 };
+enum { SIDE = 32, ROWS = 8, PAD_ROWS = WRONG_SIDE, PAD_COLS = 1 - WRONG_SIDE };
 
 __global__ void transpose_tile_padded(const float *in, float *out, int rows, int cols)
 {
     // one float of padding a row: row i starts in bank i % 32
-    __shared__ float tile[SIDE][SIDE + 1];
+    __shared__ float tile[SIDE + PAD_ROWS][SIDE + PAD_COLS];
     int x = threadIdx.x, y = threadIdx.y;
     int top = blockIdx.y * SIDE, left = blockIdx.x * SIDE;
     for (int j = y; j < SIDE; j += ROWS)

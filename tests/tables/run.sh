@@ -145,10 +145,11 @@ if [ -d solutions ]; then
 else
     skip "a stage added in five files: a student release has no solutions/ to copy a stage from"
 fi
-out=$(printf 'stage\t01_x\tmatmul\tBLOCK\t8\tx\nsizes\t01_x\t1,a\ntier\t02_y\tpass\t3\tf\t>=\tx\tadvice\n' |
+out=$(printf 'stage\t01_x\tmatmul\tBLOCK\t8\tx\nsizes\t01_x\t1,a\ntier\t02_y\tpass\t3\tf\t>=\tx\tadvice\ntechnique\t01_x\tx\tsectors\t=<\t1.5\t-\n' |
       awk -v out="$tmp" -f tools/stages-gen.awk 2>&1); st=$?
-check "the generator names each bad line (sizes that are no sizes, a tier of a stage never defined) and writes nothing" \
+check "the generator names each bad line (sizes that are no sizes, a tier of a stage never defined, a technique without its comparison) and writes nothing" \
     "$([ $st = 1 ] && grep -q ':2: a sizes line needs checked sizes' <<<"$out" && grep -q ':3: a tier line needs a stage' <<<"$out" &&
+       grep -q ':4: a technique line needs a technique line: technique, stage, name, measure, >= or <=' <<<"$out" &&
        [ ! -f "$tmp/stages.h" ]; echo $?)" "$out"
 
 echo
