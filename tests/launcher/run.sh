@@ -77,7 +77,7 @@ verdict() { # KERNEL: the grade's line for the stage, in $line
 if [ $attacks = 1 ]; then
 verdict "$tmp/escape.cu"
 check "escape.cu in a graded submission: nothing escapes, correct" \
-    "$(! escaped "$(cat build/emu-grade/$stage.log)" && grep -q ' correct$' <<<"$line"; ok)" "$line; $(ls "$tmp/out")"
+    "$(! escaped "$(cat build/emu-grade/$stage.log)" && grep -qE ' correct(;|$)' <<<"$line"; ok)" "$line; $(ls "$tmp/out")"
 verdict "$tmp/forged_success.cu"
 check "a constructor that prints success and exits 0: wrong, without the record" \
     "$(grep -q 'wrong: ended (exit status 0) without the harness.s result record' <<<"$line"; ok)" "$out"
@@ -111,7 +111,7 @@ else
         (cd "$tmp/mac" && zip -qr ../mac.zip work __MACOSX)
         out=$(make --no-print-directory grade EMU=1 EX=03 GRADE_SRC="$tmp/mac.zip" 2>&1); st=$?
         check "GRADE_SRC= a zip made on macOS (__MACOSX/ beside the folder), on the CPU: its kernel.cu graded, correct" \
-            "$([ $st = 0 ] && grep -q "^$stage  *correct$" <<<"$out" && cmp -s "$sol" "build/grade-src/exercises/$stage/kernel.cu"; ok)" \
+            "$([ $st = 0 ] && grep -qE "^$stage +correct(;|\$)" <<<"$out" && cmp -s "$sol" "build/grade-src/exercises/$stage/kernel.cu"; ok)" \
             "exit $st; $out"
     fi
     ln -s "$PWD/$sol" "$tmp/link.cu"
