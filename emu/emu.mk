@@ -194,13 +194,13 @@ EMU_SANITIZE_NOTE := $(if $(filter-out 0,$(SANITIZE)),@echo "SANITIZE=1: compute
   the emulator's own checks (races, barriers, accesses past an array, uninitialized shared reads) are always on")
 EMU_RUN_BIN := $(RUN_DIR)/$(VARIANT)-emu
 run: stage-known $(if $(STAGE),$(EMU_RUN_BIN)) build/grader/grade
-	@echo "make run: on the CPU emulation ($(EMU_WHY)): correctness only; speed needs a GPU"
+	@echo "make run: on the CPU emulation ($(EMU_WHY)): correctness, and the stage's technique; speed needs a GPU"
 	$(EMU_SANITIZE_NOTE)
 	@judge/launch.sh --stage $(STAGE) --object $(EMU_RUN_BIN).check.o --emulated --own -- $(EMU_RUN_BIN) $(RUN_ARGS)
 # make grade, on the CPU: emu/grade.sh builds and runs each stage's
 # program inside the wall; nothing of it reaches a grade's points
 grade: build/confine/confine build/emu/bin/rewrite build/grader/grade $(if $(GRADE_SRC),build/grader/take)
-	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness only"
+	@echo "make grade: on the CPU emulation ($(EMU_WHY)): correctness, and each correct stage's technique; no speed, no points"
 	$(EMU_SANITIZE_NOTE)
 	@MAKE="$(MAKE)" emu/grade.sh $(if $(EX),$(STAGE),$(STAGES))
 endif
