@@ -42,15 +42,22 @@ void lab_emu_fatal(int status, const char *fmt, ...)
  * a barrier or a warp collective): said as every finding is, an
  * "  emulator: " line (which make grade's emulated runs and emu/grade.sh
  * quote), then the run ends, wrong, its record saying why in short. */
-void lab_emu_fatal_finding(const char *why, const char *fmt, ...)
+/* One finding's line, as make grade's emulated runs and emu/grade.sh
+ * quote it. */
+static void say_finding(const char *fmt, va_list ap)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     fflush(stdout);
     printf("  emulator: %s\n", msg);
+}
+
+void lab_emu_fatal_finding(const char *why, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say_finding(fmt, ap);
+    va_end(ap);
     lab_emu.findings++;
     lab_die(LAB_EXIT_WRONG, "the CPU emulation stopped the kernel: %s (the finding above)", why);
     exit(LAB_EXIT_WRONG); /* (lab_die does not return) */
@@ -70,13 +77,10 @@ void lab_emu_finding(const char *key, const char *fmt, ...)
         g_keys[g_nkeys++] = strdup(key);
     if (g_nkeys > SHOWN_IN_ALL)
         return;
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    say_finding(fmt, ap);
     va_end(ap);
-    fflush(stdout);
-    printf("  emulator: %s\n", msg);
     if (g_nkeys == SHOWN_IN_ALL)
         printf("  emulator: (further problems are counted, not shown)\n");
     fflush(stdout);

@@ -302,8 +302,6 @@ static void query(uint32_t op, const char *p, uint32_t len)
     }
 }
 
-static double now_us(void) { return lab_spawn_now() * 1e6; }
-
 /* serve.h */
 void lab_serve(uint32_t until, char *text, size_t len)
 {
@@ -313,19 +311,19 @@ void lab_serve(uint32_t until, char *text, size_t len)
         if (lab_fwd_read(LAB_FWD_SERVER_FROM, &h, p))
             exit(LAB_FWD_RUNNER_GONE);
         if (first && lab_serve_times.on)
-            lab_serve_times.first_message = now_us();
+            lab_serve_times.first_message = lab_spawn_now() * 1e6;
         p[h.len] = 0;
         switch (h.op) {
         case LAB_FWD_LAUNCH: {
-            double t = lab_serve_times.on ? now_us() : 0;
+            double t = lab_serve_times.on ? lab_spawn_now() * 1e6 : 0;
             launch(p, h.len);
-            lab_serve_times.in_launches += lab_serve_times.on ? now_us() - t : 0;
+            lab_serve_times.in_launches += lab_serve_times.on ? lab_spawn_now() * 1e6 - t : 0;
             break;
         }
         case LAB_FWD_NOOP: {
-            double t = lab_serve_times.on ? now_us() : 0;
+            double t = lab_serve_times.on ? lab_spawn_now() * 1e6 : 0;
             lab_noop_kernel<<<1, 1>>>();
-            lab_serve_times.in_launches += lab_serve_times.on ? now_us() - t : 0;
+            lab_serve_times.in_launches += lab_serve_times.on ? lab_spawn_now() * 1e6 - t : 0;
             break;
         }
         case LAB_FWD_MEMSET:
