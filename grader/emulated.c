@@ -14,7 +14,10 @@
  *    the finding is a warning, no points lost; but where the stage's
  *    lesson is its barriers (a barriers line of stages.tsv), a race or a
  *    barrier that not every thread reaches costs the correctness points,
- *    as a racecheck error does under SANITIZE=1.
+ *    as a racecheck error does under SANITIZE=1. This run needs nothing
+ *    of the GPU's: it starts with the stage (emulated_begin), beside the
+ *    judge's start-up, in a child of the grader that writes its finding
+ *    to a pipe; a stage wrong on the GPU stops it.
  *
  *   grade --emulated-cause STAGE PROGRAM RECORD [--own]
  *       make run on a GPU, after a wrong run: RECORD is the GPU run's
@@ -27,9 +30,13 @@
 #include "grader.h"
 #include "grading.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* What the CPU emulates in seconds: a matrix product of n = 128 (n^3), a
@@ -137,17 +144,74 @@ static void hidden_bug(stage_result *s, const char *cause, unsigned long long se
                         "or on the next GPU.", command);
 }
 
+/* The run at the family's small sizes, begun with the stage. */
+static struct {
+    pid_t pid;
+    int fd;
+} early = {-1, -1};
+
+void emulated_begin(const target *t, const options *o)
+{
+    int p[2];
+    early.pid = -1;
+    if (!t->emulated[0] || access(t->emulated, X_OK) || pipe2(p, O_CLOEXEC))
+        return;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char cause[REASON_LEN - 256];
+        close(p[0]);
+        if (!emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S, cause,
+                            sizeof cause))
+            cause[0] = 0;
+        ssize_t w = write(p[1], cause, strlen(cause));
+        _exit(w < 0);
+    }
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return;
+    }
+    early.pid = pid;
+    early.fd = p[0];
+}
+
+/* The early run's finding (1 with it in cause); stop: end it unheard. */
+static int early_end(int stop, char *cause, size_t len)
+{
+    size_t n = 0;
+    if (early.pid < 0)
+        return 0;
+    if (stop)
+        kill(early.pid, SIGTERM); /* its handler ends the launcher it runs (grade.c) */
+    for (ssize_t k; !stop && n + 1 < len && (k = read(early.fd, cause + n, len - 1 - n)) != 0;)
+        if (k > 0)
+            n += (size_t)k;
+        else if (errno != EINTR)
+            break;
+    cause[n] = 0;
+    close(early.fd);
+    while (waitpid(early.pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    early.pid = -1;
+    return n > 0;
+}
+
 void emulated_findings(stage_result *s, const target *t, const options *o)
 {
     char cause[REASON_LEN - 256];
-    if (!t->emulated[0] || access(t->emulated, X_OK) || s->no_gpu || (!s->correct && !s->emulate_at[0]))
+    int usable = t->emulated[0] && !access(t->emulated, X_OK) && !s->no_gpu;
+    if (!usable || !s->correct)
+        early_end(1, cause, sizeof cause);
+    if (!usable || (!s->correct && !s->emulate_at[0]))
         return;
     printf("on the CPU emulation... ");
     fflush(stdout);
     if (s->correct) {
-        /* correct: once more at the family's small sizes, briefly */
-        if (emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S, cause,
-                           sizeof cause))
+        /* correct: once more at the family's small sizes, briefly (begun with the stage) */
+        if (early.pid >= 0 ? early_end(0, cause, sizeof cause)
+                           : emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S,
+                                            cause, sizeof cause))
             hidden_bug(s, cause, o->seed);
         return;
     }

@@ -215,6 +215,9 @@ int prerun_target(const char *stage, const char *object, target *t);
  * it names nothing. */
 int emulated_cause(const char *lab, const char *stage, const char *program, const char *at, int own,
                    unsigned long long seed, double limit_s, char *cause, size_t len);
+/* The run a stage correct on the GPU gets, begun beside the GPU's runs:
+ * emulated_findings takes its finding. */
+void emulated_begin(const target *t, const options *o);
 /* A wrong stage: the emulation's finding, before its advice. A correct
  * one: the finding as its warning, or its correctness points lost where
  * the stage's lesson is its barriers. */

@@ -178,6 +178,7 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
     run_command(t->stage, &o->seed, command, sizeof command);
     if (refused(s, t, pol))
         return;
+    emulated_begin(t, o);
     int ran_to_end = run_scored(s, t, rb, sr, o, extra, command);
     int why = ran_to_end && !o->once ? why_again(s) : AGAIN_NO;
     if (why != AGAIN_NO) {

@@ -88,12 +88,18 @@ void lab_backend_take_args(int *argc, char **argv)
         if (dash && !dash[6])
             snprintf(J.runner, sizeof J.runner, "%.*s-runner", (int)(dash - self), self);
     }
-    if (!J.echo[0] && n > 0) {
+    /* build/judge/ is the nearest folder named judge beside this program's
+     * folder or one above it: build/<stage>/ for a stage's own variants,
+     * build/<stage>/<tier>/ for a tier's reference */
+    for (int up = 0; !J.echo[0] && n > 0 && up < 3; up++) {
         char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(J.echo, sizeof J.echo, "%s/../judge/echo-runner", self);
-        }
+        if (!slash)
+            break;
+        *slash = 0;
+        char probe[sizeof J.echo];
+        snprintf(probe, sizeof probe, "%.4000s/../judge/echo-runner", self);
+        if (!access(probe, X_OK) || up == 2) /* not found: the last tried, named in its error */
+            snprintf(J.echo, sizeof J.echo, "%s", probe);
     }
     /* the device server beside the echo runner (both build/judge/) */
     char *slash = strrchr(J.echo, '/');
@@ -188,6 +194,9 @@ static void spawn_student(void)
     fatbin_of(J.runner, fatbin, sizeof fatbin);
     if (access(fatbin, R_OK))
         lab_die(LAB_EXIT_USAGE, "no device code beside the runner (%s): build it again with make", fatbin);
+    if (access(J.server, X_OK))
+        lab_die(LAB_EXIT_USAGE, "no device server at %s: build it with make build/judge/server, or give --server PATH",
+                J.server);
     if (lab_runner_start(&J.student, J.server, J.runner, fatbin, J.confine[0] ? J.confine : NULL, J.confine_files,
                          "your kernel"))
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", J.runner, J.server);
