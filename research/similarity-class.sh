@@ -62,11 +62,13 @@ marks() {
                 print s, mark, hi[s], nh[s] + 0, lo[s], nc[s] + 0
             }
         }' "$rec/pairs.tsv" >"$rec/marks.tsv"
+    local at
+    at="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ":!$rec" || echo ' (with changes not yet committed)')"
     cat >"$rec/README.md" <<EOF
 # Similarity marks per stage, measured
 
 \`research/similarity-class.sh marks$([ $write = 1 ] && echo ' --write') $rec\` at commit
-$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with changes not yet committed)'), $(date +%F),
+$at, $(date +%F),
 on $(nproc) cores, no GPU. The kernels: tests/class/similarity/honest.tsv
 (honest, by origin) and the copies of tests/class/similarity/corpus.sh;
 the tool: build/grader/similarity.
