@@ -17,8 +17,8 @@
 # copier and the paster of tests/class/similarity/) against its source
 # (tests/class/similarity/corpus.sh). A stage's mark is halfway between its
 # highest honest pair and its lowest copy where the two stand at least
-# MARK_GAP (10) apart, else none. Writes RECORD (default
-# measurements/cpu-DATE-similarity/): pairs.tsv, marks.tsv, README.md;
+# MARK_GAP (10) apart, else none. Writes RECORD (default: today's
+# cpu-YYYY-MM-DD-similarity folder of measurements): pairs.tsv, marks.tsv, README.md;
 # --write also makes grader/class/report/marks.tsv from it.
 #
 # The class of 12:
