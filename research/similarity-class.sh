@@ -9,6 +9,19 @@
 # make class does. Exit status 0 when the copied pair and the pasted kernel
 # rank above every honest pair and the whole run took under 6 minutes.
 #
+# research/similarity-class.sh marks [--write] [RECORD]: each stage's review
+# mark, measured on this machine (no GPU needed): every honest kernel of
+# tests/class/similarity/honest.tsv against every other of another origin
+# and against the lab's, and every copy (each honest kernel with its names
+# changed, each solution wrapped in a #define and with ;; doubled, the
+# copier and the paster of tests/class/similarity/) against its source
+# (tests/class/similarity/corpus.sh). A stage's mark is halfway between its
+# highest honest pair and its lowest copy where the two stand at least
+# MARK_GAP (10) apart, else none. Writes RECORD (default: today's
+# cpu-YYYY-MM-DD-similarity folder of measurements): pairs.tsv, marks.tsv, README.md;
+# --write also makes grader/class/report/marks.tsv from it.
+#
+# The class of 12:
 #   solutions    every stage's solution
 #   references   06 and 07: the tiers' reference kernels (references/)
 #   honest_a/b/c 03 and 07 written independently (tests/class/similarity/)
@@ -21,6 +34,67 @@
 #   small_block  01 and 02: the solutions with the skeleton's 8 x 8 block
 set -u
 cd "$(dirname "$0")/.." || exit 2
+
+# the marks: the corpus through build/grader/similarity, each stage's
+# highest honest pair and lowest copy, the mark between them
+marks() {
+    local write=0 gap=${MARK_GAP:-10}
+    [ "${1:-}" = --write ] && { write=1; shift; }
+    local rec=${1:-measurements/cpu-$(date +%F)-similarity} tmp
+    tmp=$(mktemp -d) || exit 2
+    make --no-print-directory -s build/grader/similarity || exit 2
+    . tests/class/similarity/corpus.sh
+    sim_corpus "$tmp" || exit 2
+    build/grader/similarity --lab . --submissions "$tmp/subs" --out "$tmp" --review 100 >"$tmp/log" 2>&1 ||
+        { cat "$tmp/log"; exit 1; }
+    mkdir -p "$rec"
+    { printf 'stage\tkind\tscore\tstudent\tother\n'
+      sim_pairs "$tmp/similarity.csv" "$tmp/who.tsv" | cut -f1-3,5-; } >"$rec/pairs.tsv"
+    awk -F'\t' -v OFS='\t' -v gap="$gap" '
+        NR == 1 { print "# stage", "mark", "honest_max", "honest_pairs", "copy_min", "copies"; next }
+        !($1 in seen) { seen[$1] = 1; order[++n] = $1; hi[$1] = -1; lo[$1] = 101 }
+        $2 == "honest" { nh[$1]++; if ($3 + 0 > hi[$1]) hi[$1] = $3 }
+        $2 == "copy" { nc[$1]++; if ($3 + 0 < lo[$1]) lo[$1] = $3 }
+        END {
+            for (i = 1; i <= n; i++) {
+                s = order[i]
+                mark = nh[s] && nc[s] && lo[s] - hi[s] >= gap ? sprintf("%.1f", (hi[s] + lo[s]) / 2) : "none"
+                print s, mark, hi[s], nh[s] + 0, lo[s], nc[s] + 0
+            }
+        }' "$rec/pairs.tsv" >"$rec/marks.tsv"
+    local at
+    at="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ":!$rec" || echo ' (with changes not yet committed)')"
+    cat >"$rec/README.md" <<EOF
+# Similarity marks per stage, measured
+
+\`research/similarity-class.sh marks$([ $write = 1 ] && echo ' --write') $rec\` at commit
+$at, $(date +%F),
+on $(nproc) cores, no GPU. The kernels: tests/class/similarity/honest.tsv
+(honest, by origin) and the copies of tests/class/similarity/corpus.sh;
+the tool: build/grader/similarity.
+
+- pairs.tsv: every honest pair (two origins) and every copy against its
+  source, with its score.
+- marks.tsv: each stage's highest honest pair and lowest copy, and the
+  mark halfway between where they stand at least $gap apart (none: they
+  do not).
+EOF
+    column -t <"$rec/marks.tsv" 2>/dev/null || cat "$rec/marks.tsv"
+    if [ $write = 1 ]; then
+        { echo "# marks.tsv: each stage's review mark for make similarity (marks.c), written by"
+          echo "# research/similarity-class.sh marks --write; do not edit: measure again."
+          echo "# record: $rec"
+          cat "$rec/marks.tsv"; } >grader/class/report/marks.tsv
+        echo "similarity-class: wrote grader/class/report/marks.tsv"
+    fi
+    rm -rf "$tmp"
+}
+if [ "${1:-}" = marks ]; then
+    shift
+    marks "$@"
+    exit
+fi
+
 dir=${1:-build/similarity-class}
 subs=$dir/submissions out=$dir/class
 rm -rf "$subs" "$out"

@@ -12,6 +12,7 @@
  *   preprocess.c  a kernel.cu through the C preprocessor, reading no file
  *   tokens.c      a CUDA C source as a stream of normalised tokens
  *   similarity.c  fingerprints (k-grams, winnowing), the pairs, similarity.csv
+ *   marks.c       each stage's review mark, measured (marks.tsv)
  *   simpage.c     similarity.html: the pairs side by side, matches marked
  *
  * Plain C and POSIX. Nothing here changes a grade: it reads what make class
@@ -161,16 +162,38 @@ double similarity(const doc *a, const doc *b, int *shared);
 /* Mark (1) each token of a that starts or is inside a k-gram b has too. */
 void mark_shared(const doc *a, const doc *b, unsigned char *marks);
 
+/* ============================================================== marks.c */
+/* A stage's review mark and what it was measured from. */
+typedef struct {
+    char stage[64];
+    int measured;           /* marks.tsv has a line for the stage          */
+    int usable;             /* a score marks a pair for review             */
+    int override;           /* the mark is --review's, not marks.tsv's     */
+    double mark, honest_max, copy_min;
+    int honest_pairs, copies;
+    const char *record;     /* the measurements it came from ("# record:") */
+} stage_mark;
+/* The mark of each of the n stages from marks.tsv at path; review >= 0
+ * (--review) is every stage's mark instead. Exits when path cannot be read
+ * or a line is not of its form. */
+stage_mark *marks_read(const char *path, char *const *stages, int n, double review);
+/* What the page says of a stage's mark (new string). */
+char *mark_said(const stage_mark *m);
+/* 1 when a pair of this score is marked for review. */
+int mark_reached(const stage_mark *m, double score);
+
 /* ============================================================ simpage.c */
 /* One compared pair of a stage. */
 typedef struct {
     const char *stage;
+    const stage_mark *mark; /* its stage's                                 */
     const doc *a, *b;       /* a is a student; b a student or the lab's   */
     double score;
     int shared;
 } sim_pair;
-/* similarity.html: the ranking, then each pair at or above review (and
- * the top few in any case) side by side, the shared runs marked. */
-void sim_page(FILE *f, const sim_pair *p, int n, double review, const char *how);
+/* similarity.html: per stage, its mark said, the ranking, then each pair
+ * marked for review (and the top few in any case) side by side, the shared
+ * runs marked. Pairs come sorted by stage, then score. */
+void sim_page(FILE *f, const sim_pair *p, int n, const stage_mark *marks, int nstages, const char *how);
 
 #endif /* REPORT_H */

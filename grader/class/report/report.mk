@@ -12,7 +12,7 @@ REPORT_DIR := grader/class/report
 build/grader/report: $(addprefix $(REPORT_DIR)/,report.c checkpage.c classdata.c text.c report.h) grader/jsonread.c grader/grader.h build/stages.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
-build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c fingerprint.c simpage.c preprocess.c tokens.c text.c report.h) \
+build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c marks.c fingerprint.c simpage.c preprocess.c tokens.c text.c report.h) \
     grader/intake/names.c grader/intake/names.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Igrader/intake $(filter %.c,$^) -o $@

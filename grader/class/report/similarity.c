@@ -5,12 +5,16 @@
  * ladder of research/ladder/), on fingerprints of their token streams
  * (fingerprint.c) with the skeleton's text taken out as base code.
  *
- *   similarity --lab DIR --submissions DIR --out DIR [--stages "03 07"] [--known DIR] [--review N]
+ *   similarity --lab DIR --submissions DIR --out DIR [--stages "03 07"] [--known DIR]
+ *              [--marks FILE | --review N]
  *   similarity --lab DIR --class OUT --out DIR ...    (the kernels make class took in)
  *
- * Writes OUT/similarity.csv (stage, student, other, score; highest first)
- * and OUT/similarity.html (side by side, the shared runs marked). A score
- * is how much of the smaller file's fingerprints the other has, 0 to 100.
+ * Writes OUT/similarity.csv (stage, student, other, score, review; by
+ * stage, highest first) and OUT/similarity.html (ranked within each stage,
+ * side by side, the shared runs marked). A score is how much of the
+ * smaller file's fingerprints the other has, 0 to 100. A pair is marked
+ * for review at its stage's mark (marks.c: DIR/grader/class/report/marks.tsv,
+ * measured; --review N: one mark for every stage).
  * It accuses no one and changes no grade. The folders are those of the
  * class intake (INSTRUCTORS.md, "Collect"): NAME/exercises/NN_name/kernel.cu
  * or NAME/NN_name/kernel.cu, a single top folder allowed; plain files and
@@ -25,10 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Pairs at or above this score are marked for review and shown side by
- * side: chosen from measurements (INSTRUCTORS.md, "Similarity"). */
-#define SIM_REVIEW 75.0
 
 static int by_name(const void *a, const void *b)
 {
@@ -72,6 +72,7 @@ typedef struct {
     doc *docs;
     int ndocs;
     int nstudent_docs;      /* the students' come first, then the lab's   */
+    stage_mark *marks;      /* one a stage                                */
     sim_pair *pairs;
     int npairs;
     int own, nothing;       /* students' files with and without text of their own */
@@ -275,13 +276,16 @@ static void take_lab(corpus *c, const char *lab, const char *known, int s)
 
 /* ============================================================== compare */
 
-static int by_score(const void *x, const void *y)
+/* By stage, then highest score first. */
+static int by_stage_score(const void *x, const void *y)
 {
     const sim_pair *a = x, *b = y;
+    int k = strcmp(a->stage, b->stage);
+    if (k)
+        return k;
     if (a->score != b->score)
         return a->score < b->score ? 1 : -1;
-    int k = strcmp(a->stage, b->stage);
-    return k ? k : strcmp(a->a->who, b->a->who) ? strcmp(a->a->who, b->a->who) : strcmp(a->b->who, b->b->who);
+    return strcmp(a->a->who, b->a->who) ? strcmp(a->a->who, b->a->who) : strcmp(a->b->who, b->b->who);
 }
 
 static void csv_put(FILE *f, const char *s)
@@ -299,14 +303,15 @@ static void csv_put(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* similarity.csv, highest first; returns how many pairs are at review or
- * above. */
-static int write_csv(const char *path, const sim_pair *pairs, int npairs, double review)
+/* similarity.csv, by stage, highest first; review says whether its
+ * stage's mark marks a pair (none: the stage has no mark). Returns how
+ * many pairs are marked. */
+static int write_csv(const char *path, const sim_pair *pairs, int npairs)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         fatal(REPORT_FAILED, "similarity: cannot write %s", path);
-    fputs("stage,student,other,score\n", f);
+    fputs("stage,student,other,score,review\n", f);
     int marked = 0;
     for (int k = 0; k < npairs; k++) {
         csv_put(f, pairs[k].stage);
@@ -314,8 +319,9 @@ static int write_csv(const char *path, const sim_pair *pairs, int npairs, double
         csv_put(f, pairs[k].a->who);
         fputc(',', f);
         csv_put(f, pairs[k].b->who);
-        fprintf(f, ",%.1f\n", pairs[k].score);
-        marked += pairs[k].score >= review;
+        int reached = mark_reached(pairs[k].mark, pairs[k].score);
+        fprintf(f, ",%.1f,%s\n", pairs[k].score, !pairs[k].mark->usable ? "none" : reached ? "yes" : "no");
+        marked += reached;
     }
     if (fclose(f))
         fatal(REPORT_FAILED, "similarity: cannot write %s", path);
@@ -380,6 +386,7 @@ static void compare_stage(corpus *c, const char *lab, int s)
             c->pairs = xgrow(c->pairs, (size_t)(c->npairs + 1) * sizeof *c->pairs);
             sim_pair *p = &c->pairs[c->npairs++];
             p->stage = c->stages[s];
+            p->mark = &c->marks[s];
             p->a = a;
             p->b = b;
             p->score = similarity(a, b, &p->shared);
@@ -390,49 +397,63 @@ static void compare_stage(corpus *c, const char *lab, int s)
     free(sk);
 }
 
-int main(int argc, char **argv)
+typedef struct {
+    const char *lab, *subs, *out, *want, *known, *marks;
+    int class_out;
+    double review;          /* --review's one mark, or -1                */
+} options;
+
+static options parse_options(int argc, char **argv)
 {
-    const char *lab = NULL, *subs = NULL, *out = NULL, *want = NULL, *known = NULL;
-    int class_out = 0;
-    double review = SIM_REVIEW;
+    options o = {.review = -1};
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && !strcmp(argv[i], "--lab"))
-            lab = argv[++i];
+            o.lab = argv[++i];
         else if (i + 1 < argc && (!strcmp(argv[i], "--submissions") || !strcmp(argv[i], "--class")))
-            class_out = !strcmp(argv[i], "--class"), subs = argv[++i];
+            o.class_out = !strcmp(argv[i], "--class"), o.subs = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--out"))
-            out = argv[++i];
+            o.out = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--known"))
-            known = argv[++i];
+            o.known = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--stages"))
-            want = argv[++i];
+            o.want = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--marks"))
+            o.marks = argv[++i];
         else if (i + 1 < argc && !strcmp(argv[i], "--review")) {
             char *end;
-            review = strtod(argv[++i], &end);
-            if (*end || end == argv[i] || review < 0 || review > 100)
+            o.review = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || o.review < 0 || o.review > 100)
                 fatal(REPORT_USAGE, "similarity: --review takes a score from 0 to 100, not '%s'", argv[i]);
         }
         else
             fatal(REPORT_USAGE, "usage: similarity --lab DIR (--submissions DIR | --class OUT) --out DIR "
-                                "[--stages \"03 07\"] [--known DIR] [--review SCORE]");
+                                "[--stages \"03 07\"] [--known DIR] [--marks FILE | --review SCORE]");
     }
-    if (!lab || !subs || !out)
+    if (!o.lab || !o.subs || !o.out)
         fatal(REPORT_USAGE, "similarity: say --lab, --submissions (or --class) and --out");
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    options o = parse_options(argc, argv);
     corpus c = {0};
-    pick_stages(&c, lab, want);
-    take_submissions(&c, subs, class_out);
+    pick_stages(&c, o.lab, o.want);
+    char *marks = o.marks ? xdup(o.marks) : xfmt("%s/grader/class/report/marks.tsv", o.lab);
+    c.marks = marks_read(marks, c.stages, c.nstages, o.review);
+    take_submissions(&c, o.subs, o.class_out);
     c.nstudent_docs = c.ndocs;
     for (int s = 0; s < c.nstages; s++)
-        take_lab(&c, lab, known, s);
+        take_lab(&c, o.lab, o.known, s);
 
     for (int s = 0; s < c.nstages; s++)
-        compare_stage(&c, lab, s);
+        compare_stage(&c, o.lab, s);
     sim_pair *pairs = c.pairs;
     int npairs = c.npairs;
-    qsort(pairs, (size_t)npairs, sizeof *pairs, by_score);
+    qsort(pairs, (size_t)npairs, sizeof *pairs, by_stage_score);
 
-    char *csv = xfmt("%s/similarity.csv", out), *html = xfmt("%s/similarity.html", out);
-    int marked = write_csv(csv, pairs, npairs, review);
+    char *csv = xfmt("%s/similarity.csv", o.out), *html = xfmt("%s/similarity.html", o.out);
+    int marked = write_csv(csv, pairs, npairs);
     FILE *f = fopen(html, "w");
     if (!f)
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);
@@ -442,10 +463,11 @@ int main(int argc, char **argv)
                      "empty statements forgotten, %d-token runs, winnowed as MOSS does (a window "
                      "of %d).",
                      c.own, c.nothing, SIM_K, SIM_W);
-    sim_page(f, pairs, npairs, review, how);
+    sim_page(f, pairs, npairs, c.marks, c.nstages, how);
     if (fclose(f))
         fatal(REPORT_FAILED, "similarity: cannot write %s", html);
-    printf("similarity: %s and %s: %d pairs, %d at %.0f or above (for a person to read)%s\n", csv, html, npairs,
-           marked, review, warnings ? "; see the lines above for what was skipped" : "");
+    printf("similarity: %s and %s: %d pairs, %d marked for review at their stage's mark (%s; for a person to "
+           "read)%s\n", csv, html, npairs, marked, o.review >= 0 ? "--review" : marks,
+           warnings ? "; see the lines above for what was skipped" : "");
     return REPORT_OK;
 }

@@ -19,11 +19,15 @@
 #                        (make similarity preprocesses each kernel.cu)
 #
 # The copies (copier with honest_a, paster with the known public kernel,
-# nested, wrapper and semis with the lab's solution) must rank above every honest pair (two
-# honest students, or an honest student and any lab or known kernel), at or
-# above the review threshold, and every honest pair below it; the margins
-# are printed. SIM_KEEP=FILE keeps the csv (to measure a change). Ends
-# with "N passed, N failed".
+# nested, wrapper and semis with the lab's solution) must rank above every
+# honest pair (two honest students, or an honest student and any lab or
+# known kernel) and be marked for review at their stage's mark
+# (grader/class/report/marks.tsv), and no honest pair marked; the margins
+# are printed. Then the corpus the marks are measured on (corpus.sh,
+# honest.tsv): no honest pair of it marked, every copy marked at each stage
+# that has a mark, each stage without one saying so on the page.
+# SIM_KEEP=FILE keeps the csv (to measure a change). Ends with "N passed,
+# N failed".
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
 export LC_ALL=C
@@ -37,6 +41,7 @@ if ! out=$(make --no-print-directory -s build/grader/similarity 2>&1); then
     exit 1
 fi
 k=tests/class/similarity
+. $k/corpus.sh
 subs=$tmp/subs
 put() { mkdir -p "$(dirname "$subs/$1")" && cp "$2" "$subs/$1"; }
 for who in a b c; do
@@ -59,11 +64,9 @@ put marker/07_reduction/kernel.cu "$tmp/marker.cu"
 # body of one #define, its comments and pragmas gone (wrapper), and every
 # statement's ; doubled (semis)
 for s in 03_tiled 07_reduction; do
-    sed 's://.*$::' "solutions/$s/kernel.cu" | awk '/^[ \t]*#[ \t]*pragma/ { next } /^#/ { print; next }
-        { body = body $0 " \\\n" } END { print "#define LAB_BODY \\"; printf "%s", body; print ""; print "LAB_BODY" }' \
-        >"$tmp/wrapped-$s.cu"
+    sim_wrapped "solutions/$s/kernel.cu" >"$tmp/wrapped-$s.cu"
     put "wrapper/$s/kernel.cu" "$tmp/wrapped-$s.cu"
-    sed 's/;\s*$/;;/' "solutions/$s/kernel.cu" >"$tmp/semis-$s.cu"
+    sim_semis "solutions/$s/kernel.cu" >"$tmp/semis-$s.cu"
     put "semis/$s/kernel.cu" "$tmp/semis-$s.cu"
 done
 # peeker: 03, the solution behind #include lines that name a file outside
@@ -79,9 +82,9 @@ out=$tmp/out
 log=$(make --no-print-directory similarity SUBMISSIONS="$subs" OUT="$out" EX="03 07" 2>&1); st=$?
 csv=$out/similarity.csv html=$out/similarity.html
 check "make similarity writes similarity.csv and similarity.html" "$([ $st = 0 ] && [ -s "$csv" ] && [ -s "$html" ]; ok)" "$log"
-review=$(sed -n 's/.*, [0-9]* at \([0-9.]*\) or above.*/\1/p' <<<"$log")
-check "the csv: stage,student,other,score, highest first" \
-    "$([ "$(head -1 "$csv")" = stage,student,other,score ] && tail -n +2 "$csv" | cut -d, -f4 | sort -rnc; ok)" "$(head -3 "$csv")"
+check "the csv: stage,student,other,score,review, by stage, highest first within each" \
+    "$([ "$(head -1 "$csv")" = stage,student,other,score,review ] &&
+       tail -n +2 "$csv" | cut -d, -f1,4 | sort -t, -k1,1 -k2,2rn -sc; ok)" "$(head -3 "$csv")"
 check "a link is refused, and said so" \
     "$(grep -q 'linked: 03_tiled/kernel.cu is a link: refused' <<<"$log" && ! grep -q '^[^,]*,linked,' "$csv"; ok)" "$log"
 check "an archive is skipped, with what to do instead" "$(grep -q 'archived.tar.gz: an archive, skipped: make class' <<<"$log"; ok)" "$log"
@@ -92,30 +95,35 @@ check "#include of a file outside the submission, six ways: nothing of it read i
 check "the skeleton as handed out has nothing of its own: in no pair" "$(! grep -q ',skel,\|,skel$' "$csv"; ok)"
 
 # the scores: copies against honest pairs
-score() { awk -F, -v s="$1" -v a="$2" -v b="$3" '$1 == s && (($2 == a && $3 == b) || ($2 == b && $3 == a)) { print $4 }' "$csv"; }
+score() { awk -F, -v s="$1" -v a="$2" -v b="$3" -v f="${4:-4}" '$1 == s && (($2 == a && $3 == b) || ($2 == b && $3 == a)) { print $f }' "$csv"; }
+marked() { [ "$(score "$1" "$2" "$3" 5)" = yes ]; }
 copy=$(score 03_tiled copier honest_a)
 paste=$(score 07_reduction paster known:07_reduction/harris_reduce6.cu)
 answer=$(score 03_tiled nested lab:solutions/03_tiled/kernel.cu)
-honest=$(awk -F, 'NR > 1 && $2 ~ /^honest_/ && ($3 ~ /^honest_/ || $3 ~ /^(lab|known):/)' "$csv" | sort -t, -k4,4 -rn | head -1)
+honest=$(awk -F, 'NR > 1 && $2 ~ /^honest_/ && ($3 ~ /^honest_/ || $3 ~ /^(lab|known):/)' "$csv" |
+    cut -d, -f1-4 | sort -t, -k4,4 -rn | head -1)
 top=${honest##*,}
 margin() { awk -v a="${1:-0}" -v b="${top:-100}" 'BEGIN { printf "%.1f", a - b }'; }
-above() { awk -v c="${1:-0}" -v r="${review:-999}" 'BEGIN { exit !(c >= r) }'; }
-check "a renamed and reordered copy (03: copier, honest_a) scores $copy: at or above $review, $(margin "$copy") over the highest honest pair" \
-    "$(above "$copy" && awk -v m="$(margin "$copy")" 'BEGIN { exit !(m > 0) }'; ok)"
-check "the pasted textbook reduction (07: paster, the known kernel) scores $paste: at or above $review, $(margin "$paste") over the highest honest pair" \
-    "$(above "$paste" && awk -v m="$(margin "$paste")" 'BEGIN { exit !(m > 0) }'; ok)"
-check "the answer key renamed (03: nested, the lab's solution) scores $answer: at or above $review" "$(above "$answer"; ok)"
-check "every honest pair scores below $review: the highest is $top (${honest%,*})" "$(! above "${top:-999}"; ok)"
+check "a renamed and reordered copy (03: copier, honest_a) scores $copy: marked, $(margin "$copy") over the highest honest pair" \
+    "$(marked 03_tiled copier honest_a && awk -v m="$(margin "$copy")" 'BEGIN { exit !(m > 0) }'; ok)"
+check "the pasted textbook reduction (07: paster, the known kernel) scores $paste: marked, $(margin "$paste") over the highest honest pair" \
+    "$(marked 07_reduction paster known:07_reduction/harris_reduce6.cu && awk -v m="$(margin "$paste")" 'BEGIN { exit !(m > 0) }'; ok)"
+check "the answer key renamed (03: nested, the lab's solution) scores $answer: marked" \
+    "$(marked 03_tiled nested lab:solutions/03_tiled/kernel.cu; ok)"
+check "no honest pair marked: the highest is $top (${honest%,*})" \
+    "$(! awk -F, 'NR > 1 && $2 ~ /^honest_/ && ($3 ~ /^honest_/ || $3 ~ /^(lab|known):/) && $5 == "yes"' "$csv" | grep -q .; ok)"
 for s in 03_tiled 07_reduction; do
     wrapped=$(score $s wrapper "lab:solutions/$s/kernel.cu") semis=$(score $s semis "lab:solutions/$s/kernel.cu")
-    check "$s: the solution wrapped in one #define scores ${wrapped:-nothing}, with ;; ${semis:-nothing}: both at or above $review" \
-        "$(above "$wrapped" && above "$semis"; ok)" "$(grep -E ',(wrapper|semis),' "$csv")"
+    check "$s: the solution wrapped in one #define scores ${wrapped:-nothing}, with ;; ${semis:-nothing}: both marked" \
+        "$(marked $s wrapper "lab:solutions/$s/kernel.cu" && marked $s semis "lab:solutions/$s/kernel.cu"; ok)" \
+        "$(grep -E ',(wrapper|semis),' "$csv")"
 done
 # how alike the lab's solution and an independently written kernel are
 for s in 03_tiled 07_reduction; do
     v=$(for w in a b c; do printf '%s ' "$(score $s honest_$w "lab:solutions/$s/kernel.cu")"; done)
-    check "$s: the lab's solution and each honest kernel score ${v% }: each below $review" \
-        "$(for x in $v; do above "$x" && exit 1; done; [ "$(wc -w <<<"$v")" = 3 ]; ok)"
+    check "$s: the lab's solution and each honest kernel score ${v% }: none marked" \
+        "$(for w in a b c; do marked $s honest_$w "lab:solutions/$s/kernel.cu" && exit 1; done
+           [ "$(wc -w <<<"$v")" = 3 ]; ok)"
 done
 
 # the page: well-formed, no script, the markup of a submission escaped, the matches marked
@@ -128,8 +136,33 @@ fi
 check "similarity.html has no script; a comment's markup is escaped" \
     "$(! grep -qi '<script' "$html" && grep -q '// &lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; done' "$html"; ok)"
 check "the copied pair is shown side by side, the shared runs marked in both" \
-    "$(awk '/<section class="pair" id="pair-1">/ { on = 1 } on && /<\/section>/ { exit } on' "$html" >"$tmp/pair1" &&
+    "$(awk -v RS='</section>' '/<section class="pair"/ && /copier and honest_a/' "$html" >"$tmp/pair1"
        grep -q 'copier and honest_a' "$tmp/pair1" && [ "$(grep -o '<mark>' "$tmp/pair1" | wc -l)" -ge 4 ]; ok)"
+
+# the corpus the marks are measured on (research/similarity-class.sh marks),
+# held to the committed marks
+sim_corpus "$tmp/corpus" || fail "the corpus of honest kernels and copies is laid out"
+log=$(build/grader/similarity --lab . --submissions "$tmp/corpus/subs" --out "$tmp/corpus" 2>&1)
+sim_pairs "$tmp/corpus/similarity.csv" "$tmp/corpus/who.tsv" >"$tmp/corpus/pairs.tsv"
+marks=grader/class/report/marks.tsv
+n=$(awk -F'\t' '$2 == "honest"' "$tmp/corpus/pairs.tsv" | wc -l)
+bad=$(awk -F'\t' '$2 == "honest" && $4 == "yes"' "$tmp/corpus/pairs.tsv")
+check "no honest pair of the lab's kernels marked ($n pairs, honest.tsv)" "$([ "$n" -gt 100 ] && [ -z "$bad" ]; ok)" "$bad$log"
+for s in $(grep -v '^#' "$marks" | cut -f1); do
+    mark=$(awk -F'\t' -v s=$s '$1 == s { print $2 }' "$marks")
+    copies=$(awk -F'\t' -v s=$s '$1 == s && $2 == "copy"' "$tmp/corpus/pairs.tsv")
+    if [ "$mark" = none ]; then
+        section=$(awk -v s="$s" '$0 ~ "<section class=\"stage\" id=\"stage-" s "\">" { on = 1 } on && /<\/section>/ { exit } on' \
+                  "$tmp/corpus/similarity.html")
+        check "$s has no usable mark: its section of the page says so, and marks none of its pairs" \
+            "$(grep -q '<p class="no-mark">No mark at this stage: honest kernels of this stage cannot be told apart' <<<"$section" &&
+               ! grep -q "^$s,.*,yes$" "$tmp/corpus/similarity.csv"; ok)" "$section"
+    else
+        missed=$(awk -F'\t' '$4 != "yes"' <<<"$copies")
+        check "$s: every copy marked at $mark, its names changed or disguised ($(wc -l <<<"$copies") copies)" \
+            "$([ -n "$copies" ] && [ -z "$missed" ]; ok)" "$missed"
+    fi
+done
 
 # a class's OUT: the kernels make class took in (OUT/students/NAME/kernels)
 cls=$tmp/class
