@@ -150,7 +150,7 @@ student_readme() {
 while IFS= read -r -d '' md; do
     student_readme <"$md" >"$dest/.lab/student.md" || die "${md#"$dest"/} could not be turned into the students' version"
     touch -r "$md" "$dest/.lab/student.md" && mv "$dest/.lab/student.md" "$md"
-done < <(cd "$dest" && grep -lZxE -- '<!-- (/?instructors -->|for students)' -r --include='*.md' . | sed -z "s|^\./|$dest/|")
+done < <(cd "$dest" && grep -rlZxE --include='*.md' -e '<!-- (/?instructors -->|for students)' . | sed -z "s|^\./|$dest/|")
 if grep -nE 'solutions/|SOLUTION=|diff -r|INSTRUCTORS|calibrate|make (release|class|profile-expected)' "$dest/README.md" >&2; then
     die "the students' README above still speaks of the solutions or instructors' targets: mark those lines in README.md"
 fi

@@ -10,7 +10,7 @@
 #   - a make command they show (in `code` or a ``` block) whose target the
 #     release has no rule for, or refuses ("this is a student release"),
 #     or that sets a variable no make file, script or source of the release
-#     reads;
+#     reads (its tests aside);
 #   - a measured number no record backs (tools/check-numbers.sh, the
 #     release's own copy on its own records), and a duration in minutes or
 #     hours, or one spelled out ("two minutes", "a few seconds"), in a
@@ -57,23 +57,23 @@ make_commands() {
 
 # what is wrong with the make commands of the documents of release $1
 make_problems() {
-    local rel=$1 where cmd words w out vars
-    vars=$(cd "$rel" && grep -rhoE '\b[A-Z][A-Z0-9_]*\b' --include=Makefile --include='*.mk' --include='*.sh' \
+    local rel=$1 where cmd words args w vars
+    vars=$(cd "$rel" && grep -rhoE '\b[A-Z][A-Z0-9_]*\b' --exclude-dir=tests --include=Makefile --include='*.mk' --include='*.sh' \
         --include='*.c' --include='*.cc' --include='*.cu' --include='*.h' . | sort -u)
     declare -A seen=()
     while IFS=$'\t' read -r where cmd; do
-        words=() targets=()
         read -ra words <<<"$cmd"
+        args=()
         for w in "${words[@]}"; do
             case $w in
-            make | -*) ;;
             [A-Z_]*=*) grep -qx "${w%%=*}" <<<"$vars" ||
                 echo "$where: ${w%%=*}= is read by no make file, script or source of the release" ;;
-            *) targets+=("$w") ;;
             esac
+            # make's own arguments: what follows the word make (before it: the environment)
+            [ ${#args[@]} = 0 ] && [ "$w" != make ] || args+=("$w")
         done
         [ -n "${seen[$cmd]+x}" ] || seen[$cmd]=$(cd "$rel" &&
-            make -n -s --no-print-directory "${words[@]:1}" 2>&1 </dev/null |
+            make -n -s --no-print-directory "${args[@]:1}" 2>&1 </dev/null |
             grep -oE "No rule to make target [^ ,]*|this (is a )?student release[^;:.\"]*" | head -n 1)
         [ -z "${seen[$cmd]}" ] || echo "$where: \`$cmd\`: ${seen[$cmd]}"
     done < <(cd "$rel" && make_commands $(docs .))
@@ -139,8 +139,8 @@ if [ ! -x tools/release.sh ]; then
 fi
 rel=build/docs-release
 rm -rf "$rel"
-out=$(tools/release.sh "$rel" 2>&1)
-check "tools/release.sh builds a release to read" "$([ -f "$rel/README.md" ]; ok)" "$out"
+out=$(tools/release.sh "$rel" 2>&1); st=$?
+check "tools/release.sh builds a release to read" "$([ $st = 0 ] && [ -f "$rel/README.md" ]; ok)" "$out"
 out=$(release_problems "$rel" 2>&1)
 check "every path, make command and duration the release's documents name is true in the release" \
     "$([ -z "$out" ]; ok)" "$out"
