@@ -118,6 +118,7 @@ check "profile: make grade's hints: the stages that passed, one line when ncu is
 suite "messages without a GPU and for bad knobs (tests/messages/run.sh)" messages tests/messages/run.sh
 suite "the student's loop: a build's own messages, notes on knobs, a missing nvcc (tests/student-loop.sh)" loop tests/student-loop.sh
 suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
+suite "the student release's documents: every path, make command and duration true there (tests/docs/release.sh)" release-docs tests/docs/release.sh
 if [ -x tests/class/run.sh ]; then
     suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
     suite "make class with a roster and a deadline, make export (tests/class/term.sh)" term tests/class/term.sh

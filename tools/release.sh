@@ -37,8 +37,10 @@
 #
 # README.md becomes the students' README: the blocks between the lines
 # <!-- instructors --> and <!-- /instructors --> are dropped, and those
-# between <!-- for students and --> are shown. The release stops if that
-# README still names the solutions or an instructors' target.
+# between <!-- for students and --> are shown; so are those of every other
+# Markdown file (a folder's README, a handout: what only an instructor or a
+# maintainer has, research/, tests/grader/, make class). The release stops
+# if that README still names the solutions or an instructors' target.
 #
 # Nothing untracked or uncommitted comes along: no build/, results/, grade
 # reports, worktree leftovers or changes not yet committed (one line names
@@ -141,12 +143,14 @@ student_readme() {
     $0 == "<!-- for students" { if (hide || show) bad = 1; show = 1; next }
     show && $0 == "-->" { show = 0; next }
     !hide { print }
-    END { if (bad || hide || show) { print "release: README.md: unbalanced <!-- instructors --> or <!-- for students --> lines" > "/dev/stderr"; exit 1 } }'
+    END { if (bad || hide || show) { print "release: unbalanced <!-- instructors --> or <!-- for students --> lines" > "/dev/stderr"; exit 1 } }'
 }
-touch -r "$dest/README.md" "$dest/.lab/readme-date"
-student_readme <"$dest/README.md" >"$dest/.lab/README.md" || die "README.md could not be turned into the students' README"
-mv "$dest/.lab/README.md" "$dest/README.md"
-touch -r "$dest/.lab/readme-date" "$dest/README.md" && rm "$dest/.lab/readme-date"
+# every Markdown file with such blocks (a folder's README, a handout) the same
+# way, its date kept
+while IFS= read -r -d '' md; do
+    student_readme <"$md" >"$dest/.lab/student.md" || die "${md#"$dest"/} could not be turned into the students' version"
+    touch -r "$md" "$dest/.lab/student.md" && mv "$dest/.lab/student.md" "$md"
+done < <(cd "$dest" && grep -rlZxE --include='*.md' -e '<!-- (/?instructors -->|for students)' . | sed -z "s|^\./|$dest/|")
 if grep -nE 'solutions/|SOLUTION=|diff -r|INSTRUCTORS|calibrate|make (release|class|profile-expected)' "$dest/README.md" >&2; then
     die "the students' README above still speaks of the solutions or instructors' targets: mark those lines in README.md"
 fi
