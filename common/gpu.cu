@@ -40,10 +40,9 @@ void lab_progress(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    lab_phase("%s", line);
-    if (!g_args || g_args->progress_fd < 0)
+    if (n >= 0)
+        lab_phase("%s", line);
+    if (n < 0 || !g_args || g_args->progress_fd < 0)
         return;
     if (n > (int)sizeof line - 2)
         n = (int)sizeof line - 2;
@@ -496,8 +495,6 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
             exit(LAB_EXIT_USAGE);
         }
     g_args = a;
-    lab_phase("main");
     lab_backend_spawn();
     lab_gpu_open(g);
-    lab_phase("device found");
 }

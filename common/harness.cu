@@ -240,6 +240,7 @@ int main(int argc, char **argv)
 {
     lab_args a;
     lab_gpu g;
+    lab_phase("main");
     static char help[1024];
     stage_sizes(help, sizeof help);
     lab_start(argc, argv, F->allow_2d, help, &a, &g);
