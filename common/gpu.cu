@@ -35,14 +35,14 @@ void lab_die(int status, const char *fmt, ...)
 
 void lab_progress(const char *fmt, ...)
 {
-    if (!g_args || g_args->progress_fd < 0)
-        return;
     char line[256];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n >= 0)
+        lab_phase("%s", line);
+    if (n < 0 || !g_args || g_args->progress_fd < 0)
         return;
     if (n > (int)sizeof line - 2)
         n = (int)sizeof line - 2;

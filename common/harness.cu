@@ -240,6 +240,7 @@ int main(int argc, char **argv)
 {
     lab_args a;
     lab_gpu g;
+    lab_phase("main");
     static char help[1024];
     stage_sizes(help, sizeof help);
     lab_start(argc, argv, F->allow_2d, help, &a, &g);
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
     lab_record rec;
     lab_record_begin(&rec, F->name, &a, &g);
     cublasHandle_t h = lab_cublas_strict();
+    lab_phase("context and cuBLAS ready");
     printf("%s (%s%s%s) on %s, seed %llu\n", lab_stage, lab_variant, *lab_knob ? ", " : "", lab_knob, g.name,
            (unsigned long long)a.seed);
     printf("%s\n", F->intro);

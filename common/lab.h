@@ -35,6 +35,11 @@ const char *lab_exit_name(int status);
  * signals.c. */
 const char *lab_signal_text(int sig);
 
+/* With LAB_JUDGE_TRACE set, one line on stderr as a phase of a stage's
+ * program begins, "judge phase: MS WHAT", MS since its process started
+ * (phases.c; research/judge-phases.sh tabulates them); else nothing. */
+void lab_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* ----------------------------------------------------- identity of a binary */
 
 /* Set at build time (common/build_info.c): which stage, exercise or solution,

@@ -122,24 +122,35 @@ static void fatbin_of(const char *runner, char *out, size_t len)
  * (printed at exit): waiting for the runners' start-ups, and mapping and
  * unmapping buffers in them */
 static struct {
-    int on, starts, maps, unmaps;
-    double start_ms, map_ms, unmap_ms, born_ms;
+    int on, starts, maps, unmaps, stops;
+    double start_ms, map_ms, unmap_ms, stop_ms, born_ms;
 } T;
 
 static void trace_totals(void)
 {
     if (T.on)
         fprintf(stderr, "judge trace: %.0f ms in all; waited %.0f ms for %d runner start-ups, %.0f ms mapping %d "
-                        "buffers, %.0f ms unmapping %d\n",
-                lab_now_ms() - T.born_ms, T.start_ms, T.starts, T.map_ms, T.maps, T.unmap_ms, T.unmaps);
+                        "buffers, %.0f ms unmapping %d, %.0f ms for %d runners to stop\n",
+                lab_now_ms() - T.born_ms, T.start_ms, T.starts, T.map_ms, T.maps, T.unmap_ms, T.unmaps,
+                T.stop_ms, T.stops);
+    lab_phase("exit");
+}
+
+/* Stop a runner (its server's context let go of), the wait traced. */
+static void stop_one(lab_runner *r)
+{
+    const double t0 = lab_now_ms();
+    lab_runner_stop(r);
+    T.stop_ms += lab_now_ms() - t0;
+    T.stops++;
 }
 
 static void stop_all(void)
 {
     if (J.started)
-        lab_runner_stop(&J.student);
+        stop_one(&J.student);
     if (J.echo_started)
-        lab_runner_stop(&J.echo_runner);
+        stop_one(&J.echo_runner);
     J.started = J.echo_started = 0;
 }
 
@@ -165,15 +176,25 @@ static void runner_failed(lab_runner *r, int result, const lab_remote_answer *a,
     lab_die(LAB_EXIT_CUDA_ERROR, "%s %s during %s", r->what, fate, what);
 }
 
-static void hello(lab_runner *r, const char *family, int is_student)
+/* HELLO, sent as a runner's processes start (send_hello), its answer read
+ * when the runner is first needed (hello): the server's start-up (a CUDA
+ * context, the device code, the runner's constructors' queries) runs
+ * beside the judge's own (its context, cuBLAS, its inputs), not after
+ * them. Nothing is asked of a runner before its answer has come. */
+static void send_hello(lab_runner *r)
 {
-    const double t0 = lab_now_ms();
     lab_remote_request q;
     memset(&q, 0, offsetof(lab_remote_request, calls));
     q.magic = LAB_REMOTE_MAGIC;
     q.op = LAB_OP_HELLO;
+    lab_runner_send(r, &q); /* a death is read with the answer */
+}
+
+static void hello(lab_runner *r, const char *family, int is_student)
+{
+    const double t0 = lab_now_ms();
     lab_remote_answer a;
-    int rc = lab_runner_ask(r, &q, J.limit_s, &a);
+    int rc = lab_runner_answer(r, LAB_OP_HELLO, J.limit_s, &a);
     if (rc != LAB_REMOTE_OK)
         runner_failed(r, rc, &a, "starting up", is_student);
     if (family && strcmp(a.text, family))
@@ -202,6 +223,7 @@ static void spawn_student(void)
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", J.runner, J.server);
     J.started = 1;
     J.greeted = 0;
+    send_hello(&J.student);
     static int registered;
     if (!registered++)
         atexit(stop_all);
@@ -227,10 +249,12 @@ void lab_backend_stop_student(void)
         return;
     if (J.pending.count)
         lab_die(LAB_EXIT_CUDA_ERROR, "calls queued for the runner were never sent (a harness bug)");
-    lab_runner_stop(&J.student);
+    lab_phase("stopping your kernel's runner");
+    stop_one(&J.student);
     J.started = 0;
     for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
         J.mapped[i] = 0;
+    lab_phase("your kernel's runner stopped");
 }
 
 void lab_backend_register(lab_buffer *b)
@@ -402,6 +426,7 @@ static int spawn_echo(void)
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", J.echo, J.server);
     J.echo_started = 1;
     J.echo_greeted = 0;
+    send_hello(&J.echo_runner);
     return 0;
 }
 
@@ -422,7 +447,9 @@ static int start_echo(void)
 }
 
 /* Both runners' processes started at once, before the judge makes its own
- * CUDA context: their start-ups overlap its own and each other's. */
+ * CUDA context, each with its HELLO (send_hello): their start-ups (the
+ * confinement, a CUDA context, the device code) overlap its own and each
+ * other's. */
 void lab_backend_spawn(void)
 {
     T.on = getenv("LAB_JUDGE_TRACE") != NULL;

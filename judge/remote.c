@@ -174,9 +174,8 @@ static void kill_runner(lab_runner *r)
     reap(r);
 }
 
-int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, lab_remote_answer *a)
+int lab_runner_send(lab_runner *r, const lab_remote_request *q)
 {
-    memset(a, 0, sizeof *a);
     if (r->pid <= 0 || r->reaped)
         return LAB_REMOTE_DIED;
     size_t len = offsetof(lab_remote_request, calls) +
@@ -186,6 +185,14 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
         kill_runner(r);
         return LAB_REMOTE_DIED;
     }
+    return LAB_REMOTE_OK;
+}
+
+int lab_runner_answer(lab_runner *r, uint32_t op, double limit_s, lab_remote_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    if (r->pid <= 0 || r->reaped)
+        return LAB_REMOTE_DIED;
     int rc = read_all(r->from, a, sizeof *a, lab_spawn_now() + limit_s);
     if (rc == -2) {
         r->timed_out = 1;
@@ -197,11 +204,18 @@ int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, l
         return LAB_REMOTE_DIED;
     }
     a->text[sizeof a->text - 1] = 0;
-    if (a->magic != LAB_REMOTE_MAGIC || a->op != q->op) {
+    if (a->magic != LAB_REMOTE_MAGIC || a->op != op) {
         kill_runner(r);
         return LAB_REMOTE_GARBLED;
     }
     return a->status == 0 ? LAB_REMOTE_OK : LAB_REMOTE_ERROR;
+}
+
+int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, lab_remote_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    int rc = lab_runner_send(r, q);
+    return rc != LAB_REMOTE_OK ? rc : lab_runner_answer(r, q->op, limit_s, a);
 }
 
 

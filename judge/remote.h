@@ -110,6 +110,12 @@ int lab_runner_start(lab_runner *r, const char *server, const char *program, con
 /* Send a request (count calls of it); wait at most limit_s for the answer.
  * On TIMEOUT the runner is killed; on DIED, GARBLED it is reaped. */
 int lab_runner_ask(lab_runner *r, const lab_remote_request *q, double limit_s, lab_remote_answer *a);
+/* The two halves of lab_runner_ask, for a request whose answer is read
+ * later (the HELLO sent as the runner starts: its start-up then runs
+ * beside the judge's own): send (OK or DIED), then the answer to op, with
+ * limit_s counted from this call. */
+int lab_runner_send(lab_runner *r, const lab_remote_request *q);
+int lab_runner_answer(lab_runner *r, uint32_t op, double limit_s, lab_remote_answer *a);
 
 /* Why a runner is gone, in words ("exited with status 0", "was killed by
  * segmentation fault (SIGSEGV)"), after LAB_REMOTE_DIED or TIMEOUT: the

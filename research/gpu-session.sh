@@ -64,6 +64,10 @@
 #            every stage) graded from each of AB_COMMITS (default "HEAD~1
 #            HEAD") in turn, RUNS times each, each against the first
 #            (OUTDIR/ab/ab.log): what a change of the timing core moved
+#   phases   research/judge-phases.sh: where a judged grade of the solutions
+#            spends its time, stage by stage and phase by phase, from each
+#            of PHASE_COMMITS (default "HEAD~1 HEAD") RUNS times each
+#            (OUTDIR/phases/phases.txt)
 #
 # No PHASE: build suite grader grades trace profile bench. Each phase has a
 # time limit (PHASE_LIMIT seconds, default 480). OUTDIR/session.log has one
@@ -71,7 +75,7 @@
 # OUTDIR. Exit status: 0 when every test phase that ran passed, else 1.
 set -u
 out=${1:-}
-[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain ab]" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: research/gpu-session.sh OUTDIR [build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain ab phases]" >&2; exit 2; }
 shift
 phases=${*:-build suite grader grades trace profile bench}
 cd "$(dirname "$0")/.." || exit 2
@@ -295,7 +299,15 @@ for phase in $phases; do
             log "research/ab-grades.sh: exit $st (ab/ab.log)"
             [ -f "$out/ab/ab.log" ] && grep -A12 ' vs ' "$out/ab/ab.log" >>"$out/session.log"
             [ $st = 0 ] || status=1 ;;
-        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain ab)"; status=2 ;;
+        phases)
+            # shellcheck disable=SC2086  # commits: words
+            RUNS=$runs timeout "$limit" research/judge-phases.sh "$out/phases" ${PHASE_COMMITS:-HEAD~1 HEAD} \
+                >"$out/phases.out" 2>&1
+            st=$?
+            log "research/judge-phases.sh: exit $st (phases/phases.txt)"
+            [ -f "$out/phases/phases.txt" ] && cat "$out/phases/phases.txt" >>"$out/session.log"
+            [ $st = 0 ] || status=1 ;;
+        *) log "unknown phase '$phase' (build suite grader grades trace warptile transpose diagnose calibrate flagrate class sweep profile bench ladder counters explain ab phases)"; status=2 ;;
     esac
 done
 log "done (exit $status)"

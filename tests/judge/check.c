@@ -56,6 +56,54 @@ static int converse(const char *fake, const char *mode, const char *confine, dou
     return lab_runner_ask(r, &q, limit, a);
 }
 
+/* HELLO sent as the runner starts, its answer read later (the judge's
+ * send_hello, then hello): the runner's start-up runs beside the judge's
+ * own, the answer's limit counts from the read, and a runner that died
+ * before it read the HELLO is a death with its fate. */
+static void early_hello(const char *fake)
+{
+    lab_runner r;
+    lab_remote_answer a;
+    char fate[160], detail[256];
+    lab_remote_request q;
+    memset(&q, 0, sizeof q);
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_HELLO;
+    setenv("LAB_FAKE_RUNNER_MODE", "slow-hello", 1);
+    int rs = lab_runner_start(&r, fake, NULL, NULL, NULL, "", "the fake runner") ? -100 : lab_runner_send(&r, &q);
+    double t0 = now();
+    usleep(800000); /* the judge's own start-up, longer than the runner's */
+    double mid = now();
+    int rc = rs == LAB_REMOTE_OK ? lab_runner_answer(&r, LAB_OP_HELLO, 0.1, &a) : rs;
+    double waited = now() - mid, all = now() - t0;
+    snprintf(detail, sizeof detail, "send %d, answer %d (%s) after %.2f s, %.2f s in all", rs, rc, a.text, waited,
+             all);
+    expect(rc == LAB_REMOTE_OK && !strcmp(a.text, "matmul") && waited < 0.1 && all < 1.3,
+           "remote: a HELLO sent at the start is answered while the judge starts up (0.6 s of start-up, 0.8 s of "
+           "the judge's, waited under 0.1 s)", detail);
+    memset(&q, 0, sizeof q);
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_CALLS;
+    q.count = 1;
+    rc = lab_runner_ask(&r, &q, 10, &a);
+    snprintf(detail, sizeof detail, "result %d", rc);
+    expect(rc == LAB_REMOTE_OK, "remote: after an early HELLO, the next request is answered", detail);
+    lab_runner_stop(&r);
+
+    setenv("LAB_FAKE_RUNNER_MODE", "crash-start", 1);
+    memset(&q, 0, sizeof q);
+    q.magic = LAB_REMOTE_MAGIC;
+    q.op = LAB_OP_HELLO;
+    rs = lab_runner_start(&r, fake, NULL, NULL, NULL, "", "the fake runner") ? -100 : lab_runner_send(&r, &q);
+    usleep(200000);
+    rc = rs == -100 ? rs : lab_runner_answer(&r, LAB_OP_HELLO, 10, &a);
+    lab_runner_fate(&r, fate, sizeof fate);
+    snprintf(detail, sizeof detail, "send %d, answer %d: %s", rs, rc, fate);
+    expect(rc == LAB_REMOTE_DIED && strstr(fate, "SIGSEGV"),
+           "remote: a runner dead before it read its early HELLO is a death named from waitpid", detail);
+    lab_runner_stop(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -130,6 +178,8 @@ int main(int argc, char **argv)
     snprintf(detail, sizeof detail, "result %d status %d", rc, a.status);
     expect(rc == LAB_REMOTE_ERROR && a.status == 700, "remote: a CUDA error comes as its number", detail);
     lab_runner_stop(&r);
+
+    early_hello(fake);
 
     const char *target = getenv("LAB_FAKE_RUNNER_TARGET");
     rc = converse(fake, "escape", NULL, 10, &r, &a);

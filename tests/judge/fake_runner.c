@@ -30,10 +30,14 @@ int main(void)
     const char *target = getenv("LAB_FAKE_RUNNER_TARGET");
     static lab_remote_request q;
     const int out = LAB_RUNNER_OUT_FD;
+    if (!strcmp(mode, "crash-start"))
+        raise(SIGSEGV); /* before it has read anything */
     while (lab_remote_read_request(LAB_RUNNER_IN_FD, &q) == 0) {
         if (q.op == LAB_OP_QUIT)
             return 0;
         if (q.op == LAB_OP_HELLO) {
+            if (!strcmp(mode, "slow-hello"))
+                usleep(600000); /* a start-up: a context, the device code */
             lab_remote_answer_with(out, q.op, 0, "matmul");
             continue;
         }
