@@ -10,11 +10,12 @@
 #   lab_copy DEST: a copy of this lab in DEST, its sources and its built
 #     harness (not the stages' programs), for a test that builds an attack
 #     with the lab's own Makefile without touching the lab
-#   totals: the closing "N passed, N failed[, N skipped]" line; 0 when none failed
-passed=0 failed=0 skipped=0
+#   totals: the names of the checks that failed, then the closing
+#     "N passed, N failed[, N skipped]" line; 0 when none failed
+passed=0 failed=0 skipped=0 failed_names=()
 pass() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
 fail() {
-    failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"
+    failed=$((failed + 1)) failed_names+=("$1"); printf 'FAIL  %s\n' "$1"
     [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n "${FAIL_LINES:-15}" | sed 's/^/      /'
     return 0
 }
@@ -30,9 +31,14 @@ lab_copy() {
 grader_parts() { ls grader/*.c | grep -v '^grader/grade\.c$'; ls grader/intake/*.c | grep -v '/take\.c$'; }
 built_grade() { tools/grade-build.sh "$@" >/dev/null || return; build/grader/grade "$@"; }
 # totals: the line every suite ends with, "N passed, N failed[, N skipped]",
-# after a blank one; its status is 0 when nothing failed
+# after a blank one and the list of the checks that failed; its status is 0
+# when nothing failed
 totals() {
     echo
+    if [ $failed -gt 0 ]; then
+        echo "failed:"
+        printf '  %s\n' "${failed_names[@]}"
+    fi
     if [ $skipped -gt 0 ]; then
         echo "$passed passed, $failed failed, $skipped skipped"
     else

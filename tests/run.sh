@@ -6,150 +6,185 @@
 # every solution passes, every skeleton fails cleanly, every deliberately bad
 # kernel in tests/fixtures/ is caught. In a student release (make release:
 # no solutions/, no fixtures) what needs them is skipped, with a line saying so.
-# Ends with "N passed, N failed".
+# Suites run two at a time (tests/runner.sh), their output in this file's
+# order, each title with its seconds. Ends with the failed checks by suite and
+# name, then "N passed, N failed[, N skipped]"; exit 0 when none failed.
+#
+#   tests/run.sh [--only SUITE[:CHECK]] [-j JOBS] [--list]
+#     --only: the suites whose name matches SUITE (an extended regular
+#       expression, e.g. 'similarity' or 'class|term'), counting only the
+#       checks whose name matches CHECK; make check T=SUITE[:CHECK] is the same
+#     -j: how many suites at a time (default 2; 1: one by one)
+#     --list: the suites' names
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
 . tests/lib.sh
+. tests/runner.sh
+
+only="" jobs=2 list=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --only) [ $# -ge 2 ] || { echo "tests/run.sh: --only needs SUITE[:CHECK]" >&2; exit 2; }; only=$2; shift ;;
+        -j) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "tests/run.sh: -j needs a number of suites, 1 or more" >&2; exit 2; }; jobs=$2; shift ;;
+        --list) list=1 ;;
+        *) echo "usage: tests/run.sh [--only SUITE[:CHECK]] [-j JOBS] [--list]" >&2; exit 2 ;;
+    esac
+    shift
+done
 
 . tools/stages.sh
 stages=$(printf '%s\n' $LAB_STAGES)
+first=$(head -n 1 <<<"$stages")
 # A student release (make release) has no solutions/: what needs them is skipped.
 solutions=solutions
 [ -d solutions ] || solutions=""
 
-echo "== host unit tests"
-unit_out=$(build/tests/unit 2>&1)
-while read -r word name _; do
-    case $word in
-        ok) pass "unit: $name" ;;
-        FAIL) [ -n "$name" ] && fail "unit: $name" "$(grep '^FAIL  ' <<<"$unit_out")" ;;
-    esac
-done < <(grep -E '^(ok|FAIL) +[a-z]+ +[0-9]+ checks' <<<"$unit_out")
-
-echo "== layout of the stages"
-[ -n "$solutions" ] || skip "solutions: none here (a student release): the checks of the solutions are skipped"
-# the files a stage needs (tools/stage-files.sh); a stage named in no file lacks every one
-out=$(tools/stage-files.sh 99_not_a_stage); st=$?
-check "a stage added without its files is caught: each missing file named, exit 1" \
-    "$([ $st = 1 ] && grep -q 'no line in stages.tsv' <<<"$out" && grep -q 'no exercises/99_not_a_stage/kernel.cu' <<<"$out" &&
-       grep -q 'no line in stages.tsv: points' <<<"$out" && grep -q 'no handouts/99_not_a_stage.md' <<<"$out"; echo $?)" "$out"
-for s in $stages; do
-    out=$(tools/stage-files.sh "$s")
-    check "$s: its lines in stages.tsv, exercise, its README${solutions:+, the solution} and its handout exist" $? "$out"
-    grep -q 'TODO(lab)' "exercises/$s/kernel.cu" 2>/dev/null
-    check "$s: the skeleton marks its edit points with TODO(lab)" $?
-    if [ -n "$solutions" ]; then
-        ! grep -q 'TODO(lab)' "solutions/$s/kernel.cu" 2>/dev/null
-        check "$s: the solution has no TODO(lab) left" $?
-    fi
-    heads=$(grep -c -E '^## (Goal|Background|Task|Run it|How it is graded|Questions)$' "exercises/$s/README.md" 2>/dev/null)
-    check "$s: README has the six headings (Goal ... Questions)" "$([ "${heads:-0}" = 6 ]; echo $?)"
-    grep -q "](../../handouts/$s.md)" "exercises/$s/README.md" 2>/dev/null && [ -f "handouts/$s.md" ]
-    check "$s: README links to its handout, handouts/$s.md" $?
-    grep -q "| *\`\?$s\`\? *|" README.md
-    check "$s: listed in the README's stage table" $?
-    for v in exercise ${solutions:+solution}; do
-        [ -x "build/$s/$v" ]
-        check "$s: $v builds" $?
-    done
-done
-if [ -n "$solutions" ]; then
-    extra=$(diff -rq exercises solutions | grep -v -E '^Files exercises/[^/]+/kernel\.cu and solutions/[^/]+/kernel\.cu differ$|^Only in exercises/[^/]+: README\.md$')
-    check "diff -r exercises solutions shows only the answers" "$([ -z "$extra" ]; echo $?)" "$extra"
-fi
-
-echo "== drivers without a GPU, and bad arguments"
-first=$(head -n 1 <<<"$stages")
-bin=build/$first/solution
-[ -n "$solutions" ] || bin=build/$first/exercise
-out=$("$bin" --n 0 2>&1); st=$?
-check "bad size: exit 2 and a message" "$([ $st = 2 ] && grep -q "not a size" <<<"$out"; echo $?)" "$out"
-out=$("$bin" --bogus 2>&1); st=$?
-check "unknown option: exit 2" "$([ $st = 2 ]; echo $?)" "$out"
-out=$("$bin" --help 2>&1); st=$?
-check "--help: exit 0 and the exit statuses explained" "$([ $st = 0 ] && grep -q "exit status" <<<"$out"; echo $?)" "$out"
-
-have_gpu=0
-nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
-if [ $have_gpu = 0 ]; then
-    out=$("$bin" 2>&1); st=$?
-    check "no GPU: exit 3 with one line naming the cause" \
-        "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no usable CUDA GPU" <<<"$out"; echo $?)" "$out"
-fi
-
-# suite TITLE PREFIX COMMAND...: run a sub-suite that prints "ok    name" and
-# "FAIL  name" lines (details indented beneath), and count each line here.
-suite() {
-    local title=$1 prefix=$2 out word name
-    shift 2
-    echo "== $title"
-    out=$("$@" 2>&1)
-    while read -r word name; do
+# ---------------------------------------------------------- inline suites
+# unit_tests: the host unit tests (build/tests/unit), one line a group
+unit_tests() {
+    local unit_out word name
+    unit_out=$(build/tests/unit 2>&1)
+    while read -r word name _; do
         case $word in
-            ok) pass "$prefix: $name" ;;
-            skip) skip "$prefix: $name" ;;
-            FAIL) fail "$prefix: $name" "$(grep -A 20 -F "FAIL  $name" <<<"$out" | tail -n +2 | grep '^      ')" ;;
+            ok) pass "$name" ;;
+            FAIL) [ -n "$name" ] && fail "$name" "$(grep '^FAIL  ' <<<"$unit_out")" ;;
         esac
-    done < <(grep -E '^(ok|FAIL|skip) ' <<<"$out")
-    grep -qE '^(ok|FAIL|skip) ' <<<"$out" || fail "$prefix: the suite ran" "$out"
+    done < <(grep -E '^(ok|FAIL) +[a-z]+ +[0-9]+ checks' <<<"$unit_out")
 }
 
-suite "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" gpu tests/gpu-suite.sh
-suite "the CPU emulation: every solution, skeleton, reference and wrong kernel (tests/emu.sh)" emu tests/emu.sh
-if [ -x tests/emu/explain.sh ]; then
-    suite "make explain: sectors and wavefronts of one launch, counted on the CPU (tests/emu/explain.sh)" explain tests/emu/explain.sh
-else
-    skip "explain: make explain's tests count the solutions' accesses (not part of a student release)"
-fi
-if [ -x tests/emu/technique.sh ]; then
-    suite "the technique on the CPU: present in the solutions and references, missing in three wrong kinds a stage (tests/emu/technique.sh)" technique tests/emu/technique.sh
-else
-    skip "technique: its kernels are the solutions' and references' (not part of a student release)"
-fi
-suite "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" profile tests/profile/run.sh
-mkdir -p build/tests
-printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason\n%s\tfalse\t6\t10\ttrue\tfalse\t7\tpass\t-\nlater\tfalse\t0\t10\tfalse\tfalse\t7\t-\twrong\n' \
-    "$first" >build/tests/hints.tsv
-out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.tsv 2>&1)
-check "profile: make grade's hints: the stages that passed, one line when ncu is missing" \
-    "$(grep -q "hints, not scored" <<<"$out" && grep -q "^  $first:" <<<"$out" && ! grep -q "later" <<<"$out" &&
-       grep -q "not installed" <<<"$out"; echo $?)" "$out"
-suite "messages without a GPU and for bad knobs (tests/messages/run.sh)" messages tests/messages/run.sh
-suite "the student's loop: a build's own messages, notes on knobs, a missing nvcc (tests/student-loop.sh)" loop tests/student-loop.sh
-suite "handouts and slides: the link checker and the plots (tests/docs/run.sh)" docs tests/docs/run.sh
-suite "the student release's documents: every path, make command and duration true there (tests/docs/release.sh)" release-docs tests/docs/release.sh
-if [ -x tests/class/run.sh ]; then
-    suite "make release and make class (tests/class/run.sh)" class tests/class/run.sh
-    suite "make class with a roster and a deadline, make export (tests/class/term.sh)" term tests/class/term.sh
-    suite "make report: the class report, parsed (tests/class/report/run.sh)" report tests/class/report/run.sh
-    suite "make similarity: copies against honest kernels (tests/class/similarity/run.sh)" similarity tests/class/similarity/run.sh
-else
-    skip "class: make release and make class are tested in the instructors' copy (not part of a student release)"
-fi
-if [ -x tests/slurm/gpu-run.sh ]; then
-    suite "make grade, run and profile from a login node, through srun (tests/slurm/gpu-run.sh)" srun tests/slurm/gpu-run.sh
-else
-    skip "srun: running through Slurm is tested in the instructors' copy (not part of a student release)"
-fi
-if command -v pandoc >/dev/null; then
-    out=$(make --no-print-directory docs-check 2>&1)
-    check "docs: make docs-check (every link, anchor and figure of the built pages)" $? "$out"
-else
-    skip "docs: make docs-check: pandoc is not installed (apt-get install pandoc)"
-fi
-suite "the wall around student code: attacks without a GPU (tests/confine/run.sh)" confine tests/confine/run.sh
-suite "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" wall tests/confine/wall.sh
-suite "the link: an object's LTO bytecode and writable, executable memory refused (tests/confine/link.sh)" link tests/confine/link.sh
-suite "the judge and its runners without a GPU (tests/judge/run.sh)" judge tests/judge/run.sh
-suite "a runner without a GPU, its device server faked (tests/judge/forward.sh)" forward tests/judge/forward.sh
-suite "every door that runs student code: the one launcher, attacks on the CPU verdict (tests/launcher/run.sh)" launcher tests/launcher/run.sh
-suite "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" layout tests/layout/run.sh
-suite "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tables tests/tables/run.sh
-if [ -x tests/grader/run.sh ]; then
-    suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
-else
-    skip "grader: its own tests are not part of a student release"
-fi
+# stage_layout: each stage's files, headings and builds
+stage_layout() {
+    local out st s heads v extra
+    # the files a stage needs (tools/stage-files.sh); a stage named in no file lacks every one
+    out=$(tools/stage-files.sh 99_not_a_stage); st=$?
+    check "a stage added without its files is caught: each missing file named, exit 1" \
+        "$([ $st = 1 ] && grep -q 'no line in stages.tsv' <<<"$out" && grep -q 'no exercises/99_not_a_stage/kernel.cu' <<<"$out" &&
+           grep -q 'no line in stages.tsv: points' <<<"$out" && grep -q 'no handouts/99_not_a_stage.md' <<<"$out"; echo $?)" "$out"
+    for s in $stages; do
+        out=$(tools/stage-files.sh "$s")
+        check "$s: its lines in stages.tsv, exercise, its README${solutions:+, the solution} and its handout exist" $? "$out"
+        grep -q 'TODO(lab)' "exercises/$s/kernel.cu" 2>/dev/null
+        check "$s: the skeleton marks its edit points with TODO(lab)" $?
+        if [ -n "$solutions" ]; then
+            ! grep -q 'TODO(lab)' "solutions/$s/kernel.cu" 2>/dev/null
+            check "$s: the solution has no TODO(lab) left" $?
+        fi
+        heads=$(grep -c -E '^## (Goal|Background|Task|Run it|How it is graded|Questions)$' "exercises/$s/README.md" 2>/dev/null)
+        check "$s: README has the six headings (Goal ... Questions)" "$([ "${heads:-0}" = 6 ]; echo $?)"
+        grep -q "](../../handouts/$s.md)" "exercises/$s/README.md" 2>/dev/null && [ -f "handouts/$s.md" ]
+        check "$s: README links to its handout, handouts/$s.md" $?
+        grep -q "| *\`\?$s\`\? *|" README.md
+        check "$s: listed in the README's stage table" $?
+        for v in exercise ${solutions:+solution}; do
+            [ -x "build/$s/$v" ]
+            check "$s: $v builds" $?
+        done
+    done
+    if [ -n "$solutions" ]; then
+        extra=$(diff -rq exercises solutions | grep -v -E '^Files exercises/[^/]+/kernel\.cu and solutions/[^/]+/kernel\.cu differ$|^Only in exercises/[^/]+: README\.md$')
+        check "diff -r exercises solutions shows only the answers" "$([ -z "$extra" ]; echo $?)" "$extra"
+    fi
+}
 
+# drivers: a driver's bad arguments, and its one line where no GPU is
+drivers() {
+    local bin=build/$first/solution out st
+    [ -n "$solutions" ] || bin=build/$first/exercise
+    out=$("$bin" --n 0 2>&1); st=$?
+    check "bad size: exit 2 and a message" "$([ $st = 2 ] && grep -q "not a size" <<<"$out"; echo $?)" "$out"
+    out=$("$bin" --bogus 2>&1); st=$?
+    check "unknown option: exit 2" "$([ $st = 2 ]; echo $?)" "$out"
+    out=$("$bin" --help 2>&1); st=$?
+    check "--help: exit 0 and the exit statuses explained" "$([ $st = 0 ] && grep -q "exit status" <<<"$out"; echo $?)" "$out"
+    if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        out=$("$bin" 2>&1); st=$?
+        check "no GPU: exit 3 with one line naming the cause" \
+            "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no usable CUDA GPU" <<<"$out"; echo $?)" "$out"
+    fi
+}
+
+# grade_hints: make grade's hints name the stages that passed, in one line when ncu is missing
+grade_hints() {
+    local out
+    mkdir -p build/tests
+    printf 'stage\tbonus\tpoints\tmax_points\tcorrect\tflagged\tseed\tmissed\treason\n%s\tfalse\t6\t10\ttrue\tfalse\t7\tpass\t-\nlater\tfalse\t0\t10\tfalse\tfalse\t7\t-\twrong\n' \
+        "$first" >build/tests/hints.tsv
+    out=$(NCU=/nonexistent/ncu tools/grade-hints.sh build/tests/hints.tsv 2>&1)
+    check "make grade's hints: the stages that passed, one line when ncu is missing" \
+        "$(grep -q "hints, not scored" <<<"$out" && grep -q "^  $first:" <<<"$out" && ! grep -q "later" <<<"$out" &&
+           grep -q "not installed" <<<"$out"; echo $?)" "$out"
+}
+
+# docs_check: make docs-check where pandoc is
+docs_check() {
+    local out
+    if command -v pandoc >/dev/null; then
+        out=$(make --no-print-directory docs-check 2>&1)
+        check "make docs-check (every link, anchor and figure of the built pages)" $? "$out"
+    else
+        skip "make docs-check: pandoc is not installed (apt-get install pandoc)"
+    fi
+}
+
+# shared_programs: the class's programs, which several suites run, built once
+# before them (beside each other two makes would write the same objects)
+shared_programs() {
+    local p out
+    for p in build/grader/class build/grader/report build/grader/similarity; do
+        out=$(make --no-print-directory -s "$p" 2>&1)
+        check "$p builds" $? "$out"
+    done
+}
+
+# skip_line TEXT: a suite of one skip line, for what is not here
+skip_line() { printf 'skip  %s\n' "$1"; }
+
+# optional [--alone] NAME TITLE SCRIPT WHY: suite SCRIPT where it is, else one skip line saying why
+optional() {
+    local alone=()
+    [ "$1" = --alone ] && { alone=(--alone); shift; }
+    if [ -x "$3" ]; then suite "${alone[@]}" "$1" "$2" "$3"; else suite "$1" "$2" skip_line "$4"; fi
+}
+
+# ---------------------------------------------------------- the suites
+# --alone: the suite builds or grades in the lab's own build/ (tests/runner.sh)
+why="make release and make class are tested in the instructors' copy (not part of a student release)"
+[ ! -d grader/class ] || suite --alone programs "the class's programs, built once for the suites that run them" shared_programs
+suite unit "host unit tests" unit_tests
+suite stages "layout of the stages" stage_layout
+suite drivers "drivers without a GPU, and bad arguments" drivers
+suite gpu "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" tests/gpu-suite.sh
+suite emu "the CPU emulation: every solution, skeleton, reference and wrong kernel (tests/emu.sh)" tests/emu.sh
+optional explain "make explain: sectors and wavefronts of one launch, counted on the CPU (tests/emu/explain.sh)" \
+    tests/emu/explain.sh "make explain's tests count the solutions' accesses (not part of a student release)"
+suite profile "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" tests/profile/run.sh
+suite hints "make grade's hints (tools/grade-hints.sh)" grade_hints
+suite docs "handouts and slides: the link checker and the plots (tests/docs/run.sh)" tests/docs/run.sh
+suite release-docs "the student release's documents: every path, make command and duration true there (tests/docs/release.sh)" tests/docs/release.sh
+optional term "make class with a roster and a deadline, make export (tests/class/term.sh)" tests/class/term.sh "$why"
+optional report "make report: the class report, parsed (tests/class/report/run.sh)" tests/class/report/run.sh "$why"
+optional similarity "make similarity: copies against honest kernels (tests/class/similarity/run.sh)" tests/class/similarity/run.sh "$why"
+optional srun "make grade, run and profile from a login node, through srun (tests/slurm/gpu-run.sh)" tests/slurm/gpu-run.sh \
+    "running through Slurm is tested in the instructors' copy (not part of a student release)"
+suite docs-check "the built pages: make docs-check" docs_check
+suite confine "the wall around student code: attacks without a GPU (tests/confine/run.sh)" tests/confine/run.sh
+suite link "the link: an object's LTO bytecode and writable, executable memory refused (tests/confine/link.sh)" tests/confine/link.sh
+suite judge "the judge and its runners without a GPU (tests/judge/run.sh)" tests/judge/run.sh
+suite forward "a runner without a GPU, its device server faked (tests/judge/forward.sh)" tests/judge/forward.sh
+suite layout "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" tests/layout/run.sh
+suite tables "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tests/tables/run.sh
+optional --alone technique "the technique on the CPU: present in the solutions and references, missing in three wrong kinds a stage (tests/emu/technique.sh)" \
+    tests/emu/technique.sh "its kernels are the solutions' and references' (not part of a student release)"
+suite --alone messages "messages without a GPU and for bad knobs (tests/messages/run.sh)" tests/messages/run.sh
+suite --alone loop "the student's loop: a build's own messages, notes on knobs, a missing nvcc (tests/student-loop.sh)" tests/student-loop.sh
+optional --alone class "make release and make class (tests/class/run.sh)" tests/class/run.sh "$why"
+suite --alone wall "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" tests/confine/wall.sh
+suite --alone launcher "every door that runs student code: the one launcher, attacks on the CPU verdict (tests/launcher/run.sh)" tests/launcher/run.sh
+optional --alone grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"
+[ $list = 0 ] || { list_suites; exit 0; }
+[ -z "$only" ] || select_suites "$only"
+# said once, before the suites (make check in a release looks for this line)
+[ -n "$solutions" ] || skip "solutions: none here (a student release): the checks of the solutions are skipped"
+run_suites "$jobs"
 totals

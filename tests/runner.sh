@@ -1,0 +1,103 @@
+# tests/runner.sh: how tests/run.sh runs its suites, sourced after
+# tests/lib.sh. A suite is a command that prints "ok    name", "FAIL  name"
+# (details indented beneath) and "skip  name" lines; the runner starts the
+# suites two at a time, keeps each one's output in a file, and prints them in
+# the order they were declared, each under its title with its seconds, each
+# line counted again here (pass, fail, skip of tests/lib.sh).
+#   suite [--alone] NAME TITLE COMMAND...: declare a suite. --alone: it builds
+#     or grades in the lab's own build/ (a grade there removes the stages'
+#     programs before it builds them again), so nothing runs beside it; it
+#     starts when every suite before it has ended, and none after it starts
+#     until it has ended
+#   select_suites SPEC: keep the suites whose name matches SUITE, where SPEC
+#     is SUITE or SUITE:CHECK (both extended regular expressions, SUITE the
+#     whole name); with CHECK, count only the checks whose name matches it.
+#     Exit 2 with the suites' names when none matches
+#   run_suites JOBS: run what was declared, JOBS at a time (1: one by one)
+suite_names=() suite_titles=() suite_cmds=() suite_alone=() check_filter=""
+
+suite() {
+    local alone=0
+    [ "$1" = --alone ] && { alone=1; shift; }
+    suite_names+=("$1") suite_titles+=("$2") suite_alone+=($alone)
+    shift 2
+    suite_cmds+=("$(printf '%q ' "$@")")
+}
+
+# list_suites: each suite's name, one a line
+list_suites() { printf '%s\n' "${suite_names[@]}"; }
+
+select_suites() {
+    local spec=$1 pattern i names=() titles=() cmds=() alone=()
+    pattern=${spec%%:*}
+    [[ $spec == *:* ]] && check_filter=${spec#*:}
+    for i in "${!suite_names[@]}"; do
+        [ -z "$pattern" ] || [[ ${suite_names[$i]} =~ ^($pattern)$ ]] || continue
+        names+=("${suite_names[$i]}") titles+=("${suite_titles[$i]}")
+        cmds+=("${suite_cmds[$i]}") alone+=("${suite_alone[$i]}")
+    done
+    if [ ${#names[@]} = 0 ]; then
+        echo "tests/run.sh: no suite is named '$pattern'; the suites are:" >&2
+        list_suites | sed 's/^/  /' >&2
+        exit 2
+    fi
+    suite_names=("${names[@]}") suite_titles=("${titles[@]}") suite_cmds=("${cmds[@]}") suite_alone=("${alone[@]}")
+}
+
+# start_suite K: run suite K in the background into $suite_dir/K.out; its
+# seconds go to K.secs, written last, which says it has ended
+start_suite() {
+    local k=$1
+    (
+        t0=$SECONDS
+        eval "${suite_cmds[$k]}" >"$suite_dir/$k.out" 2>&1 </dev/null
+        echo $((SECONDS - t0)) >"$suite_dir/$k.tmp" && mv "$suite_dir/$k.tmp" "$suite_dir/$k.secs"
+    ) &
+}
+
+# may_start K JOBS STARTED: whether suite K may start now, with suites
+# 0..STARTED-1 started: fewer than JOBS running, and none alone among them
+# or K itself alone with any running
+may_start() {
+    local k=$1 jobs=$2 started=$3 i running=0 alone=0
+    for ((i = 0; i < started; i++)); do
+        [ -e "$suite_dir/$i.secs" ] && continue
+        running=$((running + 1))
+        [ "${suite_alone[$i]}" = 1 ] && alone=1
+    done
+    [ $running = 0 ] || { [ $running -lt "$jobs" ] && [ $alone = 0 ] && [ "${suite_alone[$k]}" = 0 ]; }
+}
+
+# count_suite K: print suite K's title and seconds, and count its lines
+count_suite() {
+    local k=$1 prefix=${suite_names[$1]} out word name
+    out=$(cat "$suite_dir/$k.out")
+    echo "== ${suite_titles[$k]} ($(cat "$suite_dir/$k.secs") s)"
+    while read -r word name; do
+        [ -z "$check_filter" ] || [[ $name =~ $check_filter ]] || continue
+        case $word in
+            ok) pass "$prefix: $name" ;;
+            skip) skip "$prefix: $name" ;;
+            FAIL) fail "$prefix: $name" "$(grep -A 20 -F "FAIL  $name" <<<"$out" | tail -n +2 | grep '^      ')" ;;
+        esac
+    done < <(grep -E '^(ok|FAIL|skip) ' <<<"$out")
+    grep -qE '^(ok|FAIL|skip) ' <<<"$out" || fail "$prefix: the suite ran" "$out"
+}
+
+run_suites() {
+    local jobs=$1 n=${#suite_names[@]} next=0 shown=0
+    suite_dir=$(mktemp -d "${TMPDIR:-/tmp}/lab-suites.XXXXXX") || exit 2
+    trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$suite_dir"' EXIT
+    while [ $shown -lt "$n" ]; do
+        while [ $next -lt "$n" ] && may_start $next "$jobs" $next; do
+            start_suite $next
+            next=$((next + 1))
+        done
+        if [ -e "$suite_dir/$shown.secs" ]; then
+            count_suite $shown
+            shown=$((shown + 1))
+        else
+            sleep 0.5
+        fi
+    done
+}
