@@ -4,22 +4,27 @@
 # suites two at a time, keeps each one's output in a file, and prints them in
 # the order they were declared, each under its title with its seconds, each
 # line counted again here (pass, fail, skip of tests/lib.sh).
-#   suite [--alone] NAME TITLE COMMAND...: declare a suite. --alone: it builds
-#     or grades in the lab's own build/ (a grade there removes the stages'
-#     programs before it builds them again), so nothing runs beside it; it
-#     starts when every suite before it has ended, and none after it starts
-#     until it has ended
+#   suite [--uses STATE] NAME TITLE COMMAND...: declare a suite. STATE: what
+#     of the machine it changes that another suite may use too, words joined
+#     by commas; no two suites that share a word run at once:
+#       grade: the lab's one grade of a copy (GRADE_SRC=, make grade EMU=1):
+#         build/grade-src, build/emu-grade, the grade's logs
+#       slurm: the test cluster (tests/slurm/cluster.sh), on Slurm's ports
+#       all: everything: it grades in the lab's own build/ (a grade there
+#         removes the stages' programs before it builds them again), so it
+#         starts when every suite before it has ended, and none after it
+#         starts until it has ended
 #   select_suites SPEC: keep the suites whose name matches SUITE, where SPEC
 #     is SUITE or SUITE:CHECK (both extended regular expressions, SUITE the
 #     whole name); with CHECK, count only the checks whose name matches it.
 #     Exit 2 with the suites' names when none matches
 #   run_suites JOBS: run what was declared, JOBS at a time (1: one by one)
-suite_names=() suite_titles=() suite_cmds=() suite_alone=() check_filter=""
+suite_names=() suite_titles=() suite_cmds=() suite_uses=() check_filter=""
 
 suite() {
-    local alone=0
-    [ "$1" = --alone ] && { alone=1; shift; }
-    suite_names+=("$1") suite_titles+=("$2") suite_alone+=($alone)
+    local uses=none
+    [ "$1" = --uses ] && { uses=$2; shift 2; }
+    suite_names+=("$1") suite_titles+=("$2") suite_uses+=($uses)
     shift 2
     suite_cmds+=("$(printf '%q ' "$@")")
 }
@@ -28,20 +33,20 @@ suite() {
 list_suites() { printf '%s\n' "${suite_names[@]}"; }
 
 select_suites() {
-    local spec=$1 pattern i names=() titles=() cmds=() alone=()
+    local spec=$1 pattern i names=() titles=() cmds=() uses=()
     pattern=${spec%%:*}
     [[ $spec == *:* ]] && check_filter=${spec#*:}
     for i in "${!suite_names[@]}"; do
         [ -z "$pattern" ] || [[ ${suite_names[$i]} =~ ^($pattern)$ ]] || continue
         names+=("${suite_names[$i]}") titles+=("${suite_titles[$i]}")
-        cmds+=("${suite_cmds[$i]}") alone+=("${suite_alone[$i]}")
+        cmds+=("${suite_cmds[$i]}") uses+=("${suite_uses[$i]}")
     done
     if [ ${#names[@]} = 0 ]; then
         echo "tests/run.sh: no suite is named '$pattern'; the suites are:" >&2
         list_suites | sed 's/^/  /' >&2
         exit 2
     fi
-    suite_names=("${names[@]}") suite_titles=("${titles[@]}") suite_cmds=("${cmds[@]}") suite_alone=("${alone[@]}")
+    suite_names=("${names[@]}") suite_titles=("${titles[@]}") suite_cmds=("${cmds[@]}") suite_uses=("${uses[@]}")
 }
 
 # start_suite K: run suite K in the background into $suite_dir/K.out; its
@@ -55,17 +60,28 @@ start_suite() {
     ) &
 }
 
+# clash A B: whether suites using states A and B (tests/runner.sh's words)
+# may not run at once
+clash() {
+    local w
+    [ "$1" = all ] || [ "$2" = all ] && return 0
+    for w in ${1//,/ }; do
+        [ "$w" != none ] && [[ ,$2, == *,$w,* ]] && return 0
+    done
+    return 1
+}
+
 # may_start K JOBS STARTED: whether suite K may start now, with suites
-# 0..STARTED-1 started: fewer than JOBS running, and none alone among them
-# or K itself alone with any running
+# 0..STARTED-1 started: none running, or fewer than JOBS and none of them
+# sharing a state with K
 may_start() {
-    local k=$1 jobs=$2 started=$3 i running=0 alone=0
+    local k=$1 jobs=$2 started=$3 i running=0 clashes=0
     for ((i = 0; i < started; i++)); do
         [ -e "$suite_dir/$i.secs" ] && continue
         running=$((running + 1))
-        [ "${suite_alone[$i]}" = 1 ] && alone=1
+        clash "${suite_uses[$i]}" "${suite_uses[$k]}" && clashes=1
     done
-    [ $running = 0 ] || { [ $running -lt "$jobs" ] && [ $alone = 0 ] && [ "${suite_alone[$k]}" = 0 ]; }
+    [ $running = 0 ] || { [ $running -lt "$jobs" ] && [ $clashes = 0 ]; }
 }
 
 # count_suite K: print suite K's title and seconds, and count its lines
