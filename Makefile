@@ -470,9 +470,7 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # make check: host unit tests, builds of everything, and the GPU suite when a
-# GPU is here. tests/run.sh counts and prints "N passed, N failed".
-# make check T=SUITE[:CHECK]: only the suites named SUITE, only the checks
-# matching CHECK (tests/run.sh --only; tests/run.sh --list names the suites)
+# GPU is here (tests/run.sh; T=SUITE[:CHECK]: one suite, the checks matching).
 # (in a student release: on the skeletons as handed out, status/status.mk)
 include status/status.mk
 check: $(if $(PRISTINE_CHECK),,build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck emu-all)
