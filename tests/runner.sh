@@ -2,8 +2,9 @@
 # tests/lib.sh. A suite is a command that prints "ok    name", "FAIL  name"
 # (details indented beneath) and "skip  name" lines; the runner starts the
 # suites two at a time, keeps each one's output in a file, and prints them in
-# the order they were declared, each under its title with its seconds, each
-# line counted again here (pass, fail, skip of tests/lib.sh).
+# the order they were declared, each under its title with its seconds (wall
+# clock and CPU), each line counted again here (pass, fail, skip of
+# tests/lib.sh).
 #   suite [--uses STATE] NAME TITLE COMMAND...: declare a suite. STATE: what
 #     of the machine it changes that another suite may use too, words joined
 #     by commas; no two suites that share a word run at once:
@@ -50,13 +51,18 @@ select_suites() {
 }
 
 # start_suite K: run suite K in the background into $suite_dir/K.out; its
-# seconds go to K.secs, written last, which says it has ended
+# seconds, wall clock and CPU (its processes' user and system time, which
+# other work on the machine does not stretch), go to K.secs, written last,
+# which says it has ended
 start_suite() {
     local k=$1
     (
         t0=$SECONDS
         eval "${suite_cmds[$k]}" >"$suite_dir/$k.out" 2>&1 </dev/null
-        echo $((SECONDS - t0)) >"$suite_dir/$k.tmp" && mv "$suite_dir/$k.tmp" "$suite_dir/$k.secs"
+        times >"$suite_dir/$k.times"
+        awk -v wall=$((SECONDS - t0)) 'END { split($1, u, /[ms]/); split($2, s, /[ms]/)
+            printf "%d s, CPU %.1f s\n", wall, u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+            "$suite_dir/$k.times" >"$suite_dir/$k.tmp" && mv "$suite_dir/$k.tmp" "$suite_dir/$k.secs"
     ) &
 }
 
@@ -88,7 +94,7 @@ may_start() {
 count_suite() {
     local k=$1 prefix=${suite_names[$1]} out word name
     out=$(cat "$suite_dir/$k.out")
-    echo "== ${suite_titles[$k]} ($(cat "$suite_dir/$k.secs") s)"
+    echo "== ${suite_titles[$k]} ($(cat "$suite_dir/$k.secs"))"
     while read -r word name; do
         [ -z "$check_filter" ] || [[ $name =~ $check_filter ]] || continue
         case $word in
