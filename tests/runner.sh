@@ -59,6 +59,7 @@ start_suite() {
     (
         t0=$SECONDS
         eval "${suite_cmds[$k]}" >"$suite_dir/$k.out" 2>&1 </dev/null
+        echo $? >"$suite_dir/$k.status"
         times >"$suite_dir/$k.times"
         awk -v wall=$((SECONDS - t0)) 'END { split($1, u, /[ms]/); split($2, s, /[ms]/)
             printf "%d s, CPU %.1f s\n", wall, u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
@@ -90,9 +91,10 @@ may_start() {
     [ $running = 0 ] || { [ $running -lt "$jobs" ] && [ $clashes = 0 ]; }
 }
 
-# count_suite K: print suite K's title and seconds, and count its lines
+# count_suite K: print suite K's title and seconds, count its lines, and
+# keep its output in build/tests/suites/NAME.log
 count_suite() {
-    local k=$1 prefix=${suite_names[$1]} out word name
+    local k=$1 prefix=${suite_names[$1]} out word name status
     out=$(cat "$suite_dir/$k.out")
     echo "== ${suite_titles[$k]} ($(cat "$suite_dir/$k.secs"))"
     while read -r word name; do
@@ -104,6 +106,10 @@ count_suite() {
         esac
     done < <(grep -E '^(ok|FAIL|skip) ' <<<"$out")
     grep -qE '^(ok|FAIL|skip) ' <<<"$out" || fail "$prefix: the suite ran" "$out"
+    status=$(cat "$suite_dir/$k.status")
+    [ "$status" = 0 ] || grep -q '^FAIL ' <<<"$out" ||
+        fail "$prefix: the suite ended with status $status and no failed check (killed?)" "$out"
+    mkdir -p build/tests/suites && cp "$suite_dir/$k.out" "build/tests/suites/$prefix.log"
 }
 
 run_suites() {
