@@ -79,20 +79,26 @@ if [ $have_gpu = 0 ]; then
 fi
 
 # suite TITLE PREFIX COMMAND...: run a sub-suite that prints "ok    name" and
-# "FAIL  name" lines (details indented beneath), and count each line here.
+# "FAIL  name" lines (details indented beneath), and count each line here
+# as it comes (a FAIL once its details have come: at the next result line)
 suite() {
-    local title=$1 prefix=$2 out word name
+    local title=$1 prefix=$2 out="" line word name failing="" details=""
     shift 2
     echo "== $title"
-    out=$("$@" 2>&1)
-    while read -r word name; do
+    while IFS= read -r line; do
+        out+=$line$'\n'
+        read -r word name <<<"$line"
+        case $word in ok | skip | FAIL) ;; *) [[ $line == '      '* ]] && details+=$line$'\n'; continue ;; esac
+        [ -n "$failing" ] && fail "$prefix: $failing" "${details%$'\n'}"
+        failing="" details=""
         case $word in
             ok) pass "$prefix: $name" ;;
             skip) skip "$prefix: $name" ;;
-            FAIL) fail "$prefix: $name" "$(grep -A 20 -F "FAIL  $name" <<<"$out" | tail -n +2 | grep '^      ')" ;;
+            FAIL) failing=$name ;;
         esac
-    done < <(grep -E '^(ok|FAIL|skip) ' <<<"$out")
-    grep -qE '^(ok|FAIL|skip) ' <<<"$out" || fail "$prefix: the suite ran" "$out"
+    done < <("$@" 2>&1)
+    [ -n "$failing" ] && fail "$prefix: $failing" "${details%$'\n'}"
+    grep -qE '^(ok|FAIL|skip) ' <<<"$out" || fail "$prefix: the suite ran" "${out%$'\n'}"
 }
 
 suite "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" gpu tests/gpu-suite.sh
