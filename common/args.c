@@ -208,6 +208,8 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
             a->help = 1;
         } else if (!strcmp(opt, "--check-only")) {
             a->check_only = 1;
+        } else if (!strcmp(opt, "--print-policy")) {
+            a->print_policy = 1;
         } else if (!strcmp(opt, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(opt, "--profile")) {
@@ -238,6 +240,8 @@ void lab_print_usage(FILE *out, const char *prog, const char *family_help)
             "  --progress-fd FD write one line per phase to descriptor FD as it begins\n"
             "                   (check n=17, checks passed, timing ..., done; the grader's)\n"
             "  --quiet          print only the summary\n"
+            "  --print-policy   print the timing policy these options give, one setting\n"
+            "                   a line, and end (no GPU needed)\n"
             "  --profile        after the checks, run one call at the timed size inside\n"
             "                   cudaProfilerStart/Stop and skip timing (for make profile)\n"
             "exit status: 0 ok, 1 wrong result, 2 usage, 3 no GPU, 4 CUDA error,\n"

@@ -149,6 +149,8 @@ uint64_t lab_fresh_seed(void);
 
 /* The default policy, with the kernel-time budget from --budget-ms. */
 lab_timing_policy lab_default_policy(const lab_args *a);
+/* --print-policy: every setting of the timing, one a line. */
+void lab_print_policy(const lab_args *a);
 
 /* A cuBLAS handle in strict FP32: TF32 and other reduced-precision modes off. */
 cublasHandle_t lab_cublas_strict(void);

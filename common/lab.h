@@ -80,6 +80,7 @@ typedef struct {
     int quiet;                   /* --quiet: only the summary lines             */
     int profile;                 /* --profile: checks, then one call to profile */
     int help;                    /* --help                                      */
+    int print_policy;            /* --print-policy: the timing policy, and end  */
     /* experiments, from the environment (not options: the grader passes
      * its environment on): LAB_JUDGE_RSE=X stops sampling at a relative
      * standard error of X (0: the policy's 1%); LAB_JUDGE_TRACE prints

@@ -278,6 +278,16 @@ static double warm_up(lab_measure *m, void *ctx, int nsets, const lab_timing_pol
     return warm;
 }
 
+void lab_print_policy(const lab_args *a)
+{
+    const lab_timing_policy p = lab_default_policy(a);
+    printf("warm_up_again_below_ms %g\nmin_trials %d\nmax_trials %d\ntarget_rse %g\nbudget_ms %g\n"
+           "max_batch %d\nmax_calls %d\nlong_call_ms %g\nbatch_ms %g\nslow_call_ms %g\nslow_trials %d\n"
+           "slower_call_ms %g\nslower_trials %d\nl2_flush %d\n",
+           100.0, p.min_reps, p.max_reps, p.target_rse, p.budget_ms, (int)MAX_BATCH, (int)MAX_CALLS, LONG_CALL_MS,
+           BATCH_MS, 100.0, lab_slow_call_reps(100.5), 250.0, lab_slow_call_reps(1e9), 1);
+}
+
 /* The batches. Each sample: an empty batch as long (what the clock adds to
  * a call: the inputs, the flush, the round trip, the check of outputs,
  * poisoned or not, into a scratch count), then the timed batch; the
