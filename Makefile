@@ -97,7 +97,7 @@ FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 # common/<family>_*.cu and plain-C common/<family>_*.c (those are unit-tested
 # with the rest), but stage 05's baseline, linked below as source or object.
 HARNESS_OBJS := $(addprefix build/common/,harness.o sets.o check_output.o args.o stats.o compare.o json.o hints.o \
-                  gpu.o timing.o flush.o measure.o fdio.o phases.o)
+                  policy.o gpu.o timing.o flush.o measure.o fdio.o phases.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
 FAMILY_CU = $(filter-out common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
@@ -449,7 +449,7 @@ export: $(if $(CLASS_SRCS),build/grader/class)
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c) $(FAMILY_C_SRCS)
+UNIT_LIB_SRCS := $(addprefix common/,args.c policy.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@

@@ -151,6 +151,7 @@ suite "the judge and its runners without a GPU (tests/judge/run.sh)" judge tests
 suite "a runner without a GPU, its device server faked (tests/judge/forward.sh)" forward tests/judge/forward.sh
 suite "every door that runs student code: the one launcher, attacks on the CPU verdict (tests/launcher/run.sh)" launcher tests/launcher/run.sh
 suite "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" layout tests/layout/run.sh
+suite "the one timing policy, as every stage's programs resolve it (tests/policy/run.sh)" policy tests/policy/run.sh
 suite "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tables tests/tables/run.sh
 if [ -x tests/grader/run.sh ]; then
     suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
