@@ -4,6 +4,10 @@
  * builds it (the runner that holds the student's code: compiled and
  * linked), for one architecture; where the lab has a CPU emulator (a rule
  * for build/<stage>/exercise-emu), the stage's checks run on it, confined.
+ * The emulator's harness is built once, in the class's lab: a student's
+ * copy compiles their kernel.cu twice (nvcc for the runner, whose object
+ * the launcher's pre-run checks read too; the host compiler for the
+ * emulator) and links.
  * The row says what each stage is: not submitted, does not compile, the
  * skeleton as handed out, compiles, correct or wrong on the emulator; its
  * notes give each problem's first message in a phrase (the compiler's
@@ -162,7 +166,9 @@ typedef struct {
  * message (grader/sentence.c) and its phrase. */
 static void run_emulator(const char *work, const char *stage, stage_check *c)
 {
-    char *emu = fmt("build/%s/exercise-emu", stage), *object = fmt("build/%s/exercise-emu.check.o", stage);
+    /* the pre-run checks read nvcc's object of the runner (make's
+     * EMU_CHECK_OBJECT=0: the emulated program has none of its own) */
+    char *emu = fmt("build/%s/exercise-emu", stage), *object = fmt("build/%s/exercise.o", stage);
     char *argv[] = {"judge/launch.sh", "--stage", (char *)stage, "--object", object, "--emulated", "--limit",
                     EMU_LIMIT_S, "--", emu, NULL};
     proc p = {.dir = work, .capture = 1, .err = ERR_TO_OUT};

@@ -69,6 +69,7 @@ typedef struct {
     char *task_lab;         /* a Slurm task's lab, built once, or NULL    */
     int gpu_probed;         /* this process graded someone on its GPU     */
     char *arch;             /* CUDA_ARCH of a check's builds, or NULL     */
+    long build_jobs;        /* make -j of a student's build ahead, or 0   */
 } class_state;
 extern class_state cls;
 
