@@ -296,12 +296,11 @@ static char *check_notes(const stage_check *c, int *bad)
     return all;
 }
 
-void check_prepared(const char *name)
+void check_prepared(const char *name, time_t since)
 {
     char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
     char *build_log = fmt("%s/build/grade-build.log", work), *log = fmt("%s/grade.log", dir);
     char *tsv = fmt("%s/check.tsv", dir);
-    time_t t0 = time(NULL);
     char *text = read_file_text(build_log, 0);
     stage_check *c = xrealloc(NULL, (cls.nstages + 1) * sizeof *c);
     memset(c, 0, (cls.nstages + 1) * sizeof *c);
@@ -323,7 +322,7 @@ void check_prepared(const char *name)
     write_row(name, "checked", notes, &pts);
     say("[%d/%d] %s: checked, %d stage%s with a problem%s (%ld s)", done_count(), cls.nstudents, name, bad,
         bad == 1 ? "" : "s", strncmp(notes, "not submitted:", 14) ? "" : ", some not submitted",
-        (long)(time(NULL) - t0));
+        (long)(time(NULL) - since));
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
         remove_tree(work);

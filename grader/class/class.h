@@ -159,8 +159,9 @@ int submitted_stage(const char *name, const char *stage);
  * builds (into argv from argv[n]; returns the new n). */
 char **check_lab_targets(void);
 int check_targets(const char *stage, char **argv, int n);
-/* The row of a student whose copy was built ahead: what each stage is. */
-void check_prepared(const char *name);
+/* The row of a student whose copy was built ahead (since: when its
+ * build began, for the time said): what each stage is. */
+void check_prepared(const char *name, time_t since);
 
 /* ============================================================= points.c */
 #define PHRASE_MAX 60

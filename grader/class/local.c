@@ -81,9 +81,10 @@ static void builder(void)
     for (int i = 0; i < ntodo; i++) {
         char *build = claim("build", todo[i]);
         if (mkdir(build, 0755) == 0) {
+            time_t t0 = time(NULL);
             int prepared = prepare_one(todo[i], 1) == 0;
             if (prepared && cls.sw[SW_CHECK]) {
-                check_prepared(todo[i]);
+                check_prepared(todo[i], t0);
             } else if (prepared) {
                 char *ready = claim("ready", todo[i]);
                 if (write_atomic(ready, ""))
