@@ -301,7 +301,7 @@ void run_local(const char *todo_file)
         start(NULL);
     if (builders) {
         wait_all();
-        say("built every student in %ld s; grading", (long)(time(NULL) - t0));
+        say("%s every student in %ld s%s", check ? "checked" : "built", (long)(time(NULL) - t0), check ? "" : "; grading");
     }
     for (int i = 0; gpu[i] && !check; i++)
         start(gpu[i]);
