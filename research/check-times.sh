@@ -12,7 +12,7 @@
 # seconds): the run's wall clock, its CPU time (user and system, the
 # class's processes), and the time the run gives the students alone (its
 # line "... every student in N s", the lab's build once not in it). Each
-# run's output goes to OUT/<commit>-<step>.log. Wall clock: other compiles
+# run's output goes to OUT/<commit>-<step>[-runN].log. Wall clock: other compiles
 # on the machine slow it, so the load is recorded.
 set -u
 [ $# -ge 2 ] || { echo "usage: research/check-times.sh [COMMIT] OUT CLASS" >&2; exit 2; }
@@ -31,8 +31,9 @@ git clone -q --no-checkout "$PWD" "$work/lab" && git -C "$work/lab" checkout -q 
 
 # timed STEP ARGS...: make class CHECK=1 ARGS in the clone, three lines in times.tsv
 timed() {
-    local step=$1 load log=$out/$sha-$1.log
+    local step=$1 load log=$out/$sha-$1.log n=1
     shift
+    while [ -e "$log" ]; do n=$((n + 1)) log=$out/$sha-$step-run$n.log; done
     load=$(cut -d' ' -f1 /proc/loadavg)
     rm -rf "$work/out-$step"
     /usr/bin/time -f 'time: %e %U %S' -o "$work/time" make -C "$work/lab" --no-print-directory class CHECK=1 \
