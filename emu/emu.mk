@@ -105,6 +105,10 @@ EMU_LINK_FLAGS := -fno-use-linker-plugin -fno-lto -Wl,-z,noexecstack
 EMU_CHECK_NVCCFLAGS := $(if $(filter native,$(ARCHS)),$(ARCH_FLAGS),-gencode arch=compute_$(firstword $(ARCHS)),code=sm_$(firstword \
                        $(ARCHS))) $(NVCCFLAGS) -Icommon
 EMU_LINKED = $(filter-out %.check.o,$^)
+# EMU_CHECK_OBJECT=0 (a class check: grader/class/check.c): no nvcc object
+# of its own for the pre-run checks; they read the runner's
+# build/<stage>/exercise.o, which the check builds anyway, as a grade does
+EMU_CHECK_OBJ = $(if $(filter 0,$(EMU_CHECK_OBJECT)),,$(1).check.o)
 
 # One emulated program: family $(1), kernel file $(2), program $(3), its
 # build_info object $(4) (the stage, variant and knob it names), compiler
@@ -119,7 +123,7 @@ $(3).o: $(2) build/emu/bin/rewrite build/emu/flags.txt $(EMU_HEADERS) $(LAB_HEAD
 	@mv $(3).wall/kernel.o $$@ && rm -rf $(3).wall
 $(3).check.o: $(2) build/flags.txt | $$(WALL_DEPS)
 	$$(call step,NVCC,$$< (its checks))$$(call walled_nvcc,$$<,$$@,$$(EMU_CHECK_NVCCFLAGS) $(5))
-$(3): $(3).o $(3).check.o $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
+$(3): $(3).o $(call EMU_CHECK_OBJ,$(3)) $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
 	$$(call step,LINK,$$@)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$(EMU_LINKED),$$@.link,link) $(EMU_CXX) -no-pie \
 	    $(EMU_LINK_FLAGS) $$(EMU_LINKED) -o $$@.link/program $$(call EMU_WRAPS,$(1)) -lm && mv $$@.link/program $$@ && rmdir $$@.link
 endef

@@ -69,6 +69,7 @@ typedef struct {
     char *task_lab;         /* a Slurm task's lab, built once, or NULL    */
     int gpu_probed;         /* this process graded someone on its GPU     */
     char *arch;             /* CUDA_ARCH of a check's builds, or NULL     */
+    long build_jobs;        /* make -j of a student's build ahead, or 0   */
 } class_state;
 extern class_state cls;
 
@@ -158,8 +159,9 @@ int submitted_stage(const char *name, const char *stage);
  * builds (into argv from argv[n]; returns the new n). */
 char **check_lab_targets(void);
 int check_targets(const char *stage, char **argv, int n);
-/* The row of a student whose copy was built ahead: what each stage is. */
-void check_prepared(const char *name);
+/* The row of a student whose copy was built ahead (since: when its
+ * build began, for the time said): what each stage is. */
+void check_prepared(const char *name, time_t since);
 
 /* ============================================================= points.c */
 #define PHRASE_MAX 60

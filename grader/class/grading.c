@@ -137,7 +137,7 @@ int prepare_one(const char *name, int ahead)
     }
     if (copied && ahead) {
         int n;
-        char **argv = make_argv(12 + 3 * cls.nstages, &n);
+        char **argv = make_argv(14 + 3 * cls.nstages, &n);
         argv[n++] = "-s";
         argv[n++] = "-k";
         argv[n++] = "--no-print-directory";
@@ -145,12 +145,18 @@ int prepare_one(const char *name, int ahead)
         char *arch = cls.arch ? fmt("CUDA_ARCH=%s", cls.arch) : NULL;
         if (arch)
             argv[n++] = arch;
+        char *jobs = cls.build_jobs > 1 ? fmt("-j%ld", cls.build_jobs) : NULL;
+        if (jobs)
+            argv[n++] = jobs;
+        if (cls.sw[SW_CHECK])
+            argv[n++] = "EMU_CHECK_OBJECT=0"; /* emu/emu.mk: the runner's object is checked */
         int targets = n;
         n = student_targets(name, argv, n);
         argv[n] = NULL;
         build_ahead(work, argv, targets, n);
         for (int i = targets; i < n; i++)
             free(argv[i]);
+        free(jobs);
         free(arch);
         free(argv);
     }

@@ -81,9 +81,10 @@ static void builder(void)
     for (int i = 0; i < ntodo; i++) {
         char *build = claim("build", todo[i]);
         if (mkdir(build, 0755) == 0) {
+            time_t t0 = time(NULL);
             int prepared = prepare_one(todo[i], 1) == 0;
             if (prepared && cls.sw[SW_CHECK]) {
-                check_prepared(todo[i]);
+                check_prepared(todo[i], t0);
             } else if (prepared) {
                 char *ready = claim("ready", todo[i]);
                 if (write_atomic(ready, ""))
@@ -183,7 +184,7 @@ static void build_lab_once(void)
     int n = 0;
     while (targets[n])
         n++;
-    char **argv = xrealloc(NULL, (n + 9) * sizeof *argv);
+    char **argv = xrealloc(NULL, (n + 10) * sizeof *argv);
     int a = 0;
     argv[a++] = "make";
     argv[a++] = "-C";
@@ -192,6 +193,8 @@ static void build_lab_once(void)
     argv[a++] = jobs;
     if (cls.arch)
         argv[a++] = arch;
+    if (cls.sw[SW_CHECK])
+        argv[a++] = "EMU_CHECK_OBJECT=0"; /* as each student's copy builds (grading.c) */
     for (int i = 0; i < n; i++)
         argv[a++] = targets[i];
     if (!cls.sw[SW_CHECK]) {
@@ -230,15 +233,21 @@ static char **gpus_to_use(const char *listed)
 
 /* Students are built ahead on the CPUs before the GPUs grade (where there
  * is a GPU to keep busy, or a stand-in make; a check has no GPU phase: its
- * builders write the rows): CLASS_BUILDERS builders, default one per CPU;
- * 0 builds in the workers. */
+ * builders write the rows): CLASS_BUILDERS builders, default one per CPU
+ * but no more than there are students (each builder's make then runs
+ * the CPUs left over, cls.build_jobs, so that one student alone has them
+ * all); 0 builds in the workers. */
 static long how_many_builders(int gpu_listed, int stand_in, int check)
 {
     if (!gpu_listed && !stand_in && !check)
         return 0;
     const char *b = getenv("CLASS_BUILDERS");
-    if (!b || !*b)
-        return cpus();
+    if (!b || !*b) {
+        long builders = ntodo < cpus() ? ntodo : cpus();
+        builders = builders > 0 ? builders : 1;
+        cls.build_jobs = cpus() / builders;
+        return builders;
+    }
     if (b[strspn(b, "0123456789")])
         die("CLASS_BUILDERS is a number, not '%s'", b);
     long builders = atol(b);
@@ -292,7 +301,7 @@ void run_local(const char *todo_file)
         start(NULL);
     if (builders) {
         wait_all();
-        say("built every student in %ld s; grading", (long)(time(NULL) - t0));
+        say("%s every student in %ld s%s", check ? "checked" : "built", (long)(time(NULL) - t0), check ? "" : "; grading");
     }
     for (int i = 0; gpu[i] && !check; i++)
         start(gpu[i]);
