@@ -47,6 +47,19 @@ check "the family files share no run of 6 identical lines" "$([ -z "$shared" ]; 
 
 # each check can fail: a copy with one fault of each kind planted
 if [ -z "${LAB_LAYOUT_ROOT:-}" ]; then
+    # the lines of code outside tests/ (issue 46, item 6): printed, and
+    # counted right on a small tree of known lines
+    echo "the lines of code outside tests/ (tools/count-lines.sh):"
+    "$lab/tools/count-lines.sh" "$root" | sed 's/^/      /'
+    t=$(mktemp -d)
+    mkdir -p "$t/a" "$t/tests" "$t/gradescope"
+    seq 3 > "$t/a/x.cu"; seq 5 > "$t/tests/y.c"; seq 2 > "$t/Makefile"; seq 7 > "$t/a/notes.md"
+    seq 4 > "$t/gradescope/run_autograder"
+    counted=$("$lab/tools/count-lines.sh" "$t" | tr -s ' ' | tr '\n' ';')
+    "$lab/tools/count-lines.sh" "$t/none" 2>/dev/null; st=$?
+    check "tools/count-lines.sh counts code outside tests/ by folder, and refuses a missing tree (status 2)" \
+        "$([ "$counted" = ". 2;a 3;gradescope 4;total 9;" ] && [ "$st" = 2 ]; echo $?)" "got: $counted (status $st)"
+    rm -rf "$t"
     t=$(mktemp -d)
     mkdir -p "$t/common" "$t/judge"
     cp common/*_family.cu "$t/common/"
