@@ -155,10 +155,10 @@ build/judge/%.o: judge/%.c build/flags.txt
 	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
 build/judge/%_stub.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_JUDGE_STUB -MMD -MP -c $< -o $@
 build/judge/%_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_RUNNER_FAMILY=$* -MMD -MP -c $< -o $@
 build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
