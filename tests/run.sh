@@ -145,6 +145,7 @@ suite "a runner without a GPU, its device server faked (tests/judge/forward.sh)"
 suite "every door that runs student code: the one launcher, attacks on the CPU verdict (tests/launcher/run.sh)" launcher tests/launcher/run.sh
 suite "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" layout tests/layout/run.sh
 suite "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tables tests/tables/run.sh
+suite "a family is one place: a toy family in five files, built, graded on the CPU, class-checked (tests/family/run.sh)" family tests/family/run.sh
 if [ -x tests/grader/run.sh ]; then
     suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
 else

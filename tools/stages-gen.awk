@@ -26,9 +26,10 @@
 #                  bank advice } (profile/verdicts.c)
 # Nothing else reads stages.tsv (its header says what each kind of line
 # holds). A line of a kind this does not know, or without its fields, or
-# naming a stage or tier no line above defines, or a tier scored on a field
-# without a figure line for its family, is an error: this says which line
-# and writes nothing.
+# naming a stage or tier no line above defines, a tier scored on a field
+# without a figure line for its family, or a family without its two files
+# (common/<family>.h and common/<family>_family.cu), is an error: this
+# says which line and writes nothing.
 BEGIN { FS = "\t"; n = 0; bad = 0; nrub = 0; nref = 0; ntech = 0 }
 /^#/ || /^[ \t]*$/ { next }
 function need(cond, what) { if (!cond && why == "") why = what }
@@ -123,6 +124,22 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
 function sh(s) { gsub(/'/, "'\\''", s); return "'" s "'" }
 function c(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
 END {
+    # every family has its two files beside this table: its contract
+    # (common/<family>.h, with LAB_CONTRACT: common/contract.h) and its
+    # lab_family_this (common/<family>_family.cu, family.h)
+    root = FILENAME ~ /\// ? FILENAME : "./" FILENAME
+    sub(/\/[^\/]*$/, "", root)
+    nfam = split(families, fl, " ")
+    for (i = 1; i <= nfam; i++)
+        for (k = 1; k <= 2; k++) {
+            file = "common/" fl[i] (k == 1 ? ".h" : "_family.cu")
+            holds = k == 1 ? "its contract function and LAB_CONTRACT: common/contract.h" : "its lab_family_this: common/family.h"
+            if ((getline line < (root "/" file)) < 0) {
+                printf "%s: the family %s has no %s (%s)\n", FILENAME, fl[i], file, holds > "/dev/stderr"
+                bad = 1
+            }
+            close(root "/" file)
+        }
     # every field a tier is scored on has its words for the stage's family
     for (i = 1; i <= ntf; i++)
         if (!((family[stage_no[tfs[i]]], tfield[i]) in figure)) {
