@@ -86,12 +86,11 @@ build/emu/technique.o: EMU_CXXFLAGS += -Ibuild
 # (plain-C objects are the GPU build's own)
 EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard common/$(basename $(notdir $(o))).c),$(o),\
          $(patsubst build/common/%,build/emu/common/%,$(o))))
-# A student release has stage 05's baseline as objects: the GPU's and this one.
-EMU_UNPADDED := $(if $(wildcard common/transpose_unpadded.cu),build/emu/common/transpose_unpadded.o,\
-                common/transpose_unpadded-emu.o)
-$(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(filter-out common/transpose_unpadded.o,$(OBJS_$(f))) \
-  $(HERE_OBJS)) $(if $(filter common/transpose_unpadded.o,$(OBJS_$(f))),$(EMU_UNPADDED)) $(EMU_RUNTIME) \
-  build/emu/main-$(f).o))
+# A student release has a family's compiled files (COMPILED_<family>) as
+# objects: the GPU's and this one, common/<name>-emu.o.
+EMU_COMPILED = $(if $(wildcard common/$(1).cu),build/emu/common/$(1).o,common/$(1)-emu.o)
+$(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(filter-out $(foreach c,$(COMPILED_$(f)),$(call COMPILED_OBJ,$(c))),$(OBJS_$(f))) \
+  $(HERE_OBJS)) $(foreach c,$(COMPILED_$(f)),$(call EMU_COMPILED,$(c))) $(EMU_RUNTIME) build/emu/main-$(f).o))
 # the contract function (its C++ name, build/emu/contract-<family>.sym, made
 # with main-<family>.o) and the harness's calls that emu/main.cc stands
 # between (the linker's --wrap)

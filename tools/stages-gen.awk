@@ -5,10 +5,12 @@
 #
 # writes four files into the folder out:
 #   stages.mk      the Makefile's: STAGES, and FAMILY_, KNOB_, SWEEP_, SIZES_
-#                  and TIMED_ of each stage (the last two empty: the family's)
+#                  and TIMED_ of each stage (the last two empty: the family's);
+#                  COMPILED_ of a family with compiled lines
 #   references.mk  the Makefile's rules for each tier's reference kernel
 #                  (binary_rules: build/<stage>/<tier>/<source>)
-#   stages.env     the scripts' (sourced): LAB_STAGES, LAB_FAMILIES, and
+#   stages.env     the scripts' (sourced): LAB_STAGES, LAB_FAMILIES,
+#                  LAB_COMPILED (every family's compiled files), and
 #                  LAB_FAMILY_, LAB_KNOB_, LAB_SWEEP_, LAB_LESSON_,
 #                  LAB_AGAINST_, LAB_TODO_, LAB_SIZES_, LAB_TIMED_ and
 #                  LAB_POINTS_ of each stage
@@ -52,12 +54,16 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         need(nf == 4 && f[3] ~ /^[a-z_.]+$/, "a figure line: figure, family, field, words")
         need(why != "" || s in fam, "a figure of a family whose first stage line is above it, not '" s "'")
         need(why != "" || !((s, f[3]) in figure), "figure " f[3] " of " s " said once")
+    } else if (kind == "compiled") {
+        # compiled FAMILY NAME: the family's, not a stage's
+        need(nf == 3 && f[3] ~ ("^" s "_[a-z0-9_]+$"), "a compiled line: compiled, family, a file name <family>_name")
+        need(why != "" || s in fam, "a compiled file of a family whose first stage line is above it, not '" s "'")
     } else if (kind == "margin") {
         # the rubric's order: margin TIER FACTOR STAGE
         need(nf == 4 && number(f[3]) && f[3] > 0, "a margin line: margin, tier, factor > 0, stage")
         need(why != "" || (f[4], f[2]) in tiers, "a margin for a tier defined above, not '" f[2] "' of '" f[4] "'")
     } else if (kind !~ /^(against|todo|sizes|points|tier|threshold|reference|bonus|barriers|technique|profile)$/) {
-        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, barriers, margin, technique, figure, profile), not '" kind "'"
+        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, barriers, margin, technique, figure, profile, compiled), not '" kind "'"
     } else if (!(s in seen)) {
         why = "a stage whose stage line is above it, not '" s "'"
     } else if (kind == "against" || kind == "todo") {
@@ -101,6 +107,8 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         lesson[n] = f[6]
         for (k = 7; k <= nf; k++) lesson[n] = lesson[n] "\t" f[k]
         if (!(f[3] in fam)) { fam[f[3]] = 1; families = families (families == "" ? "" : " ") f[3] }
+    } else if (kind == "compiled") {
+        compiled[s] = compiled[s] (compiled[s] == "" ? "" : " ") f[3]; all_compiled = all_compiled " " f[3]
     } else if (kind == "figure") {
         figure[s, f[3]] = f[4]; nfig++; fs[nfig] = s; ffield[nfig] = f[3]
     } else if (kind == "against" || kind == "todo") {
@@ -178,6 +186,9 @@ END {
     }
     print "LAB_STAGES=" sh(all) > env
     print "LAB_FAMILIES=" sh(families) > env
+    print "LAB_COMPILED=" sh(substr(all_compiled, 2)) > env
+    for (fm in compiled)
+        print "COMPILED_" fm " := " compiled[fm] > mk
     # a reference that is the solution without flags is the stage's own build
     for (i = 1; i <= nref; i++)
         if (!(rsrc[i] == "solution" && rflags[i] == "-"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/family/run.sh: a family is one place (part of make check). In a copy
 # of the lab, a toy family (a 1D stencil: tests/family/toy/, its contract
-# common/stencil.h, its family file, a skeleton, a solution and its lines of
+# toy/common/stencil.h, its family file, a skeleton, a solution and its lines of
 # stages.tsv) is added as 09_stencil, and
 #   - the files that differ from the lab's are counted and named ("a new
 #     family touched N files: ..."): at most 5;
