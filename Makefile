@@ -95,18 +95,19 @@ FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 # sets, sets.cu, and their check of a whole output, check_output.cu), linked
 # with the family's file (common/<family>_family.cu) and its other files,
 # common/<family>_*.cu and plain-C common/<family>_*.c (those are unit-tested
-# with the rest), but stage 05's baseline, linked below as source or object.
+# with the rest), of which its compiled files are linked as source or object.
 HARNESS_OBJS := $(addprefix build/common/,harness.o sets.o check_output.o args.o stats.o compare.o json.o hints.o \
                   policy.o gpu.o timing.o flush.o measure.o fdio.o phases.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
-FAMILY_CU = $(filter-out common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
+# A family's compiled files (stages.tsv's compiled lines: COMPILED_<family>,
+# a stage's answer that a later stage is timed against) a student release
+# ships as objects compiled by make release (common/<name>.o), without
+# their source: link whichever is here.
+COMPILED_OBJ = $(if $(wildcard common/$(1).cu),build/common/$(1).o,common/$(1).o)
+FAMILY_CU = $(filter-out $(COMPILED_$(1):%=common/%.cu),$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
-  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(HARNESS_OBJS)))
-# Stage 05 is timed against stage 04's answer, the unpadded tiled transpose.
-# A student release ships it as an object compiled by make release
-# (common/transpose_unpadded.o), without its source: link whichever is here.
-UNPADDED_OBJ := $(if $(wildcard common/transpose_unpadded.cu),build/common/transpose_unpadded.o,common/transpose_unpadded.o)
-OBJS_transpose += $(UNPADDED_OBJ)
+  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(HARNESS_OBJS) \
+  $(foreach c,$(COMPILED_$(f)),$(call COMPILED_OBJ,$(c)))))
 
 # Where the student's code runs (common/backend.h) is what is linked with the
 # harness: kernel.cu and common/run_here.cu (build/<stage>/<variant>, make
@@ -155,10 +156,10 @@ build/judge/%.o: judge/%.c build/flags.txt
 	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
 build/judge/%_stub.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_JUDGE_STUB -MMD -MP -c $< -o $@
 build/judge/%_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_RUNNER_FAMILY=$* -MMD -MP -c $< -o $@
 build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
@@ -403,9 +404,9 @@ release:
 	@test -x tools/release.sh || { echo "error: this is a student release; make release works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(DEST),,echo "error: say where: make release DEST=dir"; exit 2)
 	@tools/release.sh $(if $(filter-out 0,$(GIT)),--git) '$(DEST)'
-# The object that stands in for common/transpose_unpadded.cu in a release:
-# every architecture (ALL_ARCHS), and PTX for newer GPUs.
-build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h
+# The object that stands in for a compiled file (COMPILED_<family>) in a
+# release: every architecture (ALL_ARCHS), and PTX for newer GPUs.
+build/release/%.o: common/%.cu common/%.h common/gpu.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(foreach a,$(ALL_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	    -gencode arch=compute_$(lastword $(ALL_ARCHS)),code=compute_$(lastword $(ALL_ARCHS)) \

@@ -10,9 +10,9 @@
 # (profile/*.c): it runs ncu, reads its raw page and writes the report.
 PROFILE_REPORT := build/tools/profile-report
 PROFILE_SRCS := $(wildcard profile/*.c) common/spawn.c common/fdio.c
-$(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h) common/spawn.h common/fdio.h
+$(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h) common/spawn.h common/fdio.h build/stages.h
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Iprofile $(PROFILE_SRCS) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Iprofile -Ibuild $(PROFILE_SRCS) -lm -o $@
 
 PROFILE_REF := $(if $(filter exercise,$(VARIANT)),$(if $(wildcard solutions/$(STAGE)/kernel.cu),$(RUN_DIR)/solution))
 profile: stage-known $(PROFILE_REPORT) $(if $(STAGE),$(RUN_DEPS) $(PROFILE_REF))

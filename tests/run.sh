@@ -153,6 +153,7 @@ suite "every door that runs student code: the one launcher, attacks on the CPU v
 suite "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" layout tests/layout/run.sh
 suite "the one timing policy, as every stage's programs resolve it (tests/policy/run.sh)" policy tests/policy/run.sh
 suite "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tables tests/tables/run.sh
+suite "a family is one place: a toy family in five files, built, graded on the CPU, class-checked (tests/family/run.sh)" family tests/family/run.sh
 if [ -x tests/grader/run.sh ]; then
     suite "the grader (tests/grader/run.sh)" grader tests/grader/run.sh
 else

@@ -43,20 +43,16 @@ void section_head(FILE *f, const char *stage)
     fputs("</p>\n", f);
 }
 
-/* What a tier's field measures, in words, and its unit. */
+/* What a tier's field measures, in words (stages.tsv's figure lines: for
+ * every tier's field of every family), and its unit. */
 static const char *field_words(const char *stage, const char *field, const char **unit)
 {
+    static const struct { const char *family, *field, *words; } figures[] = {LAB_STAGE_FIGURES};
     const char *fam = family_of(stage);
     *unit = strstr(field, "pct_") ? "%" : "x";
-    if (!strcmp(field, "timing.speedup_vs_baseline"))
-        return "x the naive baseline";
-    if (!strcmp(field, "timing.speedup_vs_unpadded"))
-        return "x the unpadded [32][32] tile";
-    if (!strcmp(field, "timing.ratio_to_cublas"))
-        return "x cuBLAS SASUM";
-    if (!strcmp(field, "timing.pct_of_reference"))
-        return !strcmp(fam, "matmul") ? "% of cuBLAS" : !strcmp(fam, "transpose") ? "% of memcpy bandwidth"
-                                                                                  : "% of the copy rate (memcpy)";
+    for (size_t i = 0; figures[i].family; i++)
+        if (!strcmp(figures[i].family, fam) && !strcmp(figures[i].field, field))
+            return figures[i].words;
     return field;
 }
 
