@@ -85,7 +85,7 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     char *log = xasprintf("%s.log", base), *json = xasprintf("%s.json", base);
     char *rep = xasprintf("%s.ncu-rep", base), *csv = xasprintf("%s.csv", base);
     char *tsv = xasprintf("%s.tsv", base);
-    char *status = NULL;
+    jvalue *record = NULL;
     int code = MEASURED;
     unlink(log), unlink(json), unlink(rep), unlink(csv), unlink(tsv);
 
@@ -98,14 +98,16 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
          * comes from the stage) */
         asked = p->base_metrics;
     }
-    status = json_value(json, "exit_status");
+    char err[256];
+    record = lab_json_read(json, 0, err, sizeof err);
+    double status;
     if (file_has(log, "ERR_NVGPUCTRPERM"))
         code = RESTRICTED;
-    else if (!status[0])
+    else if (lab_json_number_at(record, "exit_status", &status))
         code = file_has(log, "no usable CUDA GPU") ? NO_GPU : PROGRAM_FAILED;
-    else if (!strcmp(status, "3"))
+    else if (status == 3)
         code = NO_GPU;
-    else if (strcmp(status, "0") != 0)
+    else if (status != 0)
         code = PROGRAM_FAILED;
     else if (!nonempty(rep))
         code = NOTHING_MEASURED;
@@ -121,11 +123,10 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     } else {
         kv_set(t, "launches", "0");
     }
-    static const char *const from_record[][2] = {{"gpu", "name"}, {"size", "profiled_size"}, {"knob", "knob"}};
+    static const char *const from_record[][2] = {{"gpu", "gpu.name"}, {"size", "profiled_size"}, {"knob", "knob"}};
     for (size_t i = 0; i < sizeof from_record / sizeof from_record[0]; i++) {
-        char *v = json_value(json, from_record[i][1]);
-        kv_set(t, from_record[i][0], v);
-        free(v);
+        const char *v = lab_json_string_at(record, from_record[i][1]);
+        kv_set(t, from_record[i][0], v ? v : "");
     }
     kv_set(t, "ncu", p->ncu_version);
     f = fopen(tsv, "w");
@@ -136,7 +137,8 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     if (strtol(kv_get(t, "launches"), NULL, 10) <= 0)
         code = NOTHING_MEASURED;
 done:
-    free(status), free(base), free(log), free(json), free(rep), free(csv), free(tsv);
+    lab_json_free(record);
+    free(base), free(log), free(json), free(rep), free(csv), free(tsv);
     return code;
 }
 
@@ -173,10 +175,12 @@ void explain(const struct profiler *p, int code, const char *bin, const char *na
                "module option NVreg_RestrictProfilingToAdminUsers=0) or run ncu as root / with "
                "CAP_SYS_ADMIN\n");
     } else if (code == PROGRAM_FAILED) {
-        char *message = json_value(json, "message");
+        char err[256];
+        jvalue *record = lab_json_read(json, 0, err, sizeof err);
+        const char *message = lab_json_string_at(record, "message");
         printf("hardware counters: nothing to profile, %s failed (%s); make it pass its checks first: "
-               "make run EX=%s\n", bin, message[0] ? message : "it ended without a record", ex);
-        free(message);
+               "make run EX=%s\n", bin, message && message[0] ? message : "it ended without a record", ex);
+        lab_json_free(record);
         if (!p->brief) {
             quote_log(log, tool_lines, 0, 15, 0);
             printf("(the whole output: %s)\n", log);

@@ -16,6 +16,8 @@
 #ifndef PROFILE_H
 #define PROFILE_H
 
+#include "util.h"
+
 #include <stdio.h>
 
 /* ------------------------------------------------------------- text.c */
@@ -55,8 +57,6 @@ char **read_lines(const char *path, int *n);
 void free_lines(char **lines, int n);
 /* 1 when some line of the file holds text (case-sensitive). */
 int file_has(const char *path, const char *text);
-/* The first value of key in a driver's record (one key a line). */
-char *json_value(const char *path, const char *key);
 /* 1 when the file exists and is not empty. */
 int nonempty(const char *path);
 

@@ -216,35 +216,6 @@ int file_has(const char *path, const char *text)
     return found;
 }
 
-/* The drivers write one key a line: '  "key": value,'. The first line whose
- * first word is "key": gives the value, without the comma and the quotes
- * around it (no other unescaping: the values the report needs have none). */
-char *json_value(const char *path, const char *key)
-{
-    int n;
-    char **lines = read_lines(path, &n);
-    char *want = xasprintf("\"%s\":", key), *found = NULL;
-    size_t wlen = strlen(want);
-    for (int i = 0; i < n && !found; i++) {
-        const char *s = lines[i] + strspn(lines[i], " \t");
-        if (strncmp(s, want, wlen) != 0 || (s[wlen] && !strchr(" \t", s[wlen])))
-            continue;
-        const char *v = strchr(lines[i], ':') + 1;
-        v += strspn(v, " ");
-        found = xstrdup(v);
-        size_t len = strlen(found);
-        if (len > 0 && found[len - 1] == ',')
-            found[--len] = '\0';
-        if (len > 0 && found[len - 1] == '"')
-            found[--len] = '\0';
-        if (found[0] == '"')
-            memmove(found, found + 1, len);
-    }
-    free(want);
-    free_lines(lines, n);
-    return found ? found : xstrdup("");
-}
-
 int nonempty(const char *path)
 {
     struct stat st;

@@ -9,7 +9,7 @@
  * the first message of each stage.
  */
 #include "report.h"
-#include "grader.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -19,24 +19,24 @@
 static int number(const jvalue *v, const char *path, int fallback)
 {
     double d;
-    return json_number_at(v, path, &d) == 0 ? (int)d : fallback;
+    return lab_json_number_at(v, path, &d) == 0 ? (int)d : fallback;
 }
 
 static void read_tiers(const jvalue *st, stage_rec *r)
 {
-    const jvalue *tiers = json_get(st, "tiers");
+    const jvalue *tiers = lab_json_get(st, "tiers");
     for (int k = 0; tiers && tiers->type == J_ARRAY && k < tiers->count && r->ntiers < 4; k++) {
         const jvalue *t = tiers->items[k];
         tier_rec *o = &r->tiers[r->ntiers++];
         const char *s;
-        snprintf(o->name, sizeof o->name, "%s", (s = json_string_at(t, "name")) ? s : "?");
-        snprintf(o->field, sizeof o->field, "%s", (s = json_string_at(t, "field")) ? s : "");
-        snprintf(o->op, sizeof o->op, "%s", (s = json_string_at(t, "op")) && !strcmp(s, "<=") ? "<=" : ">=");
+        snprintf(o->name, sizeof o->name, "%s", (s = lab_json_string_at(t, "name")) ? s : "?");
+        snprintf(o->field, sizeof o->field, "%s", (s = lab_json_string_at(t, "field")) ? s : "");
+        snprintf(o->op, sizeof o->op, "%s", (s = lab_json_string_at(t, "op")) && !strcmp(s, "<=") ? "<=" : ">=");
         o->points = number(t, "points", 0);
         o->max = number(t, "max_points", 0);
-        o->graded = json_bool_at(t, "graded") == 1;
-        o->have_threshold = json_number_at(t, "threshold", &o->threshold) == 0;
-        o->have_value = json_number_at(t, "value", &o->value) == 0;
+        o->graded = lab_json_bool_at(t, "graded") == 1;
+        o->have_threshold = lab_json_number_at(t, "threshold", &o->threshold) == 0;
+        o->have_value = lab_json_number_at(t, "value", &o->value) == 0;
     }
 }
 
@@ -52,20 +52,20 @@ static void read_record(const char *out, class_rec *c, student_rec *s)
     if (!text)
         return;
     char err[256];
-    jvalue *v = json_parse(text, len, err, sizeof err);
+    jvalue *v = lab_json_parse(text, len, err, sizeof err);
     free(text);
     if (!v) {
         s->record_error = xfmt("grade.json is not the grader's: %s", err);
         return;
     }
     s->have_record = 1;
-    const char *gpu = json_string_at(v, "gpu");
+    const char *gpu = lab_json_string_at(v, "gpu");
     if (gpu && *gpu && !c->gpu)
         c->gpu = xdup(gpu);
-    const jvalue *stages = json_get(v, "stages");
+    const jvalue *stages = lab_json_get(v, "stages");
     for (int k = 0; stages && stages->type == J_ARRAY && k < stages->count; k++) {
         const jvalue *st = stages->items[k];
-        const char *name = json_string_at(st, "stage");
+        const char *name = lab_json_string_at(st, "stage");
         for (int i = 0; name && i < c->nstages; i++) {
             if (strcmp(name, c->stages[i]) || s->stages[i].present)
                 continue;
@@ -73,16 +73,16 @@ static void read_record(const char *out, class_rec *c, student_rec *s)
             r->present = 1;
             r->points = number(st, "points", 0);
             r->max = number(st, "max_points", 0);
-            r->correct = json_bool_at(st, "correct") == 1;
-            r->flagged = json_bool_at(st, "flagged") == 1;
-            r->ran = json_bool_at(st, "ran") == 1;
-            r->bonus = json_bool_at(st, "bonus") == 1;
-            const char *why = json_string_at(st, "reason");
+            r->correct = lab_json_bool_at(st, "correct") == 1;
+            r->flagged = lab_json_bool_at(st, "flagged") == 1;
+            r->ran = lab_json_bool_at(st, "ran") == 1;
+            r->bonus = lab_json_bool_at(st, "bonus") == 1;
+            const char *why = lab_json_string_at(st, "reason");
             r->reason = xdup(why ? why : "");
             read_tiers(st, r);
         }
     }
-    json_free(v);
+    lab_json_free(v);
 }
 
 /* The student's check.tsv: "stage<TAB>word<TAB>message" a line after its
