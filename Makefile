@@ -225,14 +225,7 @@ all: $(BINARIES) $(JUDGE_BINARIES) build/confine/cuda-probe
 
 build/common:
 	@mkdir -p $@
-
-# build/common/libhost.a: the helper library every host program links (the
-# grader, class tools, the profiler's report, the Gradescope checks):
-# common/util.h, with the JSON writer, spawning and descriptors
-HOST_LIB := build/common/libhost.a
-HOST_LIB_OBJS := $(addprefix build/common/,json.o jsonread.o files.o signals.o spawn.o fdio.o)
-$(HOST_LIB): $(HOST_LIB_OBJS)
-	$(call step,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+include common/common.mk
 
 # ------------------------------------------------------------- one stage
 # EX=03, EX=3 or EX=03_tiled picks the stage (a prefix that fits several,
