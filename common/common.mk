@@ -3,5 +3,5 @@
 # the profiler's report, the Gradescope checks): common/util.h, with the
 # JSON writer (lab.h), starting programs (spawn.h) and descriptors (fdio.h).
 HOST_LIB := build/common/libhost.a
-$(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o signals.o spawn.o fdio.o)
+$(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o util.o signals.o spawn.o fdio.o)
 	$(call step,AR,$@)rm -f $@ && $(AR) rcs $@ $^

@@ -3,6 +3,8 @@
  * (build/common/libhost.a): the grader, the class tools, the profiler's
  * report and the Gradescope checks.
  *
+ *   util.c      memory that never comes back NULL, formatted strings, and
+ *               lab_fatal, the one way a host program ends on an error
  *   jsonread.c  a strict JSON reader for the drivers' records (untrusted
  *               input); the writer is lab.h's lab_json
  *   files.c     a file's text
@@ -14,6 +16,20 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+/* =================================================== memory: util.c */
+
+/* The exit status of a host program that ran out of memory. */
+enum { LAB_OUT_OF_MEMORY = 1 };
+
+/* "PROGRAM: message" on stderr (stdout flushed first), then exit(status):
+ * each program gives its statuses their meanings in its header. */
+_Noreturn void lab_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *lab_alloc(size_t n);            /* zeroed */
+void *lab_grow(void *p, size_t n);    /* realloc */
+char *lab_strdup(const char *s);
+/* printf into a new string */
+char *lab_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ============================================= JSON reader: jsonread.c */
 

@@ -33,10 +33,10 @@ char *ncu_version(const char *ncu)
         if (strstr(line, "Version")) {
             char *rest = NULL, *word = strtok_r(line, " \t", &rest);
             word = word ? strtok_r(NULL, " \t", &rest) : NULL;
-            version = xstrdup(word ? word : "");
+            version = lab_strdup(word ? word : "");
         }
     free(text);
-    return version ? version : xstrdup("");
+    return version ? version : lab_strdup("");
 }
 
 /* An ncu that does not know an optional metric refuses them all. */
@@ -63,7 +63,7 @@ static void run_ncu(const struct profiler *p, const char *bin, const char *base,
     int nargs = 0;
     while (p->driver_args[nargs])
         nargs++;
-    char **argv = xmalloc((size_t)(nargs + 16) * sizeof *argv);
+    char **argv = lab_alloc((size_t)(nargs + 16) * sizeof *argv);
     int a = 0;
     /* clocks locked to base (ncu's default, said here so that the report's
      * note holds whatever a config file says) */
@@ -81,10 +81,10 @@ static void run_ncu(const struct profiler *p, const char *bin, const char *base,
 
 int measure(const struct profiler *p, const char *bin, const char *name, struct kv *t)
 {
-    char *base = xasprintf("%s/%s", p->out, name);
-    char *log = xasprintf("%s.log", base), *json = xasprintf("%s.json", base);
-    char *rep = xasprintf("%s.ncu-rep", base), *csv = xasprintf("%s.csv", base);
-    char *tsv = xasprintf("%s.tsv", base);
+    char *base = lab_asprintf("%s/%s", p->out, name);
+    char *log = lab_asprintf("%s.log", base), *json = lab_asprintf("%s.json", base);
+    char *rep = lab_asprintf("%s.ncu-rep", base), *csv = lab_asprintf("%s.csv", base);
+    char *tsv = lab_asprintf("%s.tsv", base);
     jvalue *record = NULL;
     int code = MEASURED;
     unlink(log), unlink(json), unlink(rep), unlink(csv), unlink(tsv);
@@ -148,7 +148,7 @@ static void quote_log(const char *path, const char *const *prefixes, int keep, i
 {
     int n, picked = 0;
     char **lines = read_lines(path, &n);
-    int *pick = xmalloc((size_t)(n + 1) * sizeof *pick);
+    int *pick = lab_alloc((size_t)(n + 1) * sizeof *pick);
     for (int i = 0; i < n; i++) {
         int starts = 0;
         for (const char *const *p = prefixes; *p; p++)
@@ -166,7 +166,7 @@ static void quote_log(const char *path, const char *const *prefixes, int keep, i
 
 void explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex)
 {
-    char *log = xasprintf("%s/%s.log", p->out, name), *json = xasprintf("%s/%s.json", p->out, name);
+    char *log = lab_asprintf("%s/%s.log", p->out, name), *json = lab_asprintf("%s/%s.json", p->out, name);
     static const char *const tool_lines[] = {"==", NULL};
     static const char *const warnings[] = {"==ERROR==", "==WARNING==", NULL};
     if (code == RESTRICTED) {

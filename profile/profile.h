@@ -10,6 +10,7 @@
  *   verdicts.c what the counters say: coalescing, bank conflicts, occupancy
  *   report.c   the table and the verdicts in words (full or brief)
  *   text.c     key/value tables, numbers as awk read them, lines of files
+ *              (memory, strings and the JSON reader: common/util.h)
  *
  * Plain C11 and POSIX; no CUDA, no ncu needed to build or test it.
  */
@@ -46,10 +47,6 @@ void grouped(char *buf, size_t size, double v);
 /* the whole part of v as "%d" prints it */
 void whole(char *buf, size_t size, double v);
 
-void *xmalloc(size_t size);
-char *xstrdup(const char *s);
-/* printf into a new string */
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The lines of a file, without their newlines; NULL where it cannot be read.
  * *n is their number. free_lines frees them. */
