@@ -226,6 +226,7 @@ all: $(BINARIES) $(JUDGE_BINARIES) build/confine/cuda-probe
 
 build/common:
 	@mkdir -p $@
+include common/common.mk
 
 # ------------------------------------------------------------- one stage
 # EX=03, EX=3 or EX=03_tiled picks the stage (a prefix that fits several,
@@ -328,12 +329,11 @@ sweep: stage-known $(SWEEP_BINS)
 # GRADE_SRC= comes in through the one intake (grader/intake/intake.mk).
 include grader/intake/intake.mk
 GRADER_SRCS := $(wildcard grader/*.c)
-GRADER_COMMON_SRCS := common/json.c common/signals.c common/spawn.c common/fdio.c
-build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS) common/lab.h \
-                    common/spawn.h common/fdio.h $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS)
+build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h $(HOST_LIB) $(wildcard common/*.h) \
+                    $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild $(GRADER_SRCS) \
-	    $(INTAKE_LIB_SRCS) $(GRADER_COMMON_SRCS) -lm -o $@
+	    $(INTAKE_LIB_SRCS) $(HOST_LIB) -lm -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)
@@ -412,16 +412,15 @@ build/release/%.o: common/%.cu common/%.h common/gpu.h
 	    -gencode arch=compute_$(lastword $(ALL_ARCHS)),code=compute_$(lastword $(ALL_ARCHS)) \
 	    -O3 -std=c++17 -Icommon -c $< -o $@
 # build/grader/class: class grading (grader/class/class.h), with the
-# grader's own JSON reader; left out of a student release with grader/class/.
+# lab's one JSON reader (common/jsonread.c); left out of a student release with grader/class/.
 # Its probe of the wall builds confine from CONFINE_SRCS, handed over here.
 CLASS_SRCS := $(wildcard grader/class/*.c)
-CLASS_COMMON_SRCS := common/spawn.c common/fdio.c
-build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c grader/sentence.c $(CLASS_COMMON_SRCS) \
+build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/util.c grader/sentence.c $(HOST_LIB) \
                     $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS) build/stages.h Makefile
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild \
-	    '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' $(CLASS_SRCS) $(INTAKE_LIB_SRCS) grader/jsonread.c grader/util.c grader/sentence.c \
-	    $(CLASS_COMMON_SRCS) -lm -o $@
+	    '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' $(CLASS_SRCS) $(INTAKE_LIB_SRCS) grader/util.c grader/sentence.c \
+	    $(HOST_LIB) -lm -o $@
 # make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
 -include gradescope/gradescope.mk
 class: $(if $(CLASS_SRCS),build/grader/class)

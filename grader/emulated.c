@@ -218,18 +218,17 @@ int emulated_main(int argc, char **argv)
             printf("the CPU emulation of your kernel names: %s\n", cause);
         return 0;
     }
-    char *text = read_file_text(argv[4], 1u << 20), err[256], at[48] = "any";
-    jvalue *rec = text ? json_parse(text, strlen(text), err, sizeof err) : NULL;
+    char err[256], at[48] = "any";
+    jvalue *rec = lab_json_read(argv[4], 1u << 20, err, sizeof err);
     double status = 1, seed = 0;
     if (rec) {
-        json_number_at(rec, "exit_status", &status);
+        lab_json_number_at(rec, "exit_status", &status);
         emulate_size(rec, (int)status, at, sizeof at);
-        json_number_at(rec, "seed", &seed);
+        lab_json_number_at(rec, "seed", &seed);
     }
     if (at[0] && emulated_cause(".", argv[2], argv[3], at, own, (unsigned long long)seed, EMULATED_LIMIT_S, cause,
                                 sizeof cause))
         printf("the CPU emulation of your kernel names the cause: %s\n", cause);
-    json_free(rec);
-    free(text);
+    lab_json_free(rec);
     return 0;
 }

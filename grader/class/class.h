@@ -12,7 +12,7 @@
  *   check.c     one student checked without a GPU (make class CHECK=1):
  *               each stage built inside the wall, the emulator where the
  *               lab has one, a row of what was found
- *   points.c    a student's grade.json (grader/jsonread.c) into points
+ *   points.c    a student's grade.json (common/jsonread.c) into points
  *               and one short phrase per stage that lost points
  *   gradebook.c the rows (OUT/students/NAME/row.csv) and gradebook.csv
  *   roster.c    the roster (ROSTER): one row each, the id
@@ -33,6 +33,16 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+
+/* The helper library's names (common/util.h) as the files of grader/class/
+ * still spell them, until they are renamed (issue 46). */
+#define json_parse lab_json_parse
+#define json_free lab_json_free
+#define json_get lab_json_get
+#define json_string_at lab_json_string_at
+#define json_number_at lab_json_number_at
+#define json_bool_at lab_json_bool_at
+#define read_file_text lab_read_file
 
 /* Exit statuses: 0 done (whatever the grades), 1 a step failed, 2 usage,
  * 3 no GPU here for the local back end, 5 the runs cannot be confined,
@@ -88,7 +98,7 @@ char **words(const char *text, int *count);
  * any), without the newline (new string). */
 char *last_line(const char *text, const char *skip);
 /* A file written whole through NAME.tmp and a rename (0, or -1); one is
- * read whole with read_file_text(path, 0) (grader/grader.h). */
+ * read whole with lab_read_file(path, 0) (common/util.h). */
 int write_atomic(const char *path, const char *text);
 int copy_file(const char *from, const char *to);
 /* 1 when a's time is later than b's, or a exists and b does not (test -nt). */

@@ -53,6 +53,9 @@ shared=$(for f in common/*_family.cu; do
         { prev = $3; pf = $1; pl = $2 }')
 check "the family files share no run of 6 identical lines" "$([ -z "$shared" ]; echo $?)" "$shared"
 
+names=$(bash "$lab/tests/layout/names.sh" --root . 2>&1); st=$?
+check "every global function is named lab_... or after its folder (tests/layout/names.sh)" "$st" "$names"
+
 # each check can fail: a copy with one fault of each kind planted
 if [ -z "${LAB_LAYOUT_ROOT:-}" ]; then
     # the lines of code outside tests/ (issue 46, item 6): printed, and
@@ -80,13 +83,16 @@ if [ -z "${LAB_LAYOUT_ROOT:-}" ]; then
     printf 'int wide(const char *ex) { return !strcmp(ex, "06"); }\n' > "$t/profile/wide.c"
     sed -n '/^static int judge/,/^}/p' common/matmul_family.cu > "$t/shared"
     cat "$t/shared" "$t/shared" >> "$t/common/transpose_family.cu"
+    mkdir -p "$t/tests/layout"
+    echo "common/gone.c old_name" > "$t/tests/layout/names.txt"; : > "$t/common/gone.c"
     got=$(LAB_LAYOUT_ROOT=$t bash "$0" 2>&1)
     planted=0
     for want in "FAIL  no LAB_JUDGE conditional" "common/planted.cu:1" "FAIL  no source file over 500" \
                 "common/long.sh: 501 lines" "FAIL  no function over 80" "common/grow.c:1: grow is 93 lines" \
                 "judge/grow.c:1: grow_judged is 93 lines" \
                 "FAIL  no stage number compared" "profile/wide.c:1" \
-                "FAIL  the family files share no run" "0 passed, 5 failed"; do
+                "FAIL  the family files share no run" "FAIL  every global function" "common/grow.c: grow" \
+                "common/gone.c old_name" "0 passed, 6 failed"; do
         case $got in *"$want"*) ;; *) planted=1; echo "      missing: $want" ;; esac
     done
     case $got in *judge/allowed.cu*) planted=1; echo "      judge/'s LAB_JUDGE conditional was flagged" ;; esac
