@@ -301,10 +301,7 @@ check "built ahead: each student's stages built once by a builder, before its ma
 check "PROBED=1 for every student of a worker after its first graded one (the GPU checks made once)" \
     "$([ "$(awk '{ print $4 }' "$log8" | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "probed=0:1 probed=1:$(($(wc -l <"$log8") - 1)) " ]; ok)" \
     "$(cat "$log8")"
-overlap=$(awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
-    $2 == "grade" { m++; gn[m] = $1; gs[m] = $3; ge[m] = $4 }
-    END { for (i = 1; i <= n; i++) for (j = 1; j <= m; j++)
-              if (bn[i] != gn[j] && bs[i] < ge[j] && gs[j] < be[i]) { print bn[i] " while grading " gn[j]; exit } }' "$blog8")
+overlap=$(built_while_grading "$blog8")
 check "built ahead: no student is built while the GPU grades another (no compiler beside a timing judge)" \
     "$([ -z "$overlap" ] && [ "$(grep -c ' build ' "$blog8")" -gt 0 ]; ok)" "$overlap; $(cat "$blog8")"
 . tests/class/pipeline.sh
