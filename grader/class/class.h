@@ -80,6 +80,11 @@ typedef struct {
     int gpu_probed;         /* this process graded someone on its GPU     */
     char *arch;             /* CUDA_ARCH of a check's builds, or NULL     */
     long build_jobs;        /* make -j of a student's build ahead, or 0   */
+    double clock_start;     /* lab_spawn_now() when grading began, or 0   */
+    int clock_gpus;         /* the GPUs grading on that clock             */
+    char *clock_marks;      /* a folder where each GPU-graded student is  */
+                            /* marked (workers share it), or NULL         */
+    int clock_graded;       /* without clock_marks: this process's count  */
 } class_state;
 extern class_state cls;
 
@@ -163,6 +168,9 @@ void grade_prepared(const char *name);
 void grade_one(const char *name);
 /* Whether the student sent that stage. */
 int submitted_stage(const char *name, const char *stage);
+/* Students a minute on each GPU by the class's clock (cls.clock_*),
+ * counting those graded so far; 0 when the clock has not started. */
+double class_rate(void);
 
 /* ============================================================== check.c */
 /* What the lab builds once for a check, and what each submitted stage
