@@ -6,7 +6,7 @@
  *   text.c        files, HTML escaping, CSV fields (memory, JSON, errors:
  *                 common/util.h, the helper library)
  *   classdata.c   a class's OUT: gradebook.csv and each student's grade.json
- *                 (read with the grader's own JSON reader, grader/jsonread.c)
+ *                 (read with the grader's own JSON reader, common/jsonread.c)
  *   report.c      OUT/report.html: one self-contained page, inline SVG
  *   checkpage.c   the page of a check (make class CHECK=1): what compiled,
  *                 what was correct on the CPU emulator, each first message
