@@ -95,18 +95,19 @@ FAMILIES := $(sort $(foreach s,$(STAGES),$(FAMILY_$(s))))
 # sets, sets.cu, and their check of a whole output, check_output.cu), linked
 # with the family's file (common/<family>_family.cu) and its other files,
 # common/<family>_*.cu and plain-C common/<family>_*.c (those are unit-tested
-# with the rest), but stage 05's baseline, linked below as source or object.
+# with the rest), of which its compiled files are linked as source or object.
 HARNESS_OBJS := $(addprefix build/common/,harness.o sets.o check_output.o args.o stats.o compare.o json.o hints.o \
-                  gpu.o timing.o flush.o measure.o fdio.o phases.o)
+                  policy.o gpu.o timing.o flush.o measure.o fdio.o phases.o)
 FAMILY_C_SRCS := $(foreach f,$(FAMILIES),$(wildcard common/$(f)_*.c))
-FAMILY_CU = $(filter-out common/transpose_unpadded.cu,$(wildcard common/$(1)_*.cu))
+# A family's compiled files (stages.tsv's compiled lines: COMPILED_<family>,
+# a stage's answer that a later stage is timed against) a student release
+# ships as objects compiled by make release (common/<name>.o), without
+# their source: link whichever is here.
+COMPILED_OBJ = $(if $(wildcard common/$(1).cu),build/common/$(1).o,common/$(1).o)
+FAMILY_CU = $(filter-out $(COMPILED_$(1):%=common/%.cu),$(wildcard common/$(1)_*.cu))
 $(foreach f,$(FAMILIES),$(eval OBJS_$(f) := $(patsubst common/%.cu,build/common/%.o,$(call FAMILY_CU,$(f))) \
-  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(HARNESS_OBJS)))
-# Stage 05 is timed against stage 04's answer, the unpadded tiled transpose.
-# A student release ships it as an object compiled by make release
-# (common/transpose_unpadded.o), without its source: link whichever is here.
-UNPADDED_OBJ := $(if $(wildcard common/transpose_unpadded.cu),build/common/transpose_unpadded.o,common/transpose_unpadded.o)
-OBJS_transpose += $(UNPADDED_OBJ)
+  $(patsubst common/%.c,build/common/%.o,$(wildcard common/$(f)_*.c)) $(HARNESS_OBJS) \
+  $(foreach c,$(COMPILED_$(f)),$(call COMPILED_OBJ,$(c)))))
 
 # Where the student's code runs (common/backend.h) is what is linked with the
 # harness: kernel.cu and common/run_here.cu (build/<stage>/<variant>, make
@@ -155,10 +156,10 @@ build/judge/%.o: judge/%.c build/flags.txt
 	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
 build/judge/%_stub.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_JUDGE_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_JUDGE_STUB -MMD -MP -c $< -o $@
 build/judge/%_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_FAMILY_$* -MMD -MP -c $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_RUNNER_FAMILY=$* -MMD -MP -c $< -o $@
 build/judge/echo_call.o: judge/calls.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
@@ -225,6 +226,7 @@ all: $(BINARIES) $(JUDGE_BINARIES) build/confine/cuda-probe
 
 build/common:
 	@mkdir -p $@
+include common/common.mk
 
 # ------------------------------------------------------------- one stage
 # EX=03, EX=3 or EX=03_tiled picks the stage (a prefix that fits several,
@@ -327,12 +329,11 @@ sweep: stage-known $(SWEEP_BINS)
 # GRADE_SRC= comes in through the one intake (grader/intake/intake.mk).
 include grader/intake/intake.mk
 GRADER_SRCS := $(wildcard grader/*.c)
-GRADER_COMMON_SRCS := common/json.c common/signals.c common/spawn.c common/fdio.c
-build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS) common/lab.h \
-                    common/spawn.h common/fdio.h $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS)
+build/grader/grade: $(GRADER_SRCS) grader/grader.h grader/grading.h build/stages.h $(HOST_LIB) $(wildcard common/*.h) \
+                    $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild $(GRADER_SRCS) \
-	    $(INTAKE_LIB_SRCS) $(GRADER_COMMON_SRCS) -lm -o $@
+	    $(INTAKE_LIB_SRCS) $(HOST_LIB) -lm -o $@
 
 # build/confine/cuda-probe: the GPU at work inside the confinement, which the
 # grader checks once before it grades (grader/confinement.c)
@@ -403,24 +404,23 @@ release:
 	@test -x tools/release.sh || { echo "error: this is a student release; make release works in the instructors' copy of the lab"; exit 2; }
 	@$(if $(DEST),,echo "error: say where: make release DEST=dir"; exit 2)
 	@tools/release.sh $(if $(filter-out 0,$(GIT)),--git) '$(DEST)'
-# The object that stands in for common/transpose_unpadded.cu in a release:
-# every architecture (ALL_ARCHS), and PTX for newer GPUs.
-build/release/transpose_unpadded.o: common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h
+# The object that stands in for a compiled file (COMPILED_<family>) in a
+# release: every architecture (ALL_ARCHS), and PTX for newer GPUs.
+build/release/%.o: common/%.cu common/%.h common/gpu.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(foreach a,$(ALL_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	    -gencode arch=compute_$(lastword $(ALL_ARCHS)),code=compute_$(lastword $(ALL_ARCHS)) \
 	    -O3 -std=c++17 -Icommon -c $< -o $@
 # build/grader/class: class grading (grader/class/class.h), with the
-# grader's own JSON reader; left out of a student release with grader/class/.
+# lab's one JSON reader (common/jsonread.c); left out of a student release with grader/class/.
 # Its probe of the wall builds confine from CONFINE_SRCS, handed over here.
 CLASS_SRCS := $(wildcard grader/class/*.c)
-CLASS_COMMON_SRCS := common/spawn.c common/fdio.c
-build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/jsonread.c grader/util.c grader/sentence.c $(CLASS_COMMON_SRCS) \
+build/grader/class: $(CLASS_SRCS) grader/class/class.h grader/grader.h grader/util.c grader/sentence.c $(HOST_LIB) \
                     $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS) build/stages.h Makefile
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild \
-	    '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' $(CLASS_SRCS) $(INTAKE_LIB_SRCS) grader/jsonread.c grader/util.c grader/sentence.c \
-	    $(CLASS_COMMON_SRCS) -lm -o $@
+	    '-DLAB_CONFINE_SRCS="$(CONFINE_SRCS)"' $(CLASS_SRCS) $(INTAKE_LIB_SRCS) grader/util.c grader/sentence.c \
+	    $(HOST_LIB) -lm -o $@
 # make gradescope DEST=dir: gradescope/gradescope.mk (not in a release)
 -include gradescope/gradescope.mk
 class: $(if $(CLASS_SRCS),build/grader/class)
@@ -449,7 +449,7 @@ export: $(if $(CLASS_SRCS),build/grader/class)
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_LIB_SRCS := $(addprefix common/,args.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c) $(FAMILY_C_SRCS)
+UNIT_LIB_SRCS := $(addprefix common/,args.c policy.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@
@@ -473,7 +473,7 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 # GPU is here (tests/run.sh; T=SUITE[:CHECK]: one suite, the checks matching).
 # (in a student release: on the skeletons as handed out, status/status.mk)
 include status/status.mk
-check: $(if $(PRISTINE_CHECK),,build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck emu-all)
+check: $(if $(PRISTINE_CHECK),,check-build)
 	@$(or $(PRISTINE_CHECK),tests/run.sh $(if $(T),--only '$(T)'))
 
 # ------------------------------------------------------------------- docs

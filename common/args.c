@@ -144,6 +144,7 @@ static int option_value(const char *opt, const char *val, int allow_2d, lab_args
         }
         *(!strcmp(opt, "--record-fd") ? &a->record_fd : &a->progress_fd) = (int)fd;
     } else if (!strcmp(opt, "--budget-ms")) {
+        a->have_budget = 1;
         if (parse_double(val, &a->budget_ms)) {
             snprintf(err, errlen, "--budget-ms '%s' is not a number >= 0", val);
             return -1;
@@ -194,7 +195,6 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
     memset(a, 0, sizeof *a);
     a->record_fd = -1;
     a->progress_fd = -1;
-    a->budget_ms = 1000.0;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (takes_value(opt)) {
@@ -208,6 +208,8 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a, char *err,
             a->help = 1;
         } else if (!strcmp(opt, "--check-only")) {
             a->check_only = 1;
+        } else if (!strcmp(opt, "--print-policy")) {
+            a->print_policy = 1;
         } else if (!strcmp(opt, "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(opt, "--profile")) {
@@ -228,7 +230,8 @@ void lab_print_usage(FILE *out, const char *prog, const char *family_help)
             "  --sizes LIST     sizes checked before timing, comma-separated\n"
             "  --seed S         seed of the random inputs (default: new each run)\n"
             "  --check-only     check correctness, skip timing\n"
-            "  --budget-ms MS   kernel time spent timing each kernel (default 1000)\n"
+            "  --budget-ms MS   kernel time spent timing each kernel (default 1000;\n"
+            "                   the timing policy's, common/policy.c)\n"
             "  --baseline-ms MS --baseline-at SIZE\n"
             "                   the naive baseline took MS a call at SIZE (n=4096), timed\n"
             "                   earlier in the same grade: not timed again (the grader's;\n"
@@ -238,9 +241,23 @@ void lab_print_usage(FILE *out, const char *prog, const char *family_help)
             "  --progress-fd FD write one line per phase to descriptor FD as it begins\n"
             "                   (check n=17, checks passed, timing ..., done; the grader's)\n"
             "  --quiet          print only the summary\n"
+            "  --print-policy   print the timing policy these options give, one setting\n"
+            "                   a line, and end (no GPU needed)\n"
             "  --profile        after the checks, run one call at the timed size inside\n"
             "                   cudaProfilerStart/Stop and skip timing (for make profile)\n"
             "exit status: 0 ok, 1 wrong result, 2 usage, 3 no GPU, 4 CUDA error,\n"
             "             5 out of GPU memory\n",
             prog, family_help);
+}
+
+int lab_print_asked(FILE *out, const lab_args *a, const char *prog, const char *family_help)
+{
+    if (a->help) {
+        lab_print_usage(out, prog, family_help);
+    } else if (a->print_policy) {
+        lab_timing_policy p;
+        lab_policy_fill(&p, a);
+        lab_policy_print(out, &p);
+    }
+    return a->help || a->print_policy;
 }

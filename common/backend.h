@@ -24,9 +24,6 @@ typedef struct lab_buffer lab_buffer;
  * runner costs, for the timing to subtract). */
 enum lab_side { LAB_HERE = 0, LAB_STUDENT = 1, LAB_ECHO = 2 };
 
-/* At most this many calls in a timed batch. */
-enum { LAB_MAX_BATCH = 32 };
-
 /* Take the backend's own options out of argv (the judge's --runner, --echo,
  * --confine, --confine-files, --call-limit-s); the rest is the harness's. */
 void lab_backend_take_args(int *argc, char **argv);

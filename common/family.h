@@ -131,6 +131,23 @@ typedef struct {
      * warning when the student's time is below floor_ms */
     void (*conclude)(void *ctx, const lab_timing *rows, const lab_gpu *g, double floor_ms, int plausible,
                      lab_json *j);
+
+    /* The CPU emulation (emu/): sizes that run in seconds there. checked:
+     * the checks' (--sizes), last: in place of the timed size, checked
+     * last (--n); counted: the size whose first launch is counted (make
+     * explain, the technique) and smallest, make explain's last check;
+     * small: the sizes a grade's emulated run adds to the size the GPU
+     * failed at (grader/emulated.c), which it keeps only where its work is
+     * at most max_work. madds and outputs: the multiply-adds (NULL: none)
+     * and output elements of one call, for the technique's ratios. */
+    struct {
+        const char *checked, *last, *counted, *smallest, *small;
+        double max_work;
+        double (*madds)(lab_dims size), (*outputs)(lab_dims size);
+    } emu;
+    /* make explain's advice where global accesses are not coalesced (emu/
+     * explain_report.cc), with the handout that shows how; NULL: general */
+    const char *coalescing_advice;
 } lab_family;
 
 extern const lab_family lab_family_this;

@@ -29,13 +29,14 @@ __global__ void fill_words(uint4 *p, size_t count, uint64_t seed)
     }
 }
 
-void lab_l2_setup(void)
+void lab_l2_setup(const lab_timing_policy *p)
 {
     if (g_flush)
         return;
     int l2 = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    size_t bytes = 2 * (size_t)l2 > (32u << 20) ? 2 * (size_t)l2 : (32u << 20);
+    const size_t least = (size_t)p->l2_flush_min_mib << 20;
+    size_t bytes = p->l2_flush_l2s * (size_t)l2 > least ? p->l2_flush_l2s * (size_t)l2 : least;
     g_flush_words = bytes / 16;
     CUDA_CHECK(cudaMalloc(&g_flush, g_flush_words * 16));
     CUDA_CHECK(cudaMalloc(&g_sum, sizeof *g_sum));

@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The flushed buffer, private to this process: made the first time. */
-void lab_l2_setup(void);
+#include "lab.h"
+
+/* The flushed buffer, private to this process: made the first time, of
+ * the size the timing policy says (policy.c). */
+void lab_l2_setup(const lab_timing_policy *p);
 /* An L2 flush, here: before a batch's calls, wherever they run (a runner
  * is never asked to flush: judge/README.md, "The judge"). */
 void lab_l2_flush(void);

@@ -477,10 +477,8 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
         fprintf(stderr, "error: %s\n", err);
         exit(LAB_EXIT_USAGE);
     }
-    if (a->help) {
-        lab_print_usage(stdout, argv[0], family_help);
+    if (lab_print_asked(stdout, a, argv[0], family_help))
         exit(LAB_EXIT_OK);
-    }
     /* stdout may be a pipe to the grader: flush every line so that nothing
      * is lost if the kernel under test ends the process */
     setvbuf(stdout, NULL, _IOLBF, 0);

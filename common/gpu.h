@@ -140,15 +140,10 @@ extern const lab_measure_gpu lab_measure_on_gpu;
 
 /* Milliseconds on a monotonic clock. */
 double lab_now_ms(void);
-/* The least number of timed calls for a kernel whose first call took
- * first_ms (over 100 ms: a slow one; timing.cu). */
-int lab_slow_call_reps(double first_ms);
 /* 64 bits nobody could know in advance (getrandom): a batch's inputs
  * and the elements its checks sample. */
 uint64_t lab_fresh_seed(void);
 
-/* The default policy, with the kernel-time budget from --budget-ms. */
-lab_timing_policy lab_default_policy(const lab_args *a);
 
 /* A cuBLAS handle in strict FP32: TF32 and other reduced-precision modes off. */
 cublasHandle_t lab_cublas_strict(void);

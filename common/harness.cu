@@ -157,7 +157,8 @@ enum { MAX_KERNELS = 8 };
 
 /* Time the student, check its last timed call, time the references; the
  * table, the conclusion, the record. */
-static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab_record *rec)
+static int run_timing(const lab_args *a, const lab_timing_policy *policy, const lab_gpu *g, cublasHandle_t h,
+                      lab_record *rec)
 {
     const int nsets = lab_sets_that_fit(F->sets, F->set_bytes(a->timing));
     const double work = F->work(a->timing);
@@ -165,7 +166,6 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
     const lab_kernel *K = F->kernels;
     if (a->profile)
         return lab_profile_call(rec, K[0].call, K[0].prepare, ctx);
-    lab_timing_policy policy = lab_default_policy(a);
     lab_measure m;
     lab_measure_begin(&m, a, &lab_measure_on_gpu);
     lab_timing rows[MAX_KERNELS];
@@ -182,7 +182,7 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
         printf("\ntiming at %s (%d input sets, fresh inputs, L2 flushed before the first call)...\n", label, nsets);
     /* the student first: where the backend runs it, the runner that ran
      * the checks (timing.cu); its samples wait in m for the settle */
-    time_kernel(&m, &K[0], &rows[0], ctx, nsets, &policy, 1);
+    time_kernel(&m, &K[0], &rows[0], ctx, nsets, policy, 1);
 
     /* the last timed call's output must be right too */
     lab_json_array(&rec->j, "timed_output_check");
@@ -200,7 +200,7 @@ static int run_timing(const lab_args *a, const lab_gpu *g, cublasHandle_t h, lab
         if (K[i].reusable && reuse_baseline(a, label, &rows[i]))
             reused = 1;
         else
-            time_kernel(&m, &K[i], &rows[i], ctx, nsets, &policy, 0);
+            time_kernel(&m, &K[i], &rows[i], ctx, nsets, policy, 0);
         verified[i] = K[i].verify ? K[i].verify(ctx, rows[i].last_set, K[i].label) : 1;
     }
     /* the student's samples settled (its runner stopped, its canaries
@@ -248,6 +248,9 @@ int main(int argc, char **argv)
 
     lab_record rec;
     lab_record_begin(&rec, F->name, &a, &g);
+    lab_timing_policy policy; /* the one policy (policy.c), whole in the record */
+    lab_policy_fill(&policy, &a);
+    lab_policy_json(&rec.j, &policy);
     cublasHandle_t h = lab_cublas_strict();
     lab_phase("context and cuBLAS ready");
     printf("%s (%s%s%s) on %s, seed %llu\n", lab_stage, lab_variant, *lab_knob ? ", " : "", lab_knob, g.name,
@@ -264,7 +267,7 @@ int main(int argc, char **argv)
         lab_record_end(&rec, LAB_EXIT_OK, "checked, not timed (--check-only)");
         return LAB_EXIT_OK;
     }
-    int status = run_timing(&a, &g, h, &rec);
+    int status = run_timing(&a, &policy, &g, h, &rec);
     CUBLAS_CHECK(cublasDestroy(h));
     return status;
 }

@@ -74,12 +74,14 @@ typedef struct {
     int progress_fd;             /* --progress-fd FD: one line per phase to FD  */
     int check_only;              /* --check-only: correctness, no timing        */
     double budget_ms;            /* --budget-ms: timing budget per kernel       */
+    int have_budget;             /*   (the timing policy's, policy.c)           */
     double baseline_ms;          /* --baseline-ms MS --baseline-at SIZE: the     */
     const char *baseline_at;     /* baseline's time at SIZE, measured earlier in */
                                  /* the same grade (matmul): not timed again     */
     int quiet;                   /* --quiet: only the summary lines             */
     int profile;                 /* --profile: checks, then one call to profile */
     int help;                    /* --help                                      */
+    int print_policy;            /* --print-policy: the timing policy, and end  */
     /* experiments, from the environment (not options: the grader passes
      * its environment on): LAB_JUDGE_RSE=X stops sampling at a relative
      * standard error of X (0: the policy's 1%); LAB_JUDGE_TRACE prints
@@ -104,6 +106,9 @@ int lab_parse_args(int argc, char **argv, int allow_2d, lab_args *a,
 
 /* Print the shared options, for --help. */
 void lab_print_usage(FILE *out, const char *prog, const char *family_help);
+/* What --help or --print-policy asks for, printed to out: 1 when one was
+ * asked (the program ends), else 0. */
+int lab_print_asked(FILE *out, const lab_args *a, const char *prog, const char *family_help);
 
 /* ------------------------------------------------------ random inputs */
 
@@ -156,13 +161,36 @@ typedef struct {
 /* Summarise n timings (milliseconds). n >= 1. */
 void lab_stats_compute(const double *ms, int n, lab_stats *out);
 
-/* When to stop repeating a timed call. */
+/* The most calls a timed batch may hold (a request to a runner holds one
+ * whole: judge/judge.cu); the policy's max_batch is at most this. */
+enum { LAB_MAX_BATCH = 32 };
+
+/* The timing policy: every setting of how a kernel is timed. policy.c has
+ * the defaults and lab_policy_fill, the one function that fills it, in
+ * the order common/README.md ("The timing policy") gives; the record has
+ * it whole (timing_policy). The first four are the stop rule of
+ * lab_timing_done, for samples of one call or (timing.cu) of one batch. */
 typedef struct {
-    int min_reps;      /* always at least this many                          */
-    int max_reps;      /* never more                                         */
-    double target_rse; /* stop once the mean is known this well (0.01 = 1%)  */
+    int min_trials;    /* always at least this many samples                  */
+    int max_trials;    /* never more                                         */
+    double target_rse; /* stop once the mean is known this well: its relative
+                          standard error (0.01 = 1%)                         */
     double budget_ms;  /* or once this much kernel time has been spent       */
+    double warm_up_again_below_ms; /* a first call shorter: warmed up once more */
+    int max_batch;         /* calls a batch, at most (LAB_MAX_BATCH)          */
+    int max_calls;         /* timed calls a kernel, at most                   */
+    double long_call_ms;   /* a call longer: batches of about batch_ms ...    */
+    double batch_ms;       /* ... of GPU time; shorter: of max_batch calls    */
+    double slow_call_ms;   /* a first call longer: min_trials is slow_trials  */
+    int slow_trials;
+    double slower_call_ms; /* a first call longer still: slower_trials        */
+    int slower_trials;
+    int l2_flush_l2s;      /* the L2 flush's buffer: this many times the L2 ... */
+    int l2_flush_min_mib;  /* ... and at least this many MiB                  */
 } lab_timing_policy;
+
+/* The policy of a run with options a (policy.c). */
+void lab_policy_fill(lab_timing_policy *p, const lab_args *a);
 
 /* 1 when the samples so far are enough under the policy. */
 int lab_timing_done(const double *ms, int n, const lab_timing_policy *p);
@@ -239,6 +267,11 @@ void lab_json_string(lab_json *j, const char *key, const char *value);
 void lab_json_number(lab_json *j, const char *key, double value); /* NaN -> null */
 void lab_json_int(lab_json *j, const char *key, long long value);
 void lab_json_bool(lab_json *j, const char *key, int value);
+
+/* The timing policy, whole: into a record (an object, timing_policy), and
+ * for --print-policy, one setting a line (policy.c). */
+void lab_policy_json(lab_json *j, const lab_timing_policy *p);
+void lab_policy_print(FILE *out, const lab_timing_policy *p);
 
 #ifdef __cplusplus
 }

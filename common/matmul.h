@@ -19,4 +19,12 @@
  */
 void matmul(const float *A, const float *B, float *C, int n);
 
+/* The same function as the judge and the CPU emulation pass it on
+ * (common/contract.h): each argument in order, an array (with the floats
+ * a call may touch) or a value. */
+#define LAB_CONTRACT_NAME matmul
+#define LAB_CONTRACT(ARRAY, VALUE, COMMA)                                                              \
+    ARRAY(const float *, A, (size_t)n * n) COMMA() ARRAY(const float *, B, (size_t)n * n) COMMA()         \
+        ARRAY(float *, C, (size_t)n * n) COMMA() VALUE(int, n)
+
 #endif /* LAB_MATMUL_H */

@@ -42,4 +42,12 @@ static inline size_t reduce_scratch_floats(int n)
  */
 void reduce(const float *in, float *out, int n, float *scratch);
 
+/* The same function as the judge and the CPU emulation pass it on
+ * (common/contract.h): each argument in order, an array (with the floats
+ * a call may touch) or a value. */
+#define LAB_CONTRACT_NAME reduce
+#define LAB_CONTRACT(ARRAY, VALUE, COMMA)                                                              \
+    ARRAY(const float *, in, 0) COMMA() ARRAY(float *, out, 0) COMMA() VALUE(int, n) COMMA()             \
+        ARRAY(float *, scratch, 0)
+
 #endif /* LAB_REDUCE_H */

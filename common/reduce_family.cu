@@ -92,6 +92,7 @@ static int check_size(lab_dims d, const char *label, const char *whole_ok, cubla
 /* GB/s of DRAM traffic: a sum reads 4n bytes; the copy reads 4n and writes
  * 4n, and moves 8n (its work_scale) */
 static double work(lab_dims d) { return 4.0 * d.rows; }
+static double one_sum(lab_dims) { return 1; }
 
 static void *timing_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
 {
@@ -237,4 +238,10 @@ extern const lab_family lab_family_this = {
     /* the table: ratios to memcpy's bandwidth and to the interleaved reduction */
     .kernels = KERNELS, .nkernels = NROWS, .reference = MEMCPY, .baseline = BASELINE, .unit = "GB/s",
     .floor_ms = floor_ms, .conclude = conclude,
+    /* on the CPU; the counted size is past one grid of a few blocks an SM,
+     * so that a grid-stride loop shows, and it runs in a second */
+    .emu = {.checked = "1,2,3,31,33,1000,1025,65537,2097153", .last = "100003", .counted = "2097153",
+            .smallest = "1", .small = "1000,65537", .max_work = 2.2e6 * sizeof(float), .outputs = one_sum},
+    .coalescing_advice = "let neighbouring threads read neighbouring elements, in a grid-stride loop "
+                         "(handouts/07_reduction.md)",
 };

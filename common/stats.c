@@ -47,9 +47,9 @@ void lab_stats_compute(const double *ms, int n, lab_stats *out)
 
 int lab_timing_done(const double *ms, int n, const lab_timing_policy *p)
 {
-    if (n < p->min_reps)
+    if (n < p->min_trials)
         return 0;
-    if (n >= p->max_reps)
+    if (n >= p->max_trials)
         return 1;
     double spent = 0;
     for (int i = 0; i < n; i++)

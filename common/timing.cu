@@ -24,7 +24,9 @@
  * file, reads top to bottom as its phases: start, warm-up, the batches
  * (each an empty one, through the echo runner for a runner's calls, then
  * the timed one), the check of what they found, the student's samples held
- * for the settle, the summary.
+ * for the settle, the summary. Every setting (the warm-up, the trials, the
+ * batch, the budget, the L2 flush, the relative standard error) is the
+ * timing policy's (policy.c; common/README.md says which wins).
  */
 #include "backend.h"
 #include "flush.h"
@@ -35,29 +37,6 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
-
-lab_timing_policy lab_default_policy(const lab_args *a)
-{
-    lab_timing_policy p;
-    p.min_reps = 10;
-    p.max_reps = 200;
-    /* LAB_JUDGE_RSE (an experiment, args.c): stop at that relative standard
-     * error instead of 1%. A sample is the difference of two batches,
-     * noisier than one event-timed call: on an H100 the judged ratios of 04
-     * and 07 spread 2.2 to 2.4% over five grades against 1.0% by events
-     * (MEASUREMENTS.md). */
-    p.target_rse = a->judge_rse > 0 ? a->judge_rse : 0.01;
-    p.budget_ms = a->budget_ms;
-    return p;
-}
-
-/* The calls a slow kernel is timed with, after its warm-up call: three;
- * two for one over 250 ms (the naive matrix product at n=4096, 0.42 s on an
- * H100, whose times spread under 0.5%: a third call is 0.4 s of a grade). */
-int lab_slow_call_reps(double first_ms)
-{
-    return first_ms > 250.0 ? 2 : 3;
-}
 
 double lab_now_ms(void)
 {
@@ -87,12 +66,6 @@ void lab_noop_here(void)
     lab_noop_kernel_here<<<1, 1>>>();
     CUDA_CHECK(cudaGetLastError());
 }
-
-/* A batch: at most this many calls (backend.h). */
-enum { MAX_BATCH = LAB_MAX_BATCH, MAX_CALLS = 2400 };
-/* Calls shorter than this are timed in batches of as many input sets as
- * the family has; longer ones in batches of BATCH_MS / their time. */
-static const double LONG_CALL_MS = 5.0, BATCH_MS = 20.0;
 
 /* What one batch gave: a call's share of its clock's window; for
  * LAB_JUDGE_TRACE, a call's share of its event time (here, or as the
@@ -227,7 +200,7 @@ typedef struct {
 
 /* Start: the student's runner started, or stopped for a baseline, and
  * the counters of wrong outputs zeroed. */
-static void start(lab_measure *m)
+static void start(lab_measure *m, const lab_timing_policy *policy)
 {
     if (!m->dev.e0) {
         CUDA_CHECK(cudaEventCreate((cudaEvent_t *)&m->dev.e0));
@@ -235,7 +208,7 @@ static void start(lab_measure *m)
         CUDA_CHECK(cudaMalloc(&m->dev.bad, sizeof *m->dev.bad));
         CUDA_CHECK(cudaMalloc(&m->dev.scratch, sizeof *m->dev.scratch));
     }
-    lab_l2_setup();
+    lab_l2_setup(policy);
     if (m->kernel->is_student) {
         /* the runner that ran the checks, or (where a baseline came first
          * and stopped it) a new one, started before the warm-up: its
@@ -255,26 +228,32 @@ static void start(lab_measure *m)
 
 /* Warm-up: first-launch costs (module loading, clocks ramping); then the
  * length of a call (with what the clock adds), which sets the batch's
- * count and the policy for batches of it. The first call in ms. */
-static double warm_up(lab_measure *m, void *ctx, int nsets, const lab_timing_policy *policy, samples *S)
+ * count and the policy for batches of it. The first call in ms. The
+ * settings are the policy's (policy.c). */
+static double warm_up(lab_measure *m, void *ctx, int nsets, const lab_timing_policy *p, samples *S)
 {
     double warm = timed_batch(m, ctx, 0, 1, m->dev.bad, 0).ms;
-    if (warm < 100.0)
+    if (warm < p->warm_up_again_below_ms)
         warm = timed_batch(m, ctx, 0, 1, m->dev.bad, 0).ms;
-    int count = nsets < MAX_BATCH ? nsets : MAX_BATCH;
-    if (warm > LONG_CALL_MS)
-        count = warm * count > BATCH_MS ? (int)(BATCH_MS / warm) : count;
+    /* calls shorter than long_call_ms are timed in batches of as many input
+     * sets as the family has; longer ones in batches of batch_ms / their time */
+    int count = nsets < p->max_batch ? nsets : p->max_batch;
+    if (warm > p->long_call_ms)
+        count = warm * count > p->batch_ms ? (int)(p->batch_ms / warm) : count;
     S->count = count < 1 ? 1 : count;
-    S->p = *policy;
-    if (warm > 100.0)
-        S->p.min_reps = lab_slow_call_reps(warm);
+    S->p = *p;
+    /* a slow kernel is timed with fewer calls after its warm-up call (the
+     * naive matrix product at n=4096: a third call is 0.4 s of a grade) */
+    if (warm > p->slow_call_ms)
+        S->p.min_trials = warm > p->slower_call_ms ? p->slower_trials : p->slow_trials;
     S->p.budget_ms /= S->count; /* the budget is for calls; a sample here is a batch */
-    /* A sample was once one event-timed call, at most max_reps; a batch is up to
-     * MAX_BATCH calls, and for the shortest calls (07's, 0.1 ms) the budget
+    /* A sample was once one event-timed call, at most max_trials; a batch is up to
+     * max_batch calls, and for the shortest calls (07's, 0.1 ms) the budget
      * alone would run to 3,300 calls, each costing far more wall time than
-     * GPU time (its fresh inputs): 3.3 s of a grade. At most MAX_CALLS. */
-    if (S->p.max_reps > MAX_CALLS / S->count)
-        S->p.max_reps = MAX_CALLS / S->count > S->p.min_reps ? MAX_CALLS / S->count : S->p.min_reps;
+     * GPU time (its fresh inputs): 3.3 s of a grade. At most max_calls. */
+    const int most = p->max_calls / S->count;
+    if (S->p.max_trials > most)
+        S->p.max_trials = most > S->p.min_trials ? most : S->p.min_trials;
     return warm;
 }
 
@@ -290,7 +269,7 @@ static double warm_up(lab_measure *m, void *ctx, int nsets, const lab_timing_pol
  * flag). Until the policy is met or a check finds a wrong output. */
 static void run_batches(lab_measure *m, lab_timing *t, void *ctx, int nsets, samples *S)
 {
-    const int student = m->kernel->is_student, max = S->p.max_reps;
+    const int student = m->kernel->is_student, max = S->p.max_trials;
     /* what the next call pays for writing a baseline's outputs back (the
      * student's: at the settle, with its runner stopped) */
     S->writeback = student ? 0 : lab_l2_writeback_ms(m->kernel->writes) * (S->count - 1) / S->count;
@@ -359,7 +338,7 @@ void lab_time(lab_measure *m, lab_timing *t, const lab_timed *k, void *ctx, int 
     samples S;
     memset(&S, 0, sizeof S);
     m->kernel = k;
-    start(m);
+    start(m, policy);
     lab_timing_size_text(size, sizeof size);
     lab_progress("timing %s %s", size, t->label);
     const double warm = warm_up(m, ctx, nsets, policy, &S);

@@ -21,4 +21,12 @@
  */
 void transpose(const float *in, float *out, int rows, int cols);
 
+/* The same function as the judge and the CPU emulation pass it on
+ * (common/contract.h): each argument in order, an array (with the floats
+ * a call may touch) or a value. */
+#define LAB_CONTRACT_NAME transpose
+#define LAB_CONTRACT(ARRAY, VALUE, COMMA)                                                              \
+    ARRAY(const float *, in, (size_t)rows * cols) COMMA() ARRAY(float *, out, (size_t)rows * cols) COMMA() \
+        VALUE(int, rows) COMMA() VALUE(int, cols)
+
 #endif /* LAB_TRANSPOSE_H */

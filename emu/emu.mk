@@ -64,9 +64,18 @@ build/emu/%.o: emu/%.cc $(EMU_HEADERS) $(LAB_HEADERS)
 build/emu/lines.o: emu/lines.c
 	@mkdir -p $(@D)
 	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -c $< -o $@
-build/emu/main-%.o: emu/main.cc $(EMU_HEADERS) $(LAB_HEADERS)
+build/emu/main-%.o: emu/main.cc build/emu/contract-%.sym $(EMU_HEADERS) $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(call step,CXX,$@)$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -DLAB_EMU_FAMILY_$* -c $< -o $@
+	$(call step,CXX,$@)$(EMU_CXX) -x c++ $(EMU_CXXFLAGS) $(EMU_INCLUDES) -include common/$*.h \
+	    -DLAB_CONTRACT_SYMBOL='"'"$$(cat build/emu/contract-$*.sym)"'"' -c $< -o $@
+# The contract function's C++ symbol (_Z6matmulPKfS0_Pfi), as the compiler
+# names it: the one symbol an object that takes its address needs.
+build/emu/contract-%.sym: common/%.h common/contract.h
+	@mkdir -p $(@D)
+	@printf '#include "%s.h"\nvoid *lab_contract_address() { return (void *)&LAB_CONTRACT_NAME; }\n' $* | \
+	    $(EMU_CXX) -x c++ -std=c++17 -fno-pic -Icommon -c - -o $@.o && nm -u $@.o | awk '{ print $$NF }' > $@ && rm -f $@.o
+	@test "$$(wc -l < $@)" = 1 || { echo "error: common/$*.h: no one contract function (LAB_CONTRACT_NAME)"; \
+	    rm -f $@; exit 2; }
 
 # What a family's emulated program links: its harness as make builds it
 # for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
@@ -77,18 +86,15 @@ build/emu/technique.o: EMU_CXXFLAGS += -Ibuild
 # (plain-C objects are the GPU build's own)
 EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard common/$(basename $(notdir $(o))).c),$(o),\
          $(patsubst build/common/%,build/emu/common/%,$(o))))
-# A student release has stage 05's baseline as objects: the GPU's and this one.
-EMU_UNPADDED := $(if $(wildcard common/transpose_unpadded.cu),build/emu/common/transpose_unpadded.o,\
-                common/transpose_unpadded-emu.o)
-$(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(filter-out common/transpose_unpadded.o,$(OBJS_$(f))) \
-  $(HERE_OBJS)) $(if $(filter common/transpose_unpadded.o,$(OBJS_$(f))),$(EMU_UNPADDED)) $(EMU_RUNTIME) \
-  build/emu/main-$(f).o))
-# the contract function (its C++ name) and the harness's calls that
-# emu/main.cc stands between (the linker's --wrap)
-EMU_CONTRACT_matmul := _Z6matmulPKfS0_Pfi
-EMU_CONTRACT_transpose := _Z9transposePKfPfii
-EMU_CONTRACT_reduce := _Z6reducePKfPfiS1_
-EMU_WRAPS = $(addprefix -Wl$(comma)--wrap=,$(EMU_CONTRACT_$(1)) _Z20lab_backend_registerP10lab_buffer \
+# A student release has a family's compiled files (COMPILED_<family>) as
+# objects: the GPU's and this one, common/<name>-emu.o.
+EMU_COMPILED = $(if $(wildcard common/$(1).cu),build/emu/common/$(1).o,common/$(1)-emu.o)
+$(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(filter-out $(foreach c,$(COMPILED_$(f)),$(call COMPILED_OBJ,$(c))),$(OBJS_$(f))) \
+  $(HERE_OBJS)) $(foreach c,$(COMPILED_$(f)),$(call EMU_COMPILED,$(c))) $(EMU_RUNTIME) build/emu/main-$(f).o))
+# the contract function (its C++ name, build/emu/contract-<family>.sym, made
+# with main-<family>.o) and the harness's calls that emu/main.cc stands
+# between (the linker's --wrap)
+EMU_WRAPS = -Wl$(comma)--wrap=$$(cat build/emu/contract-$(1).sym) $(addprefix -Wl$(comma)--wrap=,_Z20lab_backend_registerP10lab_buffer \
             _Z16lab_record_beginP10lab_recordPKcPK8lab_argsPK7lab_gpu _Z14lab_record_endP10lab_recordiPKc)
 comma := ,
 
@@ -105,6 +111,10 @@ EMU_LINK_FLAGS := -fno-use-linker-plugin -fno-lto -Wl,-z,noexecstack
 EMU_CHECK_NVCCFLAGS := $(if $(filter native,$(ARCHS)),$(ARCH_FLAGS),-gencode arch=compute_$(firstword $(ARCHS)),code=sm_$(firstword \
                        $(ARCHS))) $(NVCCFLAGS) -Icommon
 EMU_LINKED = $(filter-out %.check.o,$^)
+# EMU_CHECK_OBJECT=0 (a class check: grader/class/check.c): no nvcc object
+# of its own for the pre-run checks; they read the runner's
+# build/<stage>/exercise.o, which the check builds anyway, as a grade does
+EMU_CHECK_OBJ = $(if $(filter 0,$(EMU_CHECK_OBJECT)),,$(1).check.o)
 
 # One emulated program: family $(1), kernel file $(2), program $(3), its
 # build_info object $(4) (the stage, variant and knob it names), compiler
@@ -119,7 +129,7 @@ $(3).o: $(2) build/emu/bin/rewrite build/emu/flags.txt $(EMU_HEADERS) $(LAB_HEAD
 	@mv $(3).wall/kernel.o $$@ && rm -rf $(3).wall
 $(3).check.o: $(2) build/flags.txt | $$(WALL_DEPS)
 	$$(call step,NVCC,$$< (its checks))$$(call walled_nvcc,$$<,$$@,$$(EMU_CHECK_NVCCFLAGS) $(5))
-$(3): $(3).o $(3).check.o $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
+$(3): $(3).o $(call EMU_CHECK_OBJ,$(3)) $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
 	$$(call step,LINK,$$@)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$(EMU_LINKED),$$@.link,link) $(EMU_CXX) -no-pie \
 	    $(EMU_LINK_FLAGS) $$(EMU_LINKED) -o $$@.link/program $$(call EMU_WRAPS,$(1)) -lm && mv $$@.link/program $$@ && rmdir $$@.link
 endef

@@ -142,18 +142,11 @@ static void print_row(const row *r, int width, int name_width)
            (double)r->units / (double)r->requests, r->shared ? "instruction" : "request", ideal);
 }
 
-/* Where the stage's handout says what to do about it. */
+/* Where the stage's handout says what to do about it (the family's words). */
 static const char *advice_global(void)
 {
-    const char *family = lab_family_this.name;
-    if (!strcmp(family, "transpose"))
-        return "one side of a transpose always runs down a column: go through a 32 x 32 tile in shared memory, "
-               "read and written along rows (handouts/04_transpose.md)";
-    if (!strcmp(family, "reduce"))
-        return "let neighbouring threads read neighbouring elements, in a grid-stride loop "
-               "(handouts/07_reduction.md)";
-    return "give threadIdx.x the index that moves along a row in memory (the column of a row-major matrix), so "
-           "that neighbouring threads touch neighbouring floats (handouts/01_naive.md, \"The access pattern\")";
+    const char *advice = lab_family_this.coalescing_advice;
+    return advice ? advice : "let neighbouring threads (threadIdx.x) touch neighbouring floats";
 }
 
 static int far_from_ideal(const row *r) { return r->units * 2 > r->ideal * 3; } /* over 1.5 times */

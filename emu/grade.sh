@@ -66,8 +66,13 @@ if dry_run; then
     done
     exit 0
 fi
-[ ${#targets[@]} -gt 0 ] && $MAKE -k --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}" \
-    >"$logs/build.log" 2>&1
+# side by side, one job a core; each build step's line as it starts, the
+# rest (the compiler's messages, which the table below quotes) in build.log
+if [ ${#targets[@]} -gt 0 ]; then
+    echo "the programs of ${#targets[@]} stages, for the CPU (make -k -j$(nproc); its messages in $logs/build.log)"
+    $MAKE -k -j"$(nproc)" --no-print-directory ${GRADE_SRC:+GRADE_SRC="$GRADE_SRC"} "${targets[@]}" 2>&1 |
+        tee "$logs/build.log" | grep --line-buffered -E '^  [A-Z]+ +[^ ]'
+fi
 
 # one sentence of a failing run: the emulator's first finding, else the
 # error, else the line that explains the first failed check, else the

@@ -5,46 +5,70 @@
  * sizes that run in seconds here; the linker's --wrap puts this file
  * between the harness and three of its calls:
  *
- *   the contract function (matmul, transpose, reduce): its arrays are named
- *       as the contract names them (A, B, C), for the messages;
+ *   the contract function (the family's, common/<family>.h): its arrays are
+ *       named as the contract names them (A, B, C), for the messages;
  *   lab_backend_register: each buffer's place within its guard zones;
  *   lab_record_begin, lab_record_end: the record says "emulated": true,
  *       a problem the emulator found turns "ok" into "wrong", and a
  *       correct kernel's record says whether the stage's technique is
  *       there ("technique": technique.cc).
+ *
+ * Its own options: --explain (make explain), and --sizes-near SIZE (a
+ * grade's emulated run: grader/emulated.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "contract.h"
 #include "family.h"
 #include "emu.h"
 
-/* Each family's sizes here: what runs in seconds (its checked sizes but
- * the largest, --sizes, and a size of its own in place of the timed one,
- * which --check-only checks last, --n), and among them the size whose
- * first launch is counted (make explain, the technique: explain.cc) as
- * the contract function's wrapper below names it, with the smallest size
- * for the check that make explain ends with. The reduction's counted size
- * is past one grid of a few blocks an SM, so that a grid-stride loop
- * shows: larger than any it checks here, and it runs in a second. */
-struct family_sizes {
-    const char *family, *checked, *last, *counted, *counted_name, *smallest;
-};
-static const family_sizes g_family_sizes[] = {
-    {"matmul", "256,1,17,255,33", "100", "256", "n=256", "1"},
-    {"transpose", "256x256,1x1,1x1000,1000x1,33x65,65x65,1025x777", "513x257", "256x256", "256x256", "1x1"},
-    {"reduce", "1,2,3,31,33,1000,1025,65537,2097153", "100003", "2097153", "n=2097153", "1"},
-};
+#define NAME_OF(type, name) #name,
+static const char *const g_value_names[] = {LAB_CONTRACT(LAB_ARRAY_SKIP, NAME_OF, LAB_NONE) NULL};
+static const int g_values = (int)(sizeof g_value_names / sizeof g_value_names[0]) - 1;
 
-/* The sizes of the family named. */
-static const family_sizes *sizes_of(const char *family)
+/* A call's size as make explain and the technique name it, from its
+ * values (or text, "256" or "256x256", where given): "n=256" for a
+ * contract of one value, "256x256" for more. */
+static void contract_size(char *out, size_t len, const char *text, const long long *value = NULL)
 {
-    for (const family_sizes &f : g_family_sizes)
-        if (!strcmp(f.family, family))
-            return &f;
-    lab_emu_fatal(LAB_EXIT_USAGE, "the emulator knows no sizes of the family '%s' (emu/main.cc)", family);
+    char joined[64] = "";
+    for (int i = 0; !text && i < g_values; i++)
+        snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%lld", i ? "x" : "", value[i]);
+    if (g_values == 1)
+        snprintf(out, len, "%s=%s", g_value_names[0], text ? text : joined);
+    else
+        snprintf(out, len, "%s", text ? text : joined);
+}
+
+/* The family's sizes here (lab_family.emu, family.h): what runs in
+ * seconds; an unfilled one is the family file's fault, said at once. */
+static const char *emu_size(const char *size, const char *what)
+{
+    if (!size || !*size)
+        lab_emu_fatal(LAB_EXIT_USAGE, "the family '%s' gives the CPU emulation no %s sizes (lab_family.emu in "
+                      "common/%s_family.cu)", lab_family_this.name, what, lab_family_this.name);
+    return size;
+}
+
+/* --sizes-near AT (grader/emulated.c): AT where the work of a call there
+ * is at most the family's max_work, then the family's small sizes (a bug
+ * between tiles needs more than one); AT "any": the small sizes alone. */
+static const char *sizes_near(const char *at, char *out, size_t len)
+{
+    const lab_family *F = &lab_family_this;
+    const char *small = emu_size(F->emu.small, "small");
+    const char *size = strchr(at, '=') ? strchr(at, '=') + 1 : at;
+    lab_dims d;
+    char err[128];
+    if (!lab_parse_dims(size, F->allow_2d, &d, err, sizeof err) && d.rows < 1000000 &&
+        F->work(d) <= F->emu.max_work)
+        snprintf(out, len, "%.20s,%s", size, small);
+    else
+        snprintf(out, len, "%s", small);
+    return out;
 }
 
 int lab_emu_harness_main(int argc, char **argv);
@@ -53,10 +77,15 @@ int main(int argc, char **argv)
 {
     static char *args[64];
     int n = 0, sizes = 0, check_only = 0, timed = 0, explain = 0;
+    static char near[128];
     for (int i = 0; i < argc && n < 60; i++) {
         if (!strcmp(argv[i], "--explain")) { /* ours, not the harness's */
             explain = 1;
             continue;
+        }
+        if (!strcmp(argv[i], "--sizes-near") && i + 1 < argc) { /* ours too */
+            argv[i] = (char *)"--sizes";
+            argv[i + 1] = (char *)sizes_near(argv[i + 1], near, sizeof near);
         }
         sizes |= !strcmp(argv[i], "--sizes");
         timed |= !strcmp(argv[i], "--n");
@@ -67,15 +96,18 @@ int main(int argc, char **argv)
     }
     /* make explain counts the first call, at whatever size; every other
      * run the first call at the counted size, for the technique */
-    const family_sizes *f = sizes_of(lab_family_this.name);
-    lab_emu_explain_arm(explain ? NULL : f->counted_name);
+    const lab_family *F = &lab_family_this;
+    const char *counted = emu_size(F->emu.counted, "counted");
+    char counted_name[64];
+    contract_size(counted_name, sizeof counted_name, counted);
+    lab_emu_explain_arm(explain ? NULL : counted_name);
     if (!sizes) {
         args[n++] = (char *)"--sizes";
-        args[n++] = (char *)(explain ? f->counted : f->checked);
+        args[n++] = (char *)(explain ? counted : emu_size(F->emu.checked, "checked"));
     }
     if (!timed) {
         args[n++] = (char *)"--n";
-        args[n++] = (char *)(explain ? f->smallest : f->last);
+        args[n++] = (char *)emu_size(explain ? F->emu.smallest : F->emu.last, explain ? "smallest" : "last");
     }
     if (!check_only)
         args[n++] = (char *)"--check-only";
@@ -140,49 +172,23 @@ void wrap_end(lab_record *r, int status, const char *message)
     real_end(r, status, message);
 }
 
-extern "C" {
-
 /* The contract function of the family, between the harness and kernel.cu
- * (matmul.h, transpose.h, reduce.h). */
-#if defined(LAB_EMU_FAMILY_matmul)
-void __real__Z6matmulPKfS0_Pfi(const float *A, const float *B, float *C, int n);
-void __wrap__Z6matmulPKfS0_Pfi(const float *A, const float *B, float *C, int n)
+ * (common/<family>.h, given with -include; its C++ symbol as
+ * LAB_CONTRACT_SYMBOL): its arrays named as the contract names them, and
+ * the call's size as make explain and the technique name it. */
+#define NAME_ARRAY(type, name, floats) lab_emu_name_buffer(name, (floats) * sizeof(float), #name);
+#define VALUE_OF(type, name) (long long)name,
+extern "C" {
+void real_contract(LAB_CONTRACT_PARAMS) __asm__("__real_" LAB_CONTRACT_SYMBOL);
+void wrap_contract(LAB_CONTRACT_PARAMS) __asm__("__wrap_" LAB_CONTRACT_SYMBOL);
+void wrap_contract(LAB_CONTRACT_PARAMS)
 {
-    size_t bytes = (size_t)n * n * sizeof(float);
-    lab_emu_name_buffer(A, bytes, "A");
-    lab_emu_name_buffer(B, bytes, "B");
-    lab_emu_name_buffer(C, bytes, "C");
-    char size[32];
-    snprintf(size, sizeof size, "n=%d", n);
+    LAB_CONTRACT(NAME_ARRAY, LAB_VALUE_SKIP, LAB_NONE)
+    const long long value[] = {LAB_CONTRACT(LAB_ARRAY_SKIP, VALUE_OF, LAB_NONE) 0};
+    char size[64];
+    contract_size(size, sizeof size, NULL, value);
     lab_emu_explain_call(1, size);
-    __real__Z6matmulPKfS0_Pfi(A, B, C, n);
+    real_contract(LAB_CONTRACT_ARGS);
     lab_emu_explain_call(0, size);
 }
-#elif defined(LAB_EMU_FAMILY_transpose)
-void __real__Z9transposePKfPfii(const float *in, float *out, int rows, int cols);
-void __wrap__Z9transposePKfPfii(const float *in, float *out, int rows, int cols)
-{
-    size_t bytes = (size_t)rows * cols * sizeof(float);
-    lab_emu_name_buffer(in, bytes, "in");
-    lab_emu_name_buffer(out, bytes, "out");
-    char size[32];
-    snprintf(size, sizeof size, "%dx%d", rows, cols);
-    lab_emu_explain_call(1, size);
-    __real__Z9transposePKfPfii(in, out, rows, cols);
-    lab_emu_explain_call(0, size);
-}
-#elif defined(LAB_EMU_FAMILY_reduce)
-void __real__Z6reducePKfPfiS1_(const float *in, float *out, int n, float *scratch);
-void __wrap__Z6reducePKfPfiS1_(const float *in, float *out, int n, float *scratch)
-{
-    lab_emu_name_buffer(in, 0, "in");
-    lab_emu_name_buffer(out, 0, "out");
-    lab_emu_name_buffer(scratch, 0, "scratch");
-    char size[32];
-    snprintf(size, sizeof size, "n=%d", n);
-    lab_emu_explain_call(1, size);
-    __real__Z6reducePKfPfiS1_(in, out, n, scratch);
-    lab_emu_explain_call(0, size);
-}
-#endif
 }

@@ -51,19 +51,19 @@ struct launch_counts {
 };
 
 /* The multiply-adds and output elements of the counted call, from its
- * size as main.cc's wrapper of the contract function names it. */
+ * size as main.cc's wrapper of the contract function names it ("n=256",
+ * "256x256"), by the family's own measures (lab_family.emu). */
 static void work_of(const char *size, launch_counts *c)
 {
-    const char *family = lab_family_this.name;
-    double a = 0, b = 0;
-    if (sscanf(size, "n=%lf", &a) == 1 && !strcmp(family, "matmul")) {
-        c->madds = a * a * a;
-        c->outputs = a * a;
-    } else if (sscanf(size, "%lfx%lf", &a, &b) == 2) {
-        c->outputs = a * b;
-    } else {
-        c->outputs = 1; /* a reduction's one sum */
-    }
+    const lab_family *F = &lab_family_this;
+    const char *dims = strchr(size, '=') ? strchr(size, '=') + 1 : size;
+    lab_dims d;
+    char err[128];
+    if (lab_parse_dims(dims, F->allow_2d, &d, err, sizeof err) || !F->emu.outputs)
+        lab_emu_fatal(LAB_EXIT_USAGE, "the technique: '%s' is no size of the family '%s', or its emu.outputs "
+                      "is missing (common/%s_family.cu)", size, F->name, F->name);
+    c->madds = F->emu.madds ? F->emu.madds(d) : 0;
+    c->outputs = F->emu.outputs(d);
 }
 
 static void count(launch_counts *c)

@@ -16,16 +16,16 @@
  * that ended well. */
 void offer_baseline(stage_result *s, const jvalue *rec, int status)
 {
-    const char *size = json_string_at(rec, "timing.size");
-    const jvalue *kernels = json_path(rec, "timing.kernels");
-    if (status != 0 || json_bool_at(rec, "timing.baseline_reusable") != 1 || json_path(rec, "timing.baseline_from") ||
+    const char *size = lab_json_string_at(rec, "timing.size");
+    const jvalue *kernels = lab_json_path(rec, "timing.kernels");
+    if (status != 0 || lab_json_bool_at(rec, "timing.baseline_reusable") != 1 || lab_json_path(rec, "timing.baseline_from") ||
         !size || strlen(size) >= sizeof s->baseline_at || !kernels || kernels->type != J_ARRAY)
         return;
     for (int i = 0; i < kernels->count; i++) {
-        const char *name = json_string_at(kernels->items[i], "name");
+        const char *name = lab_json_string_at(kernels->items[i], "name");
         double ms, reps;
-        if (name && !strcmp(name, "baseline") && json_number_at(kernels->items[i], "median_ms", &ms) == 0 &&
-            json_number_at(kernels->items[i], "reps", &reps) == 0 && reps > 0 && ms > 0) {
+        if (name && !strcmp(name, "baseline") && lab_json_number_at(kernels->items[i], "median_ms", &ms) == 0 &&
+            lab_json_number_at(kernels->items[i], "reps", &reps) == 0 && reps > 0 && ms > 0) {
             s->baseline_ms = ms;
             snprintf(s->baseline_at, sizeof s->baseline_at, "%s", size);
         }

@@ -117,7 +117,7 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
             return -1;
     }
     snprintf(path, sizeof path, "%s/intake.refused", scratch);
-    char *why = read_file_text(path, 4096);
+    char *why = lab_read_file(path, 4096);
     refused[0] = 0;
     if (why) {
         why[strcspn(why, "\n")] = 0;

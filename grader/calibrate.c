@@ -95,19 +95,19 @@ static void measure(const options *o, const target *t, const rubric *rb, measure
                              sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
         char why[REASON_LEN];
         jvalue *rec = record_validate(&r, t->stage, why, sizeof why);
-        const char *disturbed = rec ? json_string_at(rec, "timing.disturbed") : NULL;
+        const char *disturbed = rec ? lab_json_string_at(rec, "timing.disturbed") : NULL;
         if (rec && r.status != 0)
-            snprintf(why, sizeof why, "%s", json_string_at(rec, "message") ? json_string_at(rec, "message") : "failed");
+            snprintf(why, sizeof why, "%s", lab_json_string_at(rec, "message") ? lab_json_string_at(rec, "message") : "failed");
         if (rec && r.status == 0 && disturbed && again < 2) {
             printf(" run %d disturbed, again", run + 1);
             again++;
-        } else if (!rec || r.status != 0 || json_bool_at(rec, "timing.plausible") == 0 || disturbed) {
+        } else if (!rec || r.status != 0 || lab_json_bool_at(rec, "timing.plausible") == 0 || disturbed) {
             printf(" FAILED: %s\n", why[0] ? why : disturbed ? disturbed : "implausibly fast");
             m->ok = 0;
         } else {
             for (int f = 0; f < nfields; f++) {
                 double v;
-                if (json_number_at(rec, fields[f], &v))
+                if (lab_json_number_at(rec, fields[f], &v))
                     continue;
                 m->lo[f] = m->have[f] && m->lo[f] < v ? m->lo[f] : v;
                 m->hi[f] = m->have[f] && m->hi[f] > v ? m->hi[f] : v;
@@ -120,10 +120,10 @@ static void measure(const options *o, const target *t, const rubric *rb, measure
             printf(" run %d ok", run + 1);
             counted++;
         }
-        if (rec && !gpu[0] && json_string_at(rec, "gpu.name"))
-            snprintf(gpu, gpulen, "%s", json_string_at(rec, "gpu.name"));
+        if (rec && !gpu[0] && lab_json_string_at(rec, "gpu.name"))
+            snprintf(gpu, gpulen, "%s", lab_json_string_at(rec, "gpu.name"));
         fflush(stdout);
-        json_free(rec);
+        lab_json_free(rec);
         run_result_free(&r);
     }
     if (m->ok)

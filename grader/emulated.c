@@ -39,36 +39,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* What the CPU emulates in seconds: a matrix product of n = 128 (n^3), a
- * transpose of 1025x777, a reduction of 100003 (elements). */
-#define EMULATED_WORK 2200000LL
 /* The time limits of a wrong kernel's run and of a correct kernel's: the
  * solutions take a tenth of a second at the small sizes (MEASUREMENTS.md,
  * 2026-11-29, CPU), and a correct grade must not wait long for a warning. */
 #define EMULATED_LIMIT_S 60
 #define WARNING_LIMIT_S 10
-static const char *const SMALL_SIZES[][2] = {{"matmul", "17,100"}, {"transpose", "33x65,65x65"},
-                                              {"reduce", "1000,65537"}};
-
-/* The sizes to emulate at: `at` ("n=17", "33x65") where it is cheap enough,
- * then the family's small sizes (a bug between tiles needs more than one). */
-static void emulated_sizes(const char *family, const char *at, char *out, size_t len)
-{
-    const char *size = !strncmp(at, "n=", 2) ? at + 2 : at;
-    long long rows = 0, cols = 1;
-    char rest = 0;
-    int fields = sscanf(size, "%lld%c%lld", &rows, &rest, &cols);
-    int parsed = rows > 0 && cols > 0 && (fields == 1 || (fields == 3 && rest == 'x'));
-    long long work = !strcmp(family, "matmul") ? rows * rows * rows : rows * cols;
-    const char *small = SMALL_SIZES[0][1];
-    for (size_t i = 0; i < sizeof SMALL_SIZES / sizeof SMALL_SIZES[0]; i++)
-        if (!strcmp(family, SMALL_SIZES[i][0]))
-            small = SMALL_SIZES[i][1];
-    if (parsed && rows < 1000000 && work <= EMULATED_WORK)
-        snprintf(out, len, "%.20s,%s", size, small);
-    else
-        snprintf(out, len, "%s", small);
-}
 
 /* The first finding in the launcher's output (grader/sentence.c), when
  * its verdict (its last line) is "wrong": 1 with it in cause. */
@@ -87,12 +62,11 @@ int emulated_cause(const char *lab, const char *stage, const char *program, cons
                    unsigned long long seed, double limit_s, char *cause, size_t len)
 {
     target t;
-    char path[PATH_MAX], object[PATH_MAX + 16], sizes[64], seed_text[32], limit[32];
+    char path[PATH_MAX], object[PATH_MAX + 16], seed_text[32], limit[32];
     cause[0] = 0;
     if (prerun_target(stage, "", &t) || !realpath(program, path) || access(path, X_OK))
         return 0;
     snprintf(object, sizeof object, "%s.check.o", path);
-    emulated_sizes(t.family, at, sizes, sizeof sizes);
     snprintf(seed_text, sizeof seed_text, "%llu", seed);
     snprintf(limit, sizeof limit, "%g", limit_s);
     /* the launcher runs from the lab's folder */
@@ -101,7 +75,9 @@ int emulated_cause(const char *lab, const char *stage, const char *program, cons
     int a = 11;
     if (own)
         argv[a++] = "--own"; /* the caller's own working copy (judge/launch.sh) */
-    char *run[] = {"--", path, "--sizes", sizes, "--n", "1", "--seed", seed_text, NULL};
+    /* the size the GPU failed at where the emulation runs it in seconds, then
+     * the family's small sizes (lab_family.emu: emu/main.cc) */
+    char *run[] = {"--", path, "--sizes-near", (char *)at, "--n", "1", "--seed", seed_text, NULL};
     memcpy(argv + a, run, sizeof run);
     run_result r;
     run_program(argv, -1, limit_s + 30, 64u << 10, &r);
@@ -242,18 +218,17 @@ int emulated_main(int argc, char **argv)
             printf("the CPU emulation of your kernel names: %s\n", cause);
         return 0;
     }
-    char *text = read_file_text(argv[4], 1u << 20), err[256], at[48] = "any";
-    jvalue *rec = text ? json_parse(text, strlen(text), err, sizeof err) : NULL;
+    char err[256], at[48] = "any";
+    jvalue *rec = lab_json_read(argv[4], 1u << 20, err, sizeof err);
     double status = 1, seed = 0;
     if (rec) {
-        json_number_at(rec, "exit_status", &status);
+        lab_json_number_at(rec, "exit_status", &status);
         emulate_size(rec, (int)status, at, sizeof at);
-        json_number_at(rec, "seed", &seed);
+        lab_json_number_at(rec, "seed", &seed);
     }
     if (at[0] && emulated_cause(".", argv[2], argv[3], at, own, (unsigned long long)seed, EMULATED_LIMIT_S, cause,
                                 sizeof cause))
         printf("the CPU emulation of your kernel names the cause: %s\n", cause);
-    json_free(rec);
-    free(text);
+    lab_json_free(rec);
     return 0;
 }

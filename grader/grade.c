@@ -293,7 +293,7 @@ static int announce(grading *g)
         printf("the reference kernels of tier %s (stages.tsv), not exercises/\n", o->reference);
     char log_path[PATH_MAX];
     snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", g->lab);
-    g->log = read_file_text(log_path, 1u << 20);
+    g->log = lab_read_file(log_path, 1u << 20);
     if (g->no_gpu_here)
         return report_without_gpu(g->t, g->n, g->missing, g->refused, g->log, &g->pol);
     note_local_changes(g);

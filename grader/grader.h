@@ -1,7 +1,6 @@
 /*
  * grader.h: the pieces of the autograder (make grade, make calibrate).
  *
- *   jsonread.c  a strict reader for the drivers' records (untrusted input)
  *   rubric.c    stages.tsv (build/stages.h): the stages, their rubric lines and
  *               tier references; then grader/rubric.tsv
  *   run.c       one program in its own process group, with a time limit
@@ -24,6 +23,8 @@
 #ifndef GRADER_H
 #define GRADER_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,41 +37,6 @@ enum {
     GRADE_NO_TOOLS = 4,  /* no nvcc or nm                                     */
     GRADE_UNCONFINED = 5 /* confinement asked for and impossible here         */
 };
-
-/* ============================================================ JSON reader */
-
-typedef enum { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
-
-typedef struct jvalue jvalue;
-struct jvalue {
-    jtype type;
-    int boolean;
-    double number;
-    char *string;    /* J_STRING: UTF-8, NUL-terminated, no NUL inside  */
-    int count;       /* J_ARRAY, J_OBJECT: members                       */
-    char **keys;     /* J_OBJECT: the member names                       */
-    jvalue **items;  /* J_ARRAY, J_OBJECT: the members                   */
-};
-
-/* Limits that keep a hostile record from exhausting the grader. */
-#define JSON_MAX_DEPTH 64
-#define JSON_MAX_VALUES 100000
-
-/* Parse len bytes of JSON (one value, surrounded by whitespace only).
- * Returns NULL with a one-line reason in err when the text is not JSON or is
- * beyond the limits. Duplicate keys in an object are refused. */
-jvalue *json_parse(const char *text, size_t len, char *err, size_t errlen);
-void json_free(jvalue *v);
-/* Member key of an object, or NULL (also when v is not an object). */
-const jvalue *json_get(const jvalue *v, const char *key);
-/* Follow a dotted path: "timing.pct_of_reference", "checks.0.ok". */
-const jvalue *json_path(const jvalue *v, const char *path);
-/* The string at path, or NULL when absent or not a string. */
-const char *json_string_at(const jvalue *v, const char *path);
-/* The number at path into *out; 0 when it is there and finite, -1 if not. */
-int json_number_at(const jvalue *v, const char *path, double *out);
-/* 1 for true, 0 for false, -1 when absent or not a boolean. */
-int json_bool_at(const jvalue *v, const char *path);
 
 /* ====================================================== stages and rubric */
 
@@ -392,8 +358,5 @@ void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format
 int have_program(const char *name);
 /* mkdir -p: 0, or -1 with errno set. */
 int mkdirs(const char *path);
-/* The text of a file (its first max bytes; 0: all of it), NUL-terminated;
- * NULL when it cannot be read. The caller frees it. */
-char *read_file_text(const char *path, size_t max);
 
 #endif /* GRADER_H */

@@ -100,22 +100,22 @@ static int verdict(const run_result *r, const char *stage, int emulated)
     char why[REASON_LEN];
     jvalue *rec = record_validate(r, stage, why, sizeof why);
     int rc = LAUNCH_WRONG;
-    if (rec && emulated && json_bool_at(rec, "emulated") != 1)
+    if (rec && emulated && lab_json_bool_at(rec, "emulated") != 1)
         snprintf(why, sizeof why, "sent a record that is not the emulated harness's");
     else if (rec && r->status == 0)
         rc = LAUNCH_CORRECT;
     else if (rec && r->status == LAB_EXIT_CUDA_ERROR)
         rc = LAUNCH_REFUSED_CONSTRUCT;
     if (rec && !why[0] && rc != LAUNCH_CORRECT) {
-        const char *said = json_string_at(rec, "message");
+        const char *said = lab_json_string_at(rec, "message");
         snprintf(why, sizeof why, "%s", said && said[0] ? said : "a check failed");
     }
     /* the emulation's word on the stage's technique (emu/technique.cc) */
-    const char *technique = rc == LAUNCH_CORRECT && emulated ? json_string_at(rec, "technique.said") : NULL;
+    const char *technique = rc == LAUNCH_CORRECT && emulated ? lab_json_string_at(rec, "technique.said") : NULL;
     if (rc == LAUNCH_CORRECT)
         printf("verdict: correct%s%.*s\n", technique ? "; " : "", technique ? (int)strcspn(technique, "\r\n") : 0,
                technique ? technique : "");
-    json_free(rec);
+    lab_json_free(rec);
     if (rc != LAUNCH_CORRECT)
         printf("verdict: %s: %s\n", rc == LAUNCH_WRONG ? "wrong" : "refused", why);
     return rc;
@@ -148,7 +148,7 @@ static int run_checks_cli(int argc, char **argv)
 
 static int sentence_cli(const char *path)
 {
-    char *out = read_file_text(path, LAUNCH_KEEP), sentence[REASON_LEN];
+    char *out = lab_read_file(path, LAUNCH_KEEP), sentence[REASON_LEN];
     if (!out) {
         fprintf(stderr, "grade: --sentence: cannot read %s\n", path);
         return LAUNCH_USAGE;

@@ -24,7 +24,7 @@
 /* The record's string at path, or "-"; tabs and line ends become blanks. */
 static void field(const jvalue *rec, const char *path, char *out, size_t len)
 {
-    const char *s = json_string_at(rec, path);
+    const char *s = lab_json_string_at(rec, path);
     snprintf(out, len, "%s", s && s[0] ? s : "-");
     for (char *p = out; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r')
@@ -45,15 +45,15 @@ static void kernels(const jvalue *v, const char *key, record_out *o)
         kernels(v->items[i], v->type == J_OBJECT ? v->keys[i] : key, o);
     if (v->type != J_OBJECT || !strcmp(key, "gpu") || !strcmp(key, "device"))
         return;
-    const char *name = json_string_at(v, "name");
+    const char *name = lab_json_string_at(v, "name");
     double rate;
-    if (!name || json_number_at(v, "rate", &rate))
+    if (!name || lab_json_number_at(v, "rate", &rate))
         return;
     printf("%s%s%s%s%s", o->meta[0], o->meta[1], o->meta[2], o->meta[3], o->meta[4]);
     for (const char *p = name; *p; p++)
         putchar(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p);
     double ms;
-    if (json_number_at(v, "median_ms", &ms))
+    if (lab_json_number_at(v, "median_ms", &ms))
         printf("\t%.15g\t-\n", rate);
     else
         printf("\t%.15g\t%.15g\n", rate, ms);
@@ -62,14 +62,12 @@ static void kernels(const jvalue *v, const char *key, record_out *o)
 
 int record_tsv(const char *path)
 {
-    char *text = read_file_text(path, 16u << 20), err[256];
-    jvalue *rec = text ? json_parse(text, strlen(text), err, sizeof err) : NULL;
+    char err[256];
+    jvalue *rec = lab_json_read(path, 16u << 20, err, sizeof err);
     if (!rec) {
-        fprintf(stderr, "grade: --record-tsv %s: %s\n", path, text ? err : "cannot read it");
-        free(text);
+        fprintf(stderr, "grade: --record-tsv %s: %s\n", path, err);
         return GRADE_USAGE;
     }
-    free(text);
     record_out o = {0};
     static const char *const paths[5][2] = {
         {"stage", NULL}, {"metric", "timing.metric"}, {"gpu", "device"}, {"date", NULL}, {"variant", NULL}};
@@ -87,7 +85,7 @@ int record_tsv(const char *path)
     }
     printf("stage\tmetric\tgpu\tdate\tvariant\tname\trate\tmedian_ms\n");
     kernels(rec, "", &o);
-    json_free(rec);
+    lab_json_free(rec);
     if (!o.rows)
         fprintf(stderr, "grade: --record-tsv %s: no kernel with a name and a rate\n", path);
     return o.rows ? 0 : 1;

@@ -195,7 +195,7 @@ int resources_warps(int registers)
 int resources_expected(const char *table, const char *stage, const char *tier, const char *arch,
                        resource_use *u)
 {
-    char *text = read_file_text(table, 1u << 20);
+    char *text = lab_read_file(table, 1u << 20);
     int found = -1;
     for (char *line = text; line && *line && found; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
         char st[NAME_LEN], ti[NAME_LEN], ar[16], kernel[NAME_LEN];

@@ -70,15 +70,15 @@ jvalue *record_validate(const run_result *run, const char *expected_stage, char 
         return NULL;
     }
     char err[256];
-    jvalue *rec = json_parse(run->record, run->record_len, err, sizeof err);
+    jvalue *rec = lab_json_parse(run->record, run->record_len, err, sizeof err);
     if (!rec) {
         snprintf(why, whylen, "sent a result record that is not valid JSON (%s)", err);
         return NULL;
     }
-    const char *stage = json_string_at(rec, "stage");
-    const char *status = json_string_at(rec, "status");
+    const char *stage = lab_json_string_at(rec, "stage");
+    const char *status = lab_json_string_at(rec, "status");
     double code = -1;
-    int have_code = json_number_at(rec, "exit_status", &code) == 0;
+    int have_code = lab_json_number_at(rec, "exit_status", &code) == 0;
     if (rec->type != J_OBJECT || !stage || !status || !have_code) {
         snprintf(why, whylen, "sent a result record without its stage, status and exit status");
     } else if (strcmp(stage, expected_stage)) {
@@ -90,11 +90,11 @@ jvalue *record_validate(const run_result *run, const char *expected_stage, char 
     } else if (run->status >= NSTATUS || strcmp(status, STATUS_NAMES[run->status])) {
         snprintf(why, whylen, "sent a record whose status '%.40s' does not match exit status %d",
                  status, run->status);
-    } else if (run->status == 0 && json_bool_at(rec, "correct") != 1) {
+    } else if (run->status == 0 && lab_json_bool_at(rec, "correct") != 1) {
         snprintf(why, whylen, "sent a record that says ok but not correct");
     }
     if (why[0]) {
-        json_free(rec);
+        lab_json_free(rec);
         return NULL;
     }
     return rec;
@@ -180,16 +180,16 @@ static void format_value(char *out, size_t outlen, double v, const char *unit)
  * the record's own verdict, and the same test done here again. */
 static int implausible(const jvalue *rec)
 {
-    if (json_bool_at(rec, "timing.plausible") == 0)
+    if (lab_json_bool_at(rec, "timing.plausible") == 0)
         return 1;
     double floor_ms, ms;
-    const jvalue *kernels = json_path(rec, "timing.kernels");
-    if (json_number_at(rec, "timing.floor_ms", &floor_ms) || !kernels || kernels->type != J_ARRAY)
+    const jvalue *kernels = lab_json_path(rec, "timing.kernels");
+    if (lab_json_number_at(rec, "timing.floor_ms", &floor_ms) || !kernels || kernels->type != J_ARRAY)
         return 0;
     for (int i = 0; i < kernels->count; i++) {
-        const char *name = json_string_at(kernels->items[i], "name");
+        const char *name = lab_json_string_at(kernels->items[i], "name");
         if (name && !strcmp(name, "student") &&
-            json_number_at(kernels->items[i], "median_ms", &ms) == 0 && ms < floor_ms)
+            lab_json_number_at(kernels->items[i], "median_ms", &ms) == 0 && ms < floor_ms)
             return 1;
     }
     return 0;
@@ -197,8 +197,8 @@ static int implausible(const jvalue *rec)
 
 static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *sr)
 {
-    const char *gpu = json_string_at(rec, "gpu.name");
-    const jvalue *timing = json_get(rec, "timing");
+    const char *gpu = lab_json_string_at(rec, "gpu.name");
+    const jvalue *timing = lab_json_get(rec, "timing");
     if (!timing || timing->type != J_OBJECT) {
         if (s->ntiers)
             appendf(s->note, sizeof s->note, "%snot timed: no speed points", s->note[0] ? "; " : "");
@@ -206,7 +206,7 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
     }
     s->flagged = implausible(rec);
     /* the judge saw the student's process run GPU work between its calls */
-    const char *disturbed = json_string_at(rec, "timing.disturbed");
+    const char *disturbed = lab_json_string_at(rec, "timing.disturbed");
     if (disturbed)
         s->flagged = 1;
     for (int i = 0; i < s->ntiers && sr; i++) {
@@ -220,7 +220,7 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
         }
         t->graded = 1;
         s->thresholds_default |= is_default;
-        if (json_number_at(rec, def->field, &t->value)) {
+        if (lab_json_number_at(rec, def->field, &t->value)) {
             appendf(s->note, sizeof s->note,
                     "%sthe record has no number %s that tier %s needs (the rubric and the driver "
                     "disagree: tell your instructor)",
@@ -294,17 +294,17 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
         return;
     }
     s->ran = 1;
-    const char *gpu = json_string_at(rec, "gpu.name");
+    const char *gpu = lab_json_string_at(rec, "gpu.name");
     snprintf(s->gpu, sizeof s->gpu, "%s", gpu ? gpu : "");
-    const char *metric = json_string_at(rec, "timing.metric");
+    const char *metric = lab_json_string_at(rec, "timing.metric");
     snprintf(s->metric, sizeof s->metric, "%s", metric ? metric : "");
-    s->have_speedup = json_number_at(rec, "timing.speedup_vs_baseline", &s->speedup) == 0;
-    s->have_pct = json_number_at(rec, "timing.pct_of_reference", &s->pct) == 0;
+    s->have_speedup = lab_json_number_at(rec, "timing.speedup_vs_baseline", &s->speedup) == 0;
+    s->have_pct = lab_json_number_at(rec, "timing.pct_of_reference", &s->pct) == 0;
     offer_baseline(s, rec, run->status);
 
-    if (run->status == LAB_EXIT_CUDA_ERROR && json_bool_at(rec, "correct") == 1 && progress.timing) {
+    if (run->status == LAB_EXIT_CUDA_ERROR && lab_json_bool_at(rec, "correct") == 1 && progress.timing) {
         /* the checks passed, and the kernel failed only while being timed */
-        const char *message = json_string_at(rec, "message");
+        const char *message = lab_json_string_at(rec, "message");
         int n = message ? (int)strlen(message) : 0;
         while (n > 0 && message[n - 1] == '.')
             n--; /* the sentence goes on */
@@ -315,7 +315,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
                             "(calls rotate over three input sets); add SANITIZE=1 to see the line.",
                          command);
         award_correctness(s);
-        json_free(rec);
+        lab_json_free(rec);
         return;
     }
     if (run->status != 0) {
@@ -330,7 +330,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     s->points = s->correct_points;
     for (int i = 0; i < s->ntiers; i++)
         s->points += s->tiers[i].points;
-    json_free(rec);
+    lab_json_free(rec);
 }
 
 void score_sanitizer(stage_result *s, const char *finding, const char *command)

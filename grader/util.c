@@ -1,7 +1,7 @@
 /*
  * util.c: small helpers every part of the grader uses: appending to a
- * message, cleaning untrusted text, whether a program is there, mkdir -p,
- * a file's text (the clock and finding a program: common/spawn.c).
+ * message, cleaning untrusted text, whether a program is there, mkdir -p
+ * (the clock and finding a program: common/spawn.c).
  */
 #include "fdio.h"
 #include "grader.h"
@@ -101,15 +101,4 @@ int mkdirs(const char *path)
             *p = '/';
         }
     return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-
-char *read_file_text(const char *path, size_t max)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *text = lab_read_to_end(fd, max ? max : SIZE_MAX - 1, NULL, NULL);
-    close(fd);
-    return text;
 }

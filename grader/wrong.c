@@ -23,24 +23,24 @@ typedef struct {
 static int failed_check(const jvalue *rec, const char *name, failure *f)
 {
     memset(f, 0, sizeof *f);
-    const jvalue *checks = json_get(rec, name);
+    const jvalue *checks = lab_json_get(rec, name);
     if (!checks || checks->type != J_ARRAY)
         return 0;
     for (int i = 0; i < checks->count; i++) {
         const jvalue *c = checks->items[i];
-        const char *size = json_string_at(c, "size");
-        if (json_bool_at(c, "ok") != 0) {
+        const char *size = lab_json_string_at(c, "size");
+        if (lab_json_bool_at(c, "ok") != 0) {
             /* right when the size is a multiple of every tile */
-            if (json_bool_at(c, "ok") == 1 && json_bool_at(c, "whole_tiles") == 1 && size && !f->whole[0])
+            if (lab_json_bool_at(c, "ok") == 1 && lab_json_bool_at(c, "whole_tiles") == 1 && size && !f->whole[0])
                 snprintf(f->whole, sizeof f->whole, "%.40s", size);
             continue;
         }
         snprintf(f->size, sizeof f->size, "%.40s", size ? size : "a check");
         double wrong = 0, elements = 0, never = 0, nan = 0;
-        int have_wrong = json_number_at(c, "wrong", &wrong) == 0;
-        json_number_at(c, "elements", &elements);
-        json_number_at(c, "never_written", &never);
-        json_number_at(c, "nan", &nan);
+        int have_wrong = lab_json_number_at(c, "wrong", &wrong) == 0;
+        lab_json_number_at(c, "elements", &elements);
+        lab_json_number_at(c, "never_written", &never);
+        lab_json_number_at(c, "nan", &nan);
         int parts = 0;
         if (have_wrong && wrong > 0) {
             appendf(f->what, sizeof f->what, "%.0f of %.0f elements wrong", wrong, elements);
@@ -51,10 +51,10 @@ static int failed_check(const jvalue *rec, const char *name, failure *f)
                 appendf(f->what, sizeof f->what, " (%.0f never written)", never);
             parts++;
         }
-        f->outside = json_bool_at(c, "guards_ok") == 0;
+        f->outside = lab_json_bool_at(c, "guards_ok") == 0;
         if (f->outside)
             appendf(f->what, sizeof f->what, "%swrote outside its output array", parts++ ? "; " : "");
-        f->inputs = json_bool_at(c, "inputs_unchanged") == 0;
+        f->inputs = lab_json_bool_at(c, "inputs_unchanged") == 0;
         if (f->inputs)
             appendf(f->what, sizeof f->what, "%schanged its input arrays", parts++ ? "; " : "");
         if (!parts)
@@ -75,7 +75,7 @@ void emulate_size(const jvalue *rec, int status, char *at, size_t len)
 /* Why a run that produced a valid record is not correct, and what to do. */
 void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command)
 {
-    const char *message = json_string_at(rec, "message");
+    const char *message = lab_json_string_at(rec, "message");
     failure f;
     emulate_size(rec, status, s->emulate_at, sizeof s->emulate_at);
     switch (status) {

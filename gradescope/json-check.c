@@ -1,13 +1,13 @@
 /*
  * json-check.c: is a file JSON, as the lab's own reader takes it
- * (grader/jsonread.c), with the members Gradescope's results.json needs?
+ * (common/jsonread.c), with the members Gradescope's results.json needs?
  *
  *   build/gradescope/json-check FILE [KEY...]
  *
  * Each KEY must be a member of the top object. Prints one line saying what
  * is wrong; exit status 0 valid, 1 not, 2 usage.
  */
-#include "grader.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,25 +19,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: json-check FILE [KEY...]\n");
         return 2;
     }
-    char *text = read_file_text(argv[1], 64u << 20);
-    if (!text) {
-        printf("%s: cannot read it\n", argv[1]);
-        return 1;
-    }
-    size_t len = strlen(text);
     char err[256];
-    jvalue *v = json_parse(text, len, err, sizeof err);
-    free(text);
+    jvalue *v = lab_json_read(argv[1], 64u << 20, err, sizeof err);
     if (!v) {
-        printf("%s: not JSON: %s\n", argv[1], err);
+        printf("%s: %s\n", argv[1], err);
         return 1;
     }
     int bad = 0;
     for (int i = 2; i < argc; i++)
-        if (!json_get(v, argv[i])) {
+        if (!lab_json_get(v, argv[i])) {
             printf("%s: no member \"%s\"\n", argv[1], argv[i]);
             bad = 1;
         }
-    json_free(v);
+    lab_json_free(v);
     return bad;
 }

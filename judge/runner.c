@@ -2,7 +2,7 @@
  * runner.c: the runner's loop (forward.h; judge/README.md, "The judge").
  *
  * Linked with one kernel.cu, the family's call file (judge/calls.cu built
- * with -DLAB_RUNNER_FAMILY_<family> into build/judge/<family>_call.o, which
+ * with -DLAB_RUNNER_FAMILY=<family> into build/judge/<family>_call.o, which
  * calls the contract function on the pointers of one call) and
  * judge/forward_runtime.c in the CUDA runtime's place, this is the process
  * in which the student's host code runs: without a GPU, talking only to

@@ -48,7 +48,7 @@ static char *in_path(const char *name)
     while (path) {
         const char *end = strchr(path, ':');
         int len = end ? (int)(end - path) : (int)strlen(path);
-        char *candidate = len ? xasprintf("%.*s/%s", len, path, name) : xasprintf("./%s", name);
+        char *candidate = len ? lab_asprintf("%.*s/%s", len, path, name) : lab_asprintf("./%s", name);
         struct stat st;
         if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0)
             return candidate;
@@ -63,22 +63,22 @@ static char *find_ncu(void)
 {
     const char *env = getenv("NCU");
     if (env && env[0])
-        return xstrdup(env);
+        return lab_strdup(env);
     char *ncu = in_path("ncu");
     if (ncu)
         return ncu;
     char *nvcc = in_path("nvcc");
     if (!nvcc)
-        nvcc = xstrdup("/usr/local/cuda/bin/nvcc");
+        nvcc = lab_strdup("/usr/local/cuda/bin/nvcc");
     char *slash = strrchr(nvcc, '/');
-    ncu = slash ? xasprintf("%.*s/ncu", (int)(slash - nvcc), nvcc) : xstrdup("./ncu");
+    ncu = slash ? lab_asprintf("%.*s/ncu", (int)(slash - nvcc), nvcc) : lab_strdup("./ncu");
     free(nvcc);
     return ncu;
 }
 
 static int mkdirs(const char *dir)
 {
-    char *path = xstrdup(dir);
+    char *path = lab_strdup(dir);
     int ok = 1;
     for (char *p = path + 1; ok && *p; p++)
         if (*p == '/') {
@@ -104,7 +104,7 @@ static char *name_of(const char *path)
         path = p + 6;
     if (path[0] == '/')
         path++;
-    char *name = xstrdup(path);
+    char *name = lab_strdup(path);
     for (char *p = name; *p; p++)
         if (*p == '/')
             *p = '-';
@@ -174,11 +174,11 @@ static int store(const char *expected, const char *stage, const char *gpu, const
     int n = 0, nbody = 0;
     struct stat st;
     char **old = stat(expected, &st) == 0 && S_ISREG(st.st_mode) ? read_lines(expected, &n) : NULL;
-    struct line *body = xmalloc((size_t)(n + t->n + 1) * sizeof *body);
+    struct line *body = lab_alloc((size_t)(n + t->n + 1) * sizeof *body);
     for (int i = 0; i < n; i++)
         if (old[i][0] != '#' && fields(old[i]) >= 4 &&
             !(field_is(old[i], 0, stage) && field_is(old[i], 1, gpu)))
-            body[nbody].text = xstrdup(old[i]), body[nbody].at = nbody, nbody++;
+            body[nbody].text = lab_strdup(old[i]), body[nbody].at = nbody, nbody++;
     static const char *const sums[] = {"_sectors", "_requests", "_wavefronts", "_inst", "_bytes"};
     for (int i = 0; i < t->n; i++) {
         int raw = 0;
@@ -186,17 +186,17 @@ static int store(const char *expected, const char *stage, const char *gpu, const
         for (size_t s = 0; s < sizeof sums / sizeof sums[0]; s++)
             raw |= klen >= strlen(sums[s]) && !strcmp(t->key[i] + klen - strlen(sums[s]), sums[s]);
         if (!raw)
-            body[nbody].text = xasprintf("%s\t%s\t%s\t%s", stage, gpu, t->key[i], t->val[i]),
+            body[nbody].text = lab_asprintf("%s\t%s\t%s\t%s", stage, gpu, t->key[i], t->val[i]),
             body[nbody].at = nbody, nbody++;
     }
     char date[16];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-    body[nbody].text = xasprintf("%s\t%s\tdate\t%s", stage, gpu, date);
+    body[nbody].text = lab_asprintf("%s\t%s\tdate\t%s", stage, gpu, date);
     body[nbody].at = nbody, nbody++;
     qsort(body, (size_t)nbody, sizeof *body, by_stage_gpu);
 
-    char *tmp = xasprintf("%s.XXXXXX", expected);
+    char *tmp = lab_asprintf("%s.XXXXXX", expected);
     int fd = mkstemp(tmp), ok = fd >= 0;
     FILE *f = ok ? fdopen(fd, "w") : NULL;
     if (f) {
@@ -248,13 +248,13 @@ static int stored(const char *expected, const char *stage, const char *gpu, stru
             const char *g = tab_field(lines[i], 1, &len);
             if (pass == 1 && (!first || !first[0])) {
                 free(first);
-                first = xasprintf("%.*s", (int)len, g);
+                first = lab_asprintf("%.*s", (int)len, g);
             }
             if (!field_is(lines[i], 1, pass == 0 ? gpu : first))
                 continue;
             size_t klen, vlen;
             const char *k = tab_field(lines[i], 2, &klen), *v = tab_field(lines[i], 3, &vlen);
-            char *key = xasprintf("%.*s", (int)klen, k), *val = xasprintf("%.*s", (int)vlen, v);
+            char *key = lab_asprintf("%.*s", (int)klen, k), *val = lab_asprintf("%.*s", (int)vlen, v);
             kv_set(r, key, val);
             free(key), free(val);
             found++;
@@ -341,17 +341,17 @@ static char *reference_label(struct profiler *p, const struct options *o, const 
     if (o->ref) {
         char *name = name_of(o->ref), *label;
         if (!strcmp(name, yours)) {
-            char *longer = xasprintf("%s-reference", name);
+            char *longer = lab_asprintf("%s-reference", name);
             free(name);
             name = longer;
         }
         if (!o->brief)
             printf("profiling the reference, %s...\n", o->ref);
         if (measure(p, o->ref, name, r) == MEASURED) {
-            label = xstrdup(o->ref);
+            label = lab_strdup(o->ref);
         } else {
             kv_free(r);
-            label = xasprintf("%s could not be measured (see %s/%s.log)", o->ref, p->out, name);
+            label = lab_asprintf("%s could not be measured (see %s/%s.log)", o->ref, p->out, name);
         }
         free(name);
         return label;
@@ -362,13 +362,13 @@ static char *reference_label(struct profiler *p, const struct options *o, const 
         if (!strncmp(expected, o->root, rlen) && expected[rlen] == '/')
             shown_path += rlen + 1;
         const char *ref_gpu = kv_get(r, "gpu"), *ref_size = kv_get(r, "size");
-        return xasprintf("the solution, stored in %s (%s%s%s%s%s%s", shown_path, kv_get(r, "date"),
+        return lab_asprintf("the solution, stored in %s (%s%s%s%s%s%s", shown_path, kv_get(r, "date"),
                          strcmp(ref_gpu, gpu) ? ", on " : "", strcmp(ref_gpu, gpu) ? ref_gpu : "",
                          strcmp(ref_gpu, gpu) ? ": occupancy and DRAM differ between GPUs)" : ")",
                          strcmp(ref_size, kv_get(y, "size")) ? ", at " : "",
                          strcmp(ref_size, kv_get(y, "size")) ? ref_size : "");
     }
-    return xasprintf("none: no solution here, and no stored values for %s (instructors: make "
+    return lab_asprintf("none: no solution here, and no stored values for %s (instructors: make "
                      "profile-expected)", o->stage);
 }
 
@@ -384,9 +384,9 @@ int main(int argc, char **argv)
     const char *env_out = getenv("PROFILE_DIR"), *env_expected = getenv("PROFILE_EXPECTED");
     struct profiler p = {0};
     p.out = env_out && env_out[0] ? env_out : "build/profile";
-    char *expected = env_expected && env_expected[0] ? xstrdup(env_expected)
-                                                     : xasprintf("%s/profile/expected.tsv", o.root);
-    char *ex = xasprintf("%.*s", (int)strcspn(o.stage, "_"), o.stage);
+    char *expected = env_expected && env_expected[0] ? lab_strdup(env_expected)
+                                                     : lab_asprintf("%s/profile/expected.tsv", o.root);
+    char *ex = lab_asprintf("%.*s", (int)strcspn(o.stage, "_"), o.stage);
     p.driver_args = o.driver_args;
     p.brief = o.brief;
     if (!mkdirs(p.out))
@@ -417,7 +417,7 @@ int main(int argc, char **argv)
 
     /* the reference, then the report */
     char *ref_label = reference_label(&p, &o, expected, yours, &y, &r);
-    char *report_file = xasprintf("%s/%s.ncu-rep", p.out, yours);
+    char *report_file = lab_asprintf("%s/%s.ncu-rep", p.out, yours);
     if (!o.brief)
         printf("\n");
     report(&y, &r, o.brief, ex, o.bin, ref_label, report_file);

@@ -33,10 +33,10 @@ char *ncu_version(const char *ncu)
         if (strstr(line, "Version")) {
             char *rest = NULL, *word = strtok_r(line, " \t", &rest);
             word = word ? strtok_r(NULL, " \t", &rest) : NULL;
-            version = xstrdup(word ? word : "");
+            version = lab_strdup(word ? word : "");
         }
     free(text);
-    return version ? version : xstrdup("");
+    return version ? version : lab_strdup("");
 }
 
 /* An ncu that does not know an optional metric refuses them all. */
@@ -63,7 +63,7 @@ static void run_ncu(const struct profiler *p, const char *bin, const char *base,
     int nargs = 0;
     while (p->driver_args[nargs])
         nargs++;
-    char **argv = xmalloc((size_t)(nargs + 16) * sizeof *argv);
+    char **argv = lab_alloc((size_t)(nargs + 16) * sizeof *argv);
     int a = 0;
     /* clocks locked to base (ncu's default, said here so that the report's
      * note holds whatever a config file says) */
@@ -81,11 +81,11 @@ static void run_ncu(const struct profiler *p, const char *bin, const char *base,
 
 int measure(const struct profiler *p, const char *bin, const char *name, struct kv *t)
 {
-    char *base = xasprintf("%s/%s", p->out, name);
-    char *log = xasprintf("%s.log", base), *json = xasprintf("%s.json", base);
-    char *rep = xasprintf("%s.ncu-rep", base), *csv = xasprintf("%s.csv", base);
-    char *tsv = xasprintf("%s.tsv", base);
-    char *status = NULL;
+    char *base = lab_asprintf("%s/%s", p->out, name);
+    char *log = lab_asprintf("%s.log", base), *json = lab_asprintf("%s.json", base);
+    char *rep = lab_asprintf("%s.ncu-rep", base), *csv = lab_asprintf("%s.csv", base);
+    char *tsv = lab_asprintf("%s.tsv", base);
+    jvalue *record = NULL;
     int code = MEASURED;
     unlink(log), unlink(json), unlink(rep), unlink(csv), unlink(tsv);
 
@@ -98,14 +98,16 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
          * comes from the stage) */
         asked = p->base_metrics;
     }
-    status = json_value(json, "exit_status");
+    char err[256];
+    record = lab_json_read(json, 0, err, sizeof err);
+    double status;
     if (file_has(log, "ERR_NVGPUCTRPERM"))
         code = RESTRICTED;
-    else if (!status[0])
+    else if (lab_json_number_at(record, "exit_status", &status))
         code = file_has(log, "no usable CUDA GPU") ? NO_GPU : PROGRAM_FAILED;
-    else if (!strcmp(status, "3"))
+    else if (status == 3)
         code = NO_GPU;
-    else if (strcmp(status, "0") != 0)
+    else if (status != 0)
         code = PROGRAM_FAILED;
     else if (!nonempty(rep))
         code = NOTHING_MEASURED;
@@ -121,11 +123,10 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     } else {
         kv_set(t, "launches", "0");
     }
-    static const char *const from_record[][2] = {{"gpu", "name"}, {"size", "profiled_size"}, {"knob", "knob"}};
+    static const char *const from_record[][2] = {{"gpu", "gpu.name"}, {"size", "profiled_size"}, {"knob", "knob"}};
     for (size_t i = 0; i < sizeof from_record / sizeof from_record[0]; i++) {
-        char *v = json_value(json, from_record[i][1]);
-        kv_set(t, from_record[i][0], v);
-        free(v);
+        const char *v = lab_json_string_at(record, from_record[i][1]);
+        kv_set(t, from_record[i][0], v ? v : "");
     }
     kv_set(t, "ncu", p->ncu_version);
     f = fopen(tsv, "w");
@@ -136,7 +137,8 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     if (strtol(kv_get(t, "launches"), NULL, 10) <= 0)
         code = NOTHING_MEASURED;
 done:
-    free(status), free(base), free(log), free(json), free(rep), free(csv), free(tsv);
+    lab_json_free(record);
+    free(base), free(log), free(json), free(rep), free(csv), free(tsv);
     return code;
 }
 
@@ -146,7 +148,7 @@ static void quote_log(const char *path, const char *const *prefixes, int keep, i
 {
     int n, picked = 0;
     char **lines = read_lines(path, &n);
-    int *pick = xmalloc((size_t)(n + 1) * sizeof *pick);
+    int *pick = lab_alloc((size_t)(n + 1) * sizeof *pick);
     for (int i = 0; i < n; i++) {
         int starts = 0;
         for (const char *const *p = prefixes; *p; p++)
@@ -164,7 +166,7 @@ static void quote_log(const char *path, const char *const *prefixes, int keep, i
 
 void explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex)
 {
-    char *log = xasprintf("%s/%s.log", p->out, name), *json = xasprintf("%s/%s.json", p->out, name);
+    char *log = lab_asprintf("%s/%s.log", p->out, name), *json = lab_asprintf("%s/%s.json", p->out, name);
     static const char *const tool_lines[] = {"==", NULL};
     static const char *const warnings[] = {"==ERROR==", "==WARNING==", NULL};
     if (code == RESTRICTED) {
@@ -173,10 +175,12 @@ void explain(const struct profiler *p, int code, const char *bin, const char *na
                "module option NVreg_RestrictProfilingToAdminUsers=0) or run ncu as root / with "
                "CAP_SYS_ADMIN\n");
     } else if (code == PROGRAM_FAILED) {
-        char *message = json_value(json, "message");
+        char err[256];
+        jvalue *record = lab_json_read(json, 0, err, sizeof err);
+        const char *message = lab_json_string_at(record, "message");
         printf("hardware counters: nothing to profile, %s failed (%s); make it pass its checks first: "
-               "make run EX=%s\n", bin, message[0] ? message : "it ended without a record", ex);
-        free(message);
+               "make run EX=%s\n", bin, message && message[0] ? message : "it ended without a record", ex);
+        lab_json_free(record);
         if (!p->brief) {
             quote_log(log, tool_lines, 0, 15, 0);
             printf("(the whole output: %s)\n", log);

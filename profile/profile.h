@@ -10,11 +10,14 @@
  *   verdicts.c what the counters say: coalescing, bank conflicts, occupancy
  *   report.c   the table and the verdicts in words (full or brief)
  *   text.c     key/value tables, numbers as awk read them, lines of files
+ *              (memory, strings and the JSON reader: common/util.h)
  *
  * Plain C11 and POSIX; no CUDA, no ncu needed to build or test it.
  */
 #ifndef PROFILE_H
 #define PROFILE_H
+
+#include "util.h"
 
 #include <stdio.h>
 
@@ -44,10 +47,6 @@ void grouped(char *buf, size_t size, double v);
 /* the whole part of v as "%d" prints it */
 void whole(char *buf, size_t size, double v);
 
-void *xmalloc(size_t size);
-char *xstrdup(const char *s);
-/* printf into a new string */
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The lines of a file, without their newlines; NULL where it cannot be read.
  * *n is their number. free_lines frees them. */
@@ -55,8 +54,6 @@ char **read_lines(const char *path, int *n);
 void free_lines(char **lines, int n);
 /* 1 when some line of the file holds text (case-sensitive). */
 int file_has(const char *path, const char *text);
-/* The first value of key in a driver's record (one key a line). */
-char *json_value(const char *path, const char *key);
 /* 1 when the file exists and is not empty. */
 int nonempty(const char *path);
 

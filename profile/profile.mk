@@ -9,10 +9,10 @@
 # tools/profile.sh hands the work to build/tools/profile-report, plain C
 # (profile/*.c): it runs ncu, reads its raw page and writes the report.
 PROFILE_REPORT := build/tools/profile-report
-PROFILE_SRCS := $(wildcard profile/*.c) common/spawn.c common/fdio.c
-$(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h) common/spawn.h common/fdio.h
+PROFILE_SRCS := $(wildcard profile/*.c)
+$(PROFILE_REPORT): $(PROFILE_SRCS) $(wildcard profile/*.h) $(wildcard common/*.h) build/stages.h $(HOST_LIB)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Iprofile $(PROFILE_SRCS) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Iprofile -Ibuild $(PROFILE_SRCS) $(HOST_LIB) -lm -o $@
 
 PROFILE_REF := $(if $(filter exercise,$(VARIANT)),$(if $(wildcard solutions/$(STAGE)/kernel.cu),$(RUN_DIR)/solution))
 profile: stage-known $(PROFILE_REPORT) $(if $(STAGE),$(RUN_DEPS) $(PROFILE_REF))

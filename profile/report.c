@@ -17,7 +17,7 @@ static char *short_name(const char *name)
 {
     if (!strncmp(name, "void ", 5))
         name += 5;
-    char *s = xstrdup(name);
+    char *s = lab_strdup(name);
     size_t len = strlen(s);
     if (len == 0 || s[len - 1] != ')')
         return s;
@@ -77,10 +77,10 @@ static void shown(const char *v, int kind, char *buf, size_t size)
  * the others after rest. Words are split at spaces, tabs and newlines. */
 static void wrap(const char *text, const char *first, const char *rest, size_t width)
 {
-    char *copy = xstrdup(text), *save = NULL;
+    char *copy = lab_strdup(text), *save = NULL;
     const char *indent = first;
     size_t cap = strlen(text) + 1, used = 0;
-    char *line = xmalloc(cap);
+    char *line = lab_alloc(cap);
     line[0] = '\0';
     for (char *word = strtok_r(copy, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save)) {
         if (used && strlen(indent) + used + 1 + strlen(word) > width) {
@@ -100,7 +100,7 @@ static void wrap(const char *text, const char *first, const char *rest, size_t w
 /* wrap, with "." after the text */
 static void wrap_sentence(const char *text, const char *first, const char *rest)
 {
-    char *s = xasprintf("%s.", text);
+    char *s = lab_asprintf("%s.", text);
     wrap(s, first, rest, 100);
     free(s);
 }
@@ -207,7 +207,7 @@ static void sayings(const struct verdicts *v, const struct kv *y)
         wrap_sentence(v->note_advice[i], "    ", "    ");
     }
     if (v->rights[0]) {
-        char *s = xstrdup(v->rights);
+        char *s = lab_strdup(v->rights);
         s[0] = (char)toupper((unsigned char)s[0]);
         wrap_sentence(s, "  ", "  ");
         free(s);
@@ -215,10 +215,10 @@ static void sayings(const struct verdicts *v, const struct kv *y)
     if (is_number(kv_get(y, "gld_spr")) || is_number(kv_get(y, "gst_spr"))) {
         char *s;
         if (!strcmp(v->width_from[0], v->width_from[1]))
-            s = xasprintf("(the ideal sectors per request follow the access width: %s and %s, from %s)",
+            s = lab_asprintf("(the ideal sectors per request follow the access width: %s and %s, from %s)",
                           v->width_text[0], v->width_text[1], v->width_from[0]);
         else
-            s = xasprintf("(the ideal sectors per request follow the access width: %s from %s, %s from %s)",
+            s = lab_asprintf("(the ideal sectors per request follow the access width: %s from %s, %s from %s)",
                           v->width_text[0], v->width_from[0], v->width_text[1], v->width_from[1]);
         wrap(s, "  ", "   ", 100);
         free(s);

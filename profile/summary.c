@@ -62,7 +62,7 @@ char *metric_list(int base)
     size_t len = 1;
     for (int m = 0; m < NMETRICS; m++)
         len += strlen(metrics[m].ncu) + 1;
-    char *text = xmalloc(len);
+    char *text = lab_alloc(len);
     text[0] = '\0';
     for (int m = 0; m < NMETRICS; m++) {
         if (base && metrics[m].optional)
@@ -110,14 +110,14 @@ static void set_field(struct row *r, int i, char *text)
 static void split_csv(const char *line, struct row *r)
 {
     size_t len = strlen(line), o = 0;
-    char *text = xmalloc(len + 1);
+    char *text = lab_alloc(len + 1);
     int quoted = 0;
     r->n = 0;
     for (size_t i = 0; i <= len; i++) {
         char c = line[i];
         if (c == '\0' || (!quoted && c == ',')) {
             text[o] = '\0';
-            set_field(r, r->n++, xstrdup(text));
+            set_field(r, r->n++, lab_strdup(text));
             o = 0;
         } else if (quoted && c == '"' && line[i + 1] == '"') {
             text[o++] = '"';
@@ -138,7 +138,7 @@ static void split_csv(const char *line, struct row *r)
 static int value(const char *field_text, const char *unit, double *v)
 {
     size_t len = strlen(field_text), o = 0;
-    char *text = xmalloc(len + 1);
+    char *text = lab_alloc(len + 1);
     for (size_t i = 0; i < len; i++)
         if (field_text[i] != ',')
             text[o++] = field_text[i];
@@ -148,7 +148,7 @@ static int value(const char *field_text, const char *unit, double *v)
     const char *s = text + (text[0] == '+' || text[0] == '-');
     int ok = is_number(text);
     if (!ok && s[0] == '.' && s[1] >= '0' && s[1] <= '9') {
-        char *zero = xasprintf("0%s", s);
+        char *zero = lab_asprintf("0%s", s);
         ok = is_number(zero);
         free(zero);
     }
@@ -210,9 +210,9 @@ static void add_launch(struct sums *s, const struct row *r, const struct kv *col
         free(s->kernel);
         free(s->block);
         free(s->grid);
-        s->kernel = xstrdup(field(r, column(columns, "Kernel Name")));
-        s->block = xstrdup(field(r, column(columns, "Block Size")));
-        s->grid = xstrdup(field(r, column(columns, "Grid Size")));
+        s->kernel = lab_strdup(field(r, column(columns, "Kernel Name")));
+        s->block = lab_strdup(field(r, column(columns, "Block Size")));
+        s->grid = lab_strdup(field(r, column(columns, "Grid Size")));
     }
     for (int m = 0; m < NMETRICS; m++) {
         double v;
@@ -237,7 +237,7 @@ static void add_launch(struct sums *s, const struct row *r, const struct kv *col
 /* key: the value text, tabs and newlines made spaces */
 static void emit(struct kv *t, const char *key, const char *text)
 {
-    char *clean = xstrdup(text);
+    char *clean = lab_strdup(text);
     for (char *p = clean; *p; p++)
         if (*p == '\t' || *p == '\n')
             *p = ' ';
@@ -354,7 +354,7 @@ void summarize(FILE *f, struct kv *t)
         } else if (!id[0]) {
             /* the units row has an empty ID */
             for (int i = 0; i < r.n; i++)
-                set_field(&units, i, xstrdup(field(&r, i)));
+                set_field(&units, i, lab_strdup(field(&r, i)));
         } else if (id[strspn(id, "0123456789")] == '\0') {
             add_launch(&s, &r, &columns, &units);
         }

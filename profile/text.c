@@ -5,39 +5,9 @@
 #include "profile.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-void *xmalloc(size_t size)
-{
-    void *p = malloc(size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "error: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xmalloc(n), s, n);
-}
-
-char *xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 /* ------------------------------------------------------------ tables */
 
@@ -54,22 +24,16 @@ void kv_set(struct kv *t, const char *key, const char *val)
     int i = kv_find(t, key);
     if (i >= 0) {
         free(t->val[i]);
-        t->val[i] = xstrdup(val);
+        t->val[i] = lab_strdup(val);
         return;
     }
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 32;
-        char **k = realloc(t->key, (size_t)t->cap * sizeof *k);
-        char **v = k ? realloc(t->val, (size_t)t->cap * sizeof *v) : NULL;
-        if (!k || !v) {
-            fprintf(stderr, "error: out of memory\n");
-            exit(1);
-        }
-        t->key = k;
-        t->val = v;
+        t->key = lab_grow(t->key, (size_t)t->cap * sizeof *t->key);
+        t->val = lab_grow(t->val, (size_t)t->cap * sizeof *t->val);
     }
-    t->key[t->n] = xstrdup(key);
-    t->val[t->n] = xstrdup(val);
+    t->key[t->n] = lab_strdup(key);
+    t->val[t->n] = lab_strdup(val);
     t->n++;
 }
 
@@ -176,7 +140,7 @@ char **read_lines(const char *path, int *n)
     if (!f)
         return NULL;
     int cap = 64;
-    char **lines = xmalloc((size_t)cap * sizeof *lines);
+    char **lines = lab_alloc((size_t)cap * sizeof *lines);
     char *line = NULL;
     size_t len = 0;
     ssize_t got;
@@ -185,14 +149,9 @@ char **read_lines(const char *path, int *n)
             line[got - 1] = '\0';
         if (*n == cap) {
             cap *= 2;
-            char **more = realloc(lines, (size_t)cap * sizeof *lines);
-            if (!more) {
-                fprintf(stderr, "error: out of memory\n");
-                exit(1);
-            }
-            lines = more;
+            lines = lab_grow(lines, (size_t)cap * sizeof *lines);
         }
-        lines[(*n)++] = xstrdup(line);
+        lines[(*n)++] = lab_strdup(line);
     }
     free(line);
     fclose(f);
@@ -214,35 +173,6 @@ int file_has(const char *path, const char *text)
         found = strstr(lines[i], text) != NULL;
     free_lines(lines, n);
     return found;
-}
-
-/* The drivers write one key a line: '  "key": value,'. The first line whose
- * first word is "key": gives the value, without the comma and the quotes
- * around it (no other unescaping: the values the report needs have none). */
-char *json_value(const char *path, const char *key)
-{
-    int n;
-    char **lines = read_lines(path, &n);
-    char *want = xasprintf("\"%s\":", key), *found = NULL;
-    size_t wlen = strlen(want);
-    for (int i = 0; i < n && !found; i++) {
-        const char *s = lines[i] + strspn(lines[i], " \t");
-        if (strncmp(s, want, wlen) != 0 || (s[wlen] && !strchr(" \t", s[wlen])))
-            continue;
-        const char *v = strchr(lines[i], ':') + 1;
-        v += strspn(v, " ");
-        found = xstrdup(v);
-        size_t len = strlen(found);
-        if (len > 0 && found[len - 1] == ',')
-            found[--len] = '\0';
-        if (len > 0 && found[len - 1] == '"')
-            found[--len] = '\0';
-        if (found[0] == '"')
-            memmove(found, found + 1, len);
-    }
-    free(want);
-    free_lines(lines, n);
-    return found ? found : xstrdup("");
 }
 
 int nonempty(const char *path)

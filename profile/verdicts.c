@@ -8,9 +8,25 @@
  * table above it.
  */
 #include "profile.h"
+#include "stages.h"
 
 #include <stdarg.h>
 #include <string.h>
+
+/* The stage's line of stages.tsv for make profile (its number ex: "06"),
+ * or NULL: its solution's access widths, its advice on bank conflicts. */
+static const struct stage_profile {
+    const char *stage;
+    int load, store;
+    const char *banks;
+} *profile_of(const char *ex)
+{
+    static const struct stage_profile lines[] = {LAB_STAGE_PROFILES};
+    for (size_t i = 0; lines[i].stage; i++)
+        if (!strncmp(lines[i].stage, ex, strlen(ex)) && lines[i].stage[strlen(ex)] == '_')
+            return &lines[i];
+    return NULL;
+}
 
 static void wrong(struct verdicts *v, const char *short_text, const char *advice)
 {
@@ -53,12 +69,12 @@ static const char *const global_what[2] = {"loads", "stores"};
 /* The ideal sectors per request follow the access width: a warp of 4-byte
  * loads asks for 128 bytes, 4 sectors of 32; of float4 loads 512 bytes, 16.
  * The width comes from ncu's bytes per request where it gave them, else
- * from the stage: the stages whose solution moves a float4 per access. */
+ * from the stage: the bytes its solution moves an access (stages.tsv's
+ * profile lines; 4 without one). */
 static int stage_width(const char *ex, int kind)
 {
-    if (!strcmp(ex, "06") || (!strcmp(ex, "07") && kind == 0))
-        return 16;
-    return 4;
+    const struct stage_profile *p = profile_of(ex);
+    return p ? (kind == 0 ? p->load : p->store) : 4;
 }
 
 static void global_ideal(struct verdicts *v, int kind)
@@ -159,13 +175,13 @@ static int bank_degree(const struct kv *t, const char *kind, struct banks *b)
     return 1;
 }
 
-/* The fix for bank conflicts, by stage: stage 05 is the lesson about them. */
+/* The fix for bank conflicts: the stage's own (stages.tsv's profile line),
+ * or the general one. */
 static const char *bank_fix(const char *ex)
 {
-    if (!strcmp(ex, "04"))
-        return "stage 05 removes them";
-    if (!strcmp(ex, "05"))
-        return "pad the tile to [32][33], this stage's lesson";
+    const struct stage_profile *p = profile_of(ex);
+    if (p && p->banks[0])
+        return p->banks;
     return "pad each row of the shared array by one float or change which thread touches "
            "which element (stage 05 shows how)";
 }

@@ -1,29 +1,43 @@
 #!/usr/bin/env bash
-# research/gpu-bugs.sh [OUTDIR]: on a GPU, what a student sees of typical
-# bugs (grader/emulated.c, and SANITIZE=1 in the Makefile):
-#   1. two bugs of stage 03 that the GPU shows: a missing barrier
-#      (tests/emu/matmul_tiled_no_second_barrier.cu) and no bounds check
-#      (tests/fixtures/matmul_no_bounds_check.cu): make run EX=03, make
-#      grade EX=03 (the CPU emulation's finding under the GPU's verdict),
-#      make run EX=03 SANITIZE=1 (memcheck and racecheck both run,
-#      memcheck names the read past A);
-#   2. three bugs of stage 07 that the GPU hides
-#      (tests/emu/reduce_chunks_no_second_barrier.cu,
-#      tests/emu/reduce_early_return.cu,
-#      tests/emu/reduce_warp_steps_no_syncwarp.cu): make grade EX=07 finds each
-#      correct, keeps every correctness point, and warns (the warning line,
-#      grade.json's warning); and stage 03's missing second barrier that
-#      the GPU hides (tests/grader/kernels/missing_barrier): its
-#      correctness points lost, 03's lesson being its barriers;
-#   3. the solutions of 03 and 07: every point, no warning;
-#   4. the solutions of every stage graded twice with their emulated
-#      programs and twice without (built, then removed: make grade
-#      PREBUILT=1), alternately: no warning, and the grades with take no
-#      more than 5% longer (grade.json's seconds, the faster of each two).
-# Each as exercises/NN_*/kernel.cu of a copy of the lab (its build copied
-# too). Every log under OUTDIR (default build/gpu-bugs); each check one
-# line, "ok NAME" or "FAIL NAME", then "N passed, N failed". Builds the lab
-# first (make all).
+# research/gpu-bugs.sh [OUTDIR]: on a GPU, what a student sees of the nine
+# typical bugs of issue 48 (stages 03 and 07: a missing barrier, no bounds
+# check, an early return before a barrier, a read of shared memory never
+# written, and 07's race in the tree step), each the lab's own kernel:
+#
+#   a missing barrier:     tests/emu/matmul_tiled_no_second_barrier.cu,
+#                          tests/emu/reduce_chunks_no_second_barrier.cu
+#   no bounds check:       tests/fixtures/matmul_no_bounds_check.cu,
+#                          tests/emu/reduce_no_bounds_check.cu
+#   an early return:       tests/emu/matmul_tiled_early_return.cu,
+#                          tests/emu/reduce_early_return.cu
+#   shared never written:  tests/emu/matmul_tiled_uninitialized_shared.cu,
+#                          tests/emu/reduce_uninitialized_shared.cu
+#   a tree step's race:    tests/emu/reduce_warp_tree_no_syncwarp.cu
+#
+# and two more the GPU hides: 07's tree ended by a warp without
+# __syncwarp() (tests/emu/reduce_warp_steps_no_syncwarp.cu) and 03's
+# missing second barrier of tests/grader/kernels/missing_barrier. The table
+# BUGS below says how the GPU shows each (grader/emulated.c):
+#   shown:  wrong on the GPU: make run EX=NN fails and names the cause (the
+#           CPU emulation's finding), make grade EX=NN loses the
+#           correctness points and its lost-points line names the cause;
+#   hidden: correct on the GPU: make run passes (it emulates a wrong run
+#           only), make grade keeps every correctness point and warns (the
+#           warning line, grade.json's warning) with the cause;
+#   lesson: 03, whose lesson is its barriers: make grade loses the
+#           correctness points and names the cause whether or not the GPU
+#           showed it; make run names it where the GPU showed it.
+# The out-of-bounds and racy ones also run make run EX=NN SANITIZE=1:
+# memcheck and racecheck both run, and the tool the table names reports it.
+# Then the solutions of 03 and 07 (every point, no warning), and the
+# solutions of every stage graded twice with their emulated programs and
+# twice without (built, then removed: make grade PREBUILT=1), alternately:
+# no warning, and the grades with take no more than 5% longer (grade.json's
+# seconds, the faster of each two).
+# Each kernel as exercises/NN_*/kernel.cu of one copy of the lab (its build
+# copied too), one stage graded at a time. Every log under OUTDIR (default
+# build/gpu-bugs); each check one line, "ok NAME" or "FAIL NAME", then
+# "N passed, N failed". Builds the lab first (make all).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 lab=$(pwd)
@@ -46,31 +60,24 @@ tar --exclude=./build/gpu-bugs --exclude=./.git -cf - . | tar -xf - -C "$copy"
 
 # student FILE [STAGE]: FILE as the kernel.cu of the copy's stage (03_tiled)
 student() { cp "$lab/$1" "$copy/exercises/${2:-03_tiled}/kernel.cu"; }
-in_copy() { (cd "$copy" && "$@"); }
+in_copy() { (cd "$copy" && "$@") </dev/null; } # not the table the loop below reads
 
-for bug in barrier bounds; do
-    case $bug in
-        barrier) student tests/emu/matmul_tiled_no_second_barrier.cu; cause='a race on shared memory'
-                 tool='Race reported|hazard' ;;
-        bounds) student tests/fixtures/matmul_no_bounds_check.cu; cause='past the end of (A|B|C)'
-                tool='Invalid __global__ read' ;;
-    esac
-    echo "== the $bug bug ($((SECONDS - t0)) s)"
-    in_copy make run EX=03 >"$out/$bug-run.log" 2>&1
-    show "$out/$bug-run.log" 'FAILED|wrong|CPU emulation'
-    check "$bug: make run EX=03 names the cause on the CPU emulation" \
-        "$(grep -qE "^the CPU emulation of your kernel names the cause: .*$cause" "$out/$bug-run.log"; echo $?)"
-    in_copy make grade EX=03 HINTS=0 >"$out/$bug-grade.log" 2>&1
-    show "$out/$bug-grade.log" '^  03_tiled|^    - '
-    check "$bug: make grade EX=03 loses the points and names the cause" \
-        "$(grep -qE "^    - The CPU emulation of your kernel names the cause: .*$cause" "$out/$bug-grade.log" &&
-           grep -qE '^03_tiled.* 0/' "$out/$bug-grade.log"; echo $?)"
-    in_copy make run EX=03 SANITIZE=1 >"$out/$bug-sanitize.log" 2>&1
-    show "$out/$bug-sanitize.log" 'LAB_EXACT_BUFFERS|=========.*(Invalid|Race|hazard|SUMMARY)'
-    check "$bug: make run EX=03 SANITIZE=1 runs memcheck and racecheck" \
-        "$([ "$(grep -c '^LAB_EXACT_BUFFERS=1 .*--tool' "$out/$bug-sanitize.log")" = 2 ]; echo $?)"
-    check "$bug: compute-sanitizer names it ($tool)" "$(grep -qE "$tool" "$out/$bug-sanitize.log"; echo $?)"
-done
+# NAME;STAGE;KIND;FILE;CAUSE;TOOL, a line a bug: FILE as STAGE's kernel.cu;
+# KIND shown, hidden or lesson (above); CAUSE, a pattern of what the CPU
+# emulation names; TOOL, a pattern of what compute-sanitizer reports (-:
+# no SANITIZE=1 run)
+BUGS="\
+03-barrier;03_tiled;shown;tests/emu/matmul_tiled_no_second_barrier.cu;a race on shared memory;Race reported|hazard
+03-bounds;03_tiled;shown;tests/fixtures/matmul_no_bounds_check.cu;past the end of (A|B|C);Invalid __global__ read
+03-early-return;03_tiled;lesson;tests/emu/matmul_tiled_early_return.cu;a thread returned before a barrier;-
+03-never-written;03_tiled;shown;tests/emu/matmul_tiled_uninitialized_shared.cu;which no thread of its block has written;-
+03-barrier-hidden;03_tiled;lesson;tests/grader/kernels/missing_barrier/kernel.cu;a race on shared memory;-
+07-barrier;07_reduction;hidden;tests/emu/reduce_chunks_no_second_barrier.cu;a race on shared memory;Race reported|hazard
+07-bounds;07_reduction;shown;tests/emu/reduce_no_bounds_check.cu;past the end of in;Invalid __global__ read
+07-early-return;07_reduction;hidden;tests/emu/reduce_early_return.cu;a thread returned before a barrier;-
+07-never-written;07_reduction;shown;tests/emu/reduce_uninitialized_shared.cu;which no thread of its block has written;-
+07-tree-race;07_reduction;hidden;tests/emu/reduce_warp_tree_no_syncwarp.cu;two lanes of one warp;Race reported|hazard
+07-warp-steps;07_reduction;hidden;tests/emu/reduce_warp_steps_no_syncwarp.cu;two lanes of one warp;-"
 
 # warned LOG GRADE_DIR STAGE: make grade's warning line, and the stage's
 # warning in grade.json (one key a line)
@@ -84,21 +91,62 @@ tsv() {
         "$1/grade.tsv" 2>/dev/null
 }
 
-for bug in reduce_chunks_no_second_barrier reduce_early_return reduce_warp_steps_no_syncwarp; do
-    echo "== stage 07, a bug the GPU hides: $bug ($((SECONDS - t0)) s)"
-    student "tests/emu/$bug.cu" 07_reduction
-    in_copy make grade EX=07 HINTS=0 >"$out/$bug-grade.log" 2>&1
-    show "$out/$bug-grade.log" '^07_reduction |^  07_reduction: '
-    check "$bug: correct on the GPU, every correctness point, and a warning ($(tsv "$copy" 07_reduction points)/$(tsv \
-        "$copy" 07_reduction max_points))" \
-        "$([ "$(tsv "$copy" 07_reduction correct)" = true ] && warned "$out/$bug-grade.log" "$copy" 07_reduction; echo $?)"
-done
-echo "== stage 03, its lesson the barriers: a missing second barrier ($((SECONDS - t0)) s)"
-student tests/grader/kernels/missing_barrier/kernel.cu
-in_copy make grade EX=03 HINTS=0 >"$out/barrier03-grade.log" 2>&1
-show "$out/barrier03-grade.log" '^03_tiled |^  03_tiled'
-check "03 missing second barrier: no correctness points, the race named, whether or not the GPU showed it" \
-    "$([ "$(tsv "$copy" 03_tiled correct)" = false ] && grep -q 'race on shared memory' "$out/barrier03-grade.log"; echo $?)"
+# run_checks NAME STAGE KIND CAUSE: make run EX=NN on the GPU
+run_checks() {
+    local log=$out/$1-run.log st
+    in_copy make run EX="${2%%_*}" >"$log" 2>&1
+    st=$?
+    show "$log" 'FAILED|wrong|CPU emulation|all results match'
+    case $3 in
+        hidden) check "$1: make run passes on the GPU (it emulates a wrong run only)" \
+                    "$([ $st = 0 ] && ! grep -q 'CPU emulation of your kernel' "$log"; echo $?)" ;;
+        shown) check "$1: make run fails on the GPU and names the cause on the CPU emulation" \
+                   "$([ $st != 0 ] && grep -qE "^the CPU emulation of your kernel names the cause: .*$4" "$log"; echo $?)" ;;
+        lesson) check "$1: make run names the cause where the GPU shows the bug ($([ $st = 0 ] && echo 'passed on the GPU' ||
+                    echo 'wrong on the GPU'))" \
+                    "$([ $st = 0 ] || grep -qE "^the CPU emulation of your kernel names the cause: .*$4" "$log"; echo $?)" ;;
+    esac
+}
+
+# grade_checks NAME STAGE KIND CAUSE: make grade EX=NN, the one stage
+grade_checks() {
+    local log=$out/$1-grade.log points max
+    in_copy make grade EX="${2%%_*}" HINTS=0 >"$log" 2>&1
+    show "$log" "^$2 |^  $2|^    - The CPU emulation"
+    points=$(tsv "$copy" "$2" points) max=$(tsv "$copy" "$2" max_points)
+    case $3 in
+        hidden) check "$1: make grade: correct on the GPU, every correctness point, and a warning with the cause \
+($points/$max)" \
+                    "$([ "$(tsv "$copy" "$2" correct)" = true ] && warned "$log" "$copy" "$2" &&
+                       grep -qE "^  $2: correct on the GPU, but the CPU emulation of your kernel names .*$4" "$log"
+                       echo $?)" ;;
+        shown) check "$1: make grade loses the correctness points, its lost-points line names the cause ($points/$max)" \
+                   "$([ "$(tsv "$copy" "$2" correct)" = false ] &&
+                      grep -qE "^    - The CPU emulation of your kernel names the cause: .*$4" "$log"; echo $?)" ;;
+        lesson) check "$1: make grade loses the correctness points and names the cause, whether or not the GPU \
+showed it ($points/$max)" \
+                    "$([ "$(tsv "$copy" "$2" correct)" = false ] &&
+                       grep -qE "CPU emulation of your kernel names .*$4" "$log"; echo $?)" ;;
+    esac
+}
+
+# sanitize_checks NAME STAGE TOOL: make run EX=NN SANITIZE=1
+sanitize_checks() {
+    local log=$out/$1-sanitize.log
+    in_copy make run EX="${2%%_*}" SANITIZE=1 >"$log" 2>&1
+    show "$log" 'LAB_EXACT_BUFFERS|=========.*(Invalid|Race|hazard|SUMMARY)' | head -n 12
+    check "$1: make run SANITIZE=1 runs memcheck and racecheck" \
+        "$([ "$(grep -c '^LAB_EXACT_BUFFERS=1 .*--tool' "$log")" = 2 ]; echo $?)"
+    check "$1: compute-sanitizer names it ($3)" "$(grep -qE "$3" "$log"; echo $?)"
+}
+
+while IFS=";" read -r name stage kind file cause tool; do
+    echo "== $name: $file, $kind on the GPU ($((SECONDS - t0)) s)"
+    student "$file" "$stage"
+    run_checks "$name" "$stage" "$kind" "$cause"
+    grade_checks "$name" "$stage" "$kind" "$cause"
+    [ "$tool" = - ] || sanitize_checks "$name" "$stage" "$tool"
+done <<<"$BUGS"
 
 for stage in 03_tiled 07_reduction; do
     echo "== the solution of $stage ($((SECONDS - t0)) s)"

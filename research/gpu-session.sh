@@ -42,7 +42,9 @@
 #            skeleton, two attackers, an out-of-bounds kernel, a kernel that
 #            never ends and host code that crashes on this
 #            machine's GPUs, confined: students per minute per GPU (the
-#            class's own progress lines in class.log), whether the
+#            class's own progress lines and its last line, "graded N
+#            students in T s on G GPUs: R students a minute on each GPU",
+#            in class.log), whether the
 #            submissions and the class folder stayed the grader's
 #   warptile research/experiments/warptile.cu: the bonus stage's solution
 #            checked and timed against cuBLAS at BK 8 and 16 (WARPTILE_SHAPES)
@@ -246,7 +248,8 @@ for phase in $phases; do
                 "$(awk -v n="$n" -v t="$took" -v g="$gpus" 'BEGIN { if (t > 0 && g > 0) printf "%.2f", n * 60 / t / g }') students per minute per GPU"
             # the full-solution students' own times, from the class's progress
             # lines (there even when the phase's limit stopped the class)
-            log "full-solution students graded: $(sed -n 's/^\[[0-9]*\/[0-9]*\] student[0-9]*: graded, .*(\([0-9]*\) s)$/\1/p' \
+            log "the class's own rate: $(grep '^graded [0-9]* students* in ' "$out/class.log" || echo none)"
+            log "full-solution students graded: $(sed -n 's/^\[[0-9]*\/[0-9]*\] student[0-9]*: graded, .*(\([0-9]*\) s)\(; .*\)\{0,1\}$/\1/p' \
                 "$out/class.log" | sort -n | awk '{ t[NR] = $1 } END { if (NR == 0) { print "none"; exit }
                     m = t[int((NR + 1) / 2)]; printf "%d, %d to %d s each (median %d s): %.2f students per minute per GPU",
                     NR, t[1], t[NR], m, 60 / m }')"

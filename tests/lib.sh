@@ -29,6 +29,9 @@ lab_copy() {
 # grader_parts: the grader's C files but its main (grader/grade.c), with the one
 # intake's, for a test program linked with them (-Igrader -Igrader/intake)
 grader_parts() { ls grader/*.c | grep -v '^grader/grade\.c$'; ls grader/intake/*.c | grep -v '/take\.c$'; }
+# host_lib: the helper library every host program links (common/util.h),
+# built by make; its path on stdout
+host_lib() { make -s build/common/libhost.a >&2 && echo build/common/libhost.a; }
 built_grade() { tools/grade-build.sh "$@" >/dev/null || return; build/grader/grade "$@"; }
 # totals: the line every suite ends with, "N passed, N failed[, N skipped]",
 # after a blank one and the list of the checks that failed; its status is 0

@@ -180,6 +180,8 @@ suite judge "the judge and its runners without a GPU (tests/judge/run.sh)" tests
 suite forward "a runner without a GPU, its device server faked (tests/judge/forward.sh)" tests/judge/forward.sh
 suite layout "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" tests/layout/run.sh
 suite tables "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tests/tables/run.sh
+suite policy "the one timing policy, as every stage's programs resolve it (tests/policy/run.sh)" tests/policy/run.sh
+suite family "a family is one place: a toy family in five files, built, graded on the CPU, class-checked (tests/family/run.sh)" tests/family/run.sh
 optional --uses slurm srun "make grade, run and profile from a login node, through srun (tests/slurm/gpu-run.sh)" tests/slurm/gpu-run.sh \
     "running through Slurm is tested in the instructors' copy (not part of a student release)"
 optional --uses all grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"

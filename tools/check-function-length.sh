@@ -40,7 +40,7 @@ enforced() {
 files=$(find common grader judge profile emu -type f \( -name '*.c' -o -name '*.cc' -o -name '*.cu' -o -name '*.h' \) 2>/dev/null | sort)
 [ -n "$files" ] || { echo "check-function-length.sh: no common/, grader/, judge/, profile/ or emu/ sources under $root" >&2; exit 2; }
 bad=0
-while read -r at name lines; do
+while read -r at name lines _; do
     [ "$lines" -gt "$LIMIT" ] || continue
     if enforced "${at%%:*}"; then
         echo "$at: $name is $lines lines (over $LIMIT): split it into named steps"

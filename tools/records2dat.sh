@@ -7,7 +7,7 @@
 # one line "name rate" per kernel, in the order of the record.
 #
 # It reads the record's lines from build/grader/grade --record-tsv (the
-# lab's one JSON reader, grader/jsonread.c; grader/recordtsv.c says what
+# lab's one JSON reader, common/jsonread.c; grader/recordtsv.c says what
 # counts as a kernel: any object with a string "name" and a number "rate"),
 # made first where it is not up to date.
 set -u
@@ -17,7 +17,7 @@ if [ $# -ne 1 ] || [ ! -f "$1" ]; then
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 grade=$root/build/grader/grade
-if [ ! -x "$grade" ] || [ -n "$(find "$root/grader" "$root/common/json.c" -name '*.[ch]' -newer "$grade" | head -n 1)" ]; then
+if [ ! -x "$grade" ] || [ -n "$(find "$root/grader" "$root/common" -name '*.[ch]' -newer "$grade" | head -n 1)" ]; then
     # (not the jobserver of a make that runs this script: its descriptors are not ours)
     MAKEFLAGS= make -s --no-print-directory -C "$root" build/grader/grade >&2 || exit 2
 fi

@@ -23,12 +23,12 @@
 #                        03's and 04's answers with one fault put in; and the
 #                        technique's kernels (technique.tsv), answers of one
 #                        stage built as another's
-#   common/transpose_unpadded.cu
-#                        stage 05's baseline, which is stage 04's answer: the
-#                        release has the object instead, made by the Makefile
-#                        (build/release/transpose_unpadded.o) for sm_75 to
-#                        sm_90 and PTX, and the CPU emulation's
-#                        (common/transpose_unpadded-emu.o, emu/README.md)
+#   common/<name>.cu     a family's compiled files (stages.tsv's compiled
+#                        lines: stage 05's baseline, common/transpose_unpadded.cu,
+#                        is stage 04's answer): the release has the object
+#                        instead, made by the Makefile (build/release/<name>.o)
+#                        for sm_75 to sm_90 and PTX, and the CPU emulation's
+#                        (common/<name>-emu.o, emu/README.md)
 #   .ci/                 the lab's own CI
 #   research/            the maintainers' research: benches of kernels outside
 #                        the harness (one includes the bonus stage's
@@ -67,8 +67,13 @@ lab=$(cd "$(dirname "$0")/.." && pwd)
 in_git=0
 [ -n "$(git -C "$lab" ls-files 2>/dev/null | head -n 1)" ] && in_git=1
 
+# the families' compiled files (LAB_COMPILED: stages.tsv's compiled lines)
+make --no-print-directory -s -C "$lab" build/stages.env >&2 || die "cannot make build/stages.env from stages.tsv"
+. "$lab/build/stages.env"
 # Paths left out, as prefixes of the tracked paths (see the header for why).
-left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|tests/emu/|common/transpose_unpadded\.cu$|\.ci/|research/)'
+left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|tests/emu/|\.ci/|research/'
+for c in $LAB_COMPILED; do left_out="$left_out|common/$c\.cu$"; done
+left_out="$left_out)"
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty; remove it or name a new folder"
@@ -86,9 +91,11 @@ esac
 # left-out paths.
 if [ $in_git = 1 ]; then
     git -C "$lab" rev-parse -q --verify HEAD >/dev/null || die "$lab has no commit yet: commit the lab first"
-    # the stage 05 baseline is compiled from the working tree's source: it must be the commit's
-    git -C "$lab" diff --quiet HEAD -- common/transpose_unpadded.cu common/transpose_unpadded.h common/gpu.h ||
-        die "common/transpose_unpadded.cu, .h or common/gpu.h has uncommitted changes: commit or stash them first"
+    # the compiled files are compiled from the working tree's source: it must be the commit's
+    for c in $LAB_COMPILED; do
+        git -C "$lab" diff --quiet HEAD -- "common/$c.cu" "common/$c.h" common/gpu.h ||
+            die "common/$c.cu, .h or common/gpu.h has uncommitted changes: commit or stash them first"
+    done
     mapfile -d '' shipped < <(git -C "$lab" ls-tree -r -z --name-only HEAD | grep -zvE "^$left_out")
     git -C "$lab" --literal-pathspecs archive --format=tar HEAD -- "${shipped[@]}" | tar -xpf - -C "$dest"
     # dates: a file as in the working tree keeps its date there (so that a
@@ -119,21 +126,22 @@ for k in "$dest"/exercises/*/kernel.cu; do
     mkdir -p "$dest/.lab/skeletons/$s" && cp -p "$k" "$dest/.lab/skeletons/$s/kernel.cu"
 done
 
-# stage 05's baseline as an object (see the header)
-unpadded=build/release/transpose_unpadded.o
-if [ -f "$lab/common/transpose_unpadded.cu" ]; then
-    make --no-print-directory -s -C "$lab" "$unpadded" >&2 ||
-        die "cannot compile common/transpose_unpadded.cu into $unpadded (needs nvcc)"
-    cp -p "$lab/$unpadded" "$dest/common/transpose_unpadded.o"
-    make --no-print-directory -s -C "$lab" build/emu/common/transpose_unpadded.o >&2 ||
-        die "cannot compile common/transpose_unpadded.cu for the CPU emulation (needs g++)"
-    cp -p "$lab/build/emu/common/transpose_unpadded.o" "$dest/common/transpose_unpadded-emu.o"
-elif [ -f "$lab/common/transpose_unpadded.o" ]; then
-    cp -p "$lab/common/transpose_unpadded.o" "$dest/common/"
-    [ ! -f "$lab/common/transpose_unpadded-emu.o" ] || cp -p "$lab/common/transpose_unpadded-emu.o" "$dest/common/"
-else
-    die "neither common/transpose_unpadded.cu nor common/transpose_unpadded.o is here"
-fi
+# each compiled file as objects (see the header)
+for c in $LAB_COMPILED; do
+    if [ -f "$lab/common/$c.cu" ]; then
+        make --no-print-directory -s -C "$lab" "build/release/$c.o" >&2 ||
+            die "cannot compile common/$c.cu into build/release/$c.o (needs nvcc)"
+        cp -p "$lab/build/release/$c.o" "$dest/common/$c.o"
+        make --no-print-directory -s -C "$lab" "build/emu/common/$c.o" >&2 ||
+            die "cannot compile common/$c.cu for the CPU emulation (needs g++)"
+        cp -p "$lab/build/emu/common/$c.o" "$dest/common/$c-emu.o"
+    elif [ -f "$lab/common/$c.o" ]; then
+        cp -p "$lab/common/$c.o" "$dest/common/"
+        [ ! -f "$lab/common/$c-emu.o" ] || cp -p "$lab/common/$c-emu.o" "$dest/common/"
+    else
+        die "neither common/$c.cu nor common/$c.o is here"
+    fi
+done
 
 # the students' README (see the header)
 student_readme() {

@@ -5,10 +5,12 @@
 #
 # writes four files into the folder out:
 #   stages.mk      the Makefile's: STAGES, and FAMILY_, KNOB_, SWEEP_, SIZES_
-#                  and TIMED_ of each stage (the last two empty: the family's)
+#                  and TIMED_ of each stage (the last two empty: the family's);
+#                  COMPILED_ of a family with compiled lines
 #   references.mk  the Makefile's rules for each tier's reference kernel
 #                  (binary_rules: build/<stage>/<tier>/<source>)
-#   stages.env     the scripts' (sourced): LAB_STAGES, LAB_FAMILIES, and
+#   stages.env     the scripts' (sourced): LAB_STAGES, LAB_FAMILIES,
+#                  LAB_COMPILED (every family's compiled files), and
 #                  LAB_FAMILY_, LAB_KNOB_, LAB_SWEEP_, LAB_LESSON_,
 #                  LAB_AGAINST_, LAB_TODO_, LAB_SIZES_, LAB_TIMED_ and
 #                  LAB_POINTS_ of each stage
@@ -19,11 +21,17 @@
 #                  grader/rubric.tsv); LAB_STAGE_REFERENCES, the tiers'
 #                  reference kernels as { stage, tier, source, flags, kernel };
 #                  LAB_STAGE_TECHNIQUES, the technique lines as { stage,
-#                  name, measure, op, limit, with } (emu/technique.cc)
+#                  name, measure, op, limit, with } (emu/technique.cc);
+#                  LAB_STAGE_FIGURES, the figure lines as { family, field,
+#                  words } (grader/class/report/report.c); LAB_STAGE_PROFILES,
+#                  the profile lines as { stage, load bytes, store bytes,
+#                  bank advice } (profile/verdicts.c)
 # Nothing else reads stages.tsv (its header says what each kind of line
 # holds). A line of a kind this does not know, or without its fields, or
-# naming a stage or tier no line above defines, is an error: this says
-# which line and writes nothing.
+# naming a stage or tier no line above defines, a tier scored on a field
+# without a figure line for its family, or a family without its two files
+# (common/<family>.h and common/<family>_family.cu), is an error: this
+# says which line and writes nothing.
 BEGIN { FS = "\t"; n = 0; bad = 0; nrub = 0; nref = 0; ntech = 0 }
 /^#/ || /^[ \t]*$/ { next }
 function need(cond, what) { if (!cond && why == "") why = what }
@@ -41,12 +49,21 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         need(f[3] ~ /^[a-z][a-z0-9_]*$/, "a family of lowercase letters, not '" f[3] "'")
         need(f[4] ~ /^[A-Za-z_][A-Za-z0-9_]*$/, "a knob that is a macro name, not '" f[4] "'")
         need(f[5] ~ /^[0-9]+( [0-9]+)*$/, "sweep values that are numbers, one blank apart, not '" f[5] "'")
+    } else if (kind == "figure") {
+        # figure FAMILY FIELD WORDS: the family's, not a stage's
+        need(nf == 4 && f[3] ~ /^[a-z_.]+$/, "a figure line: figure, family, field, words")
+        need(why != "" || s in fam, "a figure of a family whose first stage line is above it, not '" s "'")
+        need(why != "" || !((s, f[3]) in figure), "figure " f[3] " of " s " said once")
+    } else if (kind == "compiled") {
+        # compiled FAMILY NAME: the family's, not a stage's
+        need(nf == 3 && f[3] ~ ("^" s "_[a-z0-9_]+$"), "a compiled line: compiled, family, a file name <family>_name")
+        need(why != "" || s in fam, "a compiled file of a family whose first stage line is above it, not '" s "'")
     } else if (kind == "margin") {
         # the rubric's order: margin TIER FACTOR STAGE
         need(nf == 4 && number(f[3]) && f[3] > 0, "a margin line: margin, tier, factor > 0, stage")
         need(why != "" || (f[4], f[2]) in tiers, "a margin for a tier defined above, not '" f[2] "' of '" f[4] "'")
-    } else if (kind !~ /^(against|todo|sizes|points|tier|threshold|reference|bonus|barriers|technique)$/) {
-        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, barriers, margin, technique), not '" kind "'"
+    } else if (kind !~ /^(against|todo|sizes|points|tier|threshold|reference|bonus|barriers|technique|profile)$/) {
+        why = "a known kind of line (stage, against, todo, sizes, points, tier, threshold, reference, bonus, barriers, margin, technique, figure, profile, compiled), not '" kind "'"
     } else if (!(s in seen)) {
         why = "a stage whose stage line is above it, not '" s "'"
     } else if (kind == "against" || kind == "todo") {
@@ -69,6 +86,9 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
     } else if (kind == "technique") {
         need(nf == 7 && f[4] ~ /^[a-z_]+$/ && (f[5] == ">=" || f[5] == "<=") && number(f[6]),
              "a technique line: technique, stage, name, measure, >= or <=, a number, what it is with the technique or -")
+    } else if (kind == "profile") {
+        need(nf == 5 && f[3] ~ /^(4|8|16)$/ && f[4] ~ /^(4|8|16)$/,
+             "a profile line: profile, stage, bytes a load, bytes a store (4, 8 or 16), advice on bank conflicts or -")
     } else if (kind == "reference") {
         need(nf == 6 && (f[4] == "solution" || f[4] == "reference"),
              "a reference line: reference, stage, tier, solution or reference, flags or -, what it is")
@@ -82,22 +102,29 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
     if (kind == "stage") {
         seen[s] = FNR
         n++
+        stage_no[s] = n
         dir[n] = s; family[n] = f[3]; knob[n] = f[4]; sweep[n] = f[5]
         lesson[n] = f[6]
         for (k = 7; k <= nf; k++) lesson[n] = lesson[n] "\t" f[k]
         if (!(f[3] in fam)) { fam[f[3]] = 1; families = families (families == "" ? "" : " ") f[3] }
+    } else if (kind == "compiled") {
+        compiled[s] = compiled[s] (compiled[s] == "" ? "" : " ") f[3]; all_compiled = all_compiled " " f[3]
+    } else if (kind == "figure") {
+        figure[s, f[3]] = f[4]; nfig++; fs[nfig] = s; ffield[nfig] = f[3]
     } else if (kind == "against" || kind == "todo") {
         text[kind, s] = f[3]
     } else if (kind == "sizes") {
         sizes[s] = f[3]; timed[s] = f[4]
     } else if (kind == "reference") {
         nref++; rs[nref] = s; rt[nref] = f[3]; rsrc[nref] = f[4]; rflags[nref] = f[5]; rkernel[nref] = f[6]
+    } else if (kind == "profile") {
+        nprof++; ps[nprof] = s; pload[nprof] = f[3]; pstore[nprof] = f[4]; pbanks[nprof] = f[5] == "-" ? "" : f[5]
     } else if (kind == "technique") {
         ntech++; ts[ntech] = s; tname[ntech] = f[3]; tmeasure[ntech] = f[4]; top[ntech] = f[5]; tlimit[ntech] = f[6]
         twith[ntech] = f[7] == "-" ? "" : f[7]
     } else {
         # the rubric's lines: the grader reads them as it reads grader/rubric.tsv
-        if (kind == "tier") tiers[s, f[3]] = 1
+        if (kind == "tier") { tiers[s, f[3]] = 1; ntf++; tfs[ntf] = s; tfield[ntf] = f[5]; tline[ntf] = FNR }
         if (kind == "points") points[s] = f[3]
         nrub++; rline[nrub] = FNR; rtext[nrub] = $0
     }
@@ -105,6 +132,29 @@ function number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
 function sh(s) { gsub(/'/, "'\\''", s); return "'" s "'" }
 function c(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
 END {
+    # every family has its two files beside this table: its contract
+    # (common/<family>.h, with LAB_CONTRACT: common/contract.h) and its
+    # lab_family_this (common/<family>_family.cu, family.h)
+    root = FILENAME ~ /\// ? FILENAME : "./" FILENAME
+    sub(/\/[^\/]*$/, "", root)
+    nfam = split(families, fl, " ")
+    for (i = 1; i <= nfam; i++)
+        for (k = 1; k <= 2; k++) {
+            file = "common/" fl[i] (k == 1 ? ".h" : "_family.cu")
+            holds = k == 1 ? "its contract function and LAB_CONTRACT: common/contract.h" : "its lab_family_this: common/family.h"
+            if ((getline line < (root "/" file)) < 0) {
+                printf "%s: the family %s has no %s (%s)\n", FILENAME, fl[i], file, holds > "/dev/stderr"
+                bad = 1
+            }
+            close(root "/" file)
+        }
+    # every field a tier is scored on has its words for the stage's family
+    for (i = 1; i <= ntf; i++)
+        if (!((family[stage_no[tfs[i]]], tfield[i]) in figure)) {
+            printf "%s:%d: a tier of %s is scored on %s, which has no figure line for the family %s (its words)\n",
+                   FILENAME, tline[i], tfs[i], tfield[i], family[stage_no[tfs[i]]] > "/dev/stderr"
+            bad = 1
+        }
     if (bad) exit 1
     if (n == 0) { print FILENAME ": no stages" > "/dev/stderr"; exit 1 }
     if (out == "") out = "build"
@@ -136,6 +186,9 @@ END {
     }
     print "LAB_STAGES=" sh(all) > env
     print "LAB_FAMILIES=" sh(families) > env
+    print "LAB_COMPILED=" sh(substr(all_compiled, 2)) > env
+    for (fm in compiled)
+        print "COMPILED_" fm " := " compiled[fm] > mk
     # a reference that is the solution without flags is the stage's own build
     for (i = 1; i <= nref; i++)
         if (!(rsrc[i] == "solution" && rflags[i] == "-"))
@@ -161,5 +214,13 @@ END {
         printf "    {%s, %s, %s, %s, %s, %s}, \\\n", c(ts[i]), c(tname[i]), c(tmeasure[i]), c(top[i]), tlimit[i],
                c(twith[i]) > h
     print "    {0, 0, 0, 0, 0, 0}" > h
+    print "#define LAB_STAGE_FIGURES \\" > h
+    for (i = 1; i <= nfig; i++)
+        printf "    {%s, %s, %s}, \\\n", c(fs[i]), c(ffield[i]), c(figure[fs[i], ffield[i]]) > h
+    print "    {0, 0, 0}" > h
+    print "#define LAB_STAGE_PROFILES \\" > h
+    for (i = 1; i <= nprof; i++)
+        printf "    {%s, %d, %d, %s}, \\\n", c(ps[i]), pload[i], pstore[i], c(pbanks[i]) > h
+    print "    {0, 0, 0, 0}" > h
     close(mk); close(env); close(h); close(refs)
 }

@@ -4,6 +4,10 @@
  * builds it (the runner that holds the student's code: compiled and
  * linked), for one architecture; where the lab has a CPU emulator (a rule
  * for build/<stage>/exercise-emu), the stage's checks run on it, confined.
+ * The emulator's harness is built once, in the class's lab: a student's
+ * copy compiles their kernel.cu twice (nvcc for the runner, whose object
+ * the launcher's pre-run checks read too; the host compiler for the
+ * emulator) and links.
  * The row says what each stage is: not submitted, does not compile, the
  * skeleton as handed out, compiles, correct or wrong on the emulator; its
  * notes give each problem's first message in a phrase (the compiler's
@@ -162,7 +166,9 @@ typedef struct {
  * message (grader/sentence.c) and its phrase. */
 static void run_emulator(const char *work, const char *stage, stage_check *c)
 {
-    char *emu = fmt("build/%s/exercise-emu", stage), *object = fmt("build/%s/exercise-emu.check.o", stage);
+    /* the pre-run checks read nvcc's object of the runner (make's
+     * EMU_CHECK_OBJECT=0: the emulated program has none of its own) */
+    char *emu = fmt("build/%s/exercise-emu", stage), *object = fmt("build/%s/exercise.o", stage);
     char *argv[] = {"judge/launch.sh", "--stage", (char *)stage, "--object", object, "--emulated", "--limit",
                     EMU_LIMIT_S, "--", emu, NULL};
     proc p = {.dir = work, .capture = 1, .err = ERR_TO_OUT};
@@ -290,12 +296,11 @@ static char *check_notes(const stage_check *c, int *bad)
     return all;
 }
 
-void check_prepared(const char *name)
+void check_prepared(const char *name, time_t since)
 {
     char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
     char *build_log = fmt("%s/build/grade-build.log", work), *log = fmt("%s/grade.log", dir);
     char *tsv = fmt("%s/check.tsv", dir);
-    time_t t0 = time(NULL);
     char *text = read_file_text(build_log, 0);
     stage_check *c = xrealloc(NULL, (cls.nstages + 1) * sizeof *c);
     memset(c, 0, (cls.nstages + 1) * sizeof *c);
@@ -317,7 +322,7 @@ void check_prepared(const char *name)
     write_row(name, "checked", notes, &pts);
     say("[%d/%d] %s: checked, %d stage%s with a problem%s (%ld s)", done_count(), cls.nstudents, name, bad,
         bad == 1 ? "" : "s", strncmp(notes, "not submitted:", 14) ? "" : ", some not submitted",
-        (long)(time(NULL) - t0));
+        (long)(time(NULL) - since));
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
         remove_tree(work);

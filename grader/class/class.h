@@ -12,7 +12,7 @@
  *   check.c     one student checked without a GPU (make class CHECK=1):
  *               each stage built inside the wall, the emulator where the
  *               lab has one, a row of what was found
- *   points.c    a student's grade.json (grader/jsonread.c) into points
+ *   points.c    a student's grade.json (common/jsonread.c) into points
  *               and one short phrase per stage that lost points
  *   gradebook.c the rows (OUT/students/NAME/row.csv) and gradebook.csv
  *   roster.c    the roster (ROSTER): one row each, the id
@@ -33,6 +33,16 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+
+/* The helper library's names (common/util.h) as the files of grader/class/
+ * still spell them, until they are renamed (issue 46). */
+#define json_parse lab_json_parse
+#define json_free lab_json_free
+#define json_get lab_json_get
+#define json_string_at lab_json_string_at
+#define json_number_at lab_json_number_at
+#define json_bool_at lab_json_bool_at
+#define read_file_text lab_read_file
 
 /* Exit statuses: 0 done (whatever the grades), 1 a step failed, 2 usage,
  * 3 no GPU here for the local back end, 5 the runs cannot be confined,
@@ -69,6 +79,12 @@ typedef struct {
     char *task_lab;         /* a Slurm task's lab, built once, or NULL    */
     int gpu_probed;         /* this process graded someone on its GPU     */
     char *arch;             /* CUDA_ARCH of a check's builds, or NULL     */
+    long build_jobs;        /* make -j of a student's build ahead, or 0   */
+    double clock_start;     /* lab_spawn_now() when grading began, or 0   */
+    int clock_gpus;         /* the GPUs grading on that clock             */
+    char *clock_marks;      /* a folder where each GPU-graded student is  */
+                            /* marked (workers share it), or NULL         */
+    int clock_graded;       /* without clock_marks: this process's count  */
 } class_state;
 extern class_state cls;
 
@@ -87,7 +103,7 @@ char **words(const char *text, int *count);
  * any), without the newline (new string). */
 char *last_line(const char *text, const char *skip);
 /* A file written whole through NAME.tmp and a rename (0, or -1); one is
- * read whole with read_file_text(path, 0) (grader/grader.h). */
+ * read whole with lab_read_file(path, 0) (common/util.h). */
 int write_atomic(const char *path, const char *text);
 int copy_file(const char *from, const char *to);
 /* 1 when a's time is later than b's, or a exists and b does not (test -nt). */
@@ -152,14 +168,18 @@ void grade_prepared(const char *name);
 void grade_one(const char *name);
 /* Whether the student sent that stage. */
 int submitted_stage(const char *name, const char *stage);
+/* Students a minute on each GPU by the class's clock (cls.clock_*),
+ * counting those graded so far; 0 when the clock has not started. */
+double class_rate(void);
 
 /* ============================================================== check.c */
 /* What the lab builds once for a check, and what each submitted stage
  * builds (into argv from argv[n]; returns the new n). */
 char **check_lab_targets(void);
 int check_targets(const char *stage, char **argv, int n);
-/* The row of a student whose copy was built ahead: what each stage is. */
-void check_prepared(const char *name);
+/* The row of a student whose copy was built ahead (since: when its
+ * build began, for the time said): what each stage is. */
+void check_prepared(const char *name, time_t since);
 
 /* ============================================================= points.c */
 #define PHRASE_MAX 60

@@ -5,6 +5,7 @@
  */
 #include "class.h"
 #include "grader.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <regex.h>
@@ -137,7 +138,7 @@ int prepare_one(const char *name, int ahead)
     }
     if (copied && ahead) {
         int n;
-        char **argv = make_argv(12 + 3 * cls.nstages, &n);
+        char **argv = make_argv(14 + 3 * cls.nstages, &n);
         argv[n++] = "-s";
         argv[n++] = "-k";
         argv[n++] = "--no-print-directory";
@@ -145,12 +146,18 @@ int prepare_one(const char *name, int ahead)
         char *arch = cls.arch ? fmt("CUDA_ARCH=%s", cls.arch) : NULL;
         if (arch)
             argv[n++] = arch;
+        char *jobs = cls.build_jobs > 1 ? fmt("-j%ld", cls.build_jobs) : NULL;
+        if (jobs)
+            argv[n++] = jobs;
+        if (cls.sw[SW_CHECK])
+            argv[n++] = "EMU_CHECK_OBJECT=0"; /* emu/emu.mk: the runner's object is checked */
         int targets = n;
         n = student_targets(name, argv, n);
         argv[n] = NULL;
         build_ahead(work, argv, targets, n);
         for (int i = targets; i < n; i++)
             free(argv[i]);
+        free(jobs);
         free(arch);
         free(argv);
     }
@@ -351,7 +358,38 @@ static const char *status_and_notes(int status, const char *text, const points *
     return st_text;
 }
 
-/* "[3/40] alice: graded, 52/70 points + 8/10 bonus (T s)" */
+/* The student graded on the class's clock: marked in cls.clock_marks
+ * (each worker is a process of its own), or counted here. */
+static void mark_graded(const char *name)
+{
+    if (!cls.clock_start)
+        return;
+    if (!cls.clock_marks) {
+        cls.clock_graded++;
+        return;
+    }
+    char *mark = fmt("%s/%s", cls.clock_marks, name);
+    if (mkdirs(mark))
+        warn("cannot mark %s graded in %s", name, cls.clock_marks);
+    free(mark);
+}
+
+double class_rate(void)
+{
+    if (!cls.clock_start)
+        return 0;
+    int graded = cls.clock_graded;
+    DIR *d = cls.clock_marks ? opendir(cls.clock_marks) : NULL;
+    for (struct dirent *e; d && (e = readdir(d));)
+        graded += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    double minutes = (lab_spawn_now() - cls.clock_start) / 60;
+    return minutes > 0 ? graded / minutes / (cls.clock_gpus > 0 ? cls.clock_gpus : 1) : 0;
+}
+
+/* "[3/40] alice: graded, 52/70 points + 8/10 bonus (T s); 2.9 students a
+ * minute on each GPU" (the rate by the class's clock, when it has one). */
 static void say_done(const char *name, const char *st_text, const points *have, time_t t0)
 {
     char *score = xstrdup("");
@@ -364,7 +402,11 @@ static void say_done(const char *name, const char *st_text, const points *have, 
             score = more;
         }
     }
-    say("[%d/%d] %s: %s%s (%ld s)", done_count(), cls.nstudents, name, st_text, score, (long)(time(NULL) - t0));
+    mark_graded(name);
+    char *rate = cls.clock_start ? fmt("; %.1f students a minute on each GPU", class_rate()) : xstrdup("");
+    say("[%d/%d] %s: %s%s (%ld s)%s", done_count(), cls.nstudents, name, st_text, score, (long)(time(NULL) - t0),
+        rate);
+    free(rate);
     free(score);
 }
 

@@ -1,13 +1,18 @@
 /*
- * local.c: the local back end. Builders on the CPUs first prepare and
- * build every student of the to-do list (CLASS_BUILDERS, default one per
- * CPU); then one worker per GPU (GPUS, default every GPU nvidia-smi lists)
- * grades the next student that is ready, with CUDA_VISIBLE_DEVICES set to
- * its GPU, so that no compiler ever runs beside a judge that is timing.
+ * local.c: the local back end. Builders on the CPUs prepare and build the
+ * students of the to-do list (CLASS_BUILDERS); one worker per GPU (GPUS,
+ * default every GPU nvidia-smi lists) grades the next student that is
+ * ready, with CUDA_VISIBLE_DEVICES set to its GPU. Where the machine has
+ * CPUs enough, the two overlap (a pipeline): each worker keeps
+ * CLASS_GRADE_CPUS CPUs of its own (default 4), the builders run on the
+ * others and at most CLASS_AHEAD students (default 2 a GPU) ahead of the
+ * workers, so that no compiler runs on a CPU that a timed grade uses.
+ * Otherwise every student is built first, and only then do the GPUs grade.
  *
  * Who does what is decided by claims, folders made with mkdir in
  * OUT/work/claims.PID: build/NAME by the one builder that builds NAME,
- * ready/NAME once it has, grade/NAME by the one worker that grades NAME.
+ * ready/NAME once it has, grade/NAME by the one worker that grades NAME;
+ * graded/NAME once it is graded, which the progress line's rate counts.
  * Each builder and worker is a process in a session of its own, so that
  * stopping the class (SIGINT, SIGTERM) stops all of their processes (make,
  * the grader, the student's program).
@@ -17,6 +22,7 @@
 #include "spawn.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,7 @@ const char *const lab_tools[2] = {"build/grader/grade", "build/confine/confine"}
 static char **todo;
 static int ntodo;
 static const char *claims;
+static long ahead;          /* pipelined: students built ahead, at most; 0: all first */
 
 static char *claim(const char *kind, const char *name)
 {
@@ -74,16 +81,33 @@ static void worker(const char *gpu)
     }
 }
 
+/* Students a builder has claimed and no worker has yet: building or
+ * built, waiting for a GPU. */
+static long built_ahead(void)
+{
+    long n = 0;
+    for (int i = 0; i < ntodo; i++) {
+        char *build = claim("build", todo[i]), *grade = claim("grade", todo[i]);
+        n += is_dir(build) && !is_dir(grade);
+        free(grade);
+        free(build);
+    }
+    return n;
+}
+
 /* One builder, on the CPUs: prepares and builds the next student no other
  * builder has claimed (and, for a check, writes the row: no GPU comes). */
 static void builder(void)
 {
     for (int i = 0; i < ntodo; i++) {
+        while (ahead && built_ahead() >= ahead)
+            nanosleep(&(struct timespec){0, 100000000}, NULL);
         char *build = claim("build", todo[i]);
         if (mkdir(build, 0755) == 0) {
+            time_t t0 = time(NULL);
             int prepared = prepare_one(todo[i], 1) == 0;
             if (prepared && cls.sw[SW_CHECK]) {
-                check_prepared(todo[i]);
+                check_prepared(todo[i], t0);
             } else if (prepared) {
                 char *ready = claim("ready", todo[i]);
                 if (write_atomic(ready, ""))
@@ -117,26 +141,37 @@ static pid_t *pids;
 static int npids;
 static sigset_t before;
 
-/* The child's work: a builder (gpu NULL) or a worker on its GPU, with
- * the signals blocked as they were before the class blocked them. */
-static int build_or_grade(void *gpu)
+/* A child: a builder (gpu NULL) or a worker on its GPU, and, pipelined,
+ * the CPUs it and every program it starts run on. */
+typedef struct {
+    const char *gpu;
+    cpu_set_t cpus;
+    int pinned;
+} role;
+
+/* The child's work, with the signals blocked as they were before the
+ * class blocked them. */
+static int build_or_grade(void *arg)
 {
+    const role *r = arg;
     sigprocmask(SIG_SETMASK, &before, NULL);
-    if (gpu)
-        worker(gpu);
+    if (r->pinned && sched_setaffinity(0, sizeof r->cpus, &r->cpus))
+        die("cannot keep the %s to its CPUs: %s", r->gpu ? "worker" : "builder", strerror(errno));
+    if (r->gpu)
+        worker(r->gpu);
     else
         builder();
     fflush(stdout);
     return 0;
 }
 
-/* Start a builder (gpu NULL) or a worker in a session of its own. */
-static void start(const char *gpu)
+/* Start a builder or a worker in a session of its own. */
+static void start(role *r)
 {
-    lab_spawn s = {.run = build_or_grade, .arg = (void *)gpu, .group = LAB_SPAWN_SESSION};
+    lab_spawn s = {.run = build_or_grade, .arg = r, .group = LAB_SPAWN_SESSION};
     lab_child c;
     if (lab_spawn_start(&s, &c))
-        die("cannot start a %s: fork failed", gpu ? "worker" : "builder");
+        die("cannot start a %s: fork failed", r->gpu ? "worker" : "builder");
     pids = xrealloc(pids, (npids + 1) * sizeof *pids);
     pids[npids++] = c.pid;
 }
@@ -183,7 +218,7 @@ static void build_lab_once(void)
     int n = 0;
     while (targets[n])
         n++;
-    char **argv = xrealloc(NULL, (n + 9) * sizeof *argv);
+    char **argv = xrealloc(NULL, (n + 10) * sizeof *argv);
     int a = 0;
     argv[a++] = "make";
     argv[a++] = "-C";
@@ -192,6 +227,8 @@ static void build_lab_once(void)
     argv[a++] = jobs;
     if (cls.arch)
         argv[a++] = arch;
+    if (cls.sw[SW_CHECK])
+        argv[a++] = "EMU_CHECK_OBJECT=0"; /* as each student's copy builds (grading.c) */
     for (int i = 0; i < n; i++)
         argv[a++] = targets[i];
     if (!cls.sw[SW_CHECK]) {
@@ -228,21 +265,102 @@ static char **gpus_to_use(const char *listed)
     return gpu;
 }
 
-/* Students are built ahead on the CPUs before the GPUs grade (where there
- * is a GPU to keep busy, or a stand-in make; a check has no GPU phase: its
- * builders write the rows): CLASS_BUILDERS builders, default one per CPU;
- * 0 builds in the workers. */
+/* A count the environment's key gives (dflt when unset or empty); dies
+ * when it is not a whole number. */
+static long env_count(const char *key, long dflt)
+{
+    const char *v = getenv(key);
+    if (!v || !*v)
+        return dflt;
+    if (v[strspn(v, "0123456789")])
+        die("%s is a number, not '%s'", key, v);
+    return atol(v);
+}
+
+/* Students are built ahead on the CPUs (where there is a GPU to keep
+ * busy, or a stand-in make; a check has no GPU phase: its builders write
+ * the rows): CLASS_BUILDERS builders, default one per CPU but no more than
+ * there are students (each builder's make then runs the CPUs left over,
+ * cls.build_jobs, so that one student alone has them all; a pipeline sets
+ * its own, plan_pipeline); 0 builds in the workers. */
 static long how_many_builders(int gpu_listed, int stand_in, int check)
 {
     if (!gpu_listed && !stand_in && !check)
         return 0;
-    const char *b = getenv("CLASS_BUILDERS");
-    if (!b || !*b)
-        return cpus();
-    if (b[strspn(b, "0123456789")])
-        die("CLASS_BUILDERS is a number, not '%s'", b);
-    long builders = atol(b);
+    long builders = env_count("CLASS_BUILDERS", -1);
+    if (builders < 0) {
+        builders = ntodo < cpus() ? ntodo : cpus();
+        builders = builders > 0 ? builders : 1;
+        cls.build_jobs = cpus() / builders;
+        return builders;
+    }
     return check && !builders ? 1 : builders;
+}
+
+/* The CPUs of set as a list ("0-3,8"), a new string. */
+static char *cpu_list(const cpu_set_t *set)
+{
+    char *list = xstrdup("");
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set)))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+            last++;
+        char *more = last > c ? fmt("%s%s%d-%d", list, *list ? "," : "", c, last)
+                              : fmt("%s%s%d", list, *list ? "," : "", c);
+        free(list);
+        list = more;
+    }
+    return list;
+}
+
+/* The pipeline (the module's comment): worker k runs on the class's CPUs
+ * k * g to k * g + g - 1 (g: CLASS_GRADE_CPUS, in the order of the class's
+ * affinity), the builders on the rest, at most ahead students ahead. The
+ * builders to start (CLASS_BUILDERS, default as many as ahead and as the
+ * CPUs allow); ahead stays 0 (every student built first) when
+ * CLASS_GRADE_CPUS is 0 or the workers' CPUs leave none for a builder. */
+static long plan_pipeline(long builders, int nworkers, role *w, role *b)
+{
+    long per = env_count("CLASS_GRADE_CPUS", 4), n = 0;
+    static int ids[CPU_SETSIZE];
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all) == 0)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &all))
+                ids[n++] = c;
+    long spare = n - nworkers * per;
+    if (per < 1 || spare < 1) {
+        say("every student is built first: %s", per < 1 ? "CLASS_GRADE_CPUS=0"
+                                                         : "the CPUs leave no builder one beside the GPUs' grades");
+        return builders;
+    }
+    for (int k = 0; k < nworkers; k++) {
+        CPU_ZERO(&w[k].cpus);
+        for (long c = k * per; c < (k + 1) * per; c++)
+            CPU_SET(ids[c], &w[k].cpus);
+        w[k].pinned = 1;
+    }
+    CPU_ZERO(&b->cpus);
+    for (long c = nworkers * per; c < n; c++)
+        CPU_SET(ids[c], &b->cpus);
+    b->pinned = 1;
+    ahead = env_count("CLASS_AHEAD", 2L * nworkers);
+    if (ahead < 1)
+        die("CLASS_AHEAD is 1 or more, not '%s'", getenv("CLASS_AHEAD"));
+    if (!getenv("CLASS_BUILDERS") || !*getenv("CLASS_BUILDERS")) {
+        builders = ahead < spare ? ahead : spare;
+        builders = builders < ntodo ? builders : ntodo > 0 ? ntodo : 1;
+    }
+    cls.build_jobs = builders ? spare / builders : 0;
+    char *bl = cpu_list(&b->cpus), *wl = cpu_list(&w[0].cpus);
+    say("builds beside the grades: %ld builder%s on CPUs %s, at most %ld student%s ahead; each GPU grades on "
+        "%ld CPU%s of its own (CLASS_GRADE_CPUS; the first GPU's: %s)",
+        builders, builders == 1 ? "" : "s", bl, ahead, ahead == 1 ? "" : "s", per, per == 1 ? "" : "s", wl);
+    free(wl);
+    free(bl);
+    return builders;
 }
 
 /* OUT/work/claims.PID and its folders of claims (build and ready only
@@ -250,13 +368,30 @@ static long how_many_builders(int gpu_listed, int stand_in, int check)
 static void make_claims(long builders)
 {
     claims = fmt("%s/work/claims.%ld", cls.out, (long)getpid());
-    const char *kinds[] = {"grade", "build", "ready"};
-    for (int i = 0; i < (builders ? 3 : 1); i++) {
+    const char *kinds[] = {"grade", "graded", "build", "ready"};
+    for (int i = 0; i < (builders ? 4 : 2); i++) {
         char *d = fmt("%s/%s", claims, kinds[i]);
         if (mkdirs(d))
             die("cannot create %s", d);
         free(d);
     }
+}
+
+/* The class's rate by its clock, once every worker has ended. */
+static void say_rate(int nworkers)
+{
+    char *marks = fmt("%s/graded", claims);
+    int graded = 0;
+    for (int i = 0; i < ntodo; i++) {
+        char *m = fmt("%s/%s", marks, todo[i]);
+        graded += is_dir(m);
+        free(m);
+    }
+    free(marks);
+    if (graded)
+        say("graded %d student%s in %.1f s on %d GPU%s: %.1f students a minute on each GPU", graded,
+            graded == 1 ? "" : "s", lab_spawn_now() - cls.clock_start, nworkers, nworkers == 1 ? "" : "s",
+            class_rate());
 }
 
 void run_local(const char *todo_file)
@@ -273,6 +408,15 @@ void run_local(const char *todo_file)
         build_lab_once();
     free(flags);
     long builders = how_many_builders(*listed != 0, stand_in, check);
+    int nworkers = 0;
+    while (gpu[nworkers])
+        nworkers++;
+    role *workers = xrealloc(NULL, nworkers * sizeof *workers), builder_role = {0};
+    memset(workers, 0, nworkers * sizeof *workers);
+    for (int i = 0; i < nworkers; i++)
+        workers[i].gpu = gpu[i];
+    if (builders && !check)
+        builders = plan_pipeline(builders, nworkers, workers, &builder_role);
     make_claims(builders);
     /* SIGINT and SIGTERM stop the class (wait_all), SIGCHLD wakes it */
     sigset_t block;
@@ -286,17 +430,26 @@ void run_local(const char *todo_file)
     sigaction(SIGINT, &stop, &old_int);
     sigaction(SIGTERM, &stop, &old_term);
     sigaction(SIGCHLD, &chld, &old_chld);
-    /* first every student is built, on every CPU; then the GPUs grade */
+    /* the builders, then (pipelined: at once) the workers; the class's
+     * clock, which the progress lines' rate reads, starts with them */
     time_t t0 = time(NULL);
-    for (long i = 0; i < builders; i++)
-        start(NULL);
-    if (builders) {
-        wait_all();
-        say("built every student in %ld s; grading", (long)(time(NULL) - t0));
+    if (!check) {
+        cls.clock_start = lab_spawn_now();
+        cls.clock_gpus = nworkers;
+        cls.clock_marks = fmt("%s/graded", claims);
     }
-    for (int i = 0; gpu[i] && !check; i++)
-        start(gpu[i]);
+    for (long i = 0; i < builders; i++)
+        start(&builder_role);
+    if (builders && !ahead) {
+        wait_all();
+        say("%s every student in %ld s%s", check ? "checked" : "built", (long)(time(NULL) - t0), check ? "" : "; grading");
+    }
+    for (int i = 0; i < nworkers && !check; i++)
+        start(&workers[i]);
     wait_all();
+    if (!check)
+        say_rate(nworkers);
+    free(workers);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGCHLD, &old_chld, NULL);
@@ -304,6 +457,9 @@ void run_local(const char *todo_file)
     remove_tree(claims);
     free((char *)claims);
     claims = NULL;
+    free(cls.clock_marks);
+    cls.clock_marks = NULL;
+    cls.clock_start = 0;
     free(pids);
     pids = NULL;
     words_free(gpu);

@@ -7,7 +7,7 @@
  * compile: " and the compiler's first error), or the speed tiers a correct
  * kernel missed. The details stay in the student's grade.log and
  * grade.json. The record is read with the grader's own JSON reader
- * (grader/jsonread.c), which takes no input on trust.
+ * (common/jsonread.c), which takes no input on trust.
  */
 #include "class.h"
 #include "grader.h"

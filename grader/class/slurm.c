@@ -7,6 +7,7 @@
  */
 #include "class.h"
 #include "grader.h"
+#include "spawn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,8 @@ void array_task(const char *index, const char *todo)
         free(lab);
     }
     free(listed);
+    cls.clock_start = lab_spawn_now(); /* the task's clock: its students a minute on its GPU */
+    cls.clock_gpus = 1;
     for (int i = 0; i < n; i++) {
         char *row = row_path(names[i]);
         if (newer(row, todo)) {

@@ -7,6 +7,6 @@
 INTAKE_LIB_SRCS := grader/intake/submission.c grader/intake/names.c grader/intake/helpers.c
 INTAKE_HEADERS := $(wildcard grader/intake/*.h)
 build/grader/take: grader/intake/take.c $(INTAKE_LIB_SRCS) $(INTAKE_HEADERS) grader/util.c grader/grader.h build/stages.h \
-                   common/spawn.c common/fdio.c
+                   $(HOST_LIB)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Igrader/intake -Igrader -Ibuild $(filter %.c,$^) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Igrader/intake -Igrader -Ibuild $(filter %.c,$^) $(HOST_LIB) -lm -o $@

@@ -96,7 +96,7 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     char *long_text = NULL, *names_text = NULL;
     int cut = 0, names_cut = 0;
     if (run_archiver(long_argv, &long_text, err, &cut) != 0) {
-        char *text = read_file_text(err, 0), *said = xstrdup("");
+        char *text = lab_read_file(err, 0), *said = xstrdup("");
         int n;
         char **line = lines(text, &n);
         for (int i = 0; i < n && !*said; i++)

@@ -109,3 +109,12 @@ class_alone() {
     s1=$(sed -n 1p <<<"$stages") s2=$(sed -n 2p <<<"$stages")
     class_stages="$s1 $s2"
 }
+
+# The first student of a FAKE_BUILD_LOG (tests/class/fake-make) built while
+# another was graded ("bob while grading alice"), or nothing.
+built_while_grading() {
+    awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
+        $2 == "grade" { m++; gn[m] = $1; gs[m] = $3; ge[m] = $4 }
+        END { for (i = 1; i <= n; i++) for (j = 1; j <= m; j++)
+                  if (bn[i] != gn[j] && bs[i] < ge[j] && gs[j] < be[i]) { print bn[i] " while grading " gn[j]; exit } }' "$1"
+}

@@ -283,10 +283,12 @@ check "GPUS=\"0 1\": two workers, CUDA_VISIBLE_DEVICES 0 and 1, each student gra
     "$(grep -q 'gpu=0' "$log3" && grep -q 'gpu=1' "$log3" && [ -z "$(cut -d' ' -f1 "$log3" | sort | uniq -d)" ] &&
        [ "$(wc -l <"$log3")" = "$(grep -c ',graded,' "$o3/gradebook.csv")" ]; ok)" "$(cat "$log3"; echo "$out")"
 
-# builders prepare and build every student on the CPUs first; then the GPU
-# (one here) grades them, and make grade (PREBUILT=1) builds nothing
-o8=$tmp/out8 log8=$tmp/fake8.log blog8=$tmp/build8.log
-out=$(GPUS=0 CLASS_BUILDERS=2 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log8 FAKE_BUILD_LOG=$blog8 FAKE_GRADE_SLEEP=0.3 \
+# builders prepare and build every student on the CPUs first (CLASS_GRADE_CPUS=0:
+# no pipeline); then the GPU (one here) grades them, and make grade
+# (PREBUILT=1) builds nothing
+o8=$tmp/out8 log8=$tmp/fake8.log blog8=$tmp/build8.log args8=$tmp/args8.log
+out=$(GPUS=0 CLASS_BUILDERS=2 CLASS_GRADE_CPUS=0 CLASS_MAKE=$fake FAKE_GRADE_LOG=$log8 FAKE_BUILD_LOG=$blog8 \
+    FAKE_GRADE_ARGS=$args8 FAKE_GRADE_SLEEP=0.3 \
     FAKE_BUILD_SLEEP=0.3 "$cls" --submissions "$subs" --out "$o8" --stages "$class_stages" 2>&1); st=$?
 graded=$(cut -d' ' -f1 "$log8" | sort | tr '\n' ' ')
 check "built ahead: each student's stages built once by a builder, before its make grade (PREBUILT=1); the same gradebook" \
@@ -299,12 +301,10 @@ check "built ahead: each student's stages built once by a builder, before its ma
 check "PROBED=1 for every student of a worker after its first graded one (the GPU checks made once)" \
     "$([ "$(awk '{ print $4 }' "$log8" | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "probed=0:1 probed=1:$(($(wc -l <"$log8") - 1)) " ]; ok)" \
     "$(cat "$log8")"
-overlap=$(awk '$2 == "build" { n++; bn[n] = $1; bs[n] = $3; be[n] = $4 }
-    $2 == "grade" { m++; gn[m] = $1; gs[m] = $3; ge[m] = $4 }
-    END { for (i = 1; i <= n; i++) for (j = 1; j <= m; j++)
-              if (bn[i] != gn[j] && bs[i] < ge[j] && gs[j] < be[i]) { print bn[i] " while grading " gn[j]; exit } }' "$blog8")
+overlap=$(built_while_grading "$blog8")
 check "built ahead: no student is built while the GPU grades another (no compiler beside a timing judge)" \
     "$([ -z "$overlap" ] && [ "$(grep -c ' build ' "$blog8")" -gt 0 ]; ok)" "$overlap; $(cat "$blog8")"
+. tests/class/pipeline.sh
 out=$(CLASS_BUILDERS=many CLASS_MAKE=$fake "$cls" --submissions "$sub2" --out "$tmp/out9" --stages "$class_stages" 2>&1); st=$?
 check "CLASS_BUILDERS that is not a number: exit 1 and why" "$([ $st = 1 ] && grep -q "CLASS_BUILDERS is a number" <<<"$out"; ok)" "exit $st; $out"
 

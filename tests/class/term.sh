@@ -11,16 +11,26 @@
 # with another deadline (no one graded again), the exports parsed as an
 # importer reads CSV, and the inputs that are refused (exit 7, or 2).
 #
+# Then the same class checked without a GPU (make class CHECK=1, the CPU
+# half of INSTRUCTORS.md's worked term): its rows name each bug, its
+# report counts each stage, and the time it took is printed.
+#
 # Prints "ok", "FAIL" and "skip" lines; ends with "N passed, N failed".
 # make check runs it (tests/run.sh); it runs alone too:
 #   bash tests/class/term.sh
+# TERM_KEEP=dir makes the class in dir and keeps it, each make class's
+# output in dir/*.out (the worked term was recorded so).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C TZ=UTC
 . tests/lib.sh
 . tests/class/lib.sh
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+if [ -n "${TERM_KEEP:-}" ]; then
+    mkdir -p "$TERM_KEEP" && tmp=$(cd "$TERM_KEEP" && pwd) || exit 2
+else
+    tmp=$(mktemp -d) || exit 2
+    trap 'rm -rf "$tmp"' EXIT
+fi
 cls=$PWD/build/grader/class fake=$PWD/tests/class/fake-make
 if ! out=$(make --no-print-directory -s build/grader/class build/grader/report build/grader/similarity 2>&1); then
     fail "build/grader/class builds" "$out"
@@ -29,6 +39,7 @@ if ! out=$(make --no-print-directory -s build/grader/class build/grader/report b
 fi
 . tools/stages.sh
 s1=$(printf '%s\n' $LAB_STAGES | sed -n 1p) s2=$(printf '%s\n' $LAB_STAGES | sed -n 2p)
+s3=$(printf '%s\n' $LAB_STAGES | grep -m 1 '^03_') s7=$(printf '%s\n' $LAB_STAGES | grep -m 1 '^07_')
 
 # ======================================================== the class
 subs=$tmp/submissions
@@ -41,11 +52,22 @@ folder() {
     find "$subs/$name" -type f -exec touch -d "$when" {} +
 }
 mkdir -p "$subs"
-folder alice "2026-11-19 12:00" "$s1" "$s2"
+folder alice "2026-11-19 12:00" $LAB_STAGES
 folder carol "2026-11-22 08:00" "$s1" "$s2"
 folder dave "2026-11-21 12:00" "$s1"
 folder frank "2026-11-20 09:00" "$s1"
 for n in gina hal ivy zed; do folder "$n" "2026-11-20 20:00" "$s1"; done
+# what the check (CHECK=1) names, past the stages the stand-in grades: a
+# stage 2 that does not compile (gina), a missing barrier in 07 (hal: the
+# solution without the second barrier of its tree), a read past the end
+# in 03 (ivy: tests/emu/matmul_tiled_edge_guard_le.cu)
+mkdir -p "$subs/gina/exercises/$s2" && sed '0,/;$/s/;$//' "solutions/$s2/kernel.cu" >"$subs/gina/exercises/$s2/kernel.cu"
+if [ -n "$s3" ] && [ -n "$s7" ]; then
+    mkdir -p "$subs/hal/exercises/$s7" "$subs/ivy/exercises/$s3"
+    awk '/^ *__syncthreads\(\); *$/ && ++n == 2 { next } { print }' "solutions/$s7/kernel.cu" >"$subs/hal/exercises/$s7/kernel.cu"
+    cp tests/emu/matmul_tiled_edge_guard_le.cu "$subs/ivy/exercises/$s3/kernel.cu"
+fi
+find "$subs/gina" "$subs/hal" "$subs/ivy" -type f -exec touch -d "2026-11-20 20:00" {} +
 mkdir -p "$subs/erin" && echo "I could not make it work" >"$subs/erin/notes.txt"
 mkdir -p "$tmp/bob/bob-lab/$s1" && cp "exercises/$s1/kernel.cu" "$tmp/bob/bob-lab/$s1/"
 tar -C "$tmp/bob" -czf "$subs/bob.tar.gz" bob-lab && touch -d "2026-11-20 10:00" "$subs/bob.tar.gz"
@@ -81,6 +103,7 @@ echo "== make class with ROSTER, TIMES, DEADLINE and LATE_PENALTY"
 o=$tmp/out log=$tmp/graded.log
 out=$(CLASS_MAKE=$fake FAKE_GRADE_LOG=$log make --no-print-directory class SUBMISSIONS="$subs" OUT="$o" \
     EX="$s1 $s2" SEED=42 ROSTER="$roster" TIMES="$tmp/times.csv" DEADLINE="$deadline" LATE_PENALTY=3 2>&1); st=$?
+printf '%s\n' "$out" >"$tmp/graded.out"
 book=$o/gradebook.csv
 # got NAME COLUMN: a column of the student's row
 got() { field "$(row "$o" "$1")" "$(column "$o" "$2")"; }
@@ -153,6 +176,53 @@ check "DEADLINE moved: carol on time, frank too, the penalty kept; no make grade
     "$([ $st = 0 ] && [ ! -s "$log" ] && [ "$(got carol total)" = 20 ] && [ "$(got carol days_late)" = 0 ] &&
        [ "$(got frank total)" = 10 ] && grep -q "3 points off for each day late): no one$" <<<"$out"; ok)" \
     "exit $st; $out; $(cat "$log")"
+
+echo "== make class CHECK=1: the same class checked without a GPU"
+# the CPU half of the worked term (INSTRUCTORS.md, "A worked term"): every
+# stage of the lab built inside the wall and run on the CPU emulator,
+# confined; the time it took is printed, and recorded in MEASUREMENTS.md
+oc=$tmp/check
+# want STAGE: what the class sent of it, as the report counts it: sent,
+# compiled, did not compile, correct, wrong, skeleton
+want() {
+    case $1 in
+        "$s1") echo "11 11 0 10 0 1" ;;
+        "$s2") echo "3 2 1 2 0 0" ;;
+        "$s3" | "$s7") echo "2 2 0 1 1 0" ;;
+        *) echo "1 1 0 1 0 0" ;;
+    esac
+}
+if ! command -v nvcc >/dev/null; then
+    skip "make class CHECK=1 on the class of 12: nvcc is not installed here"
+else
+    t0=$SECONDS
+    out=$(make --no-print-directory class SUBMISSIONS="$subs" OUT="$oc" CHECK=1 ROSTER="$roster" 2>&1); st=$?
+    took=$((SECONDS - t0))
+    printf '%s\n' "$out" >"$tmp/check.out"
+    if [ $st = 5 ]; then
+        skip "make class CHECK=1 on the class of 12: this machine cannot confine ($(grep -m 1 'cannot confine' <<<"$out"))"
+    else
+        cb=$oc/gradebook.csv
+        check "CHECK=1 with ROSTER: exit 0 ($took s for 12 students, 2 of the roster sending nothing); a row for each roster entry, in its order, with its id" \
+            "$([ $st = 0 ] && [ "$(tail -n +2 "$cb" | cut -d, -f1,2 | tr '\n' ' ')" = "$(tail -n +2 "$book" | cut -d, -f1,2 | tr '\n' ' ')" ] &&
+               [ "$(status_of "$oc" kim)" = "no submission" ] && [ "$(grep -c ',checked,' "$cb")" = 11 ]; ok)" "exit $st; $out; $(cat "$cb" 2>&1)"
+        check "CHECK=1: the rows name each bug: $s2 does not compile (gina), the race in $s7 (hal), the read past the end in $s3 (ivy); bob's skeleton" \
+            "$(grep -q "$s2: did not compile: " <<<"$(notes_of "$oc" gina)" &&
+               grep -qF "$s7: a race on shared memory, partial[" <<<"$(notes_of "$oc" hal)" &&
+               grep -qF "$s3: reads A[" <<<"$(notes_of "$oc" ivy)" && grep -q "past the end of A" <<<"$(notes_of "$oc" ivy)" &&
+               [ "$(field "$(row "$oc" bob)" "$(column "$oc" "$s1")")" = skeleton ] &&
+               [ "$(tail -n +2 "$cb" | grep '^alice,' | cut -d, -f3-$((2 + $(wc -w <<<"$LAB_STAGES"))) | tr ',' '\n' | sort -u)" = "correct (emulated)" ]; ok)" \
+            "$(cat "$cb" 2>&1)"
+        bad=""
+        for s in $LAB_STAGES; do
+            got=$(awk -v id="id=\"stage-$s\"" 'index($0, id) { on = 1 } on && /class="counts"/ { print; exit }' "$oc/report.html" |
+                sed 's/.*data-sent="\([0-9]*\)" data-compiled="\([0-9]*\)" data-not-compiled="\([0-9]*\)" data-correct="\([0-9]*\)" data-wrong="\([0-9]*\)" data-skeleton="\([0-9]*\)".*/\1 \2 \3 \4 \5 \6/')
+            [ "$got" = "$(want "$s")" ] || bad="$bad $s: '$got', not '$(want "$s")';"
+        done
+        check "CHECK=1: the report, stage by stage: sent, compiled, did not compile, correct and wrong on the CPU, skeletons" \
+            "$([ -z "$bad" ]; ok)" "$bad"
+    fi
+fi
 
 echo "== what is refused"
 # bad OUT ROSTER-LINES...: make class with a roster of those lines into OUT

@@ -28,8 +28,8 @@ static void expect(int cond, const char *name)
 static int parses(const char *text)
 {
     char err[256];
-    jvalue *v = json_parse(text, strlen(text), err, sizeof err);
-    json_free(v);
+    jvalue *v = lab_json_parse(text, strlen(text), err, sizeof err);
+    lab_json_free(v);
     return v != NULL;
 }
 
@@ -52,22 +52,22 @@ static void test_json(void)
     memset(deep + 100000, ']', 100000);
     deep[200000] = 0;
     char err[256];
-    jvalue *v = json_parse(deep, 200000, err, sizeof err);
+    jvalue *v = lab_json_parse(deep, 200000, err, sizeof err);
     expect(!v && strstr(err, "nested deeper"), "json: 100000 levels of nesting refused, no crash");
-    json_free(v);
+    lab_json_free(v);
     free(deep);
 
     const char *text = "{\"timing\": {\"pct_of_reference\": 16.5, \"kernels\": [{\"name\": \"student\"}]},"
                        " \"correct\": true, \"big\": 1e999}";
-    v = json_parse(text, strlen(text), err, sizeof err);
+    v = lab_json_parse(text, strlen(text), err, sizeof err);
     double x = 0;
-    expect(v && json_number_at(v, "timing.pct_of_reference", &x) == 0 && x == 16.5, "json: dotted path to a number");
-    expect(v && json_string_at(v, "timing.kernels.0.name") && !strcmp(json_string_at(v, "timing.kernels.0.name"), "student"),
+    expect(v && lab_json_number_at(v, "timing.pct_of_reference", &x) == 0 && x == 16.5, "json: dotted path to a number");
+    expect(v && lab_json_string_at(v, "timing.kernels.0.name") && !strcmp(lab_json_string_at(v, "timing.kernels.0.name"), "student"),
            "json: path through an array");
-    expect(v && json_bool_at(v, "correct") == 1 && json_bool_at(v, "missing") == -1, "json: booleans");
-    expect(v && json_number_at(v, "big", &x) == -1, "json: an infinite number is not a number");
-    expect(v && !json_path(v, "timing.kernels.7.name"), "json: index past the end is absent");
-    json_free(v);
+    expect(v && lab_json_bool_at(v, "correct") == 1 && lab_json_bool_at(v, "missing") == -1, "json: booleans");
+    expect(v && lab_json_number_at(v, "big", &x) == -1, "json: an infinite number is not a number");
+    expect(v && !lab_json_path(v, "timing.kernels.7.name"), "json: index past the end is absent");
+    lab_json_free(v);
 }
 
 static void test_rubric(void)
@@ -370,20 +370,20 @@ static void test_record(void)
     r.record_len = strlen(text);
     jvalue *v = record_validate(&r, "s1", why, sizeof why);
     expect(v != NULL, "record: an honest record is believed");
-    json_free(v);
+    lab_json_free(v);
     r.status = 1;
     v = record_validate(&r, "s1", why, sizeof why);
     expect(!v && strstr(why, "exit status 1"), "record: exit status must agree with the record");
-    json_free(v);
+    lab_json_free(v);
     r.status = 0;
     v = record_validate(&r, "s2", why, sizeof why);
     expect(!v && strstr(why, "for stage 's1'"), "record: the record must name the stage");
-    json_free(v);
+    lab_json_free(v);
     r.exited = 0;
     r.signal = 11;
     v = record_validate(&r, "s1", why, sizeof why);
     expect(!v && strstr(why, "SIGSEGV"), "record: a crash beats a record");
-    json_free(v);
+    lab_json_free(v);
 }
 
 /* Print the value at path of a JSON file. */
@@ -398,12 +398,12 @@ static int get(const char *file, const char *path)
     size_t len = fread(buf, 1, sizeof buf, f);
     fclose(f);
     char err[256];
-    jvalue *v = json_parse(buf, len, err, sizeof err);
+    jvalue *v = lab_json_parse(buf, len, err, sizeof err);
     if (!v) {
         fprintf(stderr, "%s: not JSON: %s\n", file, err);
         return 1;
     }
-    const jvalue *x = json_path(v, path);
+    const jvalue *x = lab_json_path(v, path);
     int rc = 0;
     if (!x)
         rc = 1;
@@ -417,7 +417,7 @@ static int get(const char *file, const char *path)
         printf("null\n");
     else
         printf("%d\n", x->count); /* arrays and objects: their size */
-    json_free(v);
+    lab_json_free(v);
     return rc;
 }
 

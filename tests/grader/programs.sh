@@ -10,5 +10,5 @@ CC=${CC:-cc}
 mkdir -p "$out"
 . tests/lib.sh
 $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Igrader/intake -Ibuild -Icommon \
-    tests/grader/check.c $(grader_parts) common/json.c common/signals.c common/spawn.c common/fdio.c -lm -o "$out/check" &&
+    tests/grader/check.c $(grader_parts) $(host_lib) -lm -o "$out/check" &&
     $CC -O2 -std=c11 -Wall -D_GNU_SOURCE -Icommon tests/grader/fake_driver.c common/json.c -lm -o "$out/fake"

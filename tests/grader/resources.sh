@@ -6,7 +6,7 @@
 # $CC and $out.
 echo "== grader: what the compiler gave a kernel that missed a tier (grader/resources.c)"
 if $CC -O2 -std=c11 -Wall -Wextra -Wno-format-truncation -D_GNU_SOURCE -Igrader -Igrader/intake -Ibuild -Icommon \
-        tests/grader/resources_check.c $(grader_parts) common/json.c common/signals.c common/spawn.c common/fdio.c -lm \
+        tests/grader/resources_check.c $(grader_parts) $(host_lib) -lm \
         -o "$out/resources-check" 2>"$out/cc-resources.log"; then
     rm -rf "$out/resources"
     while read -r word name; do

@@ -30,7 +30,7 @@ static resource_use parsed(const char *file, const char *arch, int *rc)
 {
     char path[256];
     snprintf(path, sizeof path, "tests/grader/resources/%s", file);
-    char *text = read_file_text(path, 1u << 20);
+    char *text = lab_read_file(path, 1u << 20);
     resource_use u;
     *rc = text ? resources_parse(text, arch, &u) : -2;
     free(text);

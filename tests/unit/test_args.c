@@ -43,7 +43,7 @@ void test_args(void)
     CHECK(strcmp(a.json_path, "out.json") == 0);
 
     const char *none[] = {NULL};
-    CHECK(parse(0, &a, err, none) == 0 && !a.have_seed && a.record_fd == -1 && a.budget_ms == 1000.0);
+    CHECK(parse(0, &a, err, none) == 0 && !a.have_seed && a.record_fd == -1 && !a.have_budget);
 
     CHECK(!a.profile);
     const char *profile[] = {"--profile", "--n", "512", NULL};
@@ -87,6 +87,27 @@ void test_args(void)
     setenv("LAB_JUDGE_RSE", "", 1); /* set but empty: the policy's */
     unsetenv("LAB_JUDGE_TRACE");
     CHECK(parse(0, &a, err, none) == 0 && a.judge_rse == 0 && a.judge_trace == 0);
+    unsetenv("LAB_JUDGE_RSE");
+
+    /* the timing policy (policy.c): the defaults, then the arguments in
+     * order (the rubric's, the stage line's, the command line's), the last
+     * --budget-ms winning; LAB_JUDGE_RSE sets the relative standard error */
+    lab_timing_policy p;
+    CHECK(parse(0, &a, err, none) == 0);
+    lab_policy_fill(&p, &a);
+    CHECK(p.budget_ms == 1000 && p.target_rse == 0.01 && p.min_trials == 10 && p.max_batch == LAB_MAX_BATCH);
+    const char *budgets[] = {"--budget-ms", "300", "--budget-ms", "50", NULL};
+    CHECK(parse(0, &a, err, budgets) == 0);
+    lab_policy_fill(&p, &a);
+    CHECK(p.budget_ms == 50 && p.target_rse == 0.01);
+    const char *no_budget[] = {"--budget-ms", "0", NULL};
+    CHECK(parse(0, &a, err, no_budget) == 0);
+    lab_policy_fill(&p, &a);
+    CHECK(p.budget_ms == 0);
+    setenv("LAB_JUDGE_RSE", "0.004", 1);
+    CHECK(parse(0, &a, err, none) == 0);
+    lab_policy_fill(&p, &a);
+    CHECK(p.target_rse == 0.004 && p.budget_ms == 1000);
     unsetenv("LAB_JUDGE_RSE");
 
     CHECK(strcmp(lab_exit_name(LAB_EXIT_NO_GPU), "no GPU") == 0);

@@ -29,12 +29,12 @@ void test_stats(void)
     lab_stats_compute(three, 3, &s);
     CHECK(fabs(s.rse - 1.0 / sqrt(3.0) / 2.0) < 1e-12);
 
-    lab_timing_policy p = {3, 6, 0.01, 1000.0};
-    CHECK(!lab_timing_done(flat, 2, &p));           /* fewer than min_reps      */
+    lab_timing_policy p = {.min_trials = 3, .max_trials = 6, .target_rse = 0.01, .budget_ms = 1000.0};
+    CHECK(!lab_timing_done(flat, 2, &p));           /* fewer than min_trials     */
     CHECK(lab_timing_done(flat, 3, &p));            /* steady: rse 0            */
     double noisy[] = {1, 9, 1, 9, 1, 9};
     CHECK(!lab_timing_done(noisy, 4, &p));          /* noisy, under budget      */
-    CHECK(lab_timing_done(noisy, 6, &p));           /* max_reps reached         */
+    CHECK(lab_timing_done(noisy, 6, &p));           /* max_trials reached       */
     double slow[] = {600, 300, 900};
     p.budget_ms = 1500;
     CHECK(lab_timing_done(slow, 3, &p));            /* 1800 ms spent > budget   */

@@ -9,7 +9,7 @@
  * the first message of each stage.
  */
 #include "report.h"
-#include "grader.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -19,32 +19,32 @@
 static int number(const jvalue *v, const char *path, int fallback)
 {
     double d;
-    return json_number_at(v, path, &d) == 0 ? (int)d : fallback;
+    return lab_json_number_at(v, path, &d) == 0 ? (int)d : fallback;
 }
 
 static void read_tiers(const jvalue *st, stage_rec *r)
 {
-    const jvalue *tiers = json_get(st, "tiers");
+    const jvalue *tiers = lab_json_get(st, "tiers");
     for (int k = 0; tiers && tiers->type == J_ARRAY && k < tiers->count && r->ntiers < 4; k++) {
         const jvalue *t = tiers->items[k];
         tier_rec *o = &r->tiers[r->ntiers++];
         const char *s;
-        snprintf(o->name, sizeof o->name, "%s", (s = json_string_at(t, "name")) ? s : "?");
-        snprintf(o->field, sizeof o->field, "%s", (s = json_string_at(t, "field")) ? s : "");
-        snprintf(o->op, sizeof o->op, "%s", (s = json_string_at(t, "op")) && !strcmp(s, "<=") ? "<=" : ">=");
+        snprintf(o->name, sizeof o->name, "%s", (s = lab_json_string_at(t, "name")) ? s : "?");
+        snprintf(o->field, sizeof o->field, "%s", (s = lab_json_string_at(t, "field")) ? s : "");
+        snprintf(o->op, sizeof o->op, "%s", (s = lab_json_string_at(t, "op")) && !strcmp(s, "<=") ? "<=" : ">=");
         o->points = number(t, "points", 0);
         o->max = number(t, "max_points", 0);
-        o->graded = json_bool_at(t, "graded") == 1;
-        o->have_threshold = json_number_at(t, "threshold", &o->threshold) == 0;
-        o->have_value = json_number_at(t, "value", &o->value) == 0;
+        o->graded = lab_json_bool_at(t, "graded") == 1;
+        o->have_threshold = lab_json_number_at(t, "threshold", &o->threshold) == 0;
+        o->have_value = lab_json_number_at(t, "value", &o->value) == 0;
     }
 }
 
 /* The student's grade.json into s->stages (one per class stage). */
 static void read_record(const char *out, class_rec *c, student_rec *s)
 {
-    s->stages = xalloc((size_t)c->nstages * sizeof *s->stages);
-    char *path = xfmt("%s/students/%s/grade.json", out, s->name);
+    s->stages = lab_alloc((size_t)c->nstages * sizeof *s->stages);
+    char *path = lab_asprintf("%s/students/%s/grade.json", out, s->name);
     size_t len;
     int link;
     char *text = read_plain(path, &len, &link);
@@ -52,20 +52,20 @@ static void read_record(const char *out, class_rec *c, student_rec *s)
     if (!text)
         return;
     char err[256];
-    jvalue *v = json_parse(text, len, err, sizeof err);
+    jvalue *v = lab_json_parse(text, len, err, sizeof err);
     free(text);
     if (!v) {
-        s->record_error = xfmt("grade.json is not the grader's: %s", err);
+        s->record_error = lab_asprintf("grade.json is not the grader's: %s", err);
         return;
     }
     s->have_record = 1;
-    const char *gpu = json_string_at(v, "gpu");
+    const char *gpu = lab_json_string_at(v, "gpu");
     if (gpu && *gpu && !c->gpu)
-        c->gpu = xdup(gpu);
-    const jvalue *stages = json_get(v, "stages");
+        c->gpu = lab_strdup(gpu);
+    const jvalue *stages = lab_json_get(v, "stages");
     for (int k = 0; stages && stages->type == J_ARRAY && k < stages->count; k++) {
         const jvalue *st = stages->items[k];
-        const char *name = json_string_at(st, "stage");
+        const char *name = lab_json_string_at(st, "stage");
         for (int i = 0; name && i < c->nstages; i++) {
             if (strcmp(name, c->stages[i]) || s->stages[i].present)
                 continue;
@@ -73,26 +73,26 @@ static void read_record(const char *out, class_rec *c, student_rec *s)
             r->present = 1;
             r->points = number(st, "points", 0);
             r->max = number(st, "max_points", 0);
-            r->correct = json_bool_at(st, "correct") == 1;
-            r->flagged = json_bool_at(st, "flagged") == 1;
-            r->ran = json_bool_at(st, "ran") == 1;
-            r->bonus = json_bool_at(st, "bonus") == 1;
-            const char *why = json_string_at(st, "reason");
-            r->reason = xdup(why ? why : "");
+            r->correct = lab_json_bool_at(st, "correct") == 1;
+            r->flagged = lab_json_bool_at(st, "flagged") == 1;
+            r->ran = lab_json_bool_at(st, "ran") == 1;
+            r->bonus = lab_json_bool_at(st, "bonus") == 1;
+            const char *why = lab_json_string_at(st, "reason");
+            r->reason = lab_strdup(why ? why : "");
             read_tiers(st, r);
         }
     }
-    json_free(v);
+    lab_json_free(v);
 }
 
 /* The student's check.tsv: "stage<TAB>word<TAB>message" a line after its
  * header; each class stage's message into s->messages ("" when none). */
 static void read_check(const char *out, class_rec *c, student_rec *s)
 {
-    s->messages = xalloc((size_t)(c->nstages + 1) * sizeof *s->messages);
+    s->messages = lab_alloc((size_t)(c->nstages + 1) * sizeof *s->messages);
     for (int i = 0; i < c->nstages; i++)
-        s->messages[i] = xdup("");
-    char *path = xfmt("%s/students/%s/check.tsv", out, s->name), *text = read_plain(path, NULL, NULL);
+        s->messages[i] = lab_strdup("");
+    char *path = lab_asprintf("%s/students/%s/check.tsv", out, s->name), *text = read_plain(path, NULL, NULL);
     free(path);
     for (char *line = text, *next; line && *line; line = next) {
         next = line + strcspn(line, "\n");
@@ -105,7 +105,7 @@ static void read_check(const char *out, class_rec *c, student_rec *s)
         for (int i = 0; i < c->nstages; i++)
             if (!strcmp(line, c->stages[i])) {
                 free(s->messages[i]);
-                s->messages[i] = xdup(tab2 + 1);
+                s->messages[i] = lab_strdup(tab2 + 1);
             }
     }
     free(text);
@@ -114,7 +114,7 @@ static void read_check(const char *out, class_rec *c, student_rec *s)
 /* Whether OUT is a check (make class CHECK=1): class.conf's check=1. */
 static int is_check(const char *out)
 {
-    char *path = xfmt("%s/class.conf", out), *text = read_plain(path, NULL, NULL);
+    char *path = lab_asprintf("%s/class.conf", out), *text = read_plain(path, NULL, NULL);
     free(path);
     int check = text && (!strncmp(text, "check=1\n", 8) || strstr(text, "\ncheck=1\n"));
     free(text);
@@ -144,10 +144,10 @@ static int by_mix(const void *a, const void *b)
 void class_read(const char *out, int anon, class_rec *c)
 {
     memset(c, 0, sizeof *c);
-    char *path = xfmt("%s/gradebook.csv", out);
+    char *path = lab_asprintf("%s/gradebook.csv", out);
     char *text = read_plain(path, NULL, NULL);
     if (!text)
-        fatal(REPORT_FAILED, "report: no %s: run make class first (the report is made from its gradebook)", path);
+        lab_fatal(REPORT_FAILED, "no %s: run make class first (the report is made from its gradebook)", path);
     free(path);
     c->check = is_check(out);
     const char *p = text;
@@ -156,15 +156,15 @@ void class_read(const char *out, int anon, class_rec *c)
     /* student, [id], the stages (NN_name), [submitted, days_late,
      * late_penalty], total, max, status, seed, notes */
     if (nh < 6 || strcmp(head[0], "student") || strcmp(head[nh - 5], "total") || strcmp(head[nh - 1], "notes"))
-        fatal(REPORT_FAILED, "report: %s/gradebook.csv does not start with make class's header", out);
-    int *col = xalloc((size_t)nh * sizeof *col);
-    c->stages = xalloc((size_t)nh * sizeof *c->stages);
+        lab_fatal(REPORT_FAILED, "%s/gradebook.csv does not start with make class's header", out);
+    int *col = lab_alloc((size_t)nh * sizeof *col);
+    c->stages = lab_alloc((size_t)nh * sizeof *c->stages);
     for (int i = 1; i < nh - 5; i++)
         if (isdigit((unsigned char)head[i][0]) && isdigit((unsigned char)head[i][1]) && head[i][2] == '_') {
             col[c->nstages] = i;
-            c->stages[c->nstages++] = xdup(head[i]);
+            c->stages[c->nstages++] = lab_strdup(head[i]);
         }
-    c->seed = xdup("");
+    c->seed = lab_strdup("");
     while (*p) {
         char **f;
         int n = csv_line(&p, &f);
@@ -172,21 +172,21 @@ void class_read(const char *out, int anon, class_rec *c)
             fields_free(f, n);
             continue;
         }
-        c->students = xgrow(c->students, (size_t)(c->nstudents + 1) * sizeof *c->students);
+        c->students = lab_grow(c->students, (size_t)(c->nstudents + 1) * sizeof *c->students);
         student_rec *s = &c->students[c->nstudents++];
         memset(s, 0, sizeof *s);
-        s->name = xdup(f[0]);
-        s->points = xalloc((size_t)c->nstages * sizeof *s->points);
+        s->name = lab_strdup(f[0]);
+        s->points = lab_alloc((size_t)c->nstages * sizeof *s->points);
         for (int i = 0; i < c->nstages; i++)
-            s->points[i] = xdup(f[col[i]]);
-        s->total = xdup(f[nh - 5]);
-        s->max = xdup(f[nh - 4]);
-        s->status = xdup(f[nh - 3]);
+            s->points[i] = lab_strdup(f[col[i]]);
+        s->total = lab_strdup(f[nh - 5]);
+        s->max = lab_strdup(f[nh - 4]);
+        s->status = lab_strdup(f[nh - 3]);
         if (!*c->seed && *f[nh - 2]) {
             free(c->seed);
-            c->seed = xdup(f[nh - 2]);
+            c->seed = lab_strdup(f[nh - 2]);
         }
-        s->notes = xdup(f[nh - 1]);
+        s->notes = lab_strdup(f[nh - 1]);
         fields_free(f, n);
         read_record(out, c, s);
         if (c->check)
@@ -195,7 +195,7 @@ void class_read(const char *out, int anon, class_rec *c)
     fields_free(head, nh);
     free(col);
     free(text);
-    int *order = xalloc((size_t)(c->nstudents + 1) * sizeof *order);
+    int *order = lab_alloc((size_t)(c->nstudents + 1) * sizeof *order);
     for (int i = 0; i < c->nstudents; i++)
         order[i] = i;
     sorting = c;
@@ -203,10 +203,10 @@ void class_read(const char *out, int anon, class_rec *c)
         qsort(order, (size_t)c->nstudents, sizeof *order, by_mix);
     /* in the order of the names shown: anonymised rows in the alphabet's
      * order would tell who is who */
-    student_rec *sorted = xalloc((size_t)(c->nstudents + 1) * sizeof *sorted);
+    student_rec *sorted = lab_alloc((size_t)(c->nstudents + 1) * sizeof *sorted);
     for (int k = 0; k < c->nstudents; k++) {
         sorted[k] = c->students[order[k]];
-        sorted[k].shown = anon ? xfmt("student-%02d", k + 1) : xdup(sorted[k].name);
+        sorted[k].shown = anon ? lab_asprintf("student-%02d", k + 1) : lab_strdup(sorted[k].name);
     }
     free(c->students);
     c->students = sorted;
@@ -216,11 +216,11 @@ void class_read(const char *out, int anon, class_rec *c)
 char *anonymised(const student_rec *s, const char *text)
 {
     if (!strcmp(s->name, s->shown) || !*s->name)
-        return xdup(text);
+        return lab_strdup(text);
     size_t nl = strlen(s->name), sl = strlen(s->shown), n = 0;
     for (const char *q = text; (q = strstr(q, s->name)); q += nl)
         n++;
-    char *o = xalloc(strlen(text) + n * sl + 1), *w = o;
+    char *o = lab_alloc(strlen(text) + n * sl + 1), *w = o;
     for (const char *q = text, *hit; *q; q = hit + nl) {
         if (!(hit = strstr(q, s->name))) {
             strcpy(w, q);

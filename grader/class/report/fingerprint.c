@@ -17,7 +17,7 @@
 static unsigned long long *kgram_hashes(const token *t, int ntok, int *n)
 {
     *n = ntok >= SIM_K ? ntok - SIM_K + 1 : 0;
-    unsigned long long *h = xalloc((size_t)(*n + 1) * sizeof *h);
+    unsigned long long *h = lab_alloc((size_t)(*n + 1) * sizeof *h);
     for (int i = 0; i < *n; i++) {
         unsigned long long x = 1469598103934665603ull;
         for (int j = 0; j < SIM_K; j++)
@@ -59,8 +59,8 @@ void fingerprint(doc *d, const unsigned long long *base, int nbase)
     d->ntok = tokenize(d->src, d->len, &d->tok);
     int n;
     unsigned long long *h = kgram_hashes(d->tok, d->ntok, &n);
-    d->all = xalloc((size_t)(n + 1) * sizeof *d->all);
-    d->prints = xalloc((size_t)(n + 1) * sizeof *d->prints);
+    d->all = lab_alloc((size_t)(n + 1) * sizeof *d->all);
+    d->prints = lab_alloc((size_t)(n + 1) * sizeof *d->prints);
     d->nall = d->nprints = 0;
     for (int i = 0; i < n; i++)
         if (!in_sorted(base, nbase, h[i]))

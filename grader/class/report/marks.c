@@ -41,7 +41,7 @@ static int parse_line(char *line, stage_mark *m)
 
 stage_mark *marks_read(const char *path, char *const *stages, int n, double review)
 {
-    stage_mark *m = xalloc((size_t)n * sizeof *m);
+    stage_mark *m = lab_alloc((size_t)n * sizeof *m);
     for (int s = 0; s < n; s++) {
         snprintf(m[s].stage, sizeof m[s].stage, "%s", stages[s]);
         m[s].usable = review >= 0;
@@ -53,18 +53,18 @@ stage_mark *marks_read(const char *path, char *const *stages, int n, double revi
     size_t len;
     char *text = read_plain(path, &len, NULL), *record = NULL;
     if (!text)
-        fatal(REPORT_USAGE, "similarity: cannot read %s: each stage's mark is there (research/similarity-class.sh "
+        lab_fatal(REPORT_USAGE, "cannot read %s: each stage's mark is there (research/similarity-class.sh "
                             "marks --write makes it), or say --review SCORE for one mark at every stage", path);
     int lineno = 0;
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         lineno++;
         if (!strncmp(line, "# record: ", 10) && !record)
-            record = xdup(line + 10);
+            record = lab_strdup(line + 10);
         if (line[0] == '#')
             continue;
         stage_mark got = {0};
         if (!parse_line(line, &got))
-            fatal(REPORT_USAGE, "similarity: %s, line %d: not stage, mark (or none), honest_max, honest_pairs, "
+            lab_fatal(REPORT_USAGE, "%s, line %d: not stage, mark (or none), honest_max, honest_pairs, "
                                 "copy_min, copies separated by tabs", path, lineno);
         for (int s = 0; s < n; s++) {
             if (strcmp(m[s].stage, got.stage))
@@ -80,16 +80,16 @@ stage_mark *marks_read(const char *path, char *const *stages, int n, double revi
 char *mark_said(const stage_mark *m)
 {
     if (m->override)
-        return xfmt("Pairs at %.1f or above are marked for review (--review, every stage).", m->mark);
+        return lab_asprintf("Pairs at %.1f or above are marked for review (--review, every stage).", m->mark);
     if (!m->measured)
-        return xfmt("No mark at this stage: marks.tsv has no line for %s (research/similarity-class.sh marks "
+        return lab_asprintf("No mark at this stage: marks.tsv has no line for %s (research/similarity-class.sh marks "
                     "measures one). Read the ranking: no score here has been measured against honest work.",
                     m->stage);
-    char *from = xfmt("the highest of %d honest pairs measured (independently written kernels, the references, "
+    char *from = lab_asprintf("the highest of %d honest pairs measured (independently written kernels, the references, "
                       "the solutions) scores %.1f, the lowest of %d copies against its source %.1f (%s)",
                       m->honest_pairs, m->honest_max, m->copies, m->copy_min, m->record ? m->record : "marks.tsv");
-    char *said = m->usable ? xfmt("Pairs at %.1f or above are marked for review: %s.", m->mark, from)
-                           : xfmt("No mark at this stage: honest kernels of this stage cannot be told apart from "
+    char *said = m->usable ? lab_asprintf("Pairs at %.1f or above are marked for review: %s.", m->mark, from)
+                           : lab_asprintf("No mark at this stage: honest kernels of this stage cannot be told apart from "
                                   "copies by score: %s. A high score here says little; read the code.",
                                   from);
     free(from);

@@ -70,7 +70,7 @@ static int reads_a_file(const char *s, size_t n)
 /* src with each directive that reads a file blanked, its newlines kept. */
 static char *without_includes(const char *src, size_t len)
 {
-    char *out = xalloc(len + 1);
+    char *out = lab_alloc(len + 1);
     memcpy(out, src, len);
     for (size_t i = 0; i < len;) {
         size_t n = logical_line(src + i, len - i);
@@ -115,12 +115,12 @@ static char *cpp_complaint(const char *err, int status)
     for (const char *p = err; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (*p == '.')
-            return xdup("it reads a header, which similarity does not allow");
+            return lab_strdup("it reads a header, which similarity does not allow");
         if (status && strstr(p, "error") && strstr(p, "error") < p + n)
-            return xfmt("%.*s", (int)(n > 160 ? 160 : n), p);
+            return lab_asprintf("%.*s", (int)(n > 160 ? 160 : n), p);
         p += n + (p[n] == '\n');
     }
-    return status ? xfmt("the preprocessor ended with status %d", status) : NULL;
+    return status ? lab_asprintf("the preprocessor ended with status %d", status) : NULL;
 }
 
 char *preprocess(const char *src, size_t len, size_t *out_len, char **why)
@@ -129,10 +129,10 @@ char *preprocess(const char *src, size_t len, size_t *out_len, char **why)
     char tmpl[] = "/tmp/similarity-cpp.XXXXXX";
     char *dir = mkdtemp(tmpl);
     if (!dir) {
-        *why = xdup("no temporary folder for the preprocessor");
+        *why = lab_strdup("no temporary folder for the preprocessor");
         return NULL;
     }
-    char *in = xfmt("%s/in.cu", dir), *out = xfmt("%s/out.i", dir), *err = xfmt("%s/err", dir);
+    char *in = lab_asprintf("%s/in.cu", dir), *out = lab_asprintf("%s/out.i", dir), *err = lab_asprintf("%s/err", dir);
     char *text = without_includes(src, len), *result = NULL;
     FILE *f = fopen(in, "w");
     int written = f && fwrite(text, 1, len, f) == len;
@@ -141,9 +141,9 @@ char *preprocess(const char *src, size_t len, size_t *out_len, char **why)
     int status = written ? run_cpp(dir) : -1;
     size_t elen = 0;
     char *said = read_plain(err, &elen, NULL);
-    *why = written ? cpp_complaint(said, status) : xdup("cannot write its input");
+    *why = written ? cpp_complaint(said, status) : lab_strdup("cannot write its input");
     if (!*why && !(result = read_plain(out, out_len, NULL)))
-        *why = xdup("it wrote nothing");
+        *why = lab_strdup("it wrote nothing");
     unlink(in);
     unlink(out);
     unlink(err);

@@ -43,20 +43,16 @@ void section_head(FILE *f, const char *stage)
     fputs("</p>\n", f);
 }
 
-/* What a tier's field measures, in words, and its unit. */
+/* What a tier's field measures, in words (stages.tsv's figure lines: for
+ * every tier's field of every family), and its unit. */
 static const char *field_words(const char *stage, const char *field, const char **unit)
 {
+    static const struct { const char *family, *field, *words; } figures[] = {LAB_STAGE_FIGURES};
     const char *fam = family_of(stage);
     *unit = strstr(field, "pct_") ? "%" : "x";
-    if (!strcmp(field, "timing.speedup_vs_baseline"))
-        return "x the naive baseline";
-    if (!strcmp(field, "timing.speedup_vs_unpadded"))
-        return "x the unpadded [32][32] tile";
-    if (!strcmp(field, "timing.ratio_to_cublas"))
-        return "x cuBLAS SASUM";
-    if (!strcmp(field, "timing.pct_of_reference"))
-        return !strcmp(fam, "matmul") ? "% of cuBLAS" : !strcmp(fam, "transpose") ? "% of memcpy bandwidth"
-                                                                                  : "% of the copy rate (memcpy)";
+    for (size_t i = 0; figures[i].family; i++)
+        if (!strcmp(figures[i].family, fam) && !strcmp(figures[i].field, field))
+            return figures[i].words;
     return field;
 }
 
@@ -66,7 +62,7 @@ static char *first_words(const char *text, size_t max)
     size_t n = strcspn(text, "\n");
     if (n > max)
         n = max;
-    char *s = xalloc(n + 4);
+    char *s = lab_alloc(n + 4);
     memcpy(s, text, n);
     if (n < strcspn(text, "\n") || (n == max && text[n]))
         strcpy(s + n, "...");
@@ -87,7 +83,7 @@ static int points_panel(FILE *f, const class_rec *c, int st, int y0)
             max = c->students[i].stages[st].max;
     if (max <= 0)
         max = 10;
-    int *count = xalloc((size_t)(max + 1) * sizeof *count), top = 1, none = 0;
+    int *count = lab_alloc((size_t)(max + 1) * sizeof *count), top = 1, none = 0;
     for (int i = 0; i < c->nstudents; i++) {
         const stage_rec *r = &c->students[i].stages[st];
         if (!r->present) {
@@ -405,23 +401,23 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--anon"))
             anon = 1;
         else
-            fatal(REPORT_USAGE, "usage: report --out CLASS_OUT [--anon] [--html FILE]  (default FILE: "
+            lab_fatal(REPORT_USAGE, "usage: report --out CLASS_OUT [--anon] [--html FILE]  (default FILE: "
                                 "CLASS_OUT/report.html)");
     }
     if (!out)
-        fatal(REPORT_USAGE, "report: say which class: make report OUT=dir (the OUT of make class)");
+        lab_fatal(REPORT_USAGE, "say which class: make report OUT=dir (the OUT of make class)");
     class_rec c;
     class_read(out, anon, &c);
-    char *path = dest ? xdup(dest) : xfmt("%s/report.html", out), *tmp = xfmt("%s.tmp", path);
+    char *path = dest ? lab_strdup(dest) : lab_asprintf("%s/report.html", out), *tmp = lab_asprintf("%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f)
-        fatal(REPORT_FAILED, "report: cannot write %s", tmp);
+        lab_fatal(REPORT_FAILED, "cannot write %s", tmp);
     if (c.check)
         check_page(f, &c, anon);
     else
         page(f, &c, anon);
     if (fclose(f) || rename(tmp, path))
-        fatal(REPORT_FAILED, "report: cannot write %s", path);
+        lab_fatal(REPORT_FAILED, "cannot write %s", path);
     printf("report: %s (%d students, %d stages%s%s)\n", path, c.nstudents, c.nstages, c.check ? ", a check" : "",
            anon ? ", anonymised" : "");
     return REPORT_OK;

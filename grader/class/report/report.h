@@ -3,9 +3,10 @@
  * (make report, make similarity; make class runs both at its end). Left out
  * of a student release with the rest of grader/class/.
  *
- *   text.c        files, memory, HTML escaping, CSV fields
+ *   text.c        files, HTML escaping, CSV fields (memory, JSON, errors:
+ *                 common/util.h, the helper library)
  *   classdata.c   a class's OUT: gradebook.csv and each student's grade.json
- *                 (read with the grader's own JSON reader, grader/jsonread.c)
+ *                 (read with the grader's own JSON reader, common/jsonread.c)
  *   report.c      OUT/report.html: one self-contained page, inline SVG
  *   checkpage.c   the page of a check (make class CHECK=1): what compiled,
  *                 what was correct on the CPU emulator, each first message
@@ -21,6 +22,8 @@
 #ifndef REPORT_H
 #define REPORT_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,11 +32,6 @@
 enum { REPORT_OK = 0, REPORT_FAILED = 1, REPORT_USAGE = 2 };
 
 /* ================================================================ text.c */
-_Noreturn void fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void *xalloc(size_t n);                  /* zeroed; exits when out of memory */
-void *xgrow(void *p, size_t n);
-char *xdup(const char *s);
-char *xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A regular file's bytes (NUL-terminated, length in *len), or NULL. A link
  * is not followed: NULL with *is_link set (is_link may be NULL). */
 char *read_plain(const char *path, size_t *len, int *is_link);

@@ -47,8 +47,8 @@ static char **listing(const char *dir, int *n)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.' || is_os_litter(e->d_name))
             continue;
-        v = xgrow(v, (size_t)(*n + 1) * sizeof *v);
-        v[(*n)++] = xdup(e->d_name);
+        v = lab_grow(v, (size_t)(*n + 1) * sizeof *v);
+        v[(*n)++] = lab_strdup(e->d_name);
     }
     closedir(d);
     qsort(v, (size_t)*n, sizeof *v, by_name);
@@ -94,7 +94,7 @@ static char *compared_text(const char *who, char *src, size_t *len)
         free(src);
         return text;
     }
-    char *said = xfmt("does not preprocess (%s): compared as written", why);
+    char *said = lab_asprintf("does not preprocess (%s): compared as written", why);
     warn_entry(who, said);
     free(said);
     free(why);
@@ -105,10 +105,10 @@ static char *compared_text(const char *who, char *src, size_t *len)
 static void add_doc(corpus *c, const char *who, int lab, char *src, size_t len, int stage)
 {
     src = compared_text(who, src, &len);
-    c->docs = xgrow(c->docs, (size_t)(c->ndocs + 1) * sizeof *c->docs);
+    c->docs = lab_grow(c->docs, (size_t)(c->ndocs + 1) * sizeof *c->docs);
     doc *d = &c->docs[c->ndocs++];
     memset(d, 0, sizeof *d);
-    d->who = xdup(who);
+    d->who = lab_strdup(who);
     d->lab = lab;
     d->src = src;
     d->len = len;
@@ -120,27 +120,27 @@ static void add_doc(corpus *c, const char *who, int lab, char *src, size_t len, 
  * neither has any. */
 static char *stage_root(const corpus *c, const char *who, const char *root, int depth)
 {
-    char *ex = xfmt("%s/exercises", root);
+    char *ex = lab_asprintf("%s/exercises", root);
     int k = kind_of(ex);
     free(ex);
     if (k == 'd')
-        return xdup(root);
+        return lab_strdup(root);
     if (k == 'l') {
         warn_entry(who, "exercises/ is a link: refused (plain files and folders only)");
         return NULL;
     }
     for (int s = 0; s < c->nstages; s++) {
-        char *p = xfmt("%s/%s", root, c->stages[s]);
+        char *p = lab_asprintf("%s/%s", root, c->stages[s]);
         int sk = kind_of(p);
         free(p);
         if (sk)
-            return xdup(root);
+            return lab_strdup(root);
     }
     int n;
     char **names = listing(root, &n);
     char *found = NULL;
     if (names && n == 1 && depth == 0) {
-        char *only = xfmt("%s/%s", root, names[0]);
+        char *only = lab_asprintf("%s/%s", root, names[0]);
         if (kind_of(only) == 'd')
             found = stage_root(c, who, only, 1);
         else if (kind_of(only) == 'l')
@@ -160,13 +160,13 @@ static void take_student(corpus *c, const char *who, const char *root)
         return;
     for (int s = 0; s < c->nstages; s++) {
         for (int in_ex = 1; in_ex >= 0; in_ex--) {
-            char *sd = xfmt("%s%s/%s", dir, in_ex ? "/exercises" : "", c->stages[s]);
-            char *path = xfmt("%s/kernel.cu", sd);
+            char *sd = lab_asprintf("%s%s/%s", dir, in_ex ? "/exercises" : "", c->stages[s]);
+            char *path = lab_asprintf("%s/kernel.cu", sd);
             int k = kind_of(sd), link = 0;
             size_t len;
             char *src = k == 'd' ? read_plain(path, &len, &link) : NULL;
             if (k == 'l' || link) {
-                char *why = xfmt("%s%s%s is a link: refused (plain files only)", in_ex ? "exercises/" : "",
+                char *why = lab_asprintf("%s%s%s is a link: refused (plain files only)", in_ex ? "exercises/" : "",
                                  c->stages[s], k == 'l' ? "" : "/kernel.cu");
                 warn_entry(who, why);
                 free(why);
@@ -190,7 +190,7 @@ static void take_entry(corpus *c, const char *entry, const char *who, const char
     if (k == 'l') {
         warn_entry(entry, "a link: refused (plain files and folders only)");
     } else if (k == 'd') {
-        char *root = class_out ? xfmt("%s/kernels", path) : xdup(path);
+        char *root = class_out ? lab_asprintf("%s/kernels", path) : lab_strdup(path);
         if (!class_out || kind_of(root) == 'd')
             take_student(c, who, root);
         free(root);
@@ -206,19 +206,19 @@ static void take_entry(corpus *c, const char *entry, const char *who, const char
  * name, stop it), or those of a class's OUT/students. */
 static void take_submissions(corpus *c, const char *subs, int class_out)
 {
-    char *top = class_out ? xfmt("%s/students", subs) : xdup(subs), *why = NULL;
+    char *top = class_out ? lab_asprintf("%s/students", subs) : lab_strdup(subs), *why = NULL;
     named_entry *e = NULL;
     int n = 0;
     if (!class_out && kind_of(top) != 'd')
-        fatal(REPORT_USAGE, "similarity: cannot read %s: say SUBMISSIONS=dir, the folder make class takes", top);
+        lab_fatal(REPORT_USAGE, "cannot read %s: say SUBMISSIONS=dir, the folder make class takes", top);
     if (!class_out && (n = name_entries(top, NULL, &e, &why)) < 0)
-        fatal(NAMES_REFUSED, "similarity: %s: %s", top, why);
+        lab_fatal(NAMES_REFUSED, "%s: %s", top, why);
     char **names = class_out ? listing(top, &n) : NULL;
     if (class_out && !names)
-        fatal(REPORT_USAGE, "similarity: cannot read %s: is it the OUT of make class?", top);
+        lab_fatal(REPORT_USAGE, "cannot read %s: is it the OUT of make class?", top);
     for (int i = 0; i < n; i++) {
         const char *entry = class_out ? names[i] : e[i].entry, *who = class_out ? names[i] : e[i].name;
-        char *path = xfmt("%s/%s", top, entry);
+        char *path = lab_asprintf("%s/%s", top, entry);
         if (class_out && !name_is_clean(who))
             warn_entry(who, "not a name make class gives: skipped");
         else
@@ -234,14 +234,14 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
 /* Every .cu of root/rel as a kernel of stage s, named prefix + rel/file. */
 static void take_folder(corpus *c, const char *root, const char *rel, const char *prefix, int s)
 {
-    char *full = xfmt("%s/%s", root, rel);
+    char *full = lab_asprintf("%s/%s", root, rel);
     int n;
     char **names = listing(full, &n);
     for (int i = 0; names && i < n; i++) {
         size_t ln = strlen(names[i]);
         if (ln < 4 || strcmp(names[i] + ln - 3, ".cu"))
             continue;
-        char *path = xfmt("%s/%s", full, names[i]), *who = xfmt("%s%s/%s", prefix, rel, names[i]);
+        char *path = lab_asprintf("%s/%s", full, names[i]), *who = lab_asprintf("%s%s/%s", prefix, rel, names[i]);
         size_t len;
         char *src = read_plain(path, &len, NULL);
         if (src)
@@ -260,14 +260,14 @@ static void take_folder(corpus *c, const char *root, const char *rel, const char
 static void take_lab(corpus *c, const char *lab, const char *known, int s)
 {
     const char *st = c->stages[s];
-    char *rel[2] = {xfmt("solutions/%s", st), xfmt("references/%s", st)};
+    char *rel[2] = {lab_asprintf("solutions/%s", st), lab_asprintf("references/%s", st)};
     for (int d = 0; d < 2; d++) {
         take_folder(c, lab, rel[d], "lab:", s);
         free(rel[d]);
     }
     if (strstr(st, "reduction"))
         take_folder(c, lab, "research/ladder", "lab:", s);
-    char *ours = xfmt("%s/grader/class/report/known", lab);
+    char *ours = lab_asprintf("%s/grader/class/report/known", lab);
     take_folder(c, ours, st, "known:", s);
     if (known)
         take_folder(c, known, st, "known:", s);
@@ -310,7 +310,7 @@ static int write_csv(const char *path, const sim_pair *pairs, int npairs)
 {
     FILE *f = fopen(path, "w");
     if (!f)
-        fatal(REPORT_FAILED, "similarity: cannot write %s", path);
+        lab_fatal(REPORT_FAILED, "cannot write %s", path);
     fputs("stage,student,other,score,review\n", f);
     int marked = 0;
     for (int k = 0; k < npairs; k++) {
@@ -324,20 +324,20 @@ static int write_csv(const char *path, const sim_pair *pairs, int npairs)
         marked += reached;
     }
     if (fclose(f))
-        fatal(REPORT_FAILED, "similarity: cannot write %s", path);
+        lab_fatal(REPORT_FAILED, "cannot write %s", path);
     return marked;
 }
 
 /* Stage numbers ("03 07") into the lab's stage folders. */
 static void pick_stages(corpus *c, const char *lab, const char *want)
 {
-    char *ex = xfmt("%s/exercises", lab);
+    char *ex = lab_asprintf("%s/exercises", lab);
     int n;
     char **names = listing(ex, &n);
     if (!names)
-        fatal(REPORT_USAGE, "similarity: no %s: --lab must be the lab's instructors' copy", ex);
+        lab_fatal(REPORT_USAGE, "no %s: --lab must be the lab's instructors' copy", ex);
     for (int i = 0; i < n && c->nstages < 64; i++) {
-        char *dir = xfmt("%s/%s", ex, names[i]);
+        char *dir = lab_asprintf("%s/%s", ex, names[i]);
         int is_stage = kind_of(dir) == 'd';
         free(dir);
         if (!is_stage)
@@ -346,12 +346,12 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
         snprintf(num, sizeof num, "%.2s", names[i]);
         if (want && !strstr(want, num) && !strstr(want, names[i]))
             continue;
-        c->stages[c->nstages++] = xdup(names[i]);
+        c->stages[c->nstages++] = lab_strdup(names[i]);
     }
     fields_free(names, n);
     free(ex);
     if (!c->nstages)
-        fatal(REPORT_USAGE, "similarity: no stage of %s matches \"%s\" (EX=\"03 07\")", lab, want ? want : "");
+        lab_fatal(REPORT_USAGE, "no stage of %s matches \"%s\" (EX=\"03 07\")", lab, want ? want : "");
 }
 
 /* Stage s: fingerprints with its skeleton taken out, then every student
@@ -359,11 +359,11 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
  * the lab's and the known kernels of the stage. */
 static void compare_stage(corpus *c, const char *lab, int s)
 {
-    char *sk = xfmt("%s/exercises/%s/kernel.cu", lab, c->stages[s]);
+    char *sk = lab_asprintf("%s/exercises/%s/kernel.cu", lab, c->stages[s]);
     size_t len = 0;
     char *base_src = read_plain(sk, &len, NULL);
     if (!base_src)
-        fatal(REPORT_USAGE, "similarity: no %s: the skeleton is the base code every file is stripped of", sk);
+        lab_fatal(REPORT_USAGE, "no %s: the skeleton is the base code every file is stripped of", sk);
     base_src = compared_text(sk, base_src, &len);
     int nbase = 0;
     unsigned long long *base = base_hashes(base_src, len, &nbase);
@@ -383,7 +383,7 @@ static void compare_stage(corpus *c, const char *lab, int s)
             doc *b = &c->docs[j];
             if (b->stage != s || !b->nprints)
                 continue;
-            c->pairs = xgrow(c->pairs, (size_t)(c->npairs + 1) * sizeof *c->pairs);
+            c->pairs = lab_grow(c->pairs, (size_t)(c->npairs + 1) * sizeof *c->pairs);
             sim_pair *p = &c->pairs[c->npairs++];
             p->stage = c->stages[s];
             p->mark = &c->marks[s];
@@ -423,14 +423,14 @@ static options parse_options(int argc, char **argv)
             char *end;
             o.review = strtod(argv[++i], &end);
             if (*end || end == argv[i] || o.review < 0 || o.review > 100)
-                fatal(REPORT_USAGE, "similarity: --review takes a score from 0 to 100, not '%s'", argv[i]);
+                lab_fatal(REPORT_USAGE, "--review takes a score from 0 to 100, not '%s'", argv[i]);
         }
         else
-            fatal(REPORT_USAGE, "usage: similarity --lab DIR (--submissions DIR | --class OUT) --out DIR "
+            lab_fatal(REPORT_USAGE, "usage: similarity --lab DIR (--submissions DIR | --class OUT) --out DIR "
                                 "[--stages \"03 07\"] [--known DIR] [--marks FILE | --review SCORE]");
     }
     if (!o.lab || !o.subs || !o.out)
-        fatal(REPORT_USAGE, "similarity: say --lab, --submissions (or --class) and --out");
+        lab_fatal(REPORT_USAGE, "say --lab, --submissions (or --class) and --out");
     return o;
 }
 
@@ -439,7 +439,7 @@ int main(int argc, char **argv)
     options o = parse_options(argc, argv);
     corpus c = {0};
     pick_stages(&c, o.lab, o.want);
-    char *marks = o.marks ? xdup(o.marks) : xfmt("%s/grader/class/report/marks.tsv", o.lab);
+    char *marks = o.marks ? lab_strdup(o.marks) : lab_asprintf("%s/grader/class/report/marks.tsv", o.lab);
     c.marks = marks_read(marks, c.stages, c.nstages, o.review);
     take_submissions(&c, o.subs, o.class_out);
     c.nstudent_docs = c.ndocs;
@@ -452,12 +452,12 @@ int main(int argc, char **argv)
     int npairs = c.npairs;
     qsort(pairs, (size_t)npairs, sizeof *pairs, by_stage_score);
 
-    char *csv = xfmt("%s/similarity.csv", o.out), *html = xfmt("%s/similarity.html", o.out);
+    char *csv = lab_asprintf("%s/similarity.csv", o.out), *html = lab_asprintf("%s/similarity.html", o.out);
     int marked = write_csv(csv, pairs, npairs);
     FILE *f = fopen(html, "w");
     if (!f)
-        fatal(REPORT_FAILED, "similarity: cannot write %s", html);
-    char *how = xfmt("%d submitted kernel.cu files with text of their own (%d more the skeleton or nearly), "
+        lab_fatal(REPORT_FAILED, "cannot write %s", html);
+    char *how = lab_asprintf("%d submitted kernel.cu files with text of their own (%d more the skeleton or nearly), "
                      "compared pair by pair within each stage and with the lab's own and known public kernels: "
                      "the C preprocessor's text (macros expanded; shown below), tokens with names, layout and "
                      "empty statements forgotten, %d-token runs, winnowed as MOSS does (a window "
@@ -465,7 +465,7 @@ int main(int argc, char **argv)
                      c.own, c.nothing, SIM_K, SIM_W);
     sim_page(f, pairs, npairs, c.marks, c.nstages, how);
     if (fclose(f))
-        fatal(REPORT_FAILED, "similarity: cannot write %s", html);
+        lab_fatal(REPORT_FAILED, "cannot write %s", html);
     printf("similarity: %s and %s: %d pairs, %d marked for review at their stage's mark (%s; for a person to "
            "read)%s\n", csv, html, npairs, marked, o.review >= 0 ? "--review" : marks,
            warnings ? "; see the lines above for what was skipped" : "");

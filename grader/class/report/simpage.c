@@ -50,7 +50,7 @@ static void side_by_side(FILE *f, const sim_pair *p, int k)
     fputs("</th><th>", f);
     html_put(f, p->b->who);
     fputs("</th></tr>\n<tr><td><pre>", f);
-    unsigned char *ma = xalloc((size_t)p->a->ntok + SIM_K + 1), *mb = xalloc((size_t)p->b->ntok + SIM_K + 1);
+    unsigned char *ma = lab_alloc((size_t)p->a->ntok + SIM_K + 1), *mb = lab_alloc((size_t)p->b->ntok + SIM_K + 1);
     mark_shared(p->a, p->b, ma);
     mark_shared(p->b, p->a, mb);
     source(f, p->a, ma);

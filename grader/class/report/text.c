@@ -1,62 +1,16 @@
 /*
- * text.c: what the report and the similarity review share: memory that
- * never comes back NULL, plain files read without following links, text
- * escaped for an HTML page, and the CSV of the gradebook.
+ * text.c: what the report and the similarity review share: plain files
+ * read without following links, text escaped for an HTML page, and the
+ * CSV of the gradebook (memory and lab_fatal: common/util.h).
  */
 #include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-void fatal(int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(status);
-}
-
-void *xalloc(size_t n)
-{
-    void *p = calloc(1, n ? n : 1);
-    if (!p)
-        fatal(REPORT_FAILED, "out of memory");
-    return p;
-}
-
-void *xgrow(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p)
-        fatal(REPORT_FAILED, "out of memory");
-    return p;
-}
-
-char *xdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xalloc(n), s, n);
-}
-
-char *xfmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = xalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 char *read_plain(const char *path, size_t *len, int *is_link)
 {
@@ -74,7 +28,7 @@ char *read_plain(const char *path, size_t *len, int *is_link)
         close(fd);
         return NULL;
     }
-    char *buf = xalloc((size_t)st.st_size + 1);
+    char *buf = lab_alloc((size_t)st.st_size + 1);
     size_t got = 0;
     ssize_t n;
     while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
@@ -140,7 +94,7 @@ int csv_line(const char **p, char ***out)
     int n = 0;
     for (;;) {
         size_t cap = 64, len = 0;
-        char *v = xalloc(cap);
+        char *v = lab_alloc(cap);
         int quoted = *c == '"';
         if (quoted)
             c++;
@@ -155,11 +109,11 @@ int csv_line(const char **p, char ***out)
                 break;
             }
             if (len + 2 > cap)
-                v = xgrow(v, cap *= 2);
+                v = lab_grow(v, cap *= 2);
             v[len++] = *c++;
         }
         v[len] = 0;
-        f = xgrow(f, (size_t)(n + 1) * sizeof *f);
+        f = lab_grow(f, (size_t)(n + 1) * sizeof *f);
         f[n++] = v;
         if (*c != ',')
             break;

@@ -64,7 +64,7 @@ int tokenize(const char *src, size_t len, token **out)
     size_t cap = 256, n = 0, i = 0;
     unsigned line = 1;
     int line_start = 1;
-    token *t = xalloc(cap * sizeof *t);
+    token *t = lab_alloc(cap * sizeof *t);
     while (i < len) {
         char c = src[i];
         if (c == '\n') {
@@ -133,7 +133,7 @@ int tokenize(const char *src, size_t len, token **out)
             (t[n - 1].kind == TOK_OPS + ';' || t[n - 1].kind == TOK_OPS + '{' || t[n - 1].kind == TOK_OPS + '}'))
             continue;
         if (n == cap)
-            t = xgrow(t, (cap *= 2) * sizeof *t);
+            t = lab_grow(t, (cap *= 2) * sizeof *t);
         t[n++] = k;
     }
     *out = t;

@@ -6,9 +6,9 @@
  * So this reader follows RFC 8259 to the letter, refuses duplicate keys and
  * trailing text, and has limits on nesting and on the number of values, so
  * that no input can crash it or make it run for long. Recursion depth is
- * bounded by JSON_MAX_DEPTH.
+ * bounded by LAB_JSON_MAX_DEPTH.
  */
-#include "grader.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -45,8 +45,8 @@ static void skip_space(reader *r)
 
 static jvalue *new_value(reader *r, jtype type)
 {
-    if (++r->values > JSON_MAX_VALUES)
-        return fail(r, "more than %d values", JSON_MAX_VALUES);
+    if (++r->values > LAB_JSON_MAX_VALUES)
+        return fail(r, "more than %d values", LAB_JSON_MAX_VALUES);
     jvalue *v = calloc(1, sizeof *v);
     if (!v)
         return fail(r, "out of memory");
@@ -243,8 +243,8 @@ static jvalue *parse_value(reader *r, int depth);
 /* An array or an object, r->p at the bracket. */
 static jvalue *parse_container(reader *r, int depth, int object)
 {
-    if (depth >= JSON_MAX_DEPTH)
-        return fail(r, "nested deeper than %d levels", JSON_MAX_DEPTH);
+    if (depth >= LAB_JSON_MAX_DEPTH)
+        return fail(r, "nested deeper than %d levels", LAB_JSON_MAX_DEPTH);
     jvalue *v = new_value(r, object ? J_OBJECT : J_ARRAY);
     if (!v)
         return NULL;
@@ -296,7 +296,7 @@ static jvalue *parse_container(reader *r, int depth, int object)
                 v->keys = keys;
             if (!items || (object && !keys)) {
                 free(key);
-                json_free(item);
+                lab_json_free(item);
                 fail(r, "out of memory");
                 goto bad;
             }
@@ -318,7 +318,7 @@ static jvalue *parse_container(reader *r, int depth, int object)
         goto bad;
     }
 bad:
-    json_free(v);
+    lab_json_free(v);
     return NULL;
 }
 
@@ -368,7 +368,7 @@ static jvalue *parse_value(reader *r, int depth)
     return v;
 }
 
-jvalue *json_parse(const char *text, size_t len, char *err, size_t errlen)
+jvalue *lab_json_parse(const char *text, size_t len, char *err, size_t errlen)
 {
     reader r = {text, text + len, text, 0, err, errlen};
     err[0] = 0;
@@ -378,18 +378,18 @@ jvalue *json_parse(const char *text, size_t len, char *err, size_t errlen)
     skip_space(&r);
     if (r.p != r.end) {
         fail(&r, "text after the end of the value");
-        json_free(v);
+        lab_json_free(v);
         return NULL;
     }
     return v;
 }
 
-void json_free(jvalue *v)
+void lab_json_free(jvalue *v)
 {
     if (!v)
         return;
     for (int i = 0; i < v->count; i++) {
-        json_free(v->items[i]);
+        lab_json_free(v->items[i]);
         if (v->keys)
             free(v->keys[i]);
     }
@@ -399,7 +399,7 @@ void json_free(jvalue *v)
     free(v);
 }
 
-const jvalue *json_get(const jvalue *v, const char *key)
+const jvalue *lab_json_get(const jvalue *v, const char *key)
 {
     if (!v || v->type != J_OBJECT)
         return NULL;
@@ -409,9 +409,9 @@ const jvalue *json_get(const jvalue *v, const char *key)
     return NULL;
 }
 
-const jvalue *json_path(const jvalue *v, const char *path)
+const jvalue *lab_json_path(const jvalue *v, const char *path)
 {
-    char part[NAME_LEN];
+    char part[128];
     while (v && *path) {
         size_t n = strcspn(path, ".");
         if (n == 0 || n >= sizeof part)
@@ -427,29 +427,44 @@ const jvalue *json_path(const jvalue *v, const char *path)
                 return NULL;
             v = v->items[i];
         } else {
-            v = json_get(v, part);
+            v = lab_json_get(v, part);
         }
     }
     return v;
 }
 
-const char *json_string_at(const jvalue *v, const char *path)
+const char *lab_json_string_at(const jvalue *v, const char *path)
 {
-    const jvalue *s = json_path(v, path);
+    const jvalue *s = lab_json_path(v, path);
     return s && s->type == J_STRING ? s->string : NULL;
 }
 
-int json_number_at(const jvalue *v, const char *path, double *out)
+int lab_json_number_at(const jvalue *v, const char *path, double *out)
 {
-    const jvalue *n = json_path(v, path);
+    const jvalue *n = lab_json_path(v, path);
     if (!n || n->type != J_NUMBER || !isfinite(n->number))
         return -1;
     *out = n->number;
     return 0;
 }
 
-int json_bool_at(const jvalue *v, const char *path)
+int lab_json_bool_at(const jvalue *v, const char *path)
 {
-    const jvalue *b = json_path(v, path);
+    const jvalue *b = lab_json_path(v, path);
     return b && b->type == J_BOOL ? b->boolean : -1;
+}
+
+jvalue *lab_json_read(const char *path, size_t max, char *err, size_t errlen)
+{
+    char *text = lab_read_file(path, max);
+    if (!text) {
+        snprintf(err, errlen, "cannot read it");
+        return NULL;
+    }
+    char why[200];
+    jvalue *v = lab_json_parse(text, strlen(text), why, sizeof why);
+    free(text);
+    if (!v)
+        snprintf(err, errlen, "not JSON: %s", why);
+    return v;
 }

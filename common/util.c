@@ -1,0 +1,57 @@
+/*
+ * util.c: memory that never comes back NULL, formatted strings, and the
+ * one way a host program of the lab ends on an error (util.h).
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lab_fatal(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fprintf(stderr, "%s: ", program_invocation_short_name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
+void *lab_alloc(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p)
+        lab_fatal(LAB_OUT_OF_MEMORY, "out of memory");
+    return p;
+}
+
+void *lab_grow(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        lab_fatal(LAB_OUT_OF_MEMORY, "out of memory");
+    return p;
+}
+
+char *lab_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(lab_alloc(n), s, n);
+}
+
+char *lab_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = lab_alloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}

@@ -1,0 +1,78 @@
+/*
+ * util.h: the helper library every host program of the lab links
+ * (build/common/libhost.a): the grader, the class tools, the profiler's
+ * report and the Gradescope checks.
+ *
+ *   util.c      memory that never comes back NULL, formatted strings, and
+ *               lab_fatal, the one way a host program ends on an error
+ *   jsonread.c  a strict JSON reader for the drivers' records (untrusted
+ *               input); the writer is lab.h's lab_json
+ *   files.c     a file's text
+ *
+ * Plain C and POSIX; every name starts with lab_ (tests/layout/names.sh).
+ */
+#ifndef LAB_UTIL_H
+#define LAB_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* =================================================== memory: util.c */
+
+/* The exit status of a host program that ran out of memory. */
+enum { LAB_OUT_OF_MEMORY = 1 };
+
+/* "PROGRAM: message" on stderr (stdout flushed first), then exit(status):
+ * each program gives its statuses their meanings in its header. */
+_Noreturn void lab_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *lab_alloc(size_t n);            /* zeroed */
+void *lab_grow(void *p, size_t n);    /* realloc */
+char *lab_strdup(const char *s);
+/* printf into a new string */
+char *lab_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ============================================= JSON reader: jsonread.c */
+
+typedef enum { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
+
+typedef struct jvalue jvalue;
+struct jvalue {
+    jtype type;
+    int boolean;
+    double number;
+    char *string;    /* J_STRING: UTF-8, NUL-terminated, no NUL inside  */
+    int count;       /* J_ARRAY, J_OBJECT: members                       */
+    char **keys;     /* J_OBJECT: the member names                       */
+    jvalue **items;  /* J_ARRAY, J_OBJECT: the members                   */
+};
+
+/* Limits that keep a hostile record from exhausting its reader. */
+#define LAB_JSON_MAX_DEPTH 64
+#define LAB_JSON_MAX_VALUES 100000
+
+/* Parse len bytes of JSON (one value, surrounded by whitespace only).
+ * Returns NULL with a one-line reason in err when the text is not JSON or is
+ * beyond the limits. Duplicate keys in an object are refused. */
+jvalue *lab_json_parse(const char *text, size_t len, char *err, size_t errlen);
+void lab_json_free(jvalue *v);
+/* Member key of an object, or NULL (also when v is not an object). */
+const jvalue *lab_json_get(const jvalue *v, const char *key);
+/* Follow a dotted path: "timing.pct_of_reference", "checks.0.ok". */
+const jvalue *lab_json_path(const jvalue *v, const char *path);
+/* The string at path, or NULL when absent or not a string. */
+const char *lab_json_string_at(const jvalue *v, const char *path);
+/* The number at path into *out; 0 when it is there and finite, -1 if not. */
+int lab_json_number_at(const jvalue *v, const char *path, double *out);
+/* 1 for true, 0 for false, -1 when absent or not a boolean. */
+int lab_json_bool_at(const jvalue *v, const char *path);
+/* The file at path (its first max bytes; 0: all of it) parsed; NULL with
+ * the reason in err ("cannot read it", "not JSON: ..."). */
+jvalue *lab_json_read(const char *path, size_t max, char *err, size_t errlen);
+
+/* ==================================================== files: files.c */
+
+/* The text of a file (its first max bytes; 0: all of it), NUL-terminated;
+ * NULL when it cannot be read. The caller frees it. */
+char *lab_read_file(const char *path, size_t max);
+
+#endif /* LAB_UTIL_H */
