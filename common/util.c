@@ -9,16 +9,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "PROGRAM: message" on stderr, after what stdout holds. */
+static void say_error(const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: ", program_invocation_short_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void lab_fatal(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fflush(stdout);
-    fprintf(stderr, "%s: ", program_invocation_short_name);
-    vfprintf(stderr, fmt, ap);
+    say_error(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     exit(status);
+}
+
+void lab_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say_error(fmt, ap);
+    va_end(ap);
 }
 
 void *lab_alloc(size_t n)

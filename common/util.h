@@ -5,6 +5,7 @@
  *
  *   util.c      memory that never comes back NULL, formatted strings, and
  *               lab_fatal, the one way a host program ends on an error
+ *               (lab_warn: the same line, and it goes on)
  *   jsonread.c  a strict JSON reader for the drivers' records (untrusted
  *               input); the writer is lab.h's lab_json
  *   files.c     a file's text
@@ -25,6 +26,8 @@ enum { LAB_OUT_OF_MEMORY = 1 };
 /* "PROGRAM: message" on stderr (stdout flushed first), then exit(status):
  * each program gives its statuses their meanings in its header. */
 _Noreturn void lab_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PROGRAM: message" on stderr, and the program goes on. */
+void lab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *lab_alloc(size_t n);            /* zeroed */
 void *lab_grow(void *p, size_t n);    /* realloc */
 char *lab_strdup(const char *s);
