@@ -22,7 +22,7 @@
 int find_gpu(char *name, size_t len)
 {
     name[0] = 0;
-    if (have_program("nvidia-smi")) {
+    if (lab_have_program("nvidia-smi")) {
         char *argv[] = {"nvidia-smi", "-L", NULL};
         run_result r;
         run_program(argv, -1, 30, 64 << 10, &r);
@@ -97,7 +97,7 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
     char path[PATH_MAX];
     if (prepare) {
         snprintf(path, sizeof path, "%s/build/common", lab);
-        if (mkdirs(path) || mkdirs(scratch))
+        if (lab_mkdirs(path) || lab_mkdirs(scratch))
             return -1;
         static const char *const shared[] = {"Makefile", "docs.mk", "stages.tsv", "common", "judge", "solutions",
                                              "tools", "grader", "emu", "status", "profile"};
@@ -105,15 +105,15 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
             if (link_into(lab, scratch, shared[i]))
                 return -1;
         snprintf(path, sizeof path, "%s/build", scratch);
-        if (mkdirs(path) || link_into(lab, scratch, "build/common"))
+        if (lab_mkdirs(path) || link_into(lab, scratch, "build/common"))
             return -1;
         /* the CPU emulation's runtime and harness, built once too */
         snprintf(path, sizeof path, "%s/build/emu", lab);
-        if (mkdirs(path) || link_into(lab, scratch, "build/emu"))
+        if (lab_mkdirs(path) || link_into(lab, scratch, "build/emu"))
             return -1;
         /* the same wall around the submission's build as around the lab's */
         snprintf(path, sizeof path, "%s/build/confine", lab);
-        if (mkdirs(path) || link_into(lab, scratch, "build/confine") || take_in(src, t, n, scratch))
+        if (lab_mkdirs(path) || link_into(lab, scratch, "build/confine") || take_in(src, t, n, scratch))
             return -1;
     }
     snprintf(path, sizeof path, "%s/intake.refused", scratch);
@@ -205,8 +205,8 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
             int error = strstr(line, "error") || strstr(line, "undefined reference");
             if (mine && (error || pass == 1)) {
                 if (!first[0])
-                    text_clean(line, strlen(line), first, firstlen);
-                appendf(lines, lineslen, "%s\n", line);
+                    grader_text_clean(line, strlen(line), first, firstlen);
+                grader_appendf(lines, lineslen, "%s\n", line);
                 shown++;
             }
             p += n + (p[n] == '\n');
@@ -226,7 +226,7 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
     for (int k = 0; k < 7 && log && p > log; k++)
         for (p--; p > log && p[-1] != '\n'; p--)
             ;
-    appendf(lines, lineslen, "%s", p);
+    grader_appendf(lines, lineslen, "%s", p);
 }
 
 /* The contract's entry point (the family's name: matmul, transpose, reduce)
@@ -317,14 +317,14 @@ void build_failure(const target *t, const char *log, const policy *pol, char *re
     }
     snprintf(reason, rlen, "did not link: undefined reference to %s", names[0]);
     for (int i = 1; i < n; i++)
-        appendf(reason, rlen, "%s%s", i == 1 ? " (and " : ", ", names[i]);
+        grader_appendf(reason, rlen, "%s%s", i == 1 ? " (and " : ", ", names[i]);
     if (n > 1)
-        appendf(reason, rlen, ")");
+        grader_appendf(reason, rlen, ")");
     /* the first symbol the policy refuses says why it is not there */
     for (int i = 0; i < n && pol; i++) {
         const policy_rule *rule = policy_match(pol, names[i], 0);
         if (rule && rule->deny) {
-            appendf(reason, rlen, ": kernel.cu %s", rule->reason);
+            grader_appendf(reason, rlen, ": kernel.cu %s", rule->reason);
             break;
         }
     }

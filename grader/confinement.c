@@ -37,7 +37,7 @@ static int cuda_works(const char *probe, const char *confine, const char *files,
     run_program(confine ? argv_confined : argv_plain, -1, 120, 4096, &r);
     line[0] = 0;
     if (r.tail)
-        text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
+        grader_text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
     int ok = r.exited && r.status == 0;
     run_result_free(&r);
     return ok;
@@ -83,7 +83,7 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
     run_program(argv, -1, 30, 4096, &r);
     char line[sizeof c->why] = "";
     if (r.tail)
-        text_clean(r.tail, strcspn(r.tail, "\n"), line, sizeof line);
+        grader_text_clean(r.tail, strcspn(r.tail, "\n"), line, sizeof line);
     c->on = r.exited && r.status == 0 && !strncmp(line, "confined: ", 10);
     snprintf(c->why, sizeof c->why, "%s", line[0] ? line : "not confined: the probe said nothing");
     run_result_free(&r);
@@ -124,7 +124,7 @@ int judge_can_share(const char *lab, char *line, size_t len)
     run_program(argv, -1, 120, 4096, &r);
     line[0] = 0;
     if (r.tail)
-        text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
+        grader_text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
     int ok = r.exited && r.status == 0;
     if (!line[0])
         snprintf(line, len, "the probe said nothing");

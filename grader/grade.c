@@ -140,7 +140,7 @@ static int check_tools(grading *g)
 {
     const options *o = &g->o;
     if (o->program_mode) {
-        if (have_program("nm"))
+        if (lab_have_program("nm"))
             return GO_ON;
         fprintf(stderr, "grade: cannot grade here: nm is not installed (it comes with binutils)\n");
         return GRADE_NO_TOOLS;
@@ -151,7 +151,7 @@ static int check_tools(grading *g)
         return GRADE_NO_GPU;
     }
     const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
-    const char *missing = !have_program(nvcc) ? nvcc : !have_program("nm") ? "nm" : NULL;
+    const char *missing = !lab_have_program(nvcc) ? nvcc : !lab_have_program("nm") ? "nm" : NULL;
     if (missing) {
         fprintf(stderr, "grade: cannot grade here: %s is not installed or not on PATH (%s)\n", missing,
                 !strcmp(missing, "nm") ? "it comes with binutils" : "install the CUDA Toolkit");
@@ -262,7 +262,7 @@ static int place_targets(grading *g)
 /* The official grade uses a pristine harness: say so if this one is not. */
 static void note_local_changes(const grading *g)
 {
-    if (g->o.calibrate || g->o.src || !have_program("git"))
+    if (g->o.calibrate || g->o.src || !lab_have_program("git"))
         return;
     char *gargv[] = {"git", "-C", (char *)g->lab, "status", "--porcelain", "--", "common", "grader",
                      "Makefile", "stages.tsv", NULL};
@@ -337,14 +337,14 @@ static void score_unbuilt(grading *g, int i, stage_result *s, const char *comman
     score_fail(s, reason, advice);
     s->output = malloc(strlen(lines) + 1);
     if (s->output)
-        text_clean(lines, strlen(lines), s->output, strlen(lines) + 1);
+        grader_text_clean(lines, strlen(lines), s->output, strlen(lines) + 1);
 }
 
 /* Each stage in turn: scored from its run, or from why it has none. */
 static void grade_stages(grading *g)
 {
     const options *o = &g->o;
-    int have_sanitizer = o->sanitize && have_program("compute-sanitizer");
+    int have_sanitizer = o->sanitize && lab_have_program("compute-sanitizer");
     if (o->sanitize && !have_sanitizer)
         printf("note: compute-sanitizer is not installed (it comes with the full CUDA Toolkit): "
                "SANITIZE=1 is skipped\n");
@@ -393,7 +393,7 @@ static int write_reports(grading *g)
     report_table(stdout, g->res, g->n, &info);
     char out_dir[PATH_MAX];
     snprintf(out_dir, sizeof out_dir, "%s", o->out ? o->out : g->lab);
-    if (o->out && mkdirs(out_dir))
+    if (o->out && lab_mkdirs(out_dir))
         fprintf(stderr, "grade: cannot create %s\n", out_dir);
     if (report_write(out_dir, g->res, g->n, &info) == 0)
         printf("reports: %s/grade.json, %s/results.json, %s/grade.tsv (%.0f s in all)\n", out_dir, out_dir,

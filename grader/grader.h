@@ -12,7 +12,7 @@
  *   sentence.c  a failing run through the launcher, in one sentence of its output
  *   report.c    the table, grade.json, Gradescope's results.json, grade.tsv
  *   recordtsv.c a driver's run record as tab-separated lines (--record-tsv)
- *   util.c      appending to messages, cleaning text, PATH, the clock
+ *   util.c      appending to messages, cleaning text
  *   grading.h   how make grade's own files (options, build, stage,
  *               calibrate, grade) fit together
  *
@@ -348,15 +348,12 @@ void report_table(FILE *out, const stage_result *s, int n, const grade_info *g);
 int report_write(const char *dir, const stage_result *s, int n, const grade_info *g);
 /* Copy text into out (size outlen) fit for JSON and terminals: valid UTF-8
  * kept, other bytes and control characters but \n and \t become '?'. */
-void text_clean(const char *text, size_t len, char *out, size_t outlen);
+void grader_text_clean(const char *text, size_t len, char *out, size_t outlen);
 
 /* ============================================================== helpers */
 
 /* snprintf that appends to buf. */
-void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* 1 when an executable named name is on PATH (or name is a path to one). */
-int have_program(const char *name);
-/* mkdir -p: 0, or -1 with errno set. */
-int mkdirs(const char *path);
+void grader_appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* lab_have_program, lab_mkdirs and lab_utf8_len: common/util.h. */
 
 #endif /* GRADER_H */

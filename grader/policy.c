@@ -156,9 +156,9 @@ static void refuse(char *msg, size_t msglen, int *nrefused, const char *what, co
     if (*nrefused == 0)
         snprintf(msg, msglen, "%s %s: %s", what, shown, reason);
     else if (*nrefused == 1)
-        appendf(msg, msglen, " (also refused: %s", shown);
+        grader_appendf(msg, msglen, " (also refused: %s", shown);
     else if (*nrefused < 6)
-        appendf(msg, msglen, ", %s", shown);
+        grader_appendf(msg, msglen, ", %s", shown);
     (*nrefused)++;
 }
 
@@ -259,7 +259,7 @@ int policy_check(const policy *p, const char *object, const char *contract_heade
     free(text);
     free(header);
     if (nrefused > 1)
-        appendf(msg, msglen, "%s)", nrefused > 6 ? ", ..." : "");
+        grader_appendf(msg, msglen, "%s)", nrefused > 6 ? ", ..." : "");
     if (nrefused == 0 && has_raw_syscall(object)) {
         snprintf(msg, msglen, "contains a raw system call instruction in host code: "
                               "only the harness talks to the operating system");

@@ -25,7 +25,7 @@
 static void progress_line(run_progress *p, const char *line, size_t n)
 {
     char text[PROGRESS_LINE];
-    text_clean(line, n < sizeof text ? n : sizeof text - 1, text, sizeof text);
+    grader_text_clean(line, n < sizeof text ? n : sizeof text - 1, text, sizeof text);
     if (!text[0])
         return;
     p->lines++;

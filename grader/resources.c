@@ -242,20 +242,20 @@ void resources_sentence(char *out, size_t len, const char *stage, const resource
              rl, r->shared_bytes, rw);
     int waits = r->overlap >= 64 && s->overlap >= 0 && s->overlap * 10 < r->overlap;
     if (waits)
-        appendf(out, len, "Between loading a tile from global memory and storing it into shared memory "
+        grader_appendf(out, len, "Between loading a tile from global memory and storing it into shared memory "
                 "your kernel does %d multiply-adds, so every load is waited for at once (the reference "
                 "does %d there): issue the next tile's loads before this tile's multiply-adds and store "
                 "them after. ", s->overlap, r->overlap);
     if (s->local_bytes > r->local_bytes)
-        appendf(out, len, "Your kernel keeps values in local memory, which is device memory behind the "
+        grader_appendf(out, len, "Your kernel keeps values in local memory, which is device memory behind the "
                 "caches, where the reference keeps them in registers: index register arrays only with "
                 "constants (#pragma unroll the loops over them), and do not ask __launch_bounds__ for "
                 "more blocks an SM than its registers allow (`make ptxas EX=%.*s` shows the spills).", ex, stage);
     else if (sw / 8 < rw / 8) /* in whole blocks of 8 warps, as the lab's kernels have */
-        appendf(out, len, "With fewer warps an SM has less other work while a warp waits: fewer live "
+        grader_appendf(out, len, "With fewer warps an SM has less other work while a warp waits: fewer live "
                 "values a thread (or fewer elements a thread) would let it hold more.");
     else if (!waits)
-        appendf(out, len, "Your kernel fits as well as the reference does, so the difference is in what "
+        grader_appendf(out, len, "Your kernel fits as well as the reference does, so the difference is in what "
                 "it does with them: how its shared-memory reads and stores meet the banks, how many "
                 "instructions it issues for each multiply-add: compare `make profile EX=%.*s` with the "
                 "solution's.", ex, stage);
@@ -310,7 +310,7 @@ void explain_resources(stage_result *s, const target *t, const char *lab)
     if (resources_expected(table, s->stage, missed, NULL, &ref))
         return; /* the table has no row of this stage's tier */
     if (resources_find_cuobjdump(tool, sizeof tool)) {
-        appendf(s->note, sizeof s->note, "%scuobjdump is not here (it comes with the CUDA Toolkit): no "
+        grader_appendf(s->note, sizeof s->note, "%scuobjdump is not here (it comes with the CUDA Toolkit): no "
                 "report of your kernel's registers", s->note[0] ? "; " : "");
         return;
     }

@@ -60,7 +60,7 @@ static int describe_block(const char *block, char *out, size_t len)
             if (!shown)
                 shown = strrchr(tok, '/') ? strrchr(tok, '/') + 1 : tok;
             in_kernel |= strstr(tok, "kernel.cu:") != NULL;
-            appendf(where, sizeof where, "%s%s", found++ ? ", " : "", shown);
+            grader_appendf(where, sizeof where, "%s%s", found++ ? ", " : "", shown);
         }
         line = strchr(line, '\n');
         if (line)
@@ -68,7 +68,7 @@ static int describe_block(const char *block, char *out, size_t len)
     }
     char text[800];
     snprintf(text, sizeof text, "%s%s%s%s", what, where[0] ? " (" : "", where, where[0] ? ")" : "");
-    text_clean(text, strlen(text), out, len);
+    grader_text_clean(text, strlen(text), out, len);
     return in_kernel;
 }
 

@@ -138,11 +138,11 @@ static void score_unfinished(stage_result *s, const run_result *run, const run_p
     else
         snprintf(ended, sizeof ended, "crashed%s: %s", phase, lab_signal_text(run->signal));
     if (!phase[0])
-        appendf(ended, sizeof ended, " (its last progress line: '%s')", p->last);
+        grader_appendf(ended, sizeof ended, " (its last progress line: '%s')", p->last);
 
     if (!stopped_in_timing(p)) {
         if (run->timed_out && p->checking)
-            appendf(ended, sizeof ended, " (a hang, or a kernel far too slow at that size)");
+            grader_appendf(ended, sizeof ended, " (a hang, or a kernel far too slow at that size)");
         score_fail(s, ended, NULL);
         if (run->timed_out)
             score_add_advice(s, "Run `%s` and see where it stops: a kernel or a loop that never ends, "
@@ -201,7 +201,7 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
     const jvalue *timing = lab_json_get(rec, "timing");
     if (!timing || timing->type != J_OBJECT) {
         if (s->ntiers)
-            appendf(s->note, sizeof s->note, "%snot timed: no speed points", s->note[0] ? "; " : "");
+            grader_appendf(s->note, sizeof s->note, "%snot timed: no speed points", s->note[0] ? "; " : "");
         return;
     }
     s->flagged = implausible(rec);
@@ -214,14 +214,14 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
         const tier *def = &sr->tiers[i];
         int is_default = 0;
         if (rubric_threshold(def, gpu, &t->threshold, &is_default)) {
-            appendf(s->note, sizeof s->note, "%sno threshold for tier %s on this GPU: not scored",
+            grader_appendf(s->note, sizeof s->note, "%sno threshold for tier %s on this GPU: not scored",
                     s->note[0] ? "; " : "", t->name);
             continue;
         }
         t->graded = 1;
         s->thresholds_default |= is_default;
         if (lab_json_number_at(rec, def->field, &t->value)) {
-            appendf(s->note, sizeof s->note,
+            grader_appendf(s->note, sizeof s->note,
                     "%sthe record has no number %s that tier %s needs (the rubric and the driver "
                     "disagree: tell your instructor)",
                     s->note[0] ? "; " : "", def->field, t->name);
@@ -240,14 +240,14 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
         }
     }
     if (s->flagged && disturbed) {
-        appendf(s->note, sizeof s->note, "%sflagged: %s; its times are not scored", s->note[0] ? "; " : "",
+        grader_appendf(s->note, sizeof s->note, "%sflagged: %s; its times are not scored", s->note[0] ? "; " : "",
                 disturbed);
         if (s->ntiers)
             score_add_advice(s, "Your code's process kept the GPU busy between the calls it was asked to "
                                 "make, which slows what the judge measures against: do all GPU work inside "
                                 "the contract function, and finish it before returning.");
     } else if (s->flagged) {
-        appendf(s->note, sizeof s->note,
+        grader_appendf(s->note, sizeof s->note,
                 "%sflagged: the timed kernel was faster than the memory system and the arithmetic "
                 "units of this GPU allow, so its time cannot be real and is not scored",
                 s->note[0] ? "; " : "");
@@ -266,7 +266,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     if (run->tail) {
         s->output = malloc(run->tail_len + 1);
         if (s->output)
-            text_clean(run->tail, run->tail_len, s->output, run->tail_len + 1);
+            grader_text_clean(run->tail, run->tail_len, s->output, run->tail_len + 1);
     }
     char why[REASON_LEN];
     jvalue *rec = record_validate(run, s->stage, why, sizeof why);

@@ -17,7 +17,7 @@ static void line_into(const char *p, char *out, size_t len)
 {
     size_t n = strcspn(p, "\n");
     char raw[REASON_LEN];
-    text_clean(p, n < sizeof raw - 1 ? n : sizeof raw - 1, raw, sizeof raw);
+    grader_text_clean(p, n < sizeof raw - 1 ? n : sizeof raw - 1, raw, sizeof raw);
     size_t o = 0;
     for (const char *c = raw; *c && o + 1 < len; c++) {
         int blank = *c == ' ' || *c == '\t';

@@ -18,7 +18,7 @@ void run_command(const char *stage, const unsigned long long *seed, char *out, s
     size_t digits = strspn(stage, "0123456789");
     snprintf(out, len, "make run EX=%.*s", (int)(digits ? digits : strlen(stage)), stage);
     if (seed)
-        appendf(out, len, " SEED=%llu", *seed);
+        grader_appendf(out, len, " SEED=%llu", *seed);
 }
 
 /* ================================================================= main */
@@ -205,11 +205,11 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
         stage_result_free(&again);
         s->seconds = both_s;
         if (fails)
-            appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but %s; this is the "
+            grader_appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but %s; this is the "
                     "second run, which did not pass", s->note[0] ? "; " : "", first_points, s->max,
                     AGAIN_FIRST[why]);
         else
-            appendf(s->note, sizeof s->note, "%s%s, so the stage ran a second time: %d/%d, then %d/%d; "
+            grader_appendf(s->note, sizeof s->note, "%s%s, so the stage ran a second time: %d/%d, then %d/%d; "
                     "the better run counts", s->note[0] ? "; " : "", AGAIN_CAUSE[why], first_points, s->max,
                     again_points, s->max);
         ran_to_end = again_to_end;
@@ -230,7 +230,7 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
                 break;
             }
             if (verdict > 1)
-                appendf(s->note, sizeof s->note, "%scompute-sanitizer (not scored): %s", s->note[0] ? "; " : "",
+                grader_appendf(s->note, sizeof s->note, "%scompute-sanitizer (not scored): %s", s->note[0] ? "; " : "",
                         finding);
         }
     }
@@ -247,7 +247,7 @@ void progress_done(const stage_result *s)
         if (s->have_speedup)
             snprintf(speed, sizeof speed, ", %.2fx the baseline", s->speedup);
         if (s->have_pct)
-            appendf(speed, sizeof speed, ", %.1f%% of the reference", s->pct);
+            grader_appendf(speed, sizeof speed, ", %.1f%% of the reference", s->pct);
         printf("correct%s%s: %d/%d (%.1f s)%s\n", speed, s->flagged ? ", FLAGGED" : "", s->points, s->max,
                s->seconds, s->warning[0] ? "; a warning (below)" : "");
     } else {

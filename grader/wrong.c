@@ -43,22 +43,22 @@ static int failed_check(const jvalue *rec, const char *name, failure *f)
         lab_json_number_at(c, "nan", &nan);
         int parts = 0;
         if (have_wrong && wrong > 0) {
-            appendf(f->what, sizeof f->what, "%.0f of %.0f elements wrong", wrong, elements);
+            grader_appendf(f->what, sizeof f->what, "%.0f of %.0f elements wrong", wrong, elements);
             f->all_nan = nan == elements && never < elements;
             if (f->all_nan)
-                appendf(f->what, sizeof f->what, ", every one NaN though the inputs hold none");
+                grader_appendf(f->what, sizeof f->what, ", every one NaN though the inputs hold none");
             else if (never > 0)
-                appendf(f->what, sizeof f->what, " (%.0f never written)", never);
+                grader_appendf(f->what, sizeof f->what, " (%.0f never written)", never);
             parts++;
         }
         f->outside = lab_json_bool_at(c, "guards_ok") == 0;
         if (f->outside)
-            appendf(f->what, sizeof f->what, "%swrote outside its output array", parts++ ? "; " : "");
+            grader_appendf(f->what, sizeof f->what, "%swrote outside its output array", parts++ ? "; " : "");
         f->inputs = lab_json_bool_at(c, "inputs_unchanged") == 0;
         if (f->inputs)
-            appendf(f->what, sizeof f->what, "%schanged its input arrays", parts++ ? "; " : "");
+            grader_appendf(f->what, sizeof f->what, "%schanged its input arrays", parts++ ? "; " : "");
         if (!parts)
-            appendf(f->what, sizeof f->what, "results outside the allowed rounding error");
+            grader_appendf(f->what, sizeof f->what, "results outside the allowed rounding error");
         return 1;
     }
     return 0;

@@ -76,25 +76,6 @@ static char *find_ncu(void)
     return ncu;
 }
 
-static int mkdirs(const char *dir)
-{
-    char *path = lab_strdup(dir);
-    int ok = 1;
-    for (char *p = path + 1; ok && *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            ok = mkdir(path, 0777) == 0 || errno == EEXIST;
-            *p = '/';
-        }
-    ok = ok && (mkdir(path, 0777) == 0 || errno == EEXIST);
-    struct stat st;
-    ok = ok && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    if (!ok)
-        fprintf(stderr, "error: cannot make the folder %s: %s\n", dir, strerror(errno));
-    free(path);
-    return ok;
-}
-
 /* build/03_tiled/k32/exercise -> 03_tiled-k32-exercise */
 static char *name_of(const char *path)
 {
@@ -389,8 +370,10 @@ int main(int argc, char **argv)
     char *ex = lab_asprintf("%.*s", (int)strcspn(o.stage, "_"), o.stage);
     p.driver_args = o.driver_args;
     p.brief = o.brief;
-    if (!mkdirs(p.out))
+    if (lab_mkdirs(p.out)) {
+        fprintf(stderr, "error: cannot make the folder %s: %s\n", p.out, strerror(errno));
         return 2;
+    }
     char *ncu = find_ncu();
     if (access(ncu, X_OK) != 0) {
         printf("hardware counters: skipped, Nsight Compute (ncu) is not installed here; it comes with the "

@@ -160,7 +160,7 @@ static char **book_row(book_input *in, char **base, const char *id, long long se
     push(&f, &n, notes);
     free(notes);
     free(late);
-    words_free(base);
+    intake_words_free(base);
     return f;
 }
 
@@ -356,11 +356,11 @@ void class_book_make(book *b)
 void class_book_free(book *b)
 {
     for (int r = 0; r < b->nrows; r++) {
-        words_free(b->rows[r]);
+        intake_words_free(b->rows[r]);
         free(b->full_name[r]);
         free(b->email[r]);
     }
-    words_free(b->head);
+    intake_words_free(b->head);
     free(b->rows);
     free(b->full_name);
     free(b->email);

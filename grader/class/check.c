@@ -115,7 +115,7 @@ static char *build_problem(const char *log, const char *stage)
 {
     char *mark = lab_asprintf("build/%s/", stage), *why = NULL;
     int n, from = 0;
-    char **line = lines(log ? log : "", &n);
+    char **line = intake_lines(log ? log : "", &n);
     for (int i = 0; i < n && !why; i++) {
         if (strncmp(line[i], "make: *** [", 11))
             continue;
@@ -128,7 +128,7 @@ static char *build_problem(const char *log, const char *stage)
         }
         from = i + 1;
     }
-    words_free(line);
+    intake_words_free(line);
     free(mark);
     return why ? why : lab_strdup("did not build (see grade.log)");
 }
@@ -325,7 +325,7 @@ void class_check_prepared(const char *name, time_t since)
         (long)(time(NULL) - since));
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
-        remove_tree(work);
+        intake_remove_tree(work);
     for (int s = 0; s < cls.nstages; s++) {
         free(c[s].message);
         free(c[s].output);

@@ -84,9 +84,9 @@ extern class_state cls;
  * are lab_warn and lab_fatal's "class: ..." on stderr (common/util.h),
  * lab_fatal with one of the exit statuses above. */
 void class_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* lines, words_free, first_line, remove_tree, exists, is_dir, is_link:
- * the intake's (grader/intake/intake.h). */
-/* Words of text split on blanks, NULL-terminated (free with words_free). */
+/* intake_lines, intake_words_free, intake_first_line, intake_remove_tree,
+ * intake_exists, intake_is_dir, intake_is_link: grader/intake/intake.h. */
+/* Words of text split on blanks, NULL-terminated (free with intake_words_free). */
 char **class_words(const char *text, int *count);
 /* The last non-empty line of text that does not start with skip (NULL:
  * any), without the newline (new string). */
@@ -206,7 +206,7 @@ void class_summary(void);
 /* One CSV field of text (new string). */
 char *class_csv(const char *text);
 /* The fields of a CSV line (RFC 4180 quotes; it ends at a newline),
- * NULL-terminated (free with words_free), count in *n; NULL when a quote
+ * NULL-terminated (free with intake_words_free), count in *n; NULL when a quote
  * is left open. */
 char **class_csv_fields(const char *line, int *n);
 

@@ -163,6 +163,6 @@ void class_export(const char *formats, const char *assignment)
         free(text);
     }
     say_left_out(&b);
-    words_free(want);
+    intake_words_free(want);
     class_book_free(&b);
 }

@@ -55,7 +55,7 @@ char *class_row_path(const char *name)
 int class_has_row(const char *name)
 {
     char *row = class_row_path(name);
-    int there = exists(row);
+    int there = intake_exists(row);
     free(row);
     return there;
 }
@@ -105,7 +105,7 @@ void class_write_row(const char *name, const char *status, const char *notes, co
     add(&line, field);
     char *text = lab_asprintf("%s\n", line);
     char *dir = lab_asprintf("%s/students/%s", cls.out, name), *row = class_row_path(name);
-    if (mkdirs(dir) || class_write_atomic(row, text))
+    if (lab_mkdirs(dir) || class_write_atomic(row, text))
         lab_warn("cannot write %s", row);
     free(row);
     free(dir);
@@ -129,7 +129,7 @@ char **class_csv_fields(const char *line, int *count)
             if (!*p) {
                 free(v);
                 f[n] = NULL;
-                words_free(f);
+                intake_words_free(f);
                 return NULL;
             }
             p++;
@@ -160,7 +160,7 @@ static char *row_field(const char *row_file, int n)
     free(text);
     char *v = lab_strdup(f && n >= 1 && n <= count ? f[n - 1] : "");
     if (f)
-        words_free(f);
+        intake_words_free(f);
     return v;
 }
 
@@ -204,10 +204,10 @@ void class_collect(void)
     free(text);
     class_summary();
     int n;
-    char **said = lines(b.said, &n);
+    char **said = intake_lines(b.said, &n);
     for (int i = 0; i < n; i++)
         class_say("%s", said[i]);
-    words_free(said);
+    intake_words_free(said);
     class_book_free(&b);
 }
 

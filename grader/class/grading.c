@@ -37,7 +37,7 @@ static char **make_argv(int more, int *n)
 int class_submitted_stage(const char *name, const char *st)
 {
     char *k = lab_asprintf("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, st);
-    int there = exists(k);
+    int there = intake_exists(k);
     free(k);
     return there;
 }
@@ -86,7 +86,7 @@ static void build_ahead(const char *work, char **argv, int targets, int n)
             free(f);
         }
     char *build = lab_asprintf("%s/build", work), *build_log = lab_asprintf("%s/build/grade-build.log", work);
-    mkdirs(build);
+    lab_mkdirs(build);
     proc p = {.dir = work, .out = build_log, .err = ERR_TO_OUT};
     class_run(argv, &p);
     free(build_log);
@@ -106,7 +106,7 @@ int class_prepare_one(const char *name, int ahead)
 {
     char *dir = lab_asprintf("%s/students/%s", cls.out, name), *work = lab_asprintf("%s/work/%s", cls.out, name);
     char *log = lab_asprintf("%s/grade.log", dir);
-    remove_tree(work);
+    intake_remove_tree(work);
     const char *stale[] = {"grade.json", "results.json", "points.tsv"};
     for (int i = 0; i < 3; i++) {
         char *f = lab_asprintf("%s/%s", dir, stale[i]);
@@ -119,7 +119,7 @@ int class_prepare_one(const char *name, int ahead)
     int copied = class_run(cp_argv, &cp) == 0;
     free(lab);
     if (!copied) {
-        char *text = lab_read_file(log, 0), *said = first_line(text);
+        char *text = lab_read_file(log, 0), *said = intake_first_line(text);
         char *notes = lab_asprintf("cannot copy the lab to %s: %s", work, said);
         class_write_row(name, "grader error", notes, NULL);
         free(notes);
@@ -131,7 +131,7 @@ int class_prepare_one(const char *name, int ahead)
     for (int s = 0; copied && s < cls.nstages; s++) {
         const char *st = cls.stages[s];
         char *k = lab_asprintf("%s/kernels/%s/kernel.cu", dir, st), *to = lab_asprintf("%s/exercises/%s/kernel.cu", work, st);
-        if (exists(k))
+        if (intake_exists(k))
             class_copy_file(k, to);
         free(k);
         free(to);
@@ -188,13 +188,13 @@ static char *grader_said(const char *log)
 {
     char *said = NULL;
     int n;
-    char **line = lines(log, &n);
+    char **line = intake_lines(log, &n);
     for (int i = 0; i < n; i++)
         if (!strncmp(line[i], "grade: ", 7)) {
             free(said);
             said = lab_strdup(line[i] + 7);
         }
-    words_free(line);
+    intake_words_free(line);
     return said;
 }
 
@@ -257,7 +257,7 @@ static char **grade_vars(const char *stages, const char *build_log)
     vars[v++] = lab_strdup("REQUIRE_CONFINEMENT=1");
     vars[v++] = lab_strdup("HINTS=0");
     vars[v++] = lab_asprintf("PROBED=%d", cls.gpu_probed);
-    vars[v++] = lab_asprintf("PREBUILT=%d", exists(build_log));
+    vars[v++] = lab_asprintf("PREBUILT=%d", intake_exists(build_log));
     vars[v++] = lab_asprintf("BASELINES=%s/work/baselines.%s.%ld.tsv", cls.out, host, (long)getpid());
     for (int i = 0; i < NSWITCHES; i++)
         if (i != SW_CHECK)
@@ -293,7 +293,7 @@ static int run_grade(const char *work, const char *dir, const char *log, char **
     const char *reports[] = {"grade.json", "results.json"};
     for (int i = 0; i < 2; i++) {
         char *from = lab_asprintf("%s/%s", work, reports[i]), *to = lab_asprintf("%s/%s", dir, reports[i]);
-        if (exists(from))
+        if (intake_exists(from))
             class_copy_file(from, to);
         free(from);
         free(to);
@@ -369,7 +369,7 @@ static void mark_graded(const char *name)
         return;
     }
     char *mark = lab_asprintf("%s/%s", cls.clock_marks, name);
-    if (mkdirs(mark))
+    if (lab_mkdirs(mark))
         lab_warn("cannot mark %s graded in %s", name, cls.clock_marks);
     free(mark);
 }
@@ -432,7 +432,7 @@ void class_grade_prepared(const char *name)
     int status = run_grade(work, dir, log, vars, &text);
     points pts, *have = NULL;
     char err[256] = "", *json = lab_asprintf("%s/grade.json", dir);
-    int there = exists(json);
+    int there = intake_exists(json);
     if (there && class_points_read(json, &pts, err, sizeof err) == 0) {
         have = &pts;
         class_points_add_missing(have, missing);
@@ -445,11 +445,11 @@ void class_grade_prepared(const char *name)
     class_write_row(name, st_text, notes, have);
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
-        remove_tree(work);
+        intake_remove_tree(work);
     say_done(name, st_text, have, t0);
     if (have)
         class_points_free(have);
-    words_free(vars);
+    intake_words_free(vars);
     free(notes);
     free(text);
     free(stages);

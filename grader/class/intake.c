@@ -82,7 +82,7 @@ static char *submission_hash(const char *submissions, int student)
     char *src = lab_asprintf("%s/%s", submissions, cls.entries[student]);
     long long budget = MAX_UNPACKED_BYTES;
     unsigned long long h = 0xcbf29ce484222325ull;
-    h = is_dir(src) ? hash_tree(h, src, 0, &budget) : hash_file(h, src, &budget);
+    h = intake_is_dir(src) ? hash_tree(h, src, 0, &budget) : hash_file(h, src, &budget);
     free(src);
     return lab_asprintf("%016llx", h);
 }
@@ -106,8 +106,8 @@ int class_intake(const char *submissions, int student)
     const char *name = cls.names[student], *entry = cls.entries[student];
     char *dir = lab_asprintf("%s/students/%s", cls.out, name), *unpacked = lab_asprintf("%s/work/%s.unpacked", cls.out, name);
     char *src = lab_asprintf("%s/%s", submissions, entry), *kernels = lab_asprintf("%s/kernels", dir), *why = NULL;
-    remove_tree(dir);
-    mkdirs(kernels);
+    intake_remove_tree(dir);
+    lab_mkdirs(kernels);
     submission_stages st = {cls.stages, cls.nstages};
     int n = take_kernels(src, &st, unpacked, kernels, &why);
     if (n == 0) {

@@ -52,15 +52,15 @@ static void worker(const char *gpu)
     if (strcmp(gpu, "none"))
         setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
     char *ready_dir = lab_asprintf("%s/ready", claims);
-    int built = is_dir(ready_dir);
+    int built = intake_is_dir(ready_dir);
     free(ready_dir);
     for (;;) {
         int left = 0, took = 0;
         for (int i = 0; i < ntodo && !took; i++) {
             char *grade = claim("grade", todo[i]), *ready = claim("ready", todo[i]);
-            if (!is_dir(grade)) {
+            if (!intake_is_dir(grade)) {
                 left = 1;
-                if ((!built || exists(ready)) && mkdir(grade, 0755) == 0) {
+                if ((!built || intake_exists(ready)) && mkdir(grade, 0755) == 0) {
                     class_say("grading %s%s%s", todo[i], strcmp(gpu, "none") ? " on GPU " : "",
                         strcmp(gpu, "none") ? gpu : "");
                     if (built)
@@ -88,7 +88,7 @@ static long built_ahead(void)
     long n = 0;
     for (int i = 0; i < ntodo; i++) {
         char *build = claim("build", todo[i]), *grade = claim("grade", todo[i]);
-        n += is_dir(build) && !is_dir(grade);
+        n += intake_is_dir(build) && !intake_is_dir(grade);
         free(grade);
         free(build);
     }
@@ -116,7 +116,7 @@ static void builder(void)
             } else {
                 /* its row says why; no worker takes it */
                 char *grade = claim("grade", todo[i]), *status = class_row_status(todo[i]);
-                mkdirs(grade);
+                lab_mkdirs(grade);
                 class_say("[%d/%d] %s: %s", class_done_count(), cls.nstudents, todo[i], status);
                 free(status);
                 free(grade);
@@ -193,7 +193,7 @@ static void wait_all(void)
             for (int i = 0; i < npids; i++)
                 while (pids[i] > 0 && waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
                     ;
-            remove_tree(claims);
+            intake_remove_tree(claims);
             class_say("class: stopped; run the same command again to grade the rest");
             exit(130);
         }
@@ -240,7 +240,7 @@ static void build_lab_once(void)
     if (class_run(argv, &p) != 0)
         class_say("class: the lab's own build failed (see %s); each student's copy builds from scratch", log);
     free(argv);
-    words_free(targets);
+    intake_words_free(targets);
     free(arch);
     free(log);
     free(jobs);
@@ -259,7 +259,7 @@ static char **gpus_to_use(const char *listed)
     char **gpu = class_words(gpus, NULL);
     free(gpus);
     if (!gpu[0]) {
-        words_free(gpu);
+        intake_words_free(gpu);
         gpu = class_words("none", NULL);
     }
     return gpu;
@@ -371,7 +371,7 @@ static void make_claims(long builders)
     const char *kinds[] = {"grade", "graded", "build", "ready"};
     for (int i = 0; i < (builders ? 4 : 2); i++) {
         char *d = lab_asprintf("%s/%s", claims, kinds[i]);
-        if (mkdirs(d))
+        if (lab_mkdirs(d))
             lab_fatal(CLASS_FAILED, "cannot create %s", d);
         free(d);
     }
@@ -384,7 +384,7 @@ static void say_rate(int nworkers)
     int graded = 0;
     for (int i = 0; i < ntodo; i++) {
         char *m = lab_asprintf("%s/%s", marks, todo[i]);
-        graded += is_dir(m);
+        graded += intake_is_dir(m);
         free(m);
     }
     free(marks);
@@ -397,14 +397,14 @@ static void say_rate(int nworkers)
 void class_run_local(const char *todo_file)
 {
     char *text = lab_read_file(todo_file, 0);
-    todo = lines(text, &ntodo);
+    todo = intake_lines(text, &ntodo);
     free(text);
     char *listed = class_listed_gpus();
     const char *class_make = getenv("CLASS_MAKE");
     int stand_in = class_make && *class_make, check = cls.sw[SW_CHECK];
     char **gpu = gpus_to_use(listed);
     char *flags = lab_asprintf("%s/lab/build/flags.txt", cls.out);
-    if ((*listed || check) && !stand_in && have_program("nvcc") && !exists(flags))
+    if ((*listed || check) && !stand_in && lab_have_program("nvcc") && !intake_exists(flags))
         build_lab_once();
     free(flags);
     long builders = how_many_builders(*listed != 0, stand_in, check);
@@ -454,7 +454,7 @@ void class_run_local(const char *todo_file)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGCHLD, &old_chld, NULL);
     sigprocmask(SIG_SETMASK, &before, NULL);
-    remove_tree(claims);
+    intake_remove_tree(claims);
     free((char *)claims);
     claims = NULL;
     free(cls.clock_marks);
@@ -462,7 +462,7 @@ void class_run_local(const char *todo_file)
     cls.clock_start = 0;
     free(pids);
     pids = NULL;
-    words_free(gpu);
+    intake_words_free(gpu);
     free(listed);
-    words_free(todo);
+    intake_words_free(todo);
 }

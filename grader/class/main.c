@@ -120,7 +120,7 @@ static void stop_without_gpu(const char *backend)
     free(listed);
     if (any)
         return;
-    if (have_program("sbatch"))
+    if (lab_have_program("sbatch"))
         lab_warn("no GPU here (nvidia-smi lists none): from a Slurm login node, BACKEND=slurm grades on the GPU nodes");
     else
         lab_warn("no GPU here (nvidia-smi lists none) and no Slurm (sbatch): grade the class on a machine with an "
@@ -139,16 +139,16 @@ static void grade_class(const char *submissions, const char *backend, const char
 {
     if (!submissions)
         usage("--submissions DIR is needed");
-    if (!is_dir(submissions))
+    if (!intake_is_dir(submissions))
         lab_fatal(CLASS_FAILED, "%s is not a folder", submissions);
     char *conf = lab_asprintf("%s/class.conf", cls.out);
     int check = switches[SW_CHECK];
-    if (!exists(conf) && !check)
+    if (!intake_exists(conf) && !check)
         stop_without_gpu(backend);
     free(conf);
     if (strchr(cls.out, '\'') || strchr(cls.out, '\n'))
         usage("the --out path may not hold a quote or a newline");
-    if (mkdirs(cls.out))
+    if (lab_mkdirs(cls.out))
         lab_fatal(CLASS_FAILED, "cannot create %s", cls.out);
     char *abs = class_abs_path(cls.out);
     cls.out = abs;

@@ -237,5 +237,5 @@ void class_points_add_missing(points *p, const char *missing)
         else
             add_to(&p->score, 0);
     }
-    words_free(w);
+    intake_words_free(w);
 }

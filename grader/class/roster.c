@@ -51,7 +51,7 @@ int class_csv_file(const char *path, const char *const *heads, csv_row **rows, c
     }
     int nlines, n = 0;
     /* a spreadsheet's UTF-8 byte-order mark */
-    char **line = lines(strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3, &nlines);
+    char **line = intake_lines(strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3, &nlines);
     free(text);
     for (int i = 0; i < nlines; i++) {
         int count;
@@ -59,7 +59,7 @@ int class_csv_file(const char *path, const char *const *heads, csv_row **rows, c
         if (!f) {
             *why = lab_asprintf("%s line %d: a quote is left open (a field that holds a comma is written \"Lee, Jo\")", path,
                        i + 1);
-            words_free(line);
+            intake_words_free(line);
             class_csv_rows_free(*rows, n);
             *rows = NULL;
             return -1;
@@ -70,13 +70,13 @@ int class_csv_file(const char *path, const char *const *heads, csv_row **rows, c
         }
         int blank = count == 1 && !*f[0];
         if (blank || (n == 0 && is_header(f[0], heads))) {
-            words_free(f);
+            intake_words_free(f);
             continue;
         }
         *rows = lab_grow(*rows, (size_t)(n + 1) * sizeof **rows);
         (*rows)[n++] = (csv_row){f, count, i + 1};
     }
-    words_free(line);
+    intake_words_free(line);
     return n;
 }
 
@@ -92,7 +92,7 @@ char *class_keep_given(const char *path, const char *as)
 void class_csv_rows_free(csv_row *rows, int n)
 {
     for (int i = 0; i < n; i++)
-        words_free(rows[i].f);
+        intake_words_free(rows[i].f);
     free(rows);
 }
 
@@ -203,7 +203,7 @@ int class_roster_load(roster_entry **out)
     char *kept = lab_asprintf("%s/roster.csv", cls.out), *why = NULL;
     *out = NULL;
     int n = 0;
-    if (exists(kept) && (n = roster_read(kept, out, &why)) < 0)
+    if (intake_exists(kept) && (n = roster_read(kept, out, &why)) < 0)
         lab_fatal(CLASS_BAD_TERM, "the class's roster %s; give make class ROSTER= again", why);
     free(kept);
     return n;

@@ -56,7 +56,7 @@ static void load_students(void)
     cls.nstudents = 0;
     for (char *p = text; p && *p;) {
         size_t n = strcspn(p, "\n");
-        char *line = first_line(p);
+        char *line = intake_first_line(p);
         char *tab = strchr(line, '\t');
         if (tab) {
             *tab = 0;
@@ -129,8 +129,8 @@ static char *resolve_stages(const char *want)
         free(padded);
         free(word);
     }
-    words_free(w);
-    words_free(every);
+    intake_words_free(w);
+    intake_words_free(every);
     free(all);
     return result;
 }
@@ -140,7 +140,7 @@ static void make_lab(const char *lab)
 {
     char *dest = lab_asprintf("%s/lab", cls.out), *log = lab_asprintf("%s/logs/release.log", cls.out);
     char *release = lab_asprintf("%s/tools/release.sh", lab);
-    remove_tree(dest);
+    intake_remove_tree(dest);
     if (access(release, X_OK))
         lab_fatal(CLASS_FAILED, "%s has no tools/release.sh: class grading needs the instructors' copy of the lab", lab);
     char *argv[] = {release, dest, NULL};
@@ -148,7 +148,7 @@ static void make_lab(const char *lab)
     int st = class_run(argv, &p);
     char *text = lab_read_file(log, 0);
     int n;
-    char **line = lines(text, &n);
+    char **line = intake_lines(text, &n);
     if (st) {
         char *tail = lab_strdup("");
         for (int i = n > 3 ? n - 3 : 0; i < n; i++) {
@@ -175,7 +175,7 @@ static void make_lab(const char *lab)
     for (int i = at + 1; i < n; i++)
         if (!strstr(line[i], "is a git repository"))
             class_say("%s", line[i] + (strncmp(line[i], "release: ", 9) ? 0 : 9));
-    words_free(line);
+    intake_words_free(line);
     free(made);
     free(text);
     free(release);
@@ -251,8 +251,8 @@ static void write_submissions_and_copy_self(const char *submissions)
     free(path);
     free(subs);
     char *bin = lab_asprintf("%s/bin/class", cls.out), *tmp = lab_asprintf("%s/bin/class.tmp", cls.out);
-    if (is_dir(bin) && !is_link(bin))
-        remove_tree(bin);
+    if (intake_is_dir(bin) && !intake_is_link(bin))
+        intake_remove_tree(bin);
     if (class_copy_file(cls.self, tmp) || chmod(tmp, 0755) || rename(tmp, bin))
         lab_fatal(CLASS_FAILED, "cannot copy %s to %s", cls.self, bin);
     free(bin);
@@ -265,19 +265,19 @@ void class_setup(const char *lab, const char *submissions, const char *stages_ar
     const char *sub[] = {"students", "logs", "work", "bin"};
     for (int i = 0; i < 4; i++) {
         char *d = lab_asprintf("%s/%s", cls.out, sub[i]);
-        if (mkdirs(d))
+        if (lab_mkdirs(d))
             lab_fatal(CLASS_FAILED, "cannot create %s", cls.out);
         free(d);
     }
     char *stages_tsv = lab_asprintf("%s/lab/stages.tsv", cls.out);
-    if (!exists(stages_tsv))
+    if (!intake_exists(stages_tsv))
         make_lab(lab);
     else
         class_say("the lab every student is graded with: %s/lab (made by the first run of this class)", cls.out);
     free(stages_tsv);
     char *stages = resolve_stages(stages_arg);
     char *conf = lab_asprintf("%s/class.conf", cls.out);
-    if (exists(conf))
+    if (intake_exists(conf))
         same_as_before(stages, stages_arg, seed_arg, switches_on);
     else
         write_class_conf(conf, stages, seed_arg, switches_on);
@@ -328,7 +328,7 @@ void class_check_confinement(void)
         argv[n++] = lab_asprintf("-I%s/lab/common", cls.out);
         for (int i = 0; i < nsrcs; i++)
             argv[n++] = lab_asprintf("%s/lab/%s", cls.out, srcs[i]);
-        words_free(srcs);
+        intake_words_free(srcs);
         argv[n++] = lab_strdup("-o");
         argv[n++] = probe = lab_asprintf("%s/bin/confine", cls.out);
         argv[n] = NULL;
@@ -337,7 +337,7 @@ void class_check_confinement(void)
             probe = NULL;
         else
             probe = lab_strdup(probe);
-        words_free(argv);
+        intake_words_free(argv);
     }
     char *said = NULL;
     if (probe) {
@@ -387,7 +387,7 @@ void class_list_submissions(const char *submissions)
     char *text = lab_strdup("");
     for (int i = 0; i < n; i++) {
         char *path = lab_asprintf("%s/%s", submissions, e[i].entry);
-        if (!is_dir(path) && !e[i].archive) {
+        if (!intake_is_dir(path) && !e[i].archive) {
             lab_warn("ignored %s: not a folder, a tarball or a zip file", path);
         } else {
             char *more = lab_asprintf("%s%s\t%s\n", text, e[i].name, e[i].entry);

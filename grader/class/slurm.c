@@ -26,14 +26,14 @@ static char **task_students(const char *todo, long index, int *n)
 {
     char *text = lab_read_file(todo, 0);
     int all;
-    char **line = lines(text, &all);
+    char **line = intake_lines(text, &all);
     free(text);
     char **mine = lab_grow(NULL, (cls.per_task + 1) * sizeof *mine);
     *n = 0;
     for (long i = index * cls.per_task; i >= 0 && i < all && i < (index + 1) * cls.per_task; i++)
         mine[(*n)++] = lab_strdup(line[i]);
     mine[*n] = NULL;
-    words_free(line);
+    intake_words_free(line);
     return mine;
 }
 
@@ -46,7 +46,7 @@ char *class_status_line(const char *array, const char *todo)
         char *argv[] = {"squeue", "-h", "-j", (char *)array, "-t", "R", "-o", "%K", NULL};
         char *text = class_output_of(argv);
         int n;
-        char **task = lines(text, &n);
+        char **task = intake_lines(text, &n);
         for (int i = 0; i < n; i++) {
             char *end;
             long k = strtol(task[i], &end, 10);
@@ -65,9 +65,9 @@ char *class_status_line(const char *array, const char *todo)
                     break;
                 }
             }
-            words_free(names);
+            intake_words_free(names);
         }
-        words_free(task);
+        intake_words_free(task);
         free(text);
     }
     char *line = lab_asprintf("%d of %d done%s%s", class_done_count(), cls.nstudents, *running ? "; grading now: " : "", running);
@@ -92,7 +92,7 @@ static char *submit(char **argv, const char *script)
 static char *stamped_todo(const char *todo_file, int *n)
 {
     char *text = lab_read_file(todo_file, 0);
-    words_free(lines(text, n));
+    intake_words_free(intake_lines(text, n));
     char stamp[32];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
@@ -115,7 +115,7 @@ static int both_jobs_options(char **opt)
         opt[o++] = lab_asprintf("--account=%s", getenv("SLURM_ACCOUNT"));
     for (int i = 0; extra[i] && o < 48; i++)
         opt[o++] = lab_strdup(extra[i]);
-    words_free(extra);
+    intake_words_free(extra);
     return o;
 }
 
@@ -158,7 +158,7 @@ static void wait_for_jobs(const char *array, const char *collector, const char *
 
 void class_run_slurm(const char *todo_file, const char *status_cmd)
 {
-    if (!have_program("sbatch"))
+    if (!lab_have_program("sbatch"))
         lab_fatal(CLASS_FAILED, "sbatch is not here: run make class BACKEND=slurm on a Slurm login node");
     int n;
     char *todo = stamped_todo(todo_file, &n);
@@ -227,14 +227,14 @@ void class_array_task(const char *index, const char *todo)
 {
     if (!*index || index[strspn(index, "0123456789")])
         lab_fatal(CLASS_FAILED, "--task takes the array task's index, not '%s'", index);
-    if (!todo || !exists(todo))
+    if (!todo || !intake_exists(todo))
         lab_fatal(CLASS_FAILED, "--task needs --todo FILE, the to-do list of the array");
     int n;
     char **names = task_students(todo, atol(index), &n);
     if (!n) {
         char *text = lab_read_file(todo, 0);
         int all;
-        words_free(lines(text, &all));
+        intake_words_free(intake_lines(text, &all));
         lab_fatal(CLASS_FAILED, "array task %s has no students: %s lists %d", index, todo, all);
     }
     char *joined = lab_strdup(""), *host = class_host_name(0);
@@ -247,12 +247,12 @@ void class_array_task(const char *index, const char *todo)
     free(host);
     free(joined);
     char *listed = class_listed_gpus();
-    if (cls.per_task > 1 && !*env_or("CLASS_MAKE", "") && have_program("nvcc") && *listed) {
+    if (cls.per_task > 1 && !*env_or("CLASS_MAKE", "") && lab_have_program("nvcc") && *listed) {
         char *lab = lab_asprintf("%s/lab", cls.out), *jobs = lab_asprintf("-j%ld", class_cpus());
         char *id = getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID") ? lab_strdup(getenv("SLURM_JOB_ID"))
                                                                       : lab_asprintf("%ld", (long)getpid());
         char *task_lab = lab_asprintf("%s/work/lab.%s", cls.out, id), *log = lab_asprintf("%s.log", task_lab);
-        remove_tree(task_lab);
+        intake_remove_tree(task_lab);
         char *cp[] = {"cp", "-a", lab, task_lab, NULL};
         char *make[] = {"make", "-C", task_lab, "-s", jobs, "all", (char *)lab_tools[0], (char *)lab_tools[1], NULL};
         proc p = {.err = ERR_INHERIT}, q = {.out = log, .err = ERR_TO_OUT};
@@ -261,7 +261,7 @@ void class_array_task(const char *index, const char *todo)
             cls.task_lab = task_lab;
         } else {
             class_say("class: the lab's build for this task failed (see %s); each student's copy builds from scratch", log);
-            remove_tree(task_lab);
+            intake_remove_tree(task_lab);
             free(task_lab);
         }
         free(log);
@@ -284,13 +284,13 @@ void class_array_task(const char *index, const char *todo)
     }
     if (cls.task_lab) {
         char *log = lab_asprintf("%s.log", cls.task_lab);
-        remove_tree(cls.task_lab);
+        intake_remove_tree(cls.task_lab);
         remove(log);
         free(log);
         free(cls.task_lab);
         cls.task_lab = NULL;
     }
-    words_free(names);
+    intake_words_free(names);
 }
 
 /* Digits, at least one: its value into *v. */

@@ -309,9 +309,9 @@ static void test_text(void)
 {
     const char in[] = "ok \x1b[31mred\r\n\xff\xc3\xa9\xed\xa0\x80 end\x01";
     char out[64];
-    text_clean(in, sizeof in - 1, out, sizeof out);
+    grader_text_clean(in, sizeof in - 1, out, sizeof out);
     expect(!strcmp(out, "ok ?[31mred\n?\xc3\xa9??? end?"), "report: output is cleaned for JSON and terminals");
-    text_clean("abcdef", 6, out, 4);
+    grader_text_clean("abcdef", 6, out, 4);
     expect(!strcmp(out, "abc"), "report: cleaning stops at the buffer's end");
 }
 

@@ -40,18 +40,6 @@ char *read_plain(const char *path, size_t *len, int *is_link)
     return buf;
 }
 
-/* The length of a valid UTF-8 sequence at s (of at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t k = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-    if (!k || k > n)
-        return 0;
-    for (size_t i = 1; i < k; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return k;
-}
-
 void html_putn(FILE *f, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -70,7 +58,7 @@ void html_putn(FILE *f, const char *s, size_t n)
             } else if (c < 0x80) {
                 fputc(c, f);
             } else {
-                size_t k = utf8_len(u + i, n - i);
+                size_t k = lab_utf8_len(u + i, n - i);
                 if (!k) {
                     fputc('?', f);
                 } else {
