@@ -234,7 +234,7 @@ static char *read_list(const target *t, char *why, size_t len)
     return files;
 }
 
-int library_list_usable(const target *t)
+int grader_library_list_usable(const target *t)
 {
     char why[512];
     char *files = read_list(t, why, sizeof why);
@@ -245,7 +245,7 @@ int library_list_usable(const target *t)
 
 /* ================================================================ the check */
 
-int library_check(const target *t, char *msg, size_t len)
+int grader_library_check(const target *t, char *msg, size_t len)
 {
     msg[0] = 0;
     char *files = read_list(t, msg, len);

@@ -61,7 +61,7 @@ static void progress_line(run_progress *p, const char *line, size_t n)
         snprintf(p->size, sizeof p->size, "%.*s", (int)strcspn(rest, " ,"), rest);
 }
 
-void progress_read(const char *text, size_t len, int cut, run_progress *p)
+void grader_progress_read(const char *text, size_t len, int cut, run_progress *p)
 {
     memset(p, 0, sizeof *p);
     p->first_call_ms = -1;

@@ -154,7 +154,7 @@ static void footnotes(FILE *out, const stage_result *s, int n, const grade_info 
                      "not an official one.\n");
 }
 
-void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
+void grader_report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
 {
     const points p = count_points(s, n);
     fprintf(out, "\n%-22s %-7s %9s %9s %7s  %s\n", "stage", "correct", "speedup", "% of ref", "points",
@@ -401,7 +401,7 @@ static int write_results_json(const char *dir, const stage_result *s, int n, con
     return close_report(f, path);
 }
 
-int report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
+int grader_report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
 {
     points p = count_points(s, n);
     if (write_grade_json(dir, s, n, g, &p) || write_results_json(dir, s, n, g, &p))

@@ -75,7 +75,7 @@ static int describe_block(const char *block, char *out, size_t len)
 /* From compute-sanitizer's output: 1 with the first error in a kernel.cu
  * in finding; 2 when it reported errors, none of them in a kernel.cu (a
  * library's or the harness's: noted, not scored); 0 when it found none. */
-int sanitizer_finding(const char *out, char *finding, size_t len)
+int grader_sanitizer_finding(const char *out, char *finding, size_t len)
 {
     finding[0] = 0;
     int errors = 0;

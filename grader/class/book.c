@@ -203,7 +203,7 @@ static void apply_times(book_input *in, char **unused)
     int *used = lab_grow(NULL, (size_t)(in->late.ntimes + 1) * sizeof *used);
     for (int t = 0; t < in->late.ntimes; t++) {
         const char *key = in->late.times[t].f[0];
-        char *as_name = student_name(key);
+        char *as_name = intake_student_name(key);
         used[t] = 0;
         for (int i = 0; i < cls.nstudents; i++) {
             int e = in->entry_of[i];

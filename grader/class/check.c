@@ -180,7 +180,7 @@ static void run_emulator(const char *work, const char *stage, stage_check *c)
         c->cell = st == EMU_WRONG ? "wrong (emulated)" : st == EMU_REFUSED ? "refused (emulated)" : "emulator failed";
         c->cell = st == EMU_CHECKS_REFUSED ? "refused" : st == EMU_NOT_RUN ? "not run" : c->cell;
         char sentence[1024];
-        run_sentence(c->output, sentence, sizeof sentence);
+        grader_run_sentence(c->output, sentence, sizeof sentence);
         c->message = lab_strdup(sentence);
         finding_phrase(sentence, c->phrase, sizeof c->phrase);
     }

@@ -54,7 +54,7 @@ static unsigned long long hash_tree(unsigned long long h, const char *dir, int d
     int m = depth > MAX_NESTING ? -1 : scandir(dir, &e, NULL, alphasort);
     for (int i = 0; i < m; i++) {
         const char *d = e[i]->d_name;
-        if (strcmp(d, ".") && strcmp(d, "..") && !is_os_litter(d)) {
+        if (strcmp(d, ".") && strcmp(d, "..") && !intake_is_os_litter(d)) {
             char *path = lab_asprintf("%s/%s", dir, d), target[PATH_MAX];
             struct stat st;
             h = hash_bytes(h, d, strlen(d) + 1);
@@ -109,7 +109,7 @@ int class_intake(const char *submissions, int student)
     intake_remove_tree(dir);
     lab_mkdirs(kernels);
     submission_stages st = {cls.stages, cls.nstages};
-    int n = take_kernels(src, &st, unpacked, kernels, &why);
+    int n = intake_take_kernels(src, &st, unpacked, kernels, &why);
     if (n == 0) {
         char *notes = lab_asprintf("%s has no kernel.cu of a graded stage (expected exercises/NN_name/kernel.cu or "
                           "NN_name/kernel.cu)", entry);

@@ -123,7 +123,7 @@ static long long newest_file(const char *dir, int depth)
     DIR *d = depth > 32 ? NULL : opendir(dir);
     long long newest = -1;
     for (struct dirent *e; d && (e = readdir(d));) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || is_os_litter(e->d_name))
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || intake_is_os_litter(e->d_name))
             continue;
         char *path = lab_asprintf("%s/%s", dir, e->d_name);
         struct stat st;
@@ -159,7 +159,7 @@ void class_record_sent(const char *submissions, int student)
     long long t = -1;
     const char *from = "unknown";
     struct stat st;
-    if (export_facts_of(submissions, entry, &x) == 0 && x.created_at && parse_time(x.created_at, &t) == 0) {
+    if (intake_export_facts_of(submissions, entry, &x) == 0 && x.created_at && parse_time(x.created_at, &t) == 0) {
         from = "Gradescope's submission_metadata.yml";
     } else if (intake_is_dir(src)) {
         t = newest_file(src, 0);
@@ -177,7 +177,7 @@ void class_record_sent(const char *submissions, int student)
     free(text);
     free(email);
     free(sid);
-    export_facts_free(&x);
+    intake_export_facts_free(&x);
     free(src);
 }
 

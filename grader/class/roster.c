@@ -156,7 +156,7 @@ static int roster_read(const char *path, roster_entry **out, char **why)
         e[k].name = lab_strdup(e[k].name);
         e[k].id = lab_strdup(e[k].id);
         e[k].email = lab_strdup(e[k].email);
-        e[k].student = student_name(e[k].name);
+        e[k].student = intake_student_name(e[k].name);
     }
     class_csv_rows_free(rows, n);
     char *twice = fault ? NULL : clash(e, k);

@@ -60,7 +60,7 @@ static void load_students(void)
         char *tab = strchr(line, '\t');
         if (tab) {
             *tab = 0;
-            if (!name_is_clean(line) || strchr(tab + 1, '\t'))
+            if (!intake_name_is_clean(line) || strchr(tab + 1, '\t'))
                 lab_fatal(CLASS_FAILED, "%s/students.tsv has a line that is not NAME<TAB>ENTRY with a clean name: '%s'; run make class "
                     "again to list the submissions anew", cls.out, line);
             cls.names = lab_grow(cls.names, (cls.nstudents + 1) * sizeof *cls.names);
@@ -378,7 +378,7 @@ void class_list_submissions(const char *submissions)
 {
     char *out_real = realpath(cls.out, NULL), *why = NULL;
     named_entry *e;
-    int n = name_entries(submissions, out_real, &e, &why);
+    int n = intake_name_entries(submissions, out_real, &e, &why);
     free(out_real);
     if (n < 0) {
         lab_warn("%s: %s", submissions, why);
@@ -396,7 +396,7 @@ void class_list_submissions(const char *submissions)
         }
         free(path);
     }
-    named_entries_free(e, n);
+    intake_named_entries_free(e, n);
     char *path = lab_asprintf("%s/students.tsv", cls.out);
     if (class_write_atomic(path, text))
         lab_fatal(CLASS_FAILED, "cannot write %s", path);

@@ -250,7 +250,7 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
     int m = scandir(root, &e, NULL, NULL), seen = 0;
     char *only = NULL;
     for (int i = 0; i < m; i++) {
-        if (e[i]->d_name[0] != '.' && !is_os_litter(e[i]->d_name)) {
+        if (e[i]->d_name[0] != '.' && !intake_is_os_litter(e[i]->d_name)) {
             seen++;
             free(only);
             only = lab_asprintf("%s/%s", root, e[i]->d_name);
@@ -412,7 +412,7 @@ static void drop_others(const submission_stages *st, char *const *found, int n, 
         }
 }
 
-int take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why)
+int intake_take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why)
 {
     /* a folder, or the instructor's link to one: its kernel.cu files must
      * lie in the folder it names */
@@ -443,7 +443,7 @@ int take_kernels(const char *src, const submission_stages *st, const char *unpac
     return *why ? -1 : n;
 }
 
-int take_kernel_file(const char *file, const char *stage, const char *into, char **why)
+int intake_take_kernel_file(const char *file, const char *stage, const char *into, char **why)
 {
     /* the file itself, never what a link names (the folders above it
      * are the caller's own path) */

@@ -45,7 +45,7 @@ static char **listing(const char *dir, int *n)
     *n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || is_os_litter(e->d_name))
+        if (e->d_name[0] == '.' || intake_is_os_litter(e->d_name))
             continue;
         v = lab_grow(v, (size_t)(*n + 1) * sizeof *v);
         v[(*n)++] = lab_strdup(e->d_name);
@@ -211,7 +211,7 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
     int n = 0;
     if (!class_out && kind_of(top) != 'd')
         lab_fatal(REPORT_USAGE, "cannot read %s: say SUBMISSIONS=dir, the folder make class takes", top);
-    if (!class_out && (n = name_entries(top, NULL, &e, &why)) < 0)
+    if (!class_out && (n = intake_name_entries(top, NULL, &e, &why)) < 0)
         lab_fatal(NAMES_REFUSED, "%s: %s", top, why);
     char **names = class_out ? listing(top, &n) : NULL;
     if (class_out && !names)
@@ -219,7 +219,7 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
     for (int i = 0; i < n; i++) {
         const char *entry = class_out ? names[i] : e[i].entry, *who = class_out ? names[i] : e[i].name;
         char *path = lab_asprintf("%s/%s", top, entry);
-        if (class_out && !name_is_clean(who))
+        if (class_out && !intake_name_is_clean(who))
             warn_entry(who, "not a name make class gives: skipped");
         else
             take_entry(c, entry, who, path, !class_out && e[i].archive, class_out);
@@ -227,7 +227,7 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
     }
     if (class_out)
         fields_free(names, n);
-    named_entries_free(e, class_out ? 0 : n);
+    intake_named_entries_free(e, class_out ? 0 : n);
     free(top);
 }
 
