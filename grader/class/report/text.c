@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *read_plain(const char *path, size_t *len, int *is_link)
+char *report_read_plain(const char *path, size_t *len, int *is_link)
 {
     if (is_link)
         *is_link = 0;
@@ -40,7 +40,7 @@ char *read_plain(const char *path, size_t *len, int *is_link)
     return buf;
 }
 
-void html_putn(FILE *f, const char *s, size_t n)
+void report_html_putn(FILE *f, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n && u[i]; i++) {
@@ -70,12 +70,12 @@ void html_putn(FILE *f, const char *s, size_t n)
     }
 }
 
-void html_put(FILE *f, const char *s)
+void report_html_put(FILE *f, const char *s)
 {
-    html_putn(f, s ? s : "", s ? strlen(s) : 0);
+    report_html_putn(f, s ? s : "", s ? strlen(s) : 0);
 }
 
-int csv_line(const char **p, char ***out)
+int report_csv_line(const char **p, char ***out)
 {
     const char *c = *p;
     char **f = NULL;
@@ -116,7 +116,7 @@ int csv_line(const char **p, char ***out)
     return n;
 }
 
-void fields_free(char **f, int n)
+void report_fields_free(char **f, int n)
 {
     for (int i = 0; i < n; i++)
         free(f[i]);
