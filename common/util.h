@@ -3,11 +3,12 @@
  * (build/common/libhost.a): the grader, the class tools, the profiler's
  * report and the Gradescope checks.
  *
- *   util.c      memory that never comes back NULL, formatted strings, and
- *               lab_fatal, the one way a host program ends on an error
+ *   util.c      memory that never comes back NULL, formatted strings,
+ *               UTF-8, and lab_fatal, the one way a host program ends on
+ *               an error (lab_warn: the same line, and it goes on)
  *   jsonread.c  a strict JSON reader for the drivers' records (untrusted
  *               input); the writer is lab.h's lab_json
- *   files.c     a file's text
+ *   files.c     a file's text, mkdir -p, whether a program is on PATH
  *
  * Plain C and POSIX; every name starts with lab_ (tests/layout/names.sh).
  */
@@ -25,11 +26,16 @@ enum { LAB_OUT_OF_MEMORY = 1 };
 /* "PROGRAM: message" on stderr (stdout flushed first), then exit(status):
  * each program gives its statuses their meanings in its header. */
 _Noreturn void lab_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PROGRAM: message" on stderr, and the program goes on. */
+void lab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *lab_alloc(size_t n);            /* zeroed */
 void *lab_grow(void *p, size_t n);    /* realloc */
 char *lab_strdup(const char *s);
 /* printf into a new string */
 char *lab_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The length of the valid UTF-8 sequence at p (at most n bytes: no overlong
+ * form, no surrogate, nothing past U+10FFFF), or 0. */
+size_t lab_utf8_len(const unsigned char *p, size_t n);
 
 /* ============================================= JSON reader: jsonread.c */
 
@@ -74,5 +80,9 @@ jvalue *lab_json_read(const char *path, size_t max, char *err, size_t errlen);
 /* The text of a file (its first max bytes; 0: all of it), NUL-terminated;
  * NULL when it cannot be read. The caller frees it. */
 char *lab_read_file(const char *path, size_t max);
+/* mkdir -p: 0, or -1 with errno set (ENOTDIR: path is there, no folder). */
+int lab_mkdirs(const char *path);
+/* 1 when an executable named name is on PATH (or name is a path to one). */
+int lab_have_program(const char *name);
 
 #endif /* LAB_UTIL_H */

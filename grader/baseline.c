@@ -14,7 +14,7 @@
 /* A baseline the record offers to the next stages of its family: timed in
  * this run (not itself handed on), at the record's timing size, in a run
  * that ended well. */
-void offer_baseline(stage_result *s, const jvalue *rec, int status)
+void grader_offer_baseline(stage_result *s, const jvalue *rec, int status)
 {
     const char *size = lab_json_string_at(rec, "timing.size");
     const jvalue *kernels = lab_json_path(rec, "timing.kernels");
@@ -51,7 +51,7 @@ static const extra_args *hand_on(extra_args *x, double ms, const char *at)
  * its baseline (measured there, not itself reused). The time is the
  * judge's (or the events') in this grade, seconds earlier, on this GPU;
  * the driver uses it only at the same size. */
-const extra_args *reuse_baseline(extra_args *x, const stage_result *earlier, int n, const target *t,
+const extra_args *grader_reuse_baseline(extra_args *x, const stage_result *earlier, int n, const target *t,
                                  const target *this_one)
 {
     for (int i = n - 1; i >= 0; i--) {
@@ -80,7 +80,7 @@ static int nkept;
 
 /* gpu "" (testing the grader: no nvidia-smi name) takes the file's lines
  * as they are. */
-void kept_load(const char *path, const char *gpu)
+void grader_kept_load(const char *path, const char *gpu)
 {
     nkept = 0;
     FILE *f = path ? fopen(path, "r") : NULL;
@@ -117,7 +117,7 @@ static const extra_args *reuse_kept(extra_args *x, const target *this_one)
     return hand_on(x, kept[k].ms, kept[k].at);
 }
 
-void kept_save(const char *path, const stage_result *res, int n, const target *t)
+void grader_kept_save(const char *path, const stage_result *res, int n, const target *t)
 {
     char lines[MAX_KEPT][256];
     int add = 0;

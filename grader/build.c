@@ -19,13 +19,13 @@
 
 /* The first GPU's name when one is here (nvidia-smi -L, else the driver's
  * /proc entry); 0 when there is none. */
-int find_gpu(char *name, size_t len)
+int grader_find_gpu(char *name, size_t len)
 {
     name[0] = 0;
-    if (have_program("nvidia-smi")) {
+    if (lab_have_program("nvidia-smi")) {
         char *argv[] = {"nvidia-smi", "-L", NULL};
         run_result r;
-        run_program(argv, -1, 30, 64 << 10, &r);
+        grader_run_program(argv, -1, 30, 64 << 10, &r);
         int found = 0;
         if (r.exited && r.status == 0 && r.tail) {
             char *line = strstr(r.tail, "GPU 0: ");
@@ -38,7 +38,7 @@ int find_gpu(char *name, size_t len)
                 found = 1;
             }
         }
-        run_result_free(&r);
+        grader_run_result_free(&r);
         return found;
     }
     struct stat st;
@@ -73,7 +73,7 @@ static int take_in(const char *src, const target *t, int n, const char *scratch)
     snprintf(refused, sizeof refused, "%s/intake.refused", scratch);
     char *why = NULL;
     unlink(refused);
-    if (take_kernels(src, &st, unpacked, into, &why) >= 0)
+    if (intake_take_kernels(src, &st, unpacked, into, &why) >= 0)
         return 0;
     FILE *f = fopen(refused, "w");
     int ok = f && fprintf(f, "%s\n", why) > 0;
@@ -90,14 +90,14 @@ static int take_in(const char *src, const target *t, int n, const char *scratch)
  * for all, with why in refused, when the intake refused the submission).
  * Without prepare, only what the intake left for the grade (grading what
  * --plan prepared and make built). */
-int make_scratch(const char *lab, const char *src, target *t, int n, int *missing, char *refused, size_t rlen,
+int grader_make_scratch(const char *lab, const char *src, target *t, int n, int *missing, char *refused, size_t rlen,
                  char *scratch, size_t len, int prepare)
 {
     snprintf(scratch, len, "%s/build/grade-src", lab);
     char path[PATH_MAX];
     if (prepare) {
         snprintf(path, sizeof path, "%s/build/common", lab);
-        if (mkdirs(path) || mkdirs(scratch))
+        if (lab_mkdirs(path) || lab_mkdirs(scratch))
             return -1;
         static const char *const shared[] = {"Makefile", "docs.mk", "stages.tsv", "common", "judge", "solutions",
                                              "tools", "grader", "emu", "status", "profile"};
@@ -105,15 +105,15 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
             if (link_into(lab, scratch, shared[i]))
                 return -1;
         snprintf(path, sizeof path, "%s/build", scratch);
-        if (mkdirs(path) || link_into(lab, scratch, "build/common"))
+        if (lab_mkdirs(path) || link_into(lab, scratch, "build/common"))
             return -1;
         /* the CPU emulation's runtime and harness, built once too */
         snprintf(path, sizeof path, "%s/build/emu", lab);
-        if (mkdirs(path) || link_into(lab, scratch, "build/emu"))
+        if (lab_mkdirs(path) || link_into(lab, scratch, "build/emu"))
             return -1;
         /* the same wall around the submission's build as around the lab's */
         snprintf(path, sizeof path, "%s/build/confine", lab);
-        if (mkdirs(path) || link_into(lab, scratch, "build/confine") || take_in(src, t, n, scratch))
+        if (lab_mkdirs(path) || link_into(lab, scratch, "build/confine") || take_in(src, t, n, scratch))
             return -1;
     }
     snprintf(path, sizeof path, "%s/intake.refused", scratch);
@@ -143,7 +143,7 @@ int make_scratch(const char *lab, const char *src, target *t, int n, int *missin
  * program without it too (one link more: the grader falls back to it where
  * the judge cannot share GPU memory with a runner, which only the GPU's
  * machine can tell). */
-void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judge)
+void grader_plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judge)
 {
     fprintf(out, "-C %s -j%d", dir, jobs);
     size_t skip = strlen(dir) + 1; /* the programs' paths relative to dir */
@@ -154,7 +154,7 @@ void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judg
         if (t[i].runner[0] && len > 6 && !strcmp(plain + len - 6, "-judge"))
             plain[len - 6] = 0;
         unlink(t[i].binary);
-        if (!library_list_usable(&t[i]))
+        if (!grader_library_list_usable(&t[i]))
             unlink(t[i].object);
         fprintf(out, " %s", t[i].binary + skip);
         if (t[i].runner[0]) {
@@ -175,14 +175,14 @@ void plan_build(FILE *out, const char *dir, target *t, int n, int jobs, int judg
     fprintf(out, "\n");
 }
 
-int target_built(const target *t)
+int grader_target_built(const target *t)
 {
     return access(t->binary, X_OK) == 0 && (!t->runner[0] || access(t->runner, X_OK) == 0);
 }
 
 /* The compiler's complaint about one stage, from the build log: lines that
  * name the stage's files, errors first. */
-void build_errors(const char *log, const char *stage, char *first, size_t firstlen,
+void grader_build_errors(const char *log, const char *stage, char *first, size_t firstlen,
                          char *lines, size_t lineslen)
 {
     char ex[NAME_LEN + 16], so[NAME_LEN + 16], bd[NAME_LEN + 16];
@@ -205,8 +205,8 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
             int error = strstr(line, "error") || strstr(line, "undefined reference");
             if (mine && (error || pass == 1)) {
                 if (!first[0])
-                    text_clean(line, strlen(line), first, firstlen);
-                appendf(lines, lineslen, "%s\n", line);
+                    grader_text_clean(line, strlen(line), first, firstlen);
+                grader_appendf(lines, lineslen, "%s\n", line);
                 shown++;
             }
             p += n + (p[n] == '\n');
@@ -226,7 +226,7 @@ void build_errors(const char *log, const char *stage, char *first, size_t firstl
     for (int k = 0; k < 7 && log && p > log; k++)
         for (p--; p > log && p[-1] != '\n'; p--)
             ;
-    appendf(lines, lineslen, "%s", p);
+    grader_appendf(lines, lineslen, "%s", p);
 }
 
 /* The contract's entry point (the family's name: matmul, transpose, reduce)
@@ -241,11 +241,11 @@ static int contract_undefined(const target *t, char *decl, size_t len)
         return 0; /* not compiled now: the compiler's errors say more */
     char *argv[] = {"nm", "-C", "--defined-only", (char *)t->object, NULL};
     run_result r;
-    run_program(argv, -1, 60, 1u << 20, &r);
+    grader_run_program(argv, -1, 60, 1u << 20, &r);
     char name[NAME_LEN + 2];
     snprintf(name, sizeof name, " %s(", t->family);
     int undefined = r.exited && r.status == 0 && !(r.tail && strstr(r.tail, name));
-    run_result_free(&r);
+    grader_run_result_free(&r);
     if (!undefined)
         return 0;
     snprintf(decl, len, "%s(...)", t->family);
@@ -299,7 +299,7 @@ static int undefined_symbols(const char *log, const char *stage, char names[][NA
  * the lines to show beneath it: the contract's function missing, the
  * linker's undefined symbols (with the policy's sentence about them, where
  * it has one), or the compiler's first error. */
-void build_failure(const target *t, const char *log, const policy *pol, char *reason, size_t rlen,
+void grader_build_failure(const target *t, const char *log, const policy *pol, char *reason, size_t rlen,
                    char *lines, size_t llen)
 {
     char decl[256], first[REASON_LEN], names[4][NAME_LEN];
@@ -309,7 +309,7 @@ void build_failure(const target *t, const char *log, const policy *pol, char *re
                  "and kernel.cu must define\n", decl, t->family);
         return;
     }
-    build_errors(log, t->stage, first, sizeof first, lines, llen);
+    grader_build_errors(log, t->stage, first, sizeof first, lines, llen);
     int n = undefined_symbols(log, t->stage, names, 4);
     if (!n) {
         snprintf(reason, rlen, "did not compile: %s", first);
@@ -317,14 +317,14 @@ void build_failure(const target *t, const char *log, const policy *pol, char *re
     }
     snprintf(reason, rlen, "did not link: undefined reference to %s", names[0]);
     for (int i = 1; i < n; i++)
-        appendf(reason, rlen, "%s%s", i == 1 ? " (and " : ", ", names[i]);
+        grader_appendf(reason, rlen, "%s%s", i == 1 ? " (and " : ", ", names[i]);
     if (n > 1)
-        appendf(reason, rlen, ")");
+        grader_appendf(reason, rlen, ")");
     /* the first symbol the policy refuses says why it is not there */
     for (int i = 0; i < n && pol; i++) {
-        const policy_rule *rule = policy_match(pol, names[i], 0);
+        const policy_rule *rule = grader_policy_match(pol, names[i], 0);
         if (rule && rule->deny) {
-            appendf(reason, rlen, ": kernel.cu %s", rule->reason);
+            grader_appendf(reason, rlen, ": kernel.cu %s", rule->reason);
             break;
         }
     }
@@ -332,7 +332,7 @@ void build_failure(const target *t, const char *log, const policy *pol, char *re
 
 /* No GPU here: what the build found for each stage, then why nothing runs,
  * so that a compile or link error is known before a GPU is found. */
-int report_without_gpu(const target *t, int n, const int *missing, const char *refused, const char *log,
+int grader_report_without_gpu(const target *t, int n, const int *missing, const char *refused, const char *log,
                        const policy *pol)
 {
     int built = 0;
@@ -342,12 +342,12 @@ int report_without_gpu(const target *t, int n, const int *missing, const char *r
             printf("not graded: %s\n", refused);
         } else if (missing[i]) {
             printf("no kernel.cu was submitted\n");
-        } else if (target_built(&t[i])) {
+        } else if (grader_target_built(&t[i])) {
             printf("compiles and links\n");
             built++;
         } else {
             char reason[REASON_LEN + 32], lines[4096];
-            build_failure(&t[i], log, pol, reason, sizeof reason, lines, sizeof lines);
+            grader_build_failure(&t[i], log, pol, reason, sizeof reason, lines, sizeof lines);
             printf("%s\n", reason);
             for (const char *p = lines; *p;) {
                 size_t k = strcspn(p, "\n");

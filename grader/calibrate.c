@@ -58,21 +58,21 @@ static int find(const target *t, int n, const char *stage, const char *tier)
     return -1;
 }
 
-int calibration_targets(target *t, int n, int max, const tier_reference *refs, int nrefs, const rubric *rb,
+int grader_calibration_targets(target *t, int n, int max, const tier_reference *refs, int nrefs, const rubric *rb,
                         const char *lab, int judge)
 {
     int total = n;
     for (int i = 0; i < n; i++) {
-        const stage_rubric *sr = rubric_stage(rb, t[i].stage);
+        const stage_rubric *sr = grader_rubric_stage(rb, t[i].stage);
         /* a stage calibrated: all its tiers; one compared with: its last */
         for (int k = sr ? (t[i].compare_only ? sr->ntiers - 1 : 0) : 0; sr && k < sr->ntiers; k++) {
-            const tier_reference *ref = reference_find(refs, nrefs, t[i].stage, sr->tiers[k].name);
+            const tier_reference *ref = grader_reference_find(refs, nrefs, t[i].stage, sr->tiers[k].name);
             if (!ref)
                 continue;
             if (total == max)
                 return -1;
             t[total] = t[i];
-            reference_target(&t[total], lab, ref, judge);
+            grader_reference_target(&t[total], lab, ref, judge);
             total++;
         }
     }
@@ -84,17 +84,17 @@ int calibration_targets(target *t, int n, int max, const tier_reference *refs, i
  * disturbed is not counted and runs again (twice at most in all). */
 static void measure(const options *o, const target *t, const rubric *rb, measured *m, char *gpu, size_t gpulen)
 {
-    const stage_rubric *sr = rubric_stage(rb, t->stage);
+    const stage_rubric *sr = grader_rubric_stage(rb, t->stage);
     m->ok = 1;
     int counted = 0, again = 0;
     for (int run = 0; counted < o->runs && m->ok; run++) {
         static command_line line;
-        run_args(&line, t, rb, sr, o->conf, o->seed + (unsigned long long)run);
+        grader_run_args(&line, t, rb, sr, o->conf, o->seed + (unsigned long long)run);
         run_result r;
-        run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
+        grader_run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
                              sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
         char why[REASON_LEN];
-        jvalue *rec = record_validate(&r, t->stage, why, sizeof why);
+        jvalue *rec = grader_record_validate(&r, t->stage, why, sizeof why);
         const char *disturbed = rec ? lab_json_string_at(rec, "timing.disturbed") : NULL;
         if (rec && r.status != 0)
             snprintf(why, sizeof why, "%s", lab_json_string_at(rec, "message") ? lab_json_string_at(rec, "message") : "failed");
@@ -124,7 +124,7 @@ static void measure(const options *o, const target *t, const rubric *rb, measure
             snprintf(gpu, gpulen, "%s", lab_json_string_at(rec, "gpu.name"));
         fflush(stdout);
         lab_json_free(rec);
-        run_result_free(&r);
+        grader_run_result_free(&r);
     }
     if (m->ok)
         printf("\n");
@@ -167,14 +167,14 @@ static int margin_text(char *out, size_t len, const char *name, const measured *
 static int tier_threshold(const target *t, int n, const measured *m, const rubric *rb, int s, int k,
                           new_threshold *th, int *warnings)
 {
-    const stage_rubric *sr = rubric_stage(rb, t[s].stage);
+    const stage_rubric *sr = grader_rubric_stage(rb, t[s].stage);
     const tier *tr = &sr->tiers[k];
     int f = field_index(tr->field);
     const char *shown = !strncmp(tr->field, "timing.", 7) ? tr->field + 7 : tr->field;
     /* its reference kernel, or the solution when the tier has none */
     int ref = find(t, n, t[s].stage, tr->name);
     int from = ref >= 0 ? ref : s;
-    double margin = rubric_margin(rb, t[s].stage, tr->name);
+    double margin = grader_rubric_margin(rb, t[s].stage, tr->name);
     if (!m[from].ok || f < 0 || !m[from].have[f] || margin <= 0) {
         printf("  %-20s %-8s %-22s  %s: left as it is\n", t[s].stage, tr->name, shown,
                !m[from].ok ? "its kernel failed" : margin <= 0 ? "no margin for the tier" : "not measured");
@@ -192,8 +192,8 @@ static int tier_threshold(const target *t, int n, const measured *m, const rubri
     if (k > 0) {
         before = find(t, n, t[s].stage, sr->tiers[k - 1].name);
         snprintf(before_name, sizeof before_name, "%s", sr->tiers[k - 1].name);
-    } else if (prev >= 0 && rubric_stage(rb, t[prev].stage)) {
-        const stage_rubric *pr = rubric_stage(rb, t[prev].stage);
+    } else if (prev >= 0 && grader_rubric_stage(rb, t[prev].stage)) {
+        const stage_rubric *pr = grader_rubric_stage(rb, t[prev].stage);
         before = pr->ntiers ? find(t, n, t[prev].stage, pr->tiers[pr->ntiers - 1].name) : -1;
         if (pr->ntiers)
             snprintf(before_name, sizeof before_name, "%s %s", t[prev].stage, pr->tiers[pr->ntiers - 1].name);
@@ -241,17 +241,17 @@ static int measure_all(const options *o, target *t, int n, const rubric *rb, con
             printf(" the stage's solution, measured above\n");
             continue;
         }
-        if (!target_built(&t[i])) {
+        if (!grader_target_built(&t[i])) {
             char first[REASON_LEN], lines[4096];
-            build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
+            grader_build_errors(log, t[i].stage, first, sizeof first, lines, sizeof lines);
             printf(" did not build: %s\n", first);
             failures++;
             continue;
         }
         char msg[REASON_LEN];
-        if (t[i].object[0] && policy_check(pol, t[i].object, t[i].header[0] ? t[i].header : NULL, msg, sizeof msg))
+        if (t[i].object[0] && grader_policy_check(pol, t[i].object, t[i].header[0] ? t[i].header : NULL, msg, sizeof msg))
             printf("\n    warning: the policy refuses this kernel itself: %s\n   ", msg);
-        if (t[i].object[0] && library_check(&t[i], msg, sizeof msg))
+        if (t[i].object[0] && grader_library_check(&t[i], msg, sizeof msg))
             printf("\n    warning: the header check refuses this kernel itself: kernel.cu %s\n   ", msg);
         measure(o, &t[i], rb, &m[i], gpu, gpulen);
         failures += !m[i].ok;
@@ -270,7 +270,7 @@ static int new_thresholds(const target *t, int n, const measured *m, const rubri
     printf("  %-20s %-8s %-22s %11s %9s %7s  %-34s %-26s %s\n", "stage", "tier", "field", "reference",
            "threshold", "clears", "the tier before (misses by)", "previous stage (misses)", "solution (clears)");
     for (int i = 0; i < n; i++) {
-        const stage_rubric *sr = rubric_stage(rb, t[i].stage);
+        const stage_rubric *sr = grader_rubric_stage(rb, t[i].stage);
         for (int k = 0; sr && !t[i].tier[0] && !t[i].compare_only && k < sr->ntiers; k++) {
             nth += tier_threshold(t, n, m, rb, i, k, &th[nth], warnings);
             fallbacks += find(t, n, t[i].stage, sr->tiers[k].name) < 0;
@@ -300,7 +300,7 @@ static int keep_unmeasured(const rubric *rb, const char *gpu, new_threshold *th,
             int is_default, done = 0;
             for (int q = 0; q < *nth && !done; q++)
                 done = !strcmp(th[q].stage, rb->stages[i].stage) && !strcmp(th[q].tier, tr->name);
-            if (done || rubric_threshold(tr, gpu, &v, &is_default) || is_default ||
+            if (done || grader_rubric_threshold(tr, gpu, &v, &is_default) || is_default ||
                 *nth == MAX_STAGES * MAX_TIERS)
                 continue;
             snprintf(th[*nth].stage, sizeof th[*nth].stage, "%s", rb->stages[i].stage);
@@ -311,7 +311,7 @@ static int keep_unmeasured(const rubric *rb, const char *gpu, new_threshold *th,
     return kept;
 }
 
-int calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol, const char *log)
+int grader_calibrate(const options *o, target *t, int n, const rubric *rb, const policy *pol, const char *log)
 {
     static measured m[MAX_TARGETS];
     memset(m, 0, sizeof m);
@@ -332,7 +332,7 @@ int calibrate(const options *o, target *t, int n, const rubric *rb, const policy
     snprintf(comment, sizeof comment, "make calibrate on %s: each tier's reference kernel (stages.tsv), "
                                       "least favourable of %d runs, times the tier's margin%s", date, o->runs,
              kept ? " (rows of stages not measured this time kept as they were)" : "");
-    if (nth && rubric_write_thresholds(rb->path, gpu, th, nth, comment, err, sizeof err)) {
+    if (nth && grader_rubric_write_thresholds(rb->path, gpu, th, nth, comment, err, sizeof err)) {
         fprintf(stderr, "grade: %s\n", err);
         return GRADE_FAILED;
     }

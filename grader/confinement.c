@@ -34,12 +34,12 @@ static int cuda_works(const char *probe, const char *confine, const char *files,
     char *argv_confined[] = {(char *)confine, "--read-list", (char *)files, "--", (char *)probe, NULL};
     char *argv_plain[] = {(char *)probe, NULL};
     run_result r;
-    run_program(confine ? argv_confined : argv_plain, -1, 120, 4096, &r);
+    grader_run_program(confine ? argv_confined : argv_plain, -1, 120, 4096, &r);
     line[0] = 0;
     if (r.tail)
-        text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
+        grader_text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
     int ok = r.exited && r.status == 0;
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return ok;
 }
 
@@ -49,7 +49,7 @@ static int list_driver_files(const char *probe, const char *path, char *why, siz
 {
     char *argv[] = {(char *)probe, "--files", NULL};
     run_result r;
-    run_program(argv, -1, 120, 256u << 10, &r);
+    grader_run_program(argv, -1, 120, 256u << 10, &r);
     int ok = r.exited && r.status == 0 && r.tail && r.tail[0] == '/';
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -62,11 +62,11 @@ static int list_driver_files(const char *probe, const char *path, char *why, siz
     if (!ok)
         snprintf(why, len, "cannot list the GPU driver's files (%s --files): %s", probe,
                  r.tail && r.tail[0] ? r.tail : "it said nothing");
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return ok ? 0 : -1;
 }
 
-void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here, int probed)
+void grader_confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_here, int probed)
 {
     memset(c, 0, sizeof *c);
     if (unconfined) {
@@ -80,13 +80,13 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
     }
     char *argv[] = {c->program, "--probe", NULL};
     run_result r;
-    run_program(argv, -1, 30, 4096, &r);
+    grader_run_program(argv, -1, 30, 4096, &r);
     char line[sizeof c->why] = "";
     if (r.tail)
-        text_clean(r.tail, strcspn(r.tail, "\n"), line, sizeof line);
+        grader_text_clean(r.tail, strcspn(r.tail, "\n"), line, sizeof line);
     c->on = r.exited && r.status == 0 && !strncmp(line, "confined: ", 10);
     snprintf(c->why, sizeof c->why, "%s", line[0] ? line : "not confined: the probe said nothing");
-    run_result_free(&r);
+    grader_run_result_free(&r);
     /* the GPU must work inside it too: where a driver needs what the
      * confinement forbids, every run would fail, so say so instead */
     char probe[4096], confined_line[256], plain_line[256];
@@ -111,7 +111,7 @@ void confinement_setup(confinement *c, const char *lab, int unconfined, int gpu_
     }
 }
 
-int judge_can_share(const char *lab, char *line, size_t len)
+int grader_judge_can_share(const char *lab, char *line, size_t len)
 {
     char probe[4096];
     snprintf(probe, sizeof probe, "%s/build/confine/cuda-probe", lab);
@@ -121,18 +121,18 @@ int judge_can_share(const char *lab, char *line, size_t len)
     }
     char *argv[] = {probe, "--ipc", NULL};
     run_result r;
-    run_program(argv, -1, 120, 4096, &r);
+    grader_run_program(argv, -1, 120, 4096, &r);
     line[0] = 0;
     if (r.tail)
-        text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
+        grader_text_clean(r.tail, strcspn(r.tail, "\n"), line, len);
     int ok = r.exited && r.status == 0;
     if (!line[0])
         snprintf(line, len, "the probe said nothing");
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return ok;
 }
 
-int confinement_wrap(const confinement *c, char **argv, int max)
+int grader_confinement_wrap(const confinement *c, char **argv, int max)
 {
     int a = 0;
     if (!c || !c->on)

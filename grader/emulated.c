@@ -55,16 +55,16 @@ static int first_finding(const char *out, char *cause, size_t len)
     while (last > out && last[-1] != '\n')
         last--;
     cause[0] = 0;
-    return !strncmp(last, "verdict: wrong", 14) && emulator_finding(out, cause, len);
+    return !strncmp(last, "verdict: wrong", 14) && grader_emulator_finding(out, cause, len);
 }
 
-int emulated_cause(const char *lab, const char *stage, const char *program, const char *at, int own,
+int grader_emulated_cause(const char *lab, const char *stage, const char *program, const char *at, int own,
                    unsigned long long seed, double limit_s, char *cause, size_t len)
 {
     target t;
     char path[PATH_MAX], object[PATH_MAX + 16], seed_text[32], limit[32];
     cause[0] = 0;
-    if (prerun_target(stage, "", &t) || !realpath(program, path) || access(path, X_OK))
+    if (grader_prerun_target(stage, "", &t) || !realpath(program, path) || access(path, X_OK))
         return 0;
     snprintf(object, sizeof object, "%s.check.o", path);
     snprintf(seed_text, sizeof seed_text, "%llu", seed);
@@ -80,9 +80,9 @@ int emulated_cause(const char *lab, const char *stage, const char *program, cons
     char *run[] = {"--", path, "--sizes-near", (char *)at, "--n", "1", "--seed", seed_text, NULL};
     memcpy(argv + a, run, sizeof run);
     run_result r;
-    run_program(argv, -1, limit_s + 30, 64u << 10, &r);
+    grader_run_program(argv, -1, limit_s + 30, 64u << 10, &r);
     int found = r.exited && r.tail && first_finding(r.tail, cause, len);
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return found;
 }
 
@@ -104,7 +104,7 @@ static int names_barrier(const char *cause)
 static void hidden_bug(stage_result *s, const char *cause, unsigned long long seed)
 {
     char command[256];
-    run_command(s->stage, &seed, command, sizeof command);
+    grader_run_command(s->stage, &seed, command, sizeof command);
     if (!s->barriers || !names_barrier(cause)) {
         snprintf(s->warning, sizeof s->warning, "correct on the GPU, but the CPU emulation of your kernel names "
                  "a bug the GPU's timing hid (no points lost; `%s EMU=1` shows it): %s", command, cause);
@@ -115,7 +115,7 @@ static void hidden_bug(stage_result *s, const char *cause, unsigned long long se
     s->correct_points = 0;
     snprintf(s->reason, sizeof s->reason, "correct on the GPU, but the CPU emulation of your kernel names %s",
              cause);
-    score_add_advice(s, "This stage's lesson is its barriers: fix what the CPU emulation names (`%s EMU=1` "
+    grader_score_add_advice(s, "This stage's lesson is its barriers: fix what the CPU emulation names (`%s EMU=1` "
                         "shows it). Results that are right by luck on this run can be wrong on the next one, "
                         "or on the next GPU.", command);
 }
@@ -126,7 +126,7 @@ static struct {
     int fd;
 } early = {-1, -1};
 
-void emulated_begin(const target *t, const options *o)
+void grader_emulated_begin(const target *t, const options *o)
 {
     int p[2];
     early.pid = -1;
@@ -137,7 +137,7 @@ void emulated_begin(const target *t, const options *o)
     if (pid == 0) {
         char cause[REASON_LEN - 256];
         close(p[0]);
-        if (!emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S, cause,
+        if (!grader_emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S, cause,
                             sizeof cause))
             cause[0] = 0;
         ssize_t w = write(p[1], cause, strlen(cause));
@@ -173,7 +173,7 @@ static int early_end(int stop, char *cause, size_t len)
     return n > 0;
 }
 
-void emulated_findings(stage_result *s, const target *t, const options *o)
+void grader_emulated_findings(stage_result *s, const target *t, const options *o)
 {
     char cause[REASON_LEN - 256];
     int usable = t->emulated[0] && !access(t->emulated, X_OK) && !s->no_gpu;
@@ -186,12 +186,12 @@ void emulated_findings(stage_result *s, const target *t, const options *o)
     if (s->correct) {
         /* correct: once more at the family's small sizes, briefly (begun with the stage) */
         if (early.pid >= 0 ? early_end(0, cause, sizeof cause)
-                           : emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S,
+                           : grader_emulated_cause(o->lab, t->stage, t->emulated, "any", !o->src, o->seed, WARNING_LIMIT_S,
                                             cause, sizeof cause))
             hidden_bug(s, cause, o->seed);
         return;
     }
-    if (!emulated_cause(o->lab, t->stage, t->emulated, s->emulate_at, !o->src, o->seed, EMULATED_LIMIT_S, cause,
+    if (!grader_emulated_cause(o->lab, t->stage, t->emulated, s->emulate_at, !o->src, o->seed, EMULATED_LIMIT_S, cause,
                         sizeof cause))
         return;
     /* the cause comes first: the advice after it says what to do in general */
@@ -200,7 +200,7 @@ void emulated_findings(stage_result *s, const target *t, const options *o)
     snprintf(s->advice[0], sizeof s->advice[0], "The CPU emulation of your kernel names the cause: %s.", cause);
 }
 
-int emulated_main(int argc, char **argv)
+int grader_emulated_main(int argc, char **argv)
 {
     int check = argc > 1 && !strcmp(argv[1], "--emulated-check");
     if (argc < 2 || (strcmp(argv[1], "--emulated-cause") && !check))
@@ -213,7 +213,7 @@ int emulated_main(int argc, char **argv)
     }
     char cause[REASON_LEN];
     if (check) {
-        if (emulated_cause(".", argv[2], argv[3], "any", own, strtoull(argv[4], NULL, 10), WARNING_LIMIT_S, cause,
+        if (grader_emulated_cause(".", argv[2], argv[3], "any", own, strtoull(argv[4], NULL, 10), WARNING_LIMIT_S, cause,
                            sizeof cause))
             printf("the CPU emulation of your kernel names: %s\n", cause);
         return 0;
@@ -223,10 +223,10 @@ int emulated_main(int argc, char **argv)
     double status = 1, seed = 0;
     if (rec) {
         lab_json_number_at(rec, "exit_status", &status);
-        emulate_size(rec, (int)status, at, sizeof at);
+        grader_emulate_size(rec, (int)status, at, sizeof at);
         lab_json_number_at(rec, "seed", &seed);
     }
-    if (at[0] && emulated_cause(".", argv[2], argv[3], at, own, (unsigned long long)seed, EMULATED_LIMIT_S, cause,
+    if (at[0] && grader_emulated_cause(".", argv[2], argv[3], at, own, (unsigned long long)seed, EMULATED_LIMIT_S, cause,
                                 sizeof cause))
         printf("the CPU emulation of your kernel names the cause: %s\n", cause);
     lab_json_free(rec);

@@ -53,7 +53,7 @@ enum { GO_ON = -1 };
 
 static void on_signal(int sig)
 {
-    run_kill_current();
+    grader_run_kill_current();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -89,8 +89,8 @@ static int read_settings(grading *g)
         snprintf(g->policy_path, sizeof g->policy_path, "%s", o->policy_path);
     else
         snprintf(g->policy_path, sizeof g->policy_path, "%s/grader/allowed-symbols.txt", g->lab);
-    if (rubric_read(g->rubric_path, &g->rb, err, sizeof err) ||
-        policy_read(g->policy_path, &g->pol, err, sizeof err)) {
+    if (grader_rubric_read(g->rubric_path, &g->rb, err, sizeof err) ||
+        grader_policy_read(g->policy_path, &g->pol, err, sizeof err)) {
         fprintf(stderr, "grade: %s\n", err);
         return GRADE_USAGE;
     }
@@ -108,9 +108,9 @@ static int choose_targets(grading *g)
 {
     static stage_info all[MAX_STAGES];
     const options *o = &g->o;
-    int nall = stages_all(all, MAX_STAGES);
+    int nall = grader_stages_all(all, MAX_STAGES);
     if (!o->program_mode) {
-        g->n = select_stages(o, all, nall, g->t);
+        g->n = grader_select_stages(o, all, nall, g->t);
         if (g->n == 0)
             fprintf(stderr, "grade: stages.tsv lists no stages\n");
         return g->n <= 0 ? GRADE_USAGE : GO_ON;
@@ -122,7 +122,7 @@ static int choose_targets(grading *g)
     g->n = o->nprograms;
     for (int i = 0; i < g->n; i++) {
         target *t = &g->t[i];
-        if (program_target(o->programs[i], t))
+        if (grader_program_target(o->programs[i], t))
             return GRADE_USAGE;
         /* one family: each program is compared with the one before */
         strcpy(t->family, "programs");
@@ -140,18 +140,18 @@ static int check_tools(grading *g)
 {
     const options *o = &g->o;
     if (o->program_mode) {
-        if (have_program("nm"))
+        if (lab_have_program("nm"))
             return GO_ON;
         fprintf(stderr, "grade: cannot grade here: nm is not installed (it comes with binutils)\n");
         return GRADE_NO_TOOLS;
     }
-    g->no_gpu_here = !find_gpu(g->gpu_name, sizeof g->gpu_name);
+    g->no_gpu_here = !grader_find_gpu(g->gpu_name, sizeof g->gpu_name);
     if (g->no_gpu_here && o->calibrate) {
         fprintf(stderr, "grade: cannot calibrate here: no NVIDIA GPU (nvidia-smi lists none)\n");
         return GRADE_NO_GPU;
     }
     const char *nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
-    const char *missing = !have_program(nvcc) ? nvcc : !have_program("nm") ? "nm" : NULL;
+    const char *missing = !lab_have_program(nvcc) ? nvcc : !lab_have_program("nm") ? "nm" : NULL;
     if (missing) {
         fprintf(stderr, "grade: cannot grade here: %s is not installed or not on PATH (%s)\n", missing,
                 !strcmp(missing, "nm") ? "it comes with binutils" : "install the CUDA Toolkit");
@@ -168,7 +168,7 @@ static int set_up_wall(grading *g)
 {
     options *o = &g->o;
     confinement *conf = &g->conf;
-    confinement_setup(conf, g->lab, o->unconfined, o->program_mode || !g->no_gpu_here, o->probed);
+    grader_confinement_setup(conf, g->lab, o->unconfined, o->program_mode || !g->no_gpu_here, o->probed);
     o->conf = conf;
     if (!conf->on && o->require_confinement && !o->unconfined) {
         fprintf(stderr, "grade: cannot confine the runs here (%s); a class is graded confined: grade it "
@@ -197,7 +197,7 @@ static int check_judge(grading *g)
     options *o = &g->o;
     char ipc_line[256];
     if (!o->judge || o->program_mode || g->no_gpu_here || o->probed ||
-        judge_can_share(g->lab, ipc_line, sizeof ipc_line))
+        grader_judge_can_share(g->lab, ipc_line, sizeof ipc_line))
         return GO_ON;
     if (o->require_confinement) {
         fprintf(stderr, "grade: the judge cannot share GPU memory with a runner here (%s); a class is "
@@ -229,30 +229,30 @@ static int place_targets(grading *g)
     const options *o = &g->o;
     char err[1024];
     snprintf(g->build_dir, sizeof g->build_dir, "%s", g->lab);
-    if (o->src && make_scratch(g->lab, o->src, g->t, g->n, g->missing, g->refused, sizeof g->refused, g->build_dir,
+    if (o->src && grader_make_scratch(g->lab, o->src, g->t, g->n, g->missing, g->refused, sizeof g->refused, g->build_dir,
                                sizeof g->build_dir, o->plan)) {
         fprintf(stderr, "grade: cannot prepare %s/build/grade-src for --src %s: %s\n", g->lab, o->src,
                 strerror(errno));
         return GRADE_USAGE;
     }
     for (int i = 0; i < g->n; i++)
-        target_paths(&g->t[i], g->build_dir, g->lab, "", o->calibrate ? "solution" : "exercise", o->judge);
+        grader_target_paths(&g->t[i], g->build_dir, g->lab, "", o->calibrate ? "solution" : "exercise", o->judge);
     static tier_reference refs[MAX_REFERENCES];
-    int nrefs = o->reference || o->calibrate ? references_read(g->lab, refs, MAX_REFERENCES, err, sizeof err) : 0;
+    int nrefs = o->reference || o->calibrate ? grader_references_read(g->lab, refs, MAX_REFERENCES, err, sizeof err) : 0;
     if (nrefs < 0) {
         fprintf(stderr, "grade: %s\n", err);
         return GRADE_USAGE;
     }
     for (int i = 0; o->reference && i < g->n; i++) {
-        const tier_reference *ref = reference_find(refs, nrefs, g->t[i].stage, o->reference);
+        const tier_reference *ref = grader_reference_find(refs, nrefs, g->t[i].stage, o->reference);
         if (ref)
-            reference_target(&g->t[i], g->lab, ref, o->judge);
+            grader_reference_target(&g->t[i], g->lab, ref, o->judge);
         else
             g->missing[i] = 1;
     }
     g->nstages = g->n;
     if (o->calibrate &&
-        (g->n = calibration_targets(g->t, g->n, MAX_TARGETS, refs, nrefs, &g->rb, g->lab, o->judge)) < 0) {
+        (g->n = grader_calibration_targets(g->t, g->n, MAX_TARGETS, refs, nrefs, &g->rb, g->lab, o->judge)) < 0) {
         fprintf(stderr, "grade: too many programs to calibrate with (at most %d)\n", MAX_TARGETS);
         return GRADE_USAGE;
     }
@@ -262,16 +262,16 @@ static int place_targets(grading *g)
 /* The official grade uses a pristine harness: say so if this one is not. */
 static void note_local_changes(const grading *g)
 {
-    if (g->o.calibrate || g->o.src || !have_program("git"))
+    if (g->o.calibrate || g->o.src || !lab_have_program("git"))
         return;
     char *gargv[] = {"git", "-C", (char *)g->lab, "status", "--porcelain", "--", "common", "grader",
                      "Makefile", "stages.tsv", NULL};
     run_result r;
-    run_program(gargv, -1, 30, 64 << 10, &r);
+    grader_run_program(gargv, -1, 30, 64 << 10, &r);
     if (r.exited && r.status == 0 && r.tail && r.tail[0])
         printf("note: common/, grader/, the Makefile or stages.tsv have local changes; the "
                "official grade uses the lab's own copies\n");
-    run_result_free(&r);
+    grader_run_result_free(&r);
 }
 
 /* The first line, and the build's log: built before, by make grade
@@ -295,7 +295,7 @@ static int announce(grading *g)
     snprintf(log_path, sizeof log_path, "%s/build/grade-build.log", g->lab);
     g->log = lab_read_file(log_path, 1u << 20);
     if (g->no_gpu_here)
-        return report_without_gpu(g->t, g->n, g->missing, g->refused, g->log, &g->pol);
+        return grader_report_without_gpu(g->t, g->n, g->missing, g->refused, g->log, &g->pol);
     note_local_changes(g);
     return GO_ON;
 }
@@ -308,7 +308,7 @@ static void score_unbuilt(grading *g, int i, stage_result *s, const char *comman
     if (g->missing[i] && g->o.reference) {
         char reason[REASON_LEN];
         snprintf(reason, sizeof reason, "no reference kernel for tier %s (stages.tsv)", g->o.reference);
-        score_fail(s, reason, NULL);
+        grader_score_fail(s, reason, NULL);
         return;
     }
     if (g->missing[i] == 2) {
@@ -316,59 +316,59 @@ static void score_unbuilt(grading *g, int i, stage_result *s, const char *comman
         snprintf(reason, sizeof reason, "not graded: %s", g->refused);
         snprintf(advice, sizeof advice, "Submit the files themselves, no links: %s/kernel.cu or "
                  "exercises/%s/kernel.cu (a folder, or a zip or tar of one).", t->stage, t->stage);
-        score_fail(s, reason, advice);
+        grader_score_fail(s, reason, advice);
         return;
     }
     if (g->missing[i]) {
         char advice[REASON_LEN];
         snprintf(advice, sizeof advice, "Submit %s/kernel.cu (your exercises/%s/kernel.cu) to have it graded.",
                  t->stage, t->stage);
-        score_fail(s, "no kernel.cu was submitted for this stage", advice);
+        grader_score_fail(s, "no kernel.cu was submitted for this stage", advice);
         return;
     }
     char reason[REASON_LEN + 32], advice[REASON_LEN], lines[4096];
-    build_failure(t, g->log, &g->pol, reason, sizeof reason, lines, sizeof lines);
+    grader_build_failure(t, g->log, &g->pol, reason, sizeof reason, lines, sizeof lines);
     if (!strncmp(reason, "did not link", 12))
         snprintf(advice, sizeof advice, "Call only your own kernels and what a kernel launcher "
                  "needs: common/%s.h says what kernel.cu may do (`%s` shows the linker's "
                  "message).", t->family, command);
     else
         snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).", command);
-    score_fail(s, reason, advice);
+    grader_score_fail(s, reason, advice);
     s->output = malloc(strlen(lines) + 1);
     if (s->output)
-        text_clean(lines, strlen(lines), s->output, strlen(lines) + 1);
+        grader_text_clean(lines, strlen(lines), s->output, strlen(lines) + 1);
 }
 
 /* Each stage in turn: scored from its run, or from why it has none. */
 static void grade_stages(grading *g)
 {
     const options *o = &g->o;
-    int have_sanitizer = o->sanitize && have_program("compute-sanitizer");
+    int have_sanitizer = o->sanitize && lab_have_program("compute-sanitizer");
     if (o->sanitize && !have_sanitizer)
         printf("note: compute-sanitizer is not installed (it comes with the full CUDA Toolkit): "
                "SANITIZE=1 is skipped\n");
     if (o->baselines)
-        kept_load(o->baselines, g->gpu_name);
+        grader_kept_load(o->baselines, g->gpu_name);
     for (int i = 0; i < g->n; i++) {
         stage_result *s = &g->res[i];
         const target *t = &g->t[i];
-        score_begin(s, t->stage, rubric_stage(&g->rb, t->stage), &g->rb);
+        grader_score_begin(s, t->stage, grader_rubric_stage(&g->rb, t->stage), &g->rb);
         printf("[%d/%d] %s: ", i + 1, g->n, t->stage);
         fflush(stdout);
         char command[256];
-        run_command(t->stage, NULL, command, sizeof command);
-        if (g->missing[i] || !target_built(t)) {
+        grader_run_command(t->stage, NULL, command, sizeof command);
+        if (g->missing[i] || !grader_target_built(t)) {
             score_unbuilt(g, i, s, command);
         } else {
             extra_args x;
-            grade_stage(s, t, &g->rb, &g->pol, o, have_sanitizer, reuse_baseline(&x, g->res, i, g->t, t));
+            grader_grade_stage(s, t, &g->rb, &g->pol, o, have_sanitizer, grader_reuse_baseline(&x, g->res, i, g->t, t));
         }
-        progress_done(s);
-        show_output_tail(s, 8);
+        grader_progress_done(s);
+        grader_show_output_tail(s, 8);
     }
     if (o->baselines)
-        kept_save(o->baselines, g->res, g->n, g->t);
+        grader_kept_save(o->baselines, g->res, g->n, g->t);
 }
 
 /* The table, grade.json, results.json and grade.tsv; the exit status. */
@@ -390,18 +390,18 @@ static int write_reports(grading *g)
     for (int i = g->n - 1; i >= 0; i--)
         if (g->res[i].gpu[0])
             snprintf(info.gpu, sizeof info.gpu, "%s", g->res[i].gpu);
-    report_table(stdout, g->res, g->n, &info);
+    grader_report_table(stdout, g->res, g->n, &info);
     char out_dir[PATH_MAX];
     snprintf(out_dir, sizeof out_dir, "%s", o->out ? o->out : g->lab);
-    if (o->out && mkdirs(out_dir))
+    if (o->out && lab_mkdirs(out_dir))
         fprintf(stderr, "grade: cannot create %s\n", out_dir);
-    if (report_write(out_dir, g->res, g->n, &info) == 0)
+    if (grader_report_write(out_dir, g->res, g->n, &info) == 0)
         printf("reports: %s/grade.json, %s/results.json, %s/grade.tsv (%.0f s in all)\n", out_dir, out_dir,
                out_dir, info.seconds);
     int no_gpu = 0;
     for (int i = 0; i < g->n; i++) {
         no_gpu |= g->res[i].no_gpu;
-        stage_result_free(&g->res[i]);
+        grader_stage_result_free(&g->res[i]);
     }
     if (!no_gpu)
         return GRADE_OK;
@@ -416,14 +416,14 @@ int main(int argc, char **argv)
     catch_signals();
     /* a run record for the plots' scripts: nothing else */
     if (argc == 3 && !strcmp(argv[1], "--record-tsv"))
-        return record_tsv(argv[2]);
+        return grader_record_tsv(argv[2]);
     /* the launcher's pre-run checks and verdicts (launched.c) */
-    if ((rc = launched_main(argc, argv)) >= 0)
+    if ((rc = grader_launched_main(argc, argv)) >= 0)
         return rc;
     /* make run on a GPU: what the CPU emulation names in a wrong kernel */
-    if ((rc = emulated_main(argc, argv)) >= 0)
+    if ((rc = grader_emulated_main(argc, argv)) >= 0)
         return rc;
-    if (parse_options(argc, argv, &g.o))
+    if (grader_parse_options(argc, argv, &g.o))
         return GRADE_USAGE;
     if ((rc = read_settings(&g)) != GO_ON || (rc = choose_targets(&g)) != GO_ON || (rc = check_tools(&g)) != GO_ON)
         return rc;
@@ -437,7 +437,7 @@ int main(int argc, char **argv)
         if ((rc = place_targets(&g)) != GO_ON)
             return rc;
         if (g.o.plan) {
-            plan_build(stdout, g.build_dir, g.t, g.n, g.o.jobs, g.o.judge);
+            grader_plan_build(stdout, g.build_dir, g.t, g.n, g.o.jobs, g.o.judge);
             return GRADE_OK;
         }
     }
@@ -446,7 +446,7 @@ int main(int argc, char **argv)
         return rc;
     }
     if (g.o.calibrate)
-        rc = calibrate(&g.o, g.t, g.n, &g.rb, &g.pol, g.log);
+        rc = grader_calibrate(&g.o, g.t, g.n, &g.rb, &g.pol, g.log);
     else
         grade_stages(&g);
     free(g.log);

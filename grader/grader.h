@@ -12,7 +12,7 @@
  *   sentence.c  a failing run through the launcher, in one sentence of its output
  *   report.c    the table, grade.json, Gradescope's results.json, grade.tsv
  *   recordtsv.c a driver's run record as tab-separated lines (--record-tsv)
- *   util.c      appending to messages, cleaning text, PATH, the clock
+ *   util.c      appending to messages, cleaning text
  *   grading.h   how make grade's own files (options, build, stage,
  *               calibrate, grade) fit together
  *
@@ -54,7 +54,7 @@ typedef struct {
 
 /* The stages of stages.tsv, as build/stages.h has them compiled in: the
  * number copied into out (at most max). */
-int stages_all(stage_info *out, int max);
+int grader_stages_all(stage_info *out, int max);
 
 /* The reference kernel of a speed tier (a reference line of stages.tsv): the plain
  * form of what the tier's advice says, which make calibrate measures to set
@@ -71,9 +71,9 @@ typedef struct {
 /* The reference lines of stages.tsv (build/stages.h) whose kernel.cu is in
  * the lab at lab (a student release has none): their number, or -1 with
  * why in err. */
-int references_read(const char *lab, tier_reference *out, int max, char *err, size_t errlen);
+int grader_references_read(const char *lab, tier_reference *out, int max, char *err, size_t errlen);
 /* The reference of a stage's tier, or NULL. */
-const tier_reference *reference_find(const tier_reference *r, int n, const char *stage, const char *tier);
+const tier_reference *grader_reference_find(const tier_reference *r, int n, const char *stage, const char *tier);
 
 typedef struct {
     char gpu[NAME_LEN]; /* as cudaGetDeviceProperties names it, or "default" */
@@ -119,16 +119,16 @@ typedef struct {
 } rubric;
 
 /* Read the rubric. Returns 0, or -1 with "FILE:LINE: what is wrong" in err. */
-int rubric_read(const char *path, rubric *r, char *err, size_t errlen);
+int grader_rubric_read(const char *path, rubric *r, char *err, size_t errlen);
 /* The stage's rubric entry, or NULL when the rubric does not know it. */
-const stage_rubric *rubric_stage(const rubric *r, const char *stage);
+const stage_rubric *grader_rubric_stage(const rubric *r, const char *stage);
 /* The threshold of a tier for this GPU: the GPU's own row, else "default".
  * Sets *is_default. Returns 0, or -1 when neither row exists. */
-int rubric_threshold(const tier *t, const char *gpu, double *value, int *is_default);
+int grader_rubric_threshold(const tier *t, const char *gpu, double *value, int *is_default);
 /* The calibration margin of a tier name (pass 0.75, ...), or 0 if none. */
 /* make calibrate's factor for a stage's tier: the stage's own margin row,
  * else the tier's; 0 when neither exists */
-double rubric_margin(const rubric *r, const char *stage, const char *tier_name);
+double grader_rubric_margin(const rubric *r, const char *stage, const char *tier_name);
 /* Replace the threshold rows of gpu for the given (stage, tier, value)
  * triples in the rubric file, keeping every other line; a comment line
  * above the new rows says when and how they were made. */
@@ -137,7 +137,7 @@ typedef struct {
     char tier[NAME_LEN];
     double value;
 } new_threshold;
-int rubric_write_thresholds(const char *path, const char *gpu, const new_threshold *t,
+int grader_rubric_write_thresholds(const char *path, const char *gpu, const new_threshold *t,
                             int n, const char *comment, char *err, size_t errlen);
 
 /* ================================================================ running */
@@ -170,14 +170,14 @@ typedef struct {
  * `keep` bytes are kept, and (record_fd >= 3) a second pipe that the
  * program sees as descriptor record_fd. The whole group is killed at limit_s or when the
  * program ends. Never blocks on the program's output. */
-void run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
+void grader_run_program(char *const argv[], int record_fd, double limit_s, size_t keep,
                  run_result *r);
 /* The same, with a third pipe that the program sees as descriptor
  * progress_fd (>= 3, not record_fd) for its progress lines (--progress-fd):
  * the last PROGRESS_KEEP bytes are kept in progress. */
-void run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
+void grader_run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
                           size_t keep, run_result *r);
-void run_result_free(run_result *r);
+void grader_run_result_free(run_result *r);
 /* How far a run got, from its progress lines (progress.c). */
 #define PROGRESS_LINE 160
 typedef struct {
@@ -191,10 +191,10 @@ typedef struct {
     double first_call_ms;  /* the kernel's first timed call (-1: unknown)  */
 } run_progress;
 /* Read the progress lines a run sent; cut: the text begins inside a line. */
-void progress_read(const char *text, size_t len, int cut, run_progress *p);
+void grader_progress_read(const char *text, size_t len, int cut, run_progress *p);
 
 /* Kill the group of the program being run now, if any (for SIGINT). */
-void run_kill_current(void);
+void grader_run_kill_current(void);
 
 /* ============================================================ the policy */
 
@@ -211,15 +211,15 @@ typedef struct {
     char path[512];
 } policy;
 
-int policy_read(const char *path, policy *p, char *err, size_t errlen);
+int grader_policy_read(const char *path, policy *p, char *err, size_t errlen);
 /* Check an object file: every symbol it uses from elsewhere must be allowed,
  * it may define no symbol the rules refuse, and functions with C names only
  * when contract_header declares them. Returns 0 when the object may run;
  * 1 with a message naming the symbol in msg; -1 when the tools failed. */
-int policy_check(const policy *p, const char *object, const char *contract_header,
+int grader_policy_check(const policy *p, const char *object, const char *contract_header,
                  char *msg, size_t msglen);
 /* The rule deciding one symbol (for tests): NULL when none matches. */
-const policy_rule *policy_match(const policy *p, const char *symbol, int defined);
+const policy_rule *grader_policy_match(const policy *p, const char *symbol, int defined);
 
 /* =============================================================== scoring */
 
@@ -274,35 +274,35 @@ typedef struct {
 
 /* baseline.c: fill s's baseline_ms and baseline_at from a record that
  * offers its baseline to the later stages of its family. */
-void offer_baseline(stage_result *s, const jvalue *rec, int status);
+void grader_offer_baseline(stage_result *s, const jvalue *rec, int status);
 
 /* result.c: start a stage's result: name and maximum points from the
  * rubric. */
-void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r);
+void grader_score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r);
 /* Score zero for a reason that stopped the stage before a record existed
  * (did not compile, refused symbol, ...), with advice for the student. */
-void score_fail(stage_result *s, const char *reason, const char *advice);
-void score_add_advice(stage_result *s, const char *fmt, ...)
+void grader_score_fail(stage_result *s, const char *reason, const char *advice);
+void grader_score_add_advice(stage_result *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void stage_result_free(stage_result *s);
+void grader_stage_result_free(stage_result *s);
 
 /* score.c: score a finished run: validate the record against the
  * process's fate, then correctness and each tier. command is what a
  * student types to see the run for themselves (make run EX=03). */
-void score_run(stage_result *s, const run_result *run, const stage_rubric *sr,
+void grader_score_run(stage_result *s, const run_result *run, const stage_rubric *sr,
                const char *command);
 /* wrong.c: a run with a valid record that is not correct (its exit
  * status): the reason and the advice, from its first failed check. */
-void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command);
+void grader_explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command);
 /* The size to emulate a wrong run at (stage_result's emulate_at), from its
  * record and exit status: "" when it is not wrong (1) or a CUDA error (4). */
-void emulate_size(const jvalue *rec, int status, char *at, size_t len);
+void grader_emulate_size(const jvalue *rec, int status, char *at, size_t len);
 /* The sanitizer found errors: the correctness points are lost. */
-void score_sanitizer(stage_result *s, const char *finding, const char *command);
+void grader_score_sanitizer(stage_result *s, const char *finding, const char *command);
 
 /* Validate a record against the run: returns the parsed record, or NULL with
  * the reason in why. expected_stage: the stage the program must say it is. */
-jvalue *record_validate(const run_result *run, const char *expected_stage, char *why,
+jvalue *grader_record_validate(const run_result *run, const char *expected_stage, char *why,
                         size_t whylen);
 
 /* ============================================================ sanitizer */
@@ -311,24 +311,24 @@ jvalue *record_validate(const run_result *run, const char *expected_stage, char 
  * kernel.cu in finding ("Invalid __global__ write of size 4 bytes
  * (exercises/03_tiled/kernel.cu:31)"); 2 when it reported errors, none of
  * them in a kernel.cu (finding: the first); 0 when it found none. */
-int sanitizer_finding(const char *out, char *finding, size_t len);
+int grader_sanitizer_finding(const char *out, char *finding, size_t len);
 
 /* ============================================================= sentence */
 
 /* The emulator's first finding in a run's output (its first "  emulator: "
  * line, cleaned): 1 with it in finding, 0 when it named nothing. */
-int emulator_finding(const char *out, char *finding, size_t len);
+int grader_emulator_finding(const char *out, char *finding, size_t len);
 /* What a failing run through the launcher found, in one line of its
  * output: the emulator's first finding, else the error that stopped it,
  * else the line that explains its first failed check, else that check's
  * line, else the verdict's why ("wrong" when there is nothing). */
-void run_sentence(const char *out, char *sentence, size_t len);
+void grader_run_sentence(const char *out, char *sentence, size_t len);
 
 /* =============================================================== reports */
 
 /* recordtsv.c: --record-tsv RECORD.json: a driver's run record, one line a
  * kernel, on stdout; the exit status. */
-int record_tsv(const char *path);
+int grader_record_tsv(const char *path);
 
 typedef struct {
     unsigned long long seed;
@@ -343,20 +343,17 @@ typedef struct {
 } grade_info;
 
 /* The table and the advice, on out. */
-void report_table(FILE *out, const stage_result *s, int n, const grade_info *g);
+void grader_report_table(FILE *out, const stage_result *s, int n, const grade_info *g);
 /* grade.json, results.json and grade.tsv in dir; returns 0 or -1 (message on stderr). */
-int report_write(const char *dir, const stage_result *s, int n, const grade_info *g);
+int grader_report_write(const char *dir, const stage_result *s, int n, const grade_info *g);
 /* Copy text into out (size outlen) fit for JSON and terminals: valid UTF-8
  * kept, other bytes and control characters but \n and \t become '?'. */
-void text_clean(const char *text, size_t len, char *out, size_t outlen);
+void grader_text_clean(const char *text, size_t len, char *out, size_t outlen);
 
 /* ============================================================== helpers */
 
 /* snprintf that appends to buf. */
-void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* 1 when an executable named name is on PATH (or name is a path to one). */
-int have_program(const char *name);
-/* mkdir -p: 0, or -1 with errno set. */
-int mkdirs(const char *path);
+void grader_appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* lab_have_program, lab_mkdirs and lab_utf8_len: common/util.h. */
 
 #endif /* GRADER_H */

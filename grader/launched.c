@@ -38,11 +38,11 @@
 enum { LAUNCH_CORRECT = 0, LAUNCH_WRONG = 1, LAUNCH_USAGE = 2, LAUNCH_REFUSED_CONSTRUCT = 4, LAUNCH_REFUSED = 6 };
 #define LAUNCH_KEEP (4u << 20) /* output shown after the run: make explain's table fits */
 
-int prerun_refusal(const target *t, const policy *pol, char *reason, size_t rlen, char *advice, size_t alen)
+int grader_prerun_refusal(const target *t, const policy *pol, char *reason, size_t rlen, char *advice, size_t alen)
 {
     char lib[REASON_LEN], sym[REASON_LEN];
-    int lib_rc = library_check(t, lib, sizeof lib);
-    int sym_rc = lib_rc == 1 ? 0 : policy_check(pol, t->object, t->header[0] ? t->header : NULL, sym, sizeof sym);
+    int lib_rc = grader_library_check(t, lib, sizeof lib);
+    int sym_rc = lib_rc == 1 ? 0 : grader_policy_check(pol, t->object, t->header[0] ? t->header : NULL, sym, sizeof sym);
     if (!lib_rc && !sym_rc)
         return 0;
     snprintf(reason, rlen, "refused: kernel.cu %s", lib_rc == 1 || !sym_rc ? lib : sym);
@@ -59,10 +59,10 @@ int prerun_refusal(const target *t, const policy *pol, char *reason, size_t rlen
 }
 
 /* STAGE's target for the checks: its family's contract, its lesson. */
-int prerun_target(const char *stage, const char *object, target *t)
+int grader_prerun_target(const char *stage, const char *object, target *t)
 {
     stage_info all[MAX_STAGES];
-    int n = stages_all(all, MAX_STAGES);
+    int n = grader_stages_all(all, MAX_STAGES);
     memset(t, 0, sizeof *t);
     for (int i = 0; i < n; i++)
         if (!strcmp(all[i].dir, stage)) {
@@ -82,13 +82,13 @@ static int prerun_cli(const char *stage, const char *object)
     static policy pol;
     target t;
     char err[512], reason[REASON_LEN + 32], advice[REASON_LEN + 64];
-    if (prerun_target(stage, object, &t))
+    if (grader_prerun_target(stage, object, &t))
         return LAUNCH_USAGE;
-    if (policy_read("grader/allowed-symbols.txt", &pol, err, sizeof err)) {
+    if (grader_policy_read("grader/allowed-symbols.txt", &pol, err, sizeof err)) {
         fprintf(stderr, "grade: --prerun: %s\n", err);
         return LAUNCH_USAGE;
     }
-    if (!prerun_refusal(&t, &pol, reason, sizeof reason, advice, sizeof advice))
+    if (!grader_prerun_refusal(&t, &pol, reason, sizeof reason, advice, sizeof advice))
         return LAUNCH_CORRECT;
     printf("%s\n%s\n", reason, advice);
     return LAUNCH_REFUSED;
@@ -98,7 +98,7 @@ static int prerun_cli(const char *stage, const char *object)
 static int verdict(const run_result *r, const char *stage, int emulated)
 {
     char why[REASON_LEN];
-    jvalue *rec = record_validate(r, stage, why, sizeof why);
+    jvalue *rec = grader_record_validate(r, stage, why, sizeof why);
     int rc = LAUNCH_WRONG;
     if (rec && emulated && lab_json_bool_at(rec, "emulated") != 1)
         snprintf(why, sizeof why, "sent a record that is not the emulated harness's");
@@ -136,13 +136,13 @@ static int run_checks_cli(int argc, char **argv)
     cmd[n] = "--record-fd";
     cmd[n + 1] = "3";
     run_result r;
-    run_program(cmd, 3, limit, LAUNCH_KEEP, &r);
+    grader_run_program(cmd, 3, limit, LAUNCH_KEEP, &r);
     free(cmd);
     fwrite(r.tail ? r.tail : "", 1, r.tail_len, stdout);
     if (r.tail_len && r.tail[r.tail_len - 1] != '\n')
         putchar('\n');
     int rc = verdict(&r, argv[2], emulated);
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return rc;
 }
 
@@ -153,13 +153,13 @@ static int sentence_cli(const char *path)
         fprintf(stderr, "grade: --sentence: cannot read %s\n", path);
         return LAUNCH_USAGE;
     }
-    run_sentence(out, sentence, sizeof sentence);
+    grader_run_sentence(out, sentence, sizeof sentence);
     free(out);
     printf("%s\n", sentence);
     return 0;
 }
 
-int launched_main(int argc, char **argv)
+int grader_launched_main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--sentence"))
         return sentence_cli(argv[2]);

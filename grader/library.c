@@ -123,7 +123,7 @@ static void tidy_path(const char *path, char *out, size_t len)
     }
     snprintf(out, len, "%s", path[0] == '/' ? "/" : "");
     for (int i = 0; i < n; i++)
-        appendf(out, len, "%s%s", i ? "/" : "", step[i]);
+        grader_appendf(out, len, "%s%s", i ? "/" : "", step[i]);
 }
 
 /* A refused header at this path, as written tidied or as the file system
@@ -234,7 +234,7 @@ static char *read_list(const target *t, char *why, size_t len)
     return files;
 }
 
-int library_list_usable(const target *t)
+int grader_library_list_usable(const target *t)
 {
     char why[512];
     char *files = read_list(t, why, sizeof why);
@@ -245,12 +245,12 @@ int library_list_usable(const target *t)
 
 /* ================================================================ the check */
 
-int library_check(const target *t, char *msg, size_t len)
+int grader_library_check(const target *t, char *msg, size_t len)
 {
     msg[0] = 0;
     char *files = read_list(t, msg, len);
     if (!files) {
-        appendf(msg, len, ": the grader cannot tell which libraries it uses; run make grade again");
+        grader_appendf(msg, len, ": the grader cannot tell which libraries it uses; run make grade again");
         return -1;
     }
     const library_header *h = NULL;
@@ -265,7 +265,7 @@ int library_check(const target *t, char *msg, size_t len)
     snprintf(msg, len, "includes %s (%s): stage %.*s asks you to write its kernels yourself", h->what, shown,
              (int)(digits ? digits : strlen(t->stage)), t->stage);
     if (t->lesson[0])
-        appendf(msg, len, " (%s)", t->lesson);
-    appendf(msg, len, "; cooperative groups' tiles, syncs and shuffles are allowed");
+        grader_appendf(msg, len, " (%s)", t->lesson);
+    grader_appendf(msg, len, "; cooperative groups' tiles, syncs and shuffles are allowed");
     return 1;
 }

@@ -133,7 +133,7 @@ static int value_option(const char *a, const char *v, options *o)
     return 0;
 }
 
-int parse_options(int argc, char **argv, options *o)
+int grader_parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->lab = ".";
@@ -181,7 +181,7 @@ static int stage_named(const char *dir, const char *name)
 
 /* The targets: every stage of stages.tsv, or those named (stage_named). To
  * calibrate a stage, the previous stage of its family is measured too. */
-int select_stages(const options *o, const stage_info *all, int nall, target *t)
+int grader_select_stages(const options *o, const stage_info *all, int nall, target *t)
 {
     for (int k = 0; k < o->nnames; k++) {
         int found = 0;
@@ -223,7 +223,7 @@ int select_stages(const options *o, const stage_info *all, int nall, target *t)
 }
 
 /* --program STAGE[:TIER]=BINARY[:OBJECT[:HEADER[:EMULATED]]] into a target. */
-int program_target(const char *spec, target *t)
+int grader_program_target(const char *spec, target *t)
 {
     memset(t, 0, sizeof *t);
     const char *eq = strchr(spec, '=');
@@ -246,7 +246,7 @@ int program_target(const char *spec, target *t)
 }
 
 
-void target_paths(target *t, const char *dir, const char *lab, const char *sub, const char *variant, int judge)
+void grader_target_paths(target *t, const char *dir, const char *lab, const char *sub, const char *variant, int judge)
 {
     snprintf(t->binary, sizeof t->binary, "%s/build/%s/%s%s%s", dir, t->stage, sub, variant, judge ? "-judge" : "");
     t->runner[0] = 0;
@@ -265,12 +265,12 @@ void target_paths(target *t, const char *dir, const char *lab, const char *sub, 
 #endif
 }
 
-void reference_target(target *t, const char *lab, const tier_reference *ref, int judge)
+void grader_reference_target(target *t, const char *lab, const tier_reference *ref, int judge)
 {
     /* the solution as it is is the stage's own solution build */
     int own = !strcmp(ref->source, "solution") && !ref->flags[0];
     char sub[NAME_LEN + 2];
     snprintf(sub, sizeof sub, "%s/", ref->tier);
     snprintf(t->tier, sizeof t->tier, "%s", ref->tier);
-    target_paths(t, lab, lab, own ? "" : sub, ref->source, judge);
+    grader_target_paths(t, lab, lab, own ? "" : sub, ref->source, judge);
 }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int policy_read(const char *path, policy *p, char *err, size_t errlen)
+int grader_policy_read(const char *path, policy *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->path, sizeof p->path, "%s", path);
@@ -74,7 +74,7 @@ int policy_read(const char *path, policy *p, char *err, size_t errlen)
     return 0;
 }
 
-const policy_rule *policy_match(const policy *p, const char *symbol, int defined)
+const policy_rule *grader_policy_match(const policy *p, const char *symbol, int defined)
 {
     for (int i = 0; i < p->nrules; i++)
         if (p->rules[i].defined == defined && fnmatch(p->rules[i].pattern, symbol, 0) == 0)
@@ -87,11 +87,11 @@ const policy_rule *policy_match(const policy *p, const char *symbol, int defined
 static char *tool_output(char *const argv[], int *ok)
 {
     run_result r;
-    run_program(argv, -1, 60, 8u << 20, &r);
+    grader_run_program(argv, -1, 60, 8u << 20, &r);
     *ok = r.started && r.exited && r.status == 0 && r.output_bytes <= (8u << 20);
     char *out = r.tail;
     r.tail = NULL;
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return out;
 }
 
@@ -156,9 +156,9 @@ static void refuse(char *msg, size_t msglen, int *nrefused, const char *what, co
     if (*nrefused == 0)
         snprintf(msg, msglen, "%s %s: %s", what, shown, reason);
     else if (*nrefused == 1)
-        appendf(msg, msglen, " (also refused: %s", shown);
+        grader_appendf(msg, msglen, " (also refused: %s", shown);
     else if (*nrefused < 6)
-        appendf(msg, msglen, ", %s", shown);
+        grader_appendf(msg, msglen, ", %s", shown);
     (*nrefused)++;
 }
 
@@ -190,7 +190,7 @@ static int has_raw_syscall(const char *object)
     return found;
 }
 
-int policy_check(const policy *p, const char *object, const char *contract_header, char *msg,
+int grader_policy_check(const policy *p, const char *object, const char *contract_header, char *msg,
                  size_t msglen)
 {
     msg[0] = 0;
@@ -230,7 +230,7 @@ int policy_check(const policy *p, const char *object, const char *contract_heade
                 continue;
             char t = type[0];
             int undefined = t == 'U' || t == 'w' || t == 'v';
-            const policy_rule *r = policy_match(p, name, !undefined);
+            const policy_rule *r = grader_policy_match(p, name, !undefined);
             if (undefined) {
                 if (!r && pass == 1)
                     refuse(msg, msglen, &nrefused, "uses", name,
@@ -259,7 +259,7 @@ int policy_check(const policy *p, const char *object, const char *contract_heade
     free(text);
     free(header);
     if (nrefused > 1)
-        appendf(msg, msglen, "%s)", nrefused > 6 ? ", ..." : "");
+        grader_appendf(msg, msglen, "%s)", nrefused > 6 ? ", ..." : "");
     if (nrefused == 0 && has_raw_syscall(object)) {
         snprintf(msg, msglen, "contains a raw system call instruction in host code: "
                               "only the harness talks to the operating system");

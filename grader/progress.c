@@ -25,7 +25,7 @@
 static void progress_line(run_progress *p, const char *line, size_t n)
 {
     char text[PROGRESS_LINE];
-    text_clean(line, n < sizeof text ? n : sizeof text - 1, text, sizeof text);
+    grader_text_clean(line, n < sizeof text ? n : sizeof text - 1, text, sizeof text);
     if (!text[0])
         return;
     p->lines++;
@@ -61,7 +61,7 @@ static void progress_line(run_progress *p, const char *line, size_t n)
         snprintf(p->size, sizeof p->size, "%.*s", (int)strcspn(rest, " ,"), rest);
 }
 
-void progress_read(const char *text, size_t len, int cut, run_progress *p)
+void grader_progress_read(const char *text, size_t len, int cut, run_progress *p)
 {
     memset(p, 0, sizeof *p);
     p->first_call_ms = -1;

@@ -24,7 +24,7 @@ static void put_text(lab_json *j, const char *key, const char *text)
     char *clean = malloc(n + 1);
     if (!clean)
         return;
-    text_clean(text ? text : "", n, clean, n + 1);
+    grader_text_clean(text ? text : "", n, clean, n + 1);
     lab_json_string(j, key, clean);
     free(clean);
 }
@@ -73,10 +73,10 @@ static void table_row(FILE *out, const stage_result *r)
     for (int k = 0; r->speed_scored && k < r->ntiers; k++) {
         char one[96];
         tier_text(&r->tiers[k], one, sizeof one);
-        appendf(tiers, sizeof tiers, "%s%s", k ? ", " : "", one);
+        grader_appendf(tiers, sizeof tiers, "%s%s", k ? ", " : "", one);
     }
     if (r->speed_scored && r->flagged)
-        appendf(tiers, sizeof tiers, " FLAGGED");
+        grader_appendf(tiers, sizeof tiers, " FLAGGED");
     char points[32];
     snprintf(points, sizeof points, "%d/%d", r->points, r->max);
     char name[NAME_LEN + 16];
@@ -134,7 +134,7 @@ static void footnotes(FILE *out, const stage_result *s, int n, const grade_info 
         if (r->thresholds_default && !default_gpu)
             default_gpu = r->gpu;
         if (r->thresholds_default)
-            appendf(defaulted, sizeof defaulted, "%s%s", ndefault++ ? ", " : "", r->stage);
+            grader_appendf(defaulted, sizeof defaulted, "%s%s", ndefault++ ? ", " : "", r->stage);
         scored += r->speed_scored && r->ntiers > 0;
     }
     if (default_gpu && ndefault < scored)
@@ -154,7 +154,7 @@ static void footnotes(FILE *out, const stage_result *s, int n, const grade_info 
                      "not an official one.\n");
 }
 
-void report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
+void grader_report_table(FILE *out, const stage_result *s, int n, const grade_info *g)
 {
     const points p = count_points(s, n);
     fprintf(out, "\n%-22s %-7s %9s %9s %7s  %s\n", "stage", "correct", "speedup", "% of ref", "points",
@@ -191,23 +191,23 @@ static FILE *open_report(const char *dir, const char *name, char *path, size_t l
 static void stage_summary(const stage_result *r, char *buf, size_t len)
 {
     buf[0] = 0;
-    appendf(buf, len, "correct: %s (%d/%d points)\n", r->correct ? "yes" : "no", r->correct_points,
+    grader_appendf(buf, len, "correct: %s (%d/%d points)\n", r->correct ? "yes" : "no", r->correct_points,
             r->correct_max);
     if (r->reason[0])
-        appendf(buf, len, "%s\n", r->reason);
+        grader_appendf(buf, len, "%s\n", r->reason);
     for (int k = 0; k < r->ntiers; k++) {
         char one[96];
         tier_text(&r->tiers[k], one, sizeof one);
-        appendf(buf, len, "speed tier %s (%s)\n", one, r->tiers[k].field);
+        grader_appendf(buf, len, "speed tier %s (%s)\n", one, r->tiers[k].field);
     }
     if (r->note[0])
-        appendf(buf, len, "note: %s\n", r->note);
+        grader_appendf(buf, len, "note: %s\n", r->note);
     if (r->sanitizer[0])
-        appendf(buf, len, "compute-sanitizer: %s\n", r->sanitizer);
+        grader_appendf(buf, len, "compute-sanitizer: %s\n", r->sanitizer);
     if (r->warning[0])
-        appendf(buf, len, "warning: %s\n", r->warning);
+        grader_appendf(buf, len, "warning: %s\n", r->warning);
     for (int k = 0; k < r->nadvice; k++)
-        appendf(buf, len, "- %s\n", r->advice[k]);
+        grader_appendf(buf, len, "- %s\n", r->advice[k]);
 }
 
 /* A field of grade.tsv: cleaned text on one line, without tabs; "-" when
@@ -217,7 +217,7 @@ static void put_field(FILE *f, const char *text, const char *after)
     size_t n = text ? strlen(text) : 0;
     char *clean = malloc(n + 1);
     if (clean) {
-        text_clean(text ? text : "", n, clean, n + 1);
+        grader_text_clean(text ? text : "", n, clean, n + 1);
         for (char *p = clean; *p; p++)
             if (*p == '\t' || *p == '\n' || *p == '\r')
                 *p = ' ';
@@ -251,7 +251,7 @@ static int report_tsv(const char *dir, const stage_result *s, int n, const grade
         char missed[MAX_TIERS * (NAME_LEN + 1)] = "";
         for (int k = 0; k < r->ntiers; k++)
             if (r->tiers[k].points < r->tiers[k].max)
-                appendf(missed, sizeof missed, "%s%s", missed[0] ? "," : "", r->tiers[k].name);
+                grader_appendf(missed, sizeof missed, "%s%s", missed[0] ? "," : "", r->tiers[k].name);
         put_field(f, r->stage, "\t");
         fprintf(f, "%s\t%d\t%d\t%s\t%s\t%llu\t", r->bonus ? "true" : "false", r->points, r->max,
                 r->correct ? "true" : "false", r->flagged ? "true" : "false", g->seed);
@@ -384,10 +384,10 @@ static int write_results_json(const char *dir, const stage_result *s, int n, con
             /* the end of the program's own output shows the failure */
             size_t len = strlen(r->output);
             const char *tail = len > 2000 ? r->output + len - 2000 : r->output;
-            appendf(text, sizeof text, "\nlast lines of the output:\n%s", tail);
+            grader_appendf(text, sizeof text, "\nlast lines of the output:\n%s", tail);
         }
         if (r->bonus)
-            appendf(text, sizeof text, "\na bonus stage: its %d points are extra credit, not in the maximum\n", r->max);
+            grader_appendf(text, sizeof text, "\na bonus stage: its %d points are extra credit, not in the maximum\n", r->max);
         lab_json_object(&j, NULL);
         put_text(&j, "name", r->stage);
         lab_json_int(&j, "score", r->points);
@@ -401,7 +401,7 @@ static int write_results_json(const char *dir, const stage_result *s, int n, con
     return close_report(f, path);
 }
 
-int report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
+int grader_report_write(const char *dir, const stage_result *s, int n, const grade_info *g)
 {
     points p = count_points(s, n);
     if (write_grade_json(dir, s, n, g, &p) || write_results_json(dir, s, n, g, &p))

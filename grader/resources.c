@@ -73,7 +73,7 @@ static int number_before(const char *line, const char *key)
 }
 
 /* Two formats, told apart line by line; the entries of one architecture summed up at the end. */
-int resources_parse(const char *text, const char *want, resource_use *u)
+int grader_resources_parse(const char *text, const char *want, resource_use *u)
 {
     static entry e[MAX_ENTRIES];
     int n = 0;
@@ -155,7 +155,7 @@ static void opcode(const char *line, char *out, size_t len)
 }
 
 /* Count FFMA from the first LDG of a run to the STS that follows it (resources.h). */
-int resources_overlap(const char *sass, const char *want)
+int grader_resources_overlap(const char *sass, const char *want)
 {
     int most = -1, loading = 0, fmas = 0, mine = !want;
     for (const char *line = sass; line && *line;) {
@@ -184,7 +184,7 @@ int resources_overlap(const char *sass, const char *want)
 }
 
 /* Registers are given a warp 8 a thread at a time: 217 take 224 (resources.h). */
-int resources_warps(int registers)
+int grader_resources_warps(int registers)
 {
     int per_warp = (registers < 1 ? 8 : (registers + 7) / 8 * 8) * 32;
     int warps = 65536 / per_warp;
@@ -192,7 +192,7 @@ int resources_warps(int registers)
 }
 
 /* The first row of the table for the stage, tier and architecture. */
-int resources_expected(const char *table, const char *stage, const char *tier, const char *arch,
+int grader_resources_expected(const char *table, const char *stage, const char *tier, const char *arch,
                        resource_use *u)
 {
     char *text = lab_read_file(table, 1u << 20);
@@ -228,13 +228,13 @@ static void local_text(char *out, size_t len, const resource_use *u)
 }
 
 /* The figures side by side, then the one conclusion that fits first. */
-void resources_sentence(char *out, size_t len, const char *stage, const resource_use *s, const resource_use *r)
+void grader_resources_sentence(char *out, size_t len, const char *stage, const resource_use *s, const resource_use *r)
 {
     char sl[128], rl[128];
     int ex = (int)strspn(stage, "0123456789");
     local_text(sl, sizeof sl, s);
     local_text(rl, sizeof rl, r);
-    int sw = resources_warps(s->registers), rw = resources_warps(r->registers);
+    int sw = grader_resources_warps(s->registers), rw = grader_resources_warps(r->registers);
     snprintf(out, len, "The compiler gave your %s (%s) %d registers a thread, %s and %d bytes of shared "
              "memory a block: an SM's registers hold %d warps at most (%d block%s of 256 threads). The tier's "
              "reference kernel: %d registers, %s, %d bytes of shared memory, %d warps. ",
@@ -242,27 +242,27 @@ void resources_sentence(char *out, size_t len, const char *stage, const resource
              rl, r->shared_bytes, rw);
     int waits = r->overlap >= 64 && s->overlap >= 0 && s->overlap * 10 < r->overlap;
     if (waits)
-        appendf(out, len, "Between loading a tile from global memory and storing it into shared memory "
+        grader_appendf(out, len, "Between loading a tile from global memory and storing it into shared memory "
                 "your kernel does %d multiply-adds, so every load is waited for at once (the reference "
                 "does %d there): issue the next tile's loads before this tile's multiply-adds and store "
                 "them after. ", s->overlap, r->overlap);
     if (s->local_bytes > r->local_bytes)
-        appendf(out, len, "Your kernel keeps values in local memory, which is device memory behind the "
+        grader_appendf(out, len, "Your kernel keeps values in local memory, which is device memory behind the "
                 "caches, where the reference keeps them in registers: index register arrays only with "
                 "constants (#pragma unroll the loops over them), and do not ask __launch_bounds__ for "
                 "more blocks an SM than its registers allow (`make ptxas EX=%.*s` shows the spills).", ex, stage);
     else if (sw / 8 < rw / 8) /* in whole blocks of 8 warps, as the lab's kernels have */
-        appendf(out, len, "With fewer warps an SM has less other work while a warp waits: fewer live "
+        grader_appendf(out, len, "With fewer warps an SM has less other work while a warp waits: fewer live "
                 "values a thread (or fewer elements a thread) would let it hold more.");
     else if (!waits)
-        appendf(out, len, "Your kernel fits as well as the reference does, so the difference is in what "
+        grader_appendf(out, len, "Your kernel fits as well as the reference does, so the difference is in what "
                 "it does with them: how its shared-memory reads and stores meet the banks, how many "
                 "instructions it issues for each multiply-add: compare `make profile EX=%.*s` with the "
                 "solution's.", ex, stage);
 }
 
 /* cuobjdump on PATH, or beside $NVCC (or nvcc): the toolkit's bin/. */
-int resources_find_cuobjdump(char *out, size_t len)
+int grader_resources_find_cuobjdump(char *out, size_t len)
 {
     (void)len; /* out holds PATH_MAX bytes */
     if (lab_find_program("cuobjdump", out) == 0)
@@ -279,7 +279,7 @@ int resources_find_cuobjdump(char *out, size_t len)
 }
 
 /* One cuobjdump call, with a time limit and a cap on what is kept. */
-char *resources_dump(const char *tool, const char *option, const char *object)
+char *grader_resources_dump(const char *tool, const char *option, const char *object)
 {
     char t[PATH_MAX], o[32], obj[PATH_MAX];
     snprintf(t, sizeof t, "%s", tool);
@@ -287,16 +287,16 @@ char *resources_dump(const char *tool, const char *option, const char *object)
     snprintf(obj, sizeof obj, "%s", object);
     char *argv[] = {t, o, obj, NULL};
     run_result r;
-    run_program(argv, -1, 60, 16u << 20, &r);
+    grader_run_program(argv, -1, 60, 16u << 20, &r);
     char *text = r.started && r.exited && r.status == 0 && r.output_bytes <= (16u << 20) ? r.tail : NULL;
     if (text)
         r.tail = NULL;
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return text;
 }
 
 /* Only where it can compare: a row of the table, cuobjdump, a kernel in the object. */
-void explain_resources(stage_result *s, const target *t, const char *lab)
+void grader_explain_resources(stage_result *s, const target *t, const char *lab)
 {
     const char *missed = NULL;
     for (int i = 0; i < s->ntiers && !missed; i++)
@@ -307,23 +307,23 @@ void explain_resources(stage_result *s, const target *t, const char *lab)
     char table[PATH_MAX], tool[PATH_MAX];
     snprintf(table, sizeof table, "%s/grader/resources.tsv", lab);
     resource_use mine, ref;
-    if (resources_expected(table, s->stage, missed, NULL, &ref))
+    if (grader_resources_expected(table, s->stage, missed, NULL, &ref))
         return; /* the table has no row of this stage's tier */
-    if (resources_find_cuobjdump(tool, sizeof tool)) {
-        appendf(s->note, sizeof s->note, "%scuobjdump is not here (it comes with the CUDA Toolkit): no "
+    if (grader_resources_find_cuobjdump(tool, sizeof tool)) {
+        grader_appendf(s->note, sizeof s->note, "%scuobjdump is not here (it comes with the CUDA Toolkit): no "
                 "report of your kernel's registers", s->note[0] ? "; " : "");
         return;
     }
-    char *text = resources_dump(tool, "--dump-resource-usage", t->object);
-    int ok = text && resources_parse(text, NULL, &mine) == 0;
+    char *text = grader_resources_dump(tool, "--dump-resource-usage", t->object);
+    int ok = text && grader_resources_parse(text, NULL, &mine) == 0;
     free(text);
-    if (!ok || resources_expected(table, s->stage, missed, mine.arch, &ref))
+    if (!ok || grader_resources_expected(table, s->stage, missed, mine.arch, &ref))
         return; /* no table row for this architecture: nothing to compare with */
     /* the machine code needs nvdisasm, beside cuobjdump in the toolkit */
-    text = resources_dump(tool, "-sass", t->object);
-    mine.overlap = text ? resources_overlap(text, mine.arch) : -1;
+    text = grader_resources_dump(tool, "-sass", t->object);
+    mine.overlap = text ? grader_resources_overlap(text, mine.arch) : -1;
     free(text);
     char sentence[REASON_LEN];
-    resources_sentence(sentence, sizeof sentence, s->stage, &mine, &ref);
-    score_add_advice(s, "%s", sentence);
+    grader_resources_sentence(sentence, sizeof sentence, s->stage, &mine, &ref);
+    grader_score_add_advice(s, "%s", sentence);
 }

@@ -11,9 +11,9 @@ RESOURCES_STAGES ?= 08_warptiling
 RESOURCES_TABLE := build/tools/resources-table
 $(RESOURCES_TABLE): tools/resources-table.c $(filter-out grader/grade.c,$(GRADER_SRCS)) grader/resources.h \
                     grader/grader.h grader/grading.h build/stages.h $(GRADER_COMMON_SRCS) $(INTAKE_LIB_SRCS) \
-                    $(INTAKE_HEADERS)
+                    $(INTAKE_HEADERS) $(HOST_LIB)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild $(filter %.c,$^) -lm -o $@
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Igrader -Igrader/intake -Ibuild $(filter %.c,$^) $(HOST_LIB) -lm -o $@
 .PHONY: resources-expected
 resources-expected: $(RESOURCES_TABLE)
 	@$(if $(RELEASE),echo "error: make resources-expected reads the tiers' reference kernels: this student release has none"; exit 2)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void score_add_advice(stage_result *s, const char *fmt, ...)
+void grader_score_add_advice(stage_result *s, const char *fmt, ...)
 {
     if (s->nadvice == MAX_ADVICE)
         return;
@@ -21,7 +21,7 @@ void score_add_advice(stage_result *s, const char *fmt, ...)
     va_end(ap);
 }
 
-void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r)
+void grader_score_begin(stage_result *s, const char *stage, const stage_rubric *sr, const rubric *r)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->stage, sizeof s->stage, "%s", stage);
@@ -45,7 +45,7 @@ void score_begin(stage_result *s, const char *stage, const stage_rubric *sr, con
     }
 }
 
-void score_fail(stage_result *s, const char *reason, const char *advice)
+void grader_score_fail(stage_result *s, const char *reason, const char *advice)
 {
     snprintf(s->reason, sizeof s->reason, "%s", reason);
     s->correct = 0;
@@ -54,10 +54,10 @@ void score_fail(stage_result *s, const char *reason, const char *advice)
     for (int i = 0; i < s->ntiers; i++)
         s->tiers[i].points = 0;
     if (advice && *advice)
-        score_add_advice(s, "%s", advice);
+        grader_score_add_advice(s, "%s", advice);
 }
 
-void stage_result_free(stage_result *s)
+void grader_stage_result_free(stage_result *s)
 {
     free(s->output);
     s->output = NULL;

@@ -55,7 +55,7 @@ static int copy_name(char *dst, const char *src)
  * tools/stages-gen.awk (the Makefile rebuilds the grader when it changes). */
 #include "stages.h"
 
-int stages_all(stage_info *out, int max)
+int grader_stages_all(stage_info *out, int max)
 {
     static const struct {
         const char *dir, *family, *knob, *sweep, *lesson;
@@ -71,7 +71,7 @@ int stages_all(stage_info *out, int max)
 
 /* ====================================================== tier references */
 
-int references_read(const char *lab, tier_reference *out, int max, char *err, size_t errlen)
+int grader_references_read(const char *lab, tier_reference *out, int max, char *err, size_t errlen)
 {
     static const struct {
         const char *stage, *tier, *source, *flags, *kernel;
@@ -97,7 +97,7 @@ int references_read(const char *lab, tier_reference *out, int max, char *err, si
     return n;
 }
 
-const tier_reference *reference_find(const tier_reference *r, int n, const char *stage, const char *tier)
+const tier_reference *grader_reference_find(const tier_reference *r, int n, const char *stage, const char *tier)
 {
     for (int i = 0; i < n; i++)
         if (!strcmp(r[i].stage, stage) && !strcmp(r[i].tier, tier))
@@ -297,7 +297,7 @@ static int rubric_line(rubric *r, char **f, int n, const char *path, int lineno,
     return bad_line(err, errlen, path, lineno, "unknown line kind '%s'", kind);
 }
 
-int rubric_read(const char *path, rubric *r, char *err, size_t errlen)
+int grader_rubric_read(const char *path, rubric *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->path, sizeof r->path, "%s", path);
@@ -343,7 +343,7 @@ int rubric_read(const char *path, rubric *r, char *err, size_t errlen)
     return rc;
 }
 
-const stage_rubric *rubric_stage(const rubric *r, const char *stage)
+const stage_rubric *grader_rubric_stage(const rubric *r, const char *stage)
 {
     for (int i = 0; i < r->nstages; i++)
         if (!strcmp(r->stages[i].stage, stage))
@@ -351,7 +351,7 @@ const stage_rubric *rubric_stage(const rubric *r, const char *stage)
     return NULL;
 }
 
-int rubric_threshold(const tier *t, const char *gpu, double *value, int *is_default)
+int grader_rubric_threshold(const tier *t, const char *gpu, double *value, int *is_default)
 {
     const threshold *fallback = NULL;
     for (int i = 0; i < t->nth; i++) {
@@ -370,7 +370,7 @@ int rubric_threshold(const tier *t, const char *gpu, double *value, int *is_defa
     return 0;
 }
 
-double rubric_margin(const rubric *r, const char *stage, const char *tier_name)
+double grader_rubric_margin(const rubric *r, const char *stage, const char *tier_name)
 {
     double any = 0;
     for (int i = 0; i < r->nmargins; i++)
@@ -405,7 +405,7 @@ static int replaced(const char *line, const char *gpu, const new_threshold *t, i
     return 0;
 }
 
-int rubric_write_thresholds(const char *path, const char *gpu, const new_threshold *t,
+int grader_rubric_write_thresholds(const char *path, const char *gpu, const new_threshold *t,
                             int n, const char *comment, char *err, size_t errlen)
 {
     FILE *in = fopen(path, "r");

@@ -27,7 +27,7 @@
 
 static volatile sig_atomic_t current_group;
 
-void run_kill_current(void)
+void grader_run_kill_current(void)
 {
     pid_t g = current_group;
     if (g > 0)
@@ -145,9 +145,9 @@ static int drain_record(int fd, run_result *r, size_t *cap)
     return 1;
 }
 
-void run_program(char *const argv[], int record_fd, double limit_s, size_t keep, run_result *r)
+void grader_run_program(char *const argv[], int record_fd, double limit_s, size_t keep, run_result *r)
 {
-    run_program_progress(argv, record_fd, -1, limit_s, keep, r);
+    grader_run_program_progress(argv, record_fd, -1, limit_s, keep, r);
 }
 
 /* The three pipes from a child: its output, its record and its progress
@@ -236,7 +236,7 @@ static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, unsigned long long
     }
 }
 
-void run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
+void grader_run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
                           size_t keep, run_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -280,7 +280,7 @@ void run_program_progress(char *const argv[], int record_fd, int progress_fd, do
     free(pg.buf);
 }
 
-void run_result_free(run_result *r)
+void grader_run_result_free(run_result *r)
 {
     free(r->record);
     free(r->tail);

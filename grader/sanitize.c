@@ -60,7 +60,7 @@ static int describe_block(const char *block, char *out, size_t len)
             if (!shown)
                 shown = strrchr(tok, '/') ? strrchr(tok, '/') + 1 : tok;
             in_kernel |= strstr(tok, "kernel.cu:") != NULL;
-            appendf(where, sizeof where, "%s%s", found++ ? ", " : "", shown);
+            grader_appendf(where, sizeof where, "%s%s", found++ ? ", " : "", shown);
         }
         line = strchr(line, '\n');
         if (line)
@@ -68,14 +68,14 @@ static int describe_block(const char *block, char *out, size_t len)
     }
     char text[800];
     snprintf(text, sizeof text, "%s%s%s%s", what, where[0] ? " (" : "", where, where[0] ? ")" : "");
-    text_clean(text, strlen(text), out, len);
+    grader_text_clean(text, strlen(text), out, len);
     return in_kernel;
 }
 
 /* From compute-sanitizer's output: 1 with the first error in a kernel.cu
  * in finding; 2 when it reported errors, none of them in a kernel.cu (a
  * library's or the harness's: noted, not scored); 0 when it found none. */
-int sanitizer_finding(const char *out, char *finding, size_t len)
+int grader_sanitizer_finding(const char *out, char *finding, size_t len)
 {
     finding[0] = 0;
     int errors = 0;

@@ -30,7 +30,7 @@
 static const char *const STATUS_NAMES[] = {"ok", "wrong", "usage", "no_gpu", "cuda_error", "no_memory"};
 enum { NSTATUS = sizeof STATUS_NAMES / sizeof STATUS_NAMES[0] };
 
-jvalue *record_validate(const run_result *run, const char *expected_stage, char *why, size_t whylen)
+jvalue *grader_record_validate(const run_result *run, const char *expected_stage, char *why, size_t whylen)
 {
     why[0] = 0;
     if (!run->started) {
@@ -138,17 +138,17 @@ static void score_unfinished(stage_result *s, const run_result *run, const run_p
     else
         snprintf(ended, sizeof ended, "crashed%s: %s", phase, lab_signal_text(run->signal));
     if (!phase[0])
-        appendf(ended, sizeof ended, " (its last progress line: '%s')", p->last);
+        grader_appendf(ended, sizeof ended, " (its last progress line: '%s')", p->last);
 
     if (!stopped_in_timing(p)) {
         if (run->timed_out && p->checking)
-            appendf(ended, sizeof ended, " (a hang, or a kernel far too slow at that size)");
-        score_fail(s, ended, NULL);
+            grader_appendf(ended, sizeof ended, " (a hang, or a kernel far too slow at that size)");
+        grader_score_fail(s, ended, NULL);
         if (run->timed_out)
-            score_add_advice(s, "Run `%s` and see where it stops: a kernel or a loop that never ends, "
+            grader_score_add_advice(s, "Run `%s` and see where it stops: a kernel or a loop that never ends, "
                                 "or one far too slow for the time limit.", command);
         else
-            score_add_advice(s, "Run `%s`: the crash is in host code (your launcher), e.g. a host "
+            grader_score_add_advice(s, "Run `%s`: the crash is in host code (your launcher), e.g. a host "
                                 "pointer dereferenced or an array overrun.", command);
         return;
     }
@@ -158,14 +158,14 @@ static void score_unfinished(stage_result *s, const run_result *run, const run_p
              run->timed_out && yours ? ": your kernel is correct but too slow to time" : "", p->last);
     award_correctness(s);
     if (run->timed_out && yours && p->first_call_ms > 0)
-        score_add_advice(s, "Your kernel needs %.0f ms per call at %s, and timing makes several calls: "
+        grader_score_add_advice(s, "Your kernel needs %.0f ms per call at %s, and timing makes several calls: "
                             "make it faster (`%s` shows the timing table).", p->first_call_ms, p->size,
                          command);
     else if (run->timed_out)
-        score_add_advice(s, "Your kernel is correct, but the run did not finish timing within %.0f s: "
+        grader_score_add_advice(s, "Your kernel is correct, but the run did not finish timing within %.0f s: "
                             "make it faster (`%s` shows how long a call takes).", run->seconds, command);
     else
-        score_add_advice(s, "Your kernel is correct, but the run crashed during timing, where calls "
+        grader_score_add_advice(s, "Your kernel is correct, but the run crashed during timing, where calls "
                             "rotate over three input sets: run `%s`.", command);
 }
 
@@ -201,7 +201,7 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
     const jvalue *timing = lab_json_get(rec, "timing");
     if (!timing || timing->type != J_OBJECT) {
         if (s->ntiers)
-            appendf(s->note, sizeof s->note, "%snot timed: no speed points", s->note[0] ? "; " : "");
+            grader_appendf(s->note, sizeof s->note, "%snot timed: no speed points", s->note[0] ? "; " : "");
         return;
     }
     s->flagged = implausible(rec);
@@ -213,15 +213,15 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
         tier_result *t = &s->tiers[i];
         const tier *def = &sr->tiers[i];
         int is_default = 0;
-        if (rubric_threshold(def, gpu, &t->threshold, &is_default)) {
-            appendf(s->note, sizeof s->note, "%sno threshold for tier %s on this GPU: not scored",
+        if (grader_rubric_threshold(def, gpu, &t->threshold, &is_default)) {
+            grader_appendf(s->note, sizeof s->note, "%sno threshold for tier %s on this GPU: not scored",
                     s->note[0] ? "; " : "", t->name);
             continue;
         }
         t->graded = 1;
         s->thresholds_default |= is_default;
         if (lab_json_number_at(rec, def->field, &t->value)) {
-            appendf(s->note, sizeof s->note,
+            grader_appendf(s->note, sizeof s->note,
                     "%sthe record has no number %s that tier %s needs (the rubric and the driver "
                     "disagree: tell your instructor)",
                     s->note[0] ? "; " : "", def->field, t->name);
@@ -235,29 +235,29 @@ static void score_speed(stage_result *s, const jvalue *rec, const stage_rubric *
             char have[32], need[32];
             format_value(have, sizeof have, t->value, t->unit);
             format_value(need, sizeof need, t->threshold, t->unit);
-            score_add_advice(s, "%s (%s: you have %s, %s needs %s %s)", def->advice, def->field, have,
+            grader_score_add_advice(s, "%s (%s: you have %s, %s needs %s %s)", def->advice, def->field, have,
                              t->name, t->at_most ? "<=" : ">=", need);
         }
     }
     if (s->flagged && disturbed) {
-        appendf(s->note, sizeof s->note, "%sflagged: %s; its times are not scored", s->note[0] ? "; " : "",
+        grader_appendf(s->note, sizeof s->note, "%sflagged: %s; its times are not scored", s->note[0] ? "; " : "",
                 disturbed);
         if (s->ntiers)
-            score_add_advice(s, "Your code's process kept the GPU busy between the calls it was asked to "
+            grader_score_add_advice(s, "Your code's process kept the GPU busy between the calls it was asked to "
                                 "make, which slows what the judge measures against: do all GPU work inside "
                                 "the contract function, and finish it before returning.");
     } else if (s->flagged) {
-        appendf(s->note, sizeof s->note,
+        grader_appendf(s->note, sizeof s->note,
                 "%sflagged: the timed kernel was faster than the memory system and the arithmetic "
                 "units of this GPU allow, so its time cannot be real and is not scored",
                 s->note[0] ? "; " : "");
         if (s->ntiers)
-            score_add_advice(s, "Your time is physically impossible on this GPU: the kernel skips work "
+            grader_score_add_advice(s, "Your time is physically impossible on this GPU: the kernel skips work "
                                 "or the timing was disturbed; make sure every call computes everything.");
     }
 }
 
-void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, const char *command)
+void grader_score_run(stage_result *s, const run_result *run, const stage_rubric *sr, const char *command)
 {
     s->seconds = run->seconds;
     s->output_bytes = run->output_bytes;
@@ -266,12 +266,12 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     if (run->tail) {
         s->output = malloc(run->tail_len + 1);
         if (s->output)
-            text_clean(run->tail, run->tail_len, s->output, run->tail_len + 1);
+            grader_text_clean(run->tail, run->tail_len, s->output, run->tail_len + 1);
     }
     char why[REASON_LEN];
-    jvalue *rec = record_validate(run, s->stage, why, sizeof why);
+    jvalue *rec = grader_record_validate(run, s->stage, why, sizeof why);
     run_progress progress;
-    progress_read(run->progress, run->progress_len, run->progress_cut, &progress);
+    grader_progress_read(run->progress, run->progress_len, run->progress_cut, &progress);
     if (!rec && (run->timed_out || run->signal) && progress.lines) {
         score_unfinished(s, run, &progress, command);
         return;
@@ -290,7 +290,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
         else
             snprintf(advice, sizeof advice, "Leave the process and its descriptors to the harness: do "
                                             "not exit, close or write files from kernel.cu (`%s`).", command);
-        score_fail(s, why, advice);
+        grader_score_fail(s, why, advice);
         return;
     }
     s->ran = 1;
@@ -300,7 +300,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     snprintf(s->metric, sizeof s->metric, "%s", metric ? metric : "");
     s->have_speedup = lab_json_number_at(rec, "timing.speedup_vs_baseline", &s->speedup) == 0;
     s->have_pct = lab_json_number_at(rec, "timing.pct_of_reference", &s->pct) == 0;
-    offer_baseline(s, rec, run->status);
+    grader_offer_baseline(s, rec, run->status);
 
     if (run->status == LAB_EXIT_CUDA_ERROR && lab_json_bool_at(rec, "correct") == 1 && progress.timing) {
         /* the checks passed, and the kernel failed only while being timed */
@@ -311,7 +311,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
         snprintf(s->reason, sizeof s->reason, "every check passed; the run stopped while timing %s: "
                  "%.*s; correctness points awarded, speed points 0", progress.size,
                  n > 0 ? (n > 700 ? 700 : n) : 11, n > 0 ? message : "a CUDA error");
-        score_add_advice(s, "Run `%s`: your kernel passed every check, then failed on a timed call "
+        grader_score_add_advice(s, "Run `%s`: your kernel passed every check, then failed on a timed call "
                             "(calls rotate over three input sets); add SANITIZE=1 to see the line.",
                          command);
         award_correctness(s);
@@ -319,7 +319,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
         return;
     }
     if (run->status != 0) {
-        explain_wrong(s, rec, run->status, command);
+        grader_explain_wrong(s, rec, run->status, command);
         s->correct = 0;
     } else {
         s->correct = 1;
@@ -333,7 +333,7 @@ void score_run(stage_result *s, const run_result *run, const stage_rubric *sr, c
     lab_json_free(rec);
 }
 
-void score_sanitizer(stage_result *s, const char *finding, const char *command)
+void grader_score_sanitizer(stage_result *s, const char *finding, const char *command)
 {
     snprintf(s->sanitizer, sizeof s->sanitizer, "%s", finding);
     if (!s->correct)
@@ -342,6 +342,6 @@ void score_sanitizer(stage_result *s, const char *finding, const char *command)
     s->points -= s->correct_points;
     s->correct_points = 0;
     snprintf(s->reason, sizeof s->reason, "compute-sanitizer: %s", finding);
-    score_add_advice(s, "Run `%s SANITIZE=1` and fix the access it names: results that are right "
+    grader_score_add_advice(s, "Run `%s SANITIZE=1` and fix the access it names: results that are right "
                         "by luck today can be wrong on the next GPU.", command);
 }

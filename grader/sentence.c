@@ -17,7 +17,7 @@ static void line_into(const char *p, char *out, size_t len)
 {
     size_t n = strcspn(p, "\n");
     char raw[REASON_LEN];
-    text_clean(p, n < sizeof raw - 1 ? n : sizeof raw - 1, raw, sizeof raw);
+    grader_text_clean(p, n < sizeof raw - 1 ? n : sizeof raw - 1, raw, sizeof raw);
     size_t o = 0;
     for (const char *c = raw; *c && o + 1 < len; c++) {
         int blank = *c == ' ' || *c == '\t';
@@ -40,7 +40,7 @@ static const char *line_starting(const char *out, const char *prefix)
     return NULL;
 }
 
-int emulator_finding(const char *out, char *finding, size_t len)
+int grader_emulator_finding(const char *out, char *finding, size_t len)
 {
     static const char mark[] = "  emulator: ";
     const char *at = line_starting(out, mark);
@@ -85,10 +85,10 @@ static const char *failed_check(const char *out, const char **explained)
     return failed;
 }
 
-void run_sentence(const char *out, char *sentence, size_t len)
+void grader_run_sentence(const char *out, char *sentence, size_t len)
 {
     const char *at, *explained, *failed;
-    if (emulator_finding(out, sentence, len))
+    if (grader_emulator_finding(out, sentence, len))
         return;
     if ((at = line_starting(out, "error: "))) {
         line_into(at + 7, sentence, len);

@@ -13,12 +13,12 @@
 
 /* What a student types to see a stage for themselves: make run EX=03,
  * with SEED=... when the inputs matter. */
-void run_command(const char *stage, const unsigned long long *seed, char *out, size_t len)
+void grader_run_command(const char *stage, const unsigned long long *seed, char *out, size_t len)
 {
     size_t digits = strspn(stage, "0123456789");
     snprintf(out, len, "make run EX=%.*s", (int)(digits ? digits : strlen(stage)), stage);
     if (seed)
-        appendf(out, len, " SEED=%llu", *seed);
+        grader_appendf(out, len, " SEED=%llu", *seed);
 }
 
 /* ================================================================= main */
@@ -63,20 +63,20 @@ static int sanitize_one(const char *tool, const target *t, const rubric *rb, uns
     /* each array allocated with exactly its size, so that memcheck sees a
      * read past its end (common/gpu.h, lab_buffers_exact) */
     setenv("LAB_EXACT_BUFFERS", "1", 1);
-    run_program(argv, -1, rb->sanitize_limit_s, 256u << 10, &r);
+    grader_run_program(argv, -1, rb->sanitize_limit_s, 256u << 10, &r);
     unsetenv("LAB_EXACT_BUFFERS");
     int verdict;
     if (r.timed_out) {
         snprintf(finding, len, "%s did not finish within %.0f s", tool, rb->sanitize_limit_s);
         verdict = 3;
     } else {
-        verdict = sanitizer_finding(r.tail ? r.tail : "", finding, len);
+        verdict = grader_sanitizer_finding(r.tail ? r.tail : "", finding, len);
         if (!verdict && r.exited && r.status == 99) {
             snprintf(finding, len, "%s reported errors it did not describe", tool);
             verdict = 2;
         }
     }
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return verdict;
 }
 
@@ -84,12 +84,12 @@ static int sanitize_one(const char *tool, const target *t, const rubric *rb, uns
 
 /* The arguments every graded run gets, then the rubric's; inside confine
  * when the runs are confined. */
-int run_args(command_line *c, const target *t, const rubric *rb, const stage_rubric *sr,
+int grader_run_args(command_line *c, const target *t, const rubric *rb, const stage_rubric *sr,
              const confinement *conf, unsigned long long seed)
 {
     enum { MAX = sizeof c->argv / sizeof c->argv[0] };
     /* the judge runs no student code: it is not confined, its runner is */
-    int a = t->runner[0] ? 0 : confinement_wrap(conf, c->argv, MAX);
+    int a = t->runner[0] ? 0 : grader_confinement_wrap(conf, c->argv, MAX);
     snprintf(c->seed, sizeof c->seed, "%llu", seed);
     c->argv[a++] = (char *)t->binary;
     if (t->runner[0]) {
@@ -124,17 +124,17 @@ static int run_scored(stage_result *s, const target *t, const rubric *rb, const 
                       const options *o, const extra_args *extra, const char *command)
 {
     static command_line line;
-    int a = run_args(&line, t, rb, sr, o->conf, o->seed);
+    int a = grader_run_args(&line, t, rb, sr, o->conf, o->seed);
     enum { MAX = sizeof line.argv / sizeof line.argv[0] };
     for (int k = 0; extra && extra->argv[k] && a < MAX - 1; k++)
         line.argv[a++] = extra->argv[k];
     line.argv[a] = NULL;
     run_result r;
-    run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
+    grader_run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD,
                          sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s, OUTPUT_TAIL, &r);
-    score_run(s, &r, sr, command);
+    grader_score_run(s, &r, sr, command);
     int ran_to_end = !r.timed_out && !r.signal && r.started;
-    run_result_free(&r);
+    grader_run_result_free(&r);
     return ran_to_end;
 }
 
@@ -163,22 +163,22 @@ static int why_again(const stage_result *s)
 static int refused(stage_result *s, const target *t, const policy *pol)
 {
     char reason[REASON_LEN + 32], advice[REASON_LEN + 64];
-    if (!t->object[0] || !prerun_refusal(t, pol, reason, sizeof reason, advice, sizeof advice))
+    if (!t->object[0] || !grader_prerun_refusal(t, pol, reason, sizeof reason, advice, sizeof advice))
         return 0;
-    score_fail(s, reason, advice);
+    grader_score_fail(s, reason, advice);
     return 1;
 }
 
 /* Grade one stage whose binary exists: policy, run, sanitizer. */
-void grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
+void grader_grade_stage(stage_result *s, const target *t, const rubric *rb, const policy *pol,
                  const options *o, int have_sanitizer, const extra_args *extra)
 {
-    const stage_rubric *sr = rubric_stage(rb, t->stage);
+    const stage_rubric *sr = grader_rubric_stage(rb, t->stage);
     char command[256];
-    run_command(t->stage, &o->seed, command, sizeof command);
+    grader_run_command(t->stage, &o->seed, command, sizeof command);
     if (refused(s, t, pol))
         return;
-    emulated_begin(t, o);
+    grader_emulated_begin(t, o);
     int ran_to_end = run_scored(s, t, rb, sr, o, extra, command);
     int why = ran_to_end && !o->once ? why_again(s) : AGAIN_NO;
     if (why != AGAIN_NO) {
@@ -191,33 +191,33 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
         static stage_result again;
         printf("once more... ");
         fflush(stdout);
-        score_begin(&again, t->stage, sr, rb);
+        grader_score_begin(&again, t->stage, sr, rb);
         int again_to_end = run_scored(&again, t, rb, sr, o, extra, command);
         int first_points = s->points;
         double both_s = s->seconds + again.seconds;
         int again_points = again.points;
         int fails = !again.correct || !again_to_end;
         if (fails || again.points > s->points) {
-            stage_result_free(s);
+            grader_stage_result_free(s);
             *s = again;
             again.output = NULL;
         }
-        stage_result_free(&again);
+        grader_stage_result_free(&again);
         s->seconds = both_s;
         if (fails)
-            appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but %s; this is the "
+            grader_appendf(s->note, sizeof s->note, "%sthe first run was correct (%d/%d) but %s; this is the "
                     "second run, which did not pass", s->note[0] ? "; " : "", first_points, s->max,
                     AGAIN_FIRST[why]);
         else
-            appendf(s->note, sizeof s->note, "%s%s, so the stage ran a second time: %d/%d, then %d/%d; "
+            grader_appendf(s->note, sizeof s->note, "%s%s, so the stage ran a second time: %d/%d, then %d/%d; "
                     "the better run counts", s->note[0] ? "; " : "", AGAIN_CAUSE[why], first_points, s->max,
                     again_points, s->max);
         ran_to_end = again_to_end;
     }
     /* correct and a tier missed: what the compiler gave the kernel, beside the reference */
-    explain_resources(s, t, o->lab);
+    grader_explain_resources(s, t, o->lab);
     /* what the CPU emulation of the same kernel.cu names: why it is wrong, or what the GPU hid */
-    emulated_findings(s, t, o);
+    grader_emulated_findings(s, t, o);
     if (o->sanitize && have_sanitizer && ran_to_end && !s->no_gpu) {
         static const char *const tools[] = {"memcheck", "racecheck"};
         for (int k = 0; k < 2; k++) {
@@ -226,18 +226,18 @@ void grade_stage(stage_result *s, const target *t, const rubric *rb, const polic
             fflush(stdout);
             int verdict = sanitize_one(tools[k], t, rb, o->seed, finding, sizeof finding);
             if (verdict == 1) {
-                score_sanitizer(s, finding, command);
+                grader_score_sanitizer(s, finding, command);
                 break;
             }
             if (verdict > 1)
-                appendf(s->note, sizeof s->note, "%scompute-sanitizer (not scored): %s", s->note[0] ? "; " : "",
+                grader_appendf(s->note, sizeof s->note, "%scompute-sanitizer (not scored): %s", s->note[0] ? "; " : "",
                         finding);
         }
     }
 }
 
 /* One progress line after a stage. */
-void progress_done(const stage_result *s)
+void grader_progress_done(const stage_result *s)
 {
     if (s->correct && s->reason[0]) {
         /* correct, but the run did not finish: say why there is no speed */
@@ -247,7 +247,7 @@ void progress_done(const stage_result *s)
         if (s->have_speedup)
             snprintf(speed, sizeof speed, ", %.2fx the baseline", s->speedup);
         if (s->have_pct)
-            appendf(speed, sizeof speed, ", %.1f%% of the reference", s->pct);
+            grader_appendf(speed, sizeof speed, ", %.1f%% of the reference", s->pct);
         printf("correct%s%s: %d/%d (%.1f s)%s\n", speed, s->flagged ? ", FLAGGED" : "", s->points, s->max,
                s->seconds, s->warning[0] ? "; a warning (below)" : "");
     } else {
@@ -256,7 +256,7 @@ void progress_done(const stage_result *s)
 }
 
 /* The last lines of a failed stage's own output, indented. */
-void show_output_tail(const stage_result *s, int max_lines)
+void grader_show_output_tail(const stage_result *s, int max_lines)
 {
     if (s->correct || !s->output || !s->output[0])
         return;

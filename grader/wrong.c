@@ -43,28 +43,28 @@ static int failed_check(const jvalue *rec, const char *name, failure *f)
         lab_json_number_at(c, "nan", &nan);
         int parts = 0;
         if (have_wrong && wrong > 0) {
-            appendf(f->what, sizeof f->what, "%.0f of %.0f elements wrong", wrong, elements);
+            grader_appendf(f->what, sizeof f->what, "%.0f of %.0f elements wrong", wrong, elements);
             f->all_nan = nan == elements && never < elements;
             if (f->all_nan)
-                appendf(f->what, sizeof f->what, ", every one NaN though the inputs hold none");
+                grader_appendf(f->what, sizeof f->what, ", every one NaN though the inputs hold none");
             else if (never > 0)
-                appendf(f->what, sizeof f->what, " (%.0f never written)", never);
+                grader_appendf(f->what, sizeof f->what, " (%.0f never written)", never);
             parts++;
         }
         f->outside = lab_json_bool_at(c, "guards_ok") == 0;
         if (f->outside)
-            appendf(f->what, sizeof f->what, "%swrote outside its output array", parts++ ? "; " : "");
+            grader_appendf(f->what, sizeof f->what, "%swrote outside its output array", parts++ ? "; " : "");
         f->inputs = lab_json_bool_at(c, "inputs_unchanged") == 0;
         if (f->inputs)
-            appendf(f->what, sizeof f->what, "%schanged its input arrays", parts++ ? "; " : "");
+            grader_appendf(f->what, sizeof f->what, "%schanged its input arrays", parts++ ? "; " : "");
         if (!parts)
-            appendf(f->what, sizeof f->what, "results outside the allowed rounding error");
+            grader_appendf(f->what, sizeof f->what, "results outside the allowed rounding error");
         return 1;
     }
     return 0;
 }
 
-void emulate_size(const jvalue *rec, int status, char *at, size_t len)
+void grader_emulate_size(const jvalue *rec, int status, char *at, size_t len)
 {
     failure f;
     at[0] = 0;
@@ -73,60 +73,60 @@ void emulate_size(const jvalue *rec, int status, char *at, size_t len)
 }
 
 /* Why a run that produced a valid record is not correct, and what to do. */
-void explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command)
+void grader_explain_wrong(stage_result *s, const jvalue *rec, int status, const char *command)
 {
     const char *message = lab_json_string_at(rec, "message");
     failure f;
-    emulate_size(rec, status, s->emulate_at, sizeof s->emulate_at);
+    grader_emulate_size(rec, status, s->emulate_at, sizeof s->emulate_at);
     switch (status) {
     case 1: /* wrong result */
         if (failed_check(rec, "checks", &f) && f.whole[0] && !f.inputs) {
             /* right on whole tiles, wrong on the last, partial one */
             snprintf(s->reason, sizeof s->reason, "correct at %s, wrong at %s: the last, partial tile (%s)",
                      f.whole, f.size, f.what);
-            score_add_advice(s, "Your kernel is right when the size is a multiple of its tile and wrong "
+            grader_score_add_advice(s, "Your kernel is right when the size is a multiple of its tile and wrong "
                                 "when it is not: check the bounds tests, the zeros that fill what a tile "
                                 "holds past the edge of the matrix, and that the grid rounds up (`%s` shows "
                                 "the first wrong elements).", command);
         } else if (f.size[0]) {
             snprintf(s->reason, sizeof s->reason, "wrong result at %s: %s", f.size, f.what);
             if (f.outside)
-                score_add_advice(s, "A thread writes past the edge of the output: check the bounds test "
+                grader_score_add_advice(s, "A thread writes past the edge of the output: check the bounds test "
                                     "for the last, partial block (`%s` shows where).", command);
             else if (f.inputs)
-                score_add_advice(s, "Your kernel writes into an input array: only the output may be "
+                grader_score_add_advice(s, "Your kernel writes into an input array: only the output may be "
                                     "written (`%s` shows the check).", command);
             else if (f.all_nan)
-                score_add_advice(s, "Every element came out NaN, and the inputs hold none: does your "
+                grader_score_add_advice(s, "Every element came out NaN, and the inputs hold none: does your "
                                     "kernel read its output before writing it? The output holds NaN when "
                                     "your kernel starts, and 0 * NaN is NaN: add into a register and store "
                                     "the result once (`%s` shows the check).", command);
             else
-                score_add_advice(s, "Run `%s` and fix the first failing size: it prints the first wrong "
+                grader_score_add_advice(s, "Run `%s` and fix the first failing size: it prints the first wrong "
                                     "elements with their (row, col) and a hint.", command);
         } else if (failed_check(rec, "timed_output_check", &f)) {
             snprintf(s->reason, sizeof s->reason,
                      "the output of the last timed call is wrong (%s: %s), though the first call was right",
                      f.size, f.what);
-            score_add_advice(s, "Every call must compute the whole result from its inputs: do not keep "
+            grader_score_add_advice(s, "Every call must compute the whole result from its inputs: do not keep "
                                 "state or results from an earlier call (`%s`).", command);
         } else {
             snprintf(s->reason, sizeof s->reason, "wrong result (%.200s)", message ? message : "");
-            score_add_advice(s, "Run `%s` and fix the first failing check.", command);
+            grader_score_add_advice(s, "Run `%s` and fix the first failing check.", command);
         }
         return;
     case 4:
         snprintf(s->reason, sizeof s->reason, "%.900s", message && *message ? message : "a CUDA error stopped the run");
-        score_add_advice(s, "Run `%s`: the error names the call that failed; for a fault inside your "
+        grader_score_add_advice(s, "Run `%s`: the error names the call that failed; for a fault inside your "
                             "kernel add SANITIZE=1 to see the line.", command);
         return;
     case 5:
         snprintf(s->reason, sizeof s->reason, "ran out of GPU memory (%.800s)", message ? message : "");
-        score_add_advice(s, "Your kernel must not allocate: use the arrays the harness passes in.");
+        grader_score_add_advice(s, "Your kernel must not allocate: use the arrays the harness passes in.");
         return;
     default:
         snprintf(s->reason, sizeof s->reason, "the harness stopped: %.800s", message ? message : "");
-        score_add_advice(s, "This is not your kernel's fault: tell your instructor (the grader could "
+        grader_score_add_advice(s, "This is not your kernel's fault: tell your instructor (the grader could "
                             "not run the stage).");
         return;
     }

@@ -76,25 +76,6 @@ static char *find_ncu(void)
     return ncu;
 }
 
-static int mkdirs(const char *dir)
-{
-    char *path = lab_strdup(dir);
-    int ok = 1;
-    for (char *p = path + 1; ok && *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            ok = mkdir(path, 0777) == 0 || errno == EEXIST;
-            *p = '/';
-        }
-    ok = ok && (mkdir(path, 0777) == 0 || errno == EEXIST);
-    struct stat st;
-    ok = ok && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    if (!ok)
-        fprintf(stderr, "error: cannot make the folder %s: %s\n", dir, strerror(errno));
-    free(path);
-    return ok;
-}
-
 /* build/03_tiled/k32/exercise -> 03_tiled-k32-exercise */
 static char *name_of(const char *path)
 {
@@ -173,7 +154,7 @@ static int store(const char *expected, const char *stage, const char *gpu, const
 {
     int n = 0, nbody = 0;
     struct stat st;
-    char **old = stat(expected, &st) == 0 && S_ISREG(st.st_mode) ? read_lines(expected, &n) : NULL;
+    char **old = stat(expected, &st) == 0 && S_ISREG(st.st_mode) ? profile_read_lines(expected, &n) : NULL;
     struct line *body = lab_alloc((size_t)(n + t->n + 1) * sizeof *body);
     for (int i = 0; i < n; i++)
         if (old[i][0] != '#' && fields(old[i]) >= 4 &&
@@ -229,7 +210,7 @@ static int store(const char *expected, const char *stage, const char *gpu, const
     free(body);
     free(tmp);
     if (old)
-        free_lines(old, n);
+        profile_free_lines(old, n);
     return ok ? 0 : 1;
 }
 
@@ -238,7 +219,7 @@ static int store(const char *expected, const char *stage, const char *gpu, const
 static int stored(const char *expected, const char *stage, const char *gpu, struct kv *r)
 {
     int n, found = 0;
-    char **lines = read_lines(expected, &n);
+    char **lines = profile_read_lines(expected, &n);
     char *first = NULL;
     for (int pass = 0; pass < 2 && !found; pass++)
         for (int i = 0; i < n; i++) {
@@ -255,13 +236,13 @@ static int stored(const char *expected, const char *stage, const char *gpu, stru
             size_t klen, vlen;
             const char *k = tab_field(lines[i], 2, &klen), *v = tab_field(lines[i], 3, &vlen);
             char *key = lab_asprintf("%.*s", (int)klen, k), *val = lab_asprintf("%.*s", (int)vlen, v);
-            kv_set(r, key, val);
+            profile_kv_set(r, key, val);
             free(key), free(val);
             found++;
         }
     free(first);
     if (lines)
-        free_lines(lines, n);
+        profile_free_lines(lines, n);
     return found;
 }
 
@@ -271,7 +252,7 @@ static int stored(const char *expected, const char *stage, const char *gpu, stru
 static int tool_modes(int argc, char **argv)
 {
     if (!strcmp(argv[1], "--metrics")) {
-        char *list = metric_list(argc > 2 && !strcmp(argv[2], "base"));
+        char *list = profile_metric_list(argc > 2 && !strcmp(argv[2], "base"));
         printf("%s\n", list);
         free(list);
         return 0;
@@ -282,9 +263,9 @@ static int tool_modes(int argc, char **argv)
         return 2;
     }
     struct kv t = {0};
-    summarize(f, &t);
-    kv_write(&t, stdout);
-    kv_free(&t);
+    profile_summarize(f, &t);
+    profile_kv_write(&t, stdout);
+    profile_kv_free(&t);
     if (f != stdin)
         fclose(f);
     return 0;
@@ -337,7 +318,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 static char *reference_label(struct profiler *p, const struct options *o, const char *expected, const char *yours,
                              const struct kv *y, struct kv *r)
 {
-    const char *gpu = kv_get(y, "gpu");
+    const char *gpu = profile_kv_get(y, "gpu");
     if (o->ref) {
         char *name = name_of(o->ref), *label;
         if (!strcmp(name, yours)) {
@@ -347,10 +328,10 @@ static char *reference_label(struct profiler *p, const struct options *o, const 
         }
         if (!o->brief)
             printf("profiling the reference, %s...\n", o->ref);
-        if (measure(p, o->ref, name, r) == MEASURED) {
+        if (profile_measure(p, o->ref, name, r) == MEASURED) {
             label = lab_strdup(o->ref);
         } else {
-            kv_free(r);
+            profile_kv_free(r);
             label = lab_asprintf("%s could not be measured (see %s/%s.log)", o->ref, p->out, name);
         }
         free(name);
@@ -361,12 +342,12 @@ static char *reference_label(struct profiler *p, const struct options *o, const 
         const char *shown_path = expected;
         if (!strncmp(expected, o->root, rlen) && expected[rlen] == '/')
             shown_path += rlen + 1;
-        const char *ref_gpu = kv_get(r, "gpu"), *ref_size = kv_get(r, "size");
-        return lab_asprintf("the solution, stored in %s (%s%s%s%s%s%s", shown_path, kv_get(r, "date"),
+        const char *ref_gpu = profile_kv_get(r, "gpu"), *ref_size = profile_kv_get(r, "size");
+        return lab_asprintf("the solution, stored in %s (%s%s%s%s%s%s", shown_path, profile_kv_get(r, "date"),
                          strcmp(ref_gpu, gpu) ? ", on " : "", strcmp(ref_gpu, gpu) ? ref_gpu : "",
                          strcmp(ref_gpu, gpu) ? ": occupancy and DRAM differ between GPUs)" : ")",
-                         strcmp(ref_size, kv_get(y, "size")) ? ", at " : "",
-                         strcmp(ref_size, kv_get(y, "size")) ? ref_size : "");
+                         strcmp(ref_size, profile_kv_get(y, "size")) ? ", at " : "",
+                         strcmp(ref_size, profile_kv_get(y, "size")) ? ref_size : "");
     }
     return lab_asprintf("none: no solution here, and no stored values for %s (instructors: make "
                      "profile-expected)", o->stage);
@@ -389,8 +370,10 @@ int main(int argc, char **argv)
     char *ex = lab_asprintf("%.*s", (int)strcspn(o.stage, "_"), o.stage);
     p.driver_args = o.driver_args;
     p.brief = o.brief;
-    if (!mkdirs(p.out))
+    if (lab_mkdirs(p.out)) {
+        fprintf(stderr, "error: cannot make the folder %s: %s\n", p.out, strerror(errno));
         return 2;
+    }
     char *ncu = find_ncu();
     if (access(ncu, X_OK) != 0) {
         printf("hardware counters: skipped, Nsight Compute (ncu) is not installed here; it comes with the "
@@ -398,28 +381,28 @@ int main(int argc, char **argv)
         return o.expected_mode ? 1 : 0;
     }
     p.ncu = ncu;
-    p.metrics = metric_list(0);
-    p.base_metrics = metric_list(1);
-    p.ncu_version = ncu_version(ncu);
+    p.metrics = profile_metric_list(0);
+    p.base_metrics = profile_metric_list(1);
+    p.ncu_version = profile_ncu_version(ncu);
 
     /* yours */
     struct kv y = {0}, r = {0};
     char *yours = name_of(o.bin);
     if (!o.brief && !o.expected_mode)
         printf("profiling %s under Nsight Compute: its checks, then one call...\n", o.bin);
-    int code = measure(&p, o.bin, yours, &y);
+    int code = profile_measure(&p, o.bin, yours, &y);
     if (code != MEASURED) {
-        explain(&p, code, o.bin, yours, ex);
+        profile_explain(&p, code, o.bin, yours, ex);
         return code == RESTRICTED ? o.expected_mode : code == NO_GPU ? 3 : 1;
     }
     if (o.expected_mode)
-        return store(expected, o.stage, kv_get(&y, "gpu"), &y, o.bin);
+        return store(expected, o.stage, profile_kv_get(&y, "gpu"), &y, o.bin);
 
     /* the reference, then the report */
     char *ref_label = reference_label(&p, &o, expected, yours, &y, &r);
     char *report_file = lab_asprintf("%s/%s.ncu-rep", p.out, yours);
     if (!o.brief)
         printf("\n");
-    report(&y, &r, o.brief, ex, o.bin, ref_label, report_file);
+    profile_report(&y, &r, o.brief, ex, o.bin, ref_label, report_file);
     return 0;
 }

@@ -23,7 +23,7 @@ static void run_tool(char *const argv[], lab_io out, lab_io err, int c_locale, c
     lab_spawn_run(&s, text, 1u << 20, NULL);
 }
 
-char *ncu_version(const char *ncu)
+char *profile_ncu_version(const char *ncu)
 {
     char *argv[] = {(char *)ncu, "--version", NULL}, *text = NULL, *version = NULL;
     run_tool(argv, (lab_io){LAB_IO_PIPE, NULL}, (lab_io){LAB_IO_NULL, NULL}, 0, &text);
@@ -43,7 +43,7 @@ char *ncu_version(const char *ncu)
 static int unknown_metric(const char *log)
 {
     int n, found = 0;
-    char **lines = read_lines(log, &n);
+    char **lines = profile_read_lines(log, &n);
     for (int i = 0; i < n && !found; i++) {
         for (char *p = lines[i]; *p; p++)
             *p = (char)tolower((unsigned char)*p);
@@ -52,7 +52,7 @@ static int unknown_metric(const char *log)
                 (m && (strstr(m + 6, "not found") || strstr(m + 6, "not supported") ||
                        strstr(m + 6, "not available")));
     }
-    free_lines(lines, n);
+    profile_free_lines(lines, n);
     return found;
 }
 
@@ -79,7 +79,7 @@ static void run_ncu(const struct profiler *p, const char *bin, const char *base,
     free(argv);
 }
 
-int measure(const struct profiler *p, const char *bin, const char *name, struct kv *t)
+int profile_measure(const struct profiler *p, const char *bin, const char *name, struct kv *t)
 {
     char *base = lab_asprintf("%s/%s", p->out, name);
     char *log = lab_asprintf("%s.log", base), *json = lab_asprintf("%s.json", base);
@@ -92,7 +92,7 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     const char *asked = p->metrics;
     for (;;) {
         run_ncu(p, bin, base, asked, log, json);
-        if (!strcmp(asked, p->base_metrics) || nonempty(rep) || !unknown_metric(log))
+        if (!strcmp(asked, p->base_metrics) || profile_nonempty(rep) || !unknown_metric(log))
             break;
         /* asked again without the optional ones (the access width then
          * comes from the stage) */
@@ -101,15 +101,15 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     char err[256];
     record = lab_json_read(json, 0, err, sizeof err);
     double status;
-    if (file_has(log, "ERR_NVGPUCTRPERM"))
+    if (profile_file_has(log, "ERR_NVGPUCTRPERM"))
         code = RESTRICTED;
     else if (lab_json_number_at(record, "exit_status", &status))
-        code = file_has(log, "no usable CUDA GPU") ? NO_GPU : PROGRAM_FAILED;
+        code = profile_file_has(log, "no usable CUDA GPU") ? NO_GPU : PROGRAM_FAILED;
     else if (status == 3)
         code = NO_GPU;
     else if (status != 0)
         code = PROGRAM_FAILED;
-    else if (!nonempty(rep))
+    else if (!profile_nonempty(rep))
         code = NOTHING_MEASURED;
     if (code != MEASURED)
         goto done;
@@ -118,23 +118,23 @@ int measure(const struct profiler *p, const char *bin, const char *name, struct 
     run_tool(argv, (lab_io){LAB_IO_FILE, csv}, (lab_io){LAB_IO_APPEND, log}, 1, NULL);
     FILE *f = fopen(csv, "r");
     if (f) {
-        summarize(f, t);
+        profile_summarize(f, t);
         fclose(f);
     } else {
-        kv_set(t, "launches", "0");
+        profile_kv_set(t, "launches", "0");
     }
     static const char *const from_record[][2] = {{"gpu", "gpu.name"}, {"size", "profiled_size"}, {"knob", "knob"}};
     for (size_t i = 0; i < sizeof from_record / sizeof from_record[0]; i++) {
         const char *v = lab_json_string_at(record, from_record[i][1]);
-        kv_set(t, from_record[i][0], v ? v : "");
+        profile_kv_set(t, from_record[i][0], v ? v : "");
     }
-    kv_set(t, "ncu", p->ncu_version);
+    profile_kv_set(t, "ncu", p->ncu_version);
     f = fopen(tsv, "w");
     if (f) {
-        kv_write(t, f);
+        profile_kv_write(t, f);
         fclose(f);
     }
-    if (strtol(kv_get(t, "launches"), NULL, 10) <= 0)
+    if (strtol(profile_kv_get(t, "launches"), NULL, 10) <= 0)
         code = NOTHING_MEASURED;
 done:
     lab_json_free(record);
@@ -147,7 +147,7 @@ done:
 static void quote_log(const char *path, const char *const *prefixes, int keep, int max, int first)
 {
     int n, picked = 0;
-    char **lines = read_lines(path, &n);
+    char **lines = profile_read_lines(path, &n);
     int *pick = lab_alloc((size_t)(n + 1) * sizeof *pick);
     for (int i = 0; i < n; i++) {
         int starts = 0;
@@ -161,10 +161,10 @@ static void quote_log(const char *path, const char *const *prefixes, int keep, i
     for (int i = from; i < to; i++)
         printf("  %s\n", lines[pick[i]]);
     free(pick);
-    free_lines(lines, n);
+    profile_free_lines(lines, n);
 }
 
-void explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex)
+void profile_explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex)
 {
     char *log = lab_asprintf("%s/%s.log", p->out, name), *json = lab_asprintf("%s/%s.json", p->out, name);
     static const char *const tool_lines[] = {"==", NULL};

@@ -29,42 +29,42 @@ struct kv {
     char **key, **val;
 };
 
-void kv_set(struct kv *t, const char *key, const char *val);
+void profile_kv_set(struct kv *t, const char *key, const char *val);
 /* The value of key, or "" where there is none. */
-const char *kv_get(const struct kv *t, const char *key);
-int kv_has(const struct kv *t, const char *key);
-void kv_free(struct kv *t);
+const char *profile_kv_get(const struct kv *t, const char *key);
+int profile_kv_has(const struct kv *t, const char *key);
+void profile_kv_free(struct kv *t);
 /* Write "key<TAB>value" lines; 0 on success. */
-int kv_write(const struct kv *t, FILE *f);
+int profile_kv_write(const struct kv *t, FILE *f);
 
 /* A decimal number as the report reads one: digits, an optional point and
  * decimals, an optional exponent ("1.5", "-2", "3e4"; not ".5", "none"). */
-int is_number(const char *s);
+int profile_is_number(const char *s);
 /* is_number, and its value in *v. */
-int number_of(const struct kv *t, const char *key, double *v);
+int profile_number_of(const struct kv *t, const char *key, double *v);
 /* 65011712 -> "65,011,712" (the whole part of v) */
-void grouped(char *buf, size_t size, double v);
+void profile_grouped(char *buf, size_t size, double v);
 /* the whole part of v as "%d" prints it */
-void whole(char *buf, size_t size, double v);
+void profile_whole(char *buf, size_t size, double v);
 
 
 /* The lines of a file, without their newlines; NULL where it cannot be read.
  * *n is their number. free_lines frees them. */
-char **read_lines(const char *path, int *n);
-void free_lines(char **lines, int n);
+char **profile_read_lines(const char *path, int *n);
+void profile_free_lines(char **lines, int n);
 /* 1 when some line of the file holds text (case-sensitive). */
-int file_has(const char *path, const char *text);
+int profile_file_has(const char *path, const char *text);
 /* 1 when the file exists and is not empty. */
-int nonempty(const char *path);
+int profile_nonempty(const char *path);
 
 /* ---------------------------------------------------------- summary.c */
 
 /* The metrics to ask ncu for, comma-separated; base: without the optional
  * ones (an ncu that lacks one refuses the whole list). A new string. */
-char *metric_list(int base);
+char *profile_metric_list(int base);
 /* The summary of ncu's raw CSV page read from f, into t ("launches" first;
  * only "launches" where there were none). */
-void summarize(FILE *f, struct kv *t);
+void profile_summarize(FILE *f, struct kv *t);
 
 /* --------------------------------------------------------- verdicts.c */
 
@@ -89,15 +89,15 @@ struct verdicts {
     char rights[SAYING];
 };
 
-void judge(struct verdicts *v, const struct kv *y, const struct kv *r, const char *ex);
+void profile_judge(struct verdicts *v, const struct kv *y, const struct kv *r, const char *ex);
 /* "4 for 4-byte loads": the ideal of kind 0 (loads) or 1 (stores) */
-void ideal_shown(const struct verdicts *v, int kind, char *buf, size_t size);
+void profile_ideal_shown(const struct verdicts *v, int kind, char *buf, size_t size);
 
 /* ----------------------------------------------------------- report.c */
 
 /* The report of yours (y) beside r (empty: none); brief: make grade's few
  * lines. Labels name yours and the reference; report_file the .ncu-rep. */
-void report(struct kv *y, struct kv *r, int brief, const char *ex, const char *yours_label,
+void profile_report(struct kv *y, struct kv *r, int brief, const char *ex, const char *yours_label,
             const char *ref_label, const char *report_file);
 
 /* ---------------------------------------------------------- measure.c */
@@ -121,11 +121,11 @@ struct profiler {
 };
 
 /* The version ncu gives, or "". A new string. */
-char *ncu_version(const char *ncu);
+char *profile_ncu_version(const char *ncu);
 /* Run bin under ncu, leaving out/name.{log,json,ncu-rep,csv,tsv}; the
  * summary (with gpu, size, knob and ncu) into t. One of the enum above. */
-int measure(const struct profiler *p, const char *bin, const char *name, struct kv *t);
+int profile_measure(const struct profiler *p, const char *bin, const char *name, struct kv *t);
 /* Say why bin (measured as name) gave no counters. */
-void explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex);
+void profile_explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex);
 
 #endif

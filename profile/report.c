@@ -42,7 +42,7 @@ static void shown(const char *v, int kind, char *buf, size_t size)
         snprintf(buf, size, "n/a");
         return;
     }
-    if (!is_number(v)) {
+    if (!profile_is_number(v)) {
         snprintf(buf, size, "%s", v);
         return;
     }
@@ -56,11 +56,11 @@ static void shown(const char *v, int kind, char *buf, size_t size)
         snprintf(buf, size, x < 10 ? "%.1f%%" : "%.0f%%", x);
         break;
     case BYTES:
-        whole(w, sizeof w, x);
+        profile_whole(w, sizeof w, x);
         snprintf(buf, size, "%s B", w);
         break;
     case COUNT_OF:
-        grouped(buf, size, x);
+        profile_grouped(buf, size, x);
         break;
     case TIME:
         if (x >= 1000)
@@ -69,7 +69,7 @@ static void shown(const char *v, int kind, char *buf, size_t size)
             snprintf(buf, size, "%.1f us", x);
         break;
     default:
-        whole(buf, size, x);
+        profile_whole(buf, size, x);
     }
 }
 
@@ -113,15 +113,15 @@ struct table {
 static void row(const struct table *t, const char *label, const char *key, int kind, const char *ideal)
 {
     char yours[128], ref[128] = "-";
-    shown(kv_get(t->y, key), kind, yours, sizeof yours);
+    shown(profile_kv_get(t->y, key), kind, yours, sizeof yours);
     if (t->have_ref)
-        shown(kv_get(t->r, key), kind, ref, sizeof ref);
+        shown(profile_kv_get(t->r, key), kind, ref, sizeof ref);
     printf("  %-42s %15s %15s  %s\n", label, yours, ref, ideal);
 }
 
 static long launches_of(const struct kv *t)
 {
-    return strtol(kv_get(t, "launches"), NULL, 10);
+    return strtol(profile_kv_get(t, "launches"), NULL, 10);
 }
 
 static void brief_report(const struct verdicts *v, const char *ex)
@@ -144,15 +144,15 @@ static void brief_report(const struct verdicts *v, const char *ex)
 static void header(const struct kv *y, const struct kv *r, int have_ref, const char *yours_label,
                    const char *ref_label)
 {
-    const char *ncu = kv_get(y, "ncu");
-    printf("Hardware counters of one call at %s on %s (Nsight Compute %s)\n", kv_get(y, "size"),
-           kv_get(y, "gpu"), ncu[0] ? ncu : "version unknown");
-    char *name = short_name(kv_get(y, "kernel"));
+    const char *ncu = profile_kv_get(y, "ncu");
+    printf("Hardware counters of one call at %s on %s (Nsight Compute %s)\n", profile_kv_get(y, "size"),
+           profile_kv_get(y, "gpu"), ncu[0] ? ncu : "version unknown");
+    char *name = short_name(profile_kv_get(y, "kernel"));
     long n = launches_of(y);
     printf("  yours:     %s: %s, %ld launch%s\n", yours_label, name, n, n == 1 ? "" : "es");
     free(name);
     if (have_ref) {
-        name = short_name(kv_get(r, "kernel"));
+        name = short_name(profile_kv_get(r, "kernel"));
         n = launches_of(r);
         printf("  reference: %s: %s, %ld launch%s\n", ref_label, name, n, n == 1 ? "" : "es");
         free(name);
@@ -167,10 +167,10 @@ static void rows(const struct verdicts *v, const struct kv *y, const struct kv *
     const struct table t = {y, r, v->have_ref};
     char ideal[2][160], occupancy[64] = "as high as the launch allows";
     for (int kind = 0; kind < 2; kind++)
-        ideal_shown(v, kind, ideal[kind], sizeof ideal[kind]);
+        profile_ideal_shown(v, kind, ideal[kind], sizeof ideal[kind]);
     strncat(ideal[0], " or fewer", sizeof ideal[0] - strlen(ideal[0]) - 1);
     double theo;
-    if (number_of(y, "theoretical", &theo))
+    if (profile_number_of(y, "theoretical", &theo))
         snprintf(occupancy, sizeof occupancy, "close to the theoretical %.0f%%", theo);
     printf("  %-42s %15s %15s  %s\n", "", "yours", "reference", "ideal");
     row(&t, "global loads: sectors per request", "gld_spr", RATIO, ideal[0]);
@@ -187,8 +187,8 @@ static void rows(const struct verdicts *v, const struct kv *y, const struct kv *
     row(&t, "threads per block", "block", TEXT, "");
     row(&t, "blocks in the grid", "grid", TEXT, "");
     row(&t, "time of the call under ncu", "time_us", TIME, "(base clocks: not the graded time)");
-    if (!strcmp(kv_get(y, "shld_wpi"), "none") || !strcmp(kv_get(y, "shst_wpi"), "none") ||
-        !strcmp(kv_get(r, "shld_wpi"), "none"))
+    if (!strcmp(profile_kv_get(y, "shld_wpi"), "none") || !strcmp(profile_kv_get(y, "shst_wpi"), "none") ||
+        !strcmp(profile_kv_get(r, "shld_wpi"), "none"))
         printf("  (none: the kernel makes no accesses of that kind)\n");
     if (launches_of(y) > 1 || launches_of(r) > 1)
         printf("  (several launches in one call: counts summed, occupancy and DRAM averaged by time,\n"
@@ -212,7 +212,7 @@ static void sayings(const struct verdicts *v, const struct kv *y)
         wrap_sentence(s, "  ", "  ");
         free(s);
     }
-    if (is_number(kv_get(y, "gld_spr")) || is_number(kv_get(y, "gst_spr"))) {
+    if (profile_is_number(profile_kv_get(y, "gld_spr")) || profile_is_number(profile_kv_get(y, "gst_spr"))) {
         char *s;
         if (!strcmp(v->width_from[0], v->width_from[1]))
             s = lab_asprintf("(the ideal sectors per request follow the access width: %s and %s, from %s)",
@@ -225,18 +225,18 @@ static void sayings(const struct verdicts *v, const struct kv *y)
     }
 }
 
-void report(struct kv *y, struct kv *r, int brief, const char *ex, const char *yours_label,
+void profile_report(struct kv *y, struct kv *r, int brief, const char *ex, const char *yours_label,
             const char *ref_label, const char *report_file)
 {
     static struct verdicts v;
-    judge(&v, y, r, ex);
+    profile_judge(&v, y, r, ex);
     /* no shared accesses of a kind: no conflicts to speak of either */
     struct kv *sides[2] = {y, r};
     for (int i = 0; i < 2; i++) {
-        if (!strcmp(kv_get(sides[i], "shld_wpi"), "none"))
-            kv_set(sides[i], "shld_conflicts", "none");
-        if (!strcmp(kv_get(sides[i], "shst_wpi"), "none"))
-            kv_set(sides[i], "shst_conflicts", "none");
+        if (!strcmp(profile_kv_get(sides[i], "shld_wpi"), "none"))
+            profile_kv_set(sides[i], "shld_conflicts", "none");
+        if (!strcmp(profile_kv_get(sides[i], "shst_wpi"), "none"))
+            profile_kv_set(sides[i], "shst_conflicts", "none");
     }
     if (brief) {
         brief_report(&v, ex);

@@ -57,7 +57,7 @@ static const struct metric {
 };
 enum { NMETRICS = sizeof metrics / sizeof metrics[0] };
 
-char *metric_list(int base)
+char *profile_metric_list(int base)
 {
     size_t len = 1;
     for (int m = 0; m < NMETRICS; m++)
@@ -146,10 +146,10 @@ static int value(const char *field_text, const char *unit, double *v)
     /* a leading point is a number here (".5"), unlike the report's: read
      * as "0.5" */
     const char *s = text + (text[0] == '+' || text[0] == '-');
-    int ok = is_number(text);
+    int ok = profile_is_number(text);
     if (!ok && s[0] == '.' && s[1] >= '0' && s[1] <= '9') {
         char *zero = lab_asprintf("0%s", s);
-        ok = is_number(zero);
+        ok = profile_is_number(zero);
         free(zero);
     }
     if (ok)
@@ -194,7 +194,7 @@ static int metric_index(const char *key)
 /* ncu's column of name in the header (the last one of that name), or -1 */
 static int column(const struct kv *columns, const char *name)
 {
-    return kv_has(columns, name) ? atoi(kv_get(columns, name)) : -1;
+    return profile_kv_has(columns, name) ? atoi(profile_kv_get(columns, name)) : -1;
 }
 
 static void add_launch(struct sums *s, const struct row *r, const struct kv *columns,
@@ -241,7 +241,7 @@ static void emit(struct kv *t, const char *key, const char *text)
     for (char *p = clean; *p; p++)
         if (*p == '\t' || *p == '\n')
             *p = ' ';
-    kv_set(t, key, clean);
+    profile_kv_set(t, key, clean);
     free(clean);
 }
 
@@ -323,7 +323,7 @@ static void finish(struct kv *t, struct sums *s)
         count_of(t, s, sums[i]);
 }
 
-void summarize(FILE *f, struct kv *t)
+void profile_summarize(FILE *f, struct kv *t)
 {
     struct sums s = {0};
     struct row r = {0}, units = {0};
@@ -348,7 +348,7 @@ void summarize(FILE *f, struct kv *t)
             for (int i = 0; i < r.n; i++) {
                 char at[16];
                 snprintf(at, sizeof at, "%d", i);
-                kv_set(&columns, field(&r, i), at);
+                profile_kv_set(&columns, field(&r, i), at);
             }
             have_header = 1;
         } else if (!id[0]) {
@@ -370,5 +370,5 @@ void summarize(FILE *f, struct kv *t)
     free(s.kernel);
     free(s.block);
     free(s.grid);
-    kv_free(&columns);
+    profile_kv_free(&columns);
 }

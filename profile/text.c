@@ -19,7 +19,7 @@ static int kv_find(const struct kv *t, const char *key)
     return -1;
 }
 
-void kv_set(struct kv *t, const char *key, const char *val)
+void profile_kv_set(struct kv *t, const char *key, const char *val)
 {
     int i = kv_find(t, key);
     if (i >= 0) {
@@ -37,18 +37,18 @@ void kv_set(struct kv *t, const char *key, const char *val)
     t->n++;
 }
 
-const char *kv_get(const struct kv *t, const char *key)
+const char *profile_kv_get(const struct kv *t, const char *key)
 {
     int i = kv_find(t, key);
     return i >= 0 ? t->val[i] : "";
 }
 
-int kv_has(const struct kv *t, const char *key)
+int profile_kv_has(const struct kv *t, const char *key)
 {
     return kv_find(t, key) >= 0;
 }
 
-void kv_free(struct kv *t)
+void profile_kv_free(struct kv *t)
 {
     for (int i = 0; i < t->n; i++) {
         free(t->key[i]);
@@ -60,7 +60,7 @@ void kv_free(struct kv *t)
     t->key = t->val = NULL;
 }
 
-int kv_write(const struct kv *t, FILE *f)
+int profile_kv_write(const struct kv *t, FILE *f)
 {
     for (int i = 0; i < t->n; i++)
         fprintf(f, "%s\t%s\n", t->key[i], t->val[i]);
@@ -76,7 +76,7 @@ static const char *digits(const char *s)
     return s;
 }
 
-int is_number(const char *s)
+int profile_is_number(const char *s)
 {
     if (*s == '+' || *s == '-')
         s++;
@@ -98,16 +98,16 @@ int is_number(const char *s)
     return *s == '\0';
 }
 
-int number_of(const struct kv *t, const char *key, double *v)
+int profile_number_of(const struct kv *t, const char *key, double *v)
 {
-    const char *s = kv_get(t, key);
-    if (!is_number(s))
+    const char *s = profile_kv_get(t, key);
+    if (!profile_is_number(s))
         return 0;
     *v = strtod(s, NULL);
     return 1;
 }
 
-void whole(char *buf, size_t size, double v)
+void profile_whole(char *buf, size_t size, double v)
 {
     if (fabs(v) < 9e18)
         snprintf(buf, size, "%lld", (long long)v);
@@ -115,10 +115,10 @@ void whole(char *buf, size_t size, double v)
         snprintf(buf, size, "%.0f", trunc(v));
 }
 
-void grouped(char *buf, size_t size, double v)
+void profile_grouped(char *buf, size_t size, double v)
 {
     char text[64];
-    whole(text, sizeof text, v);
+    profile_whole(text, sizeof text, v);
     const char *d = text[0] == '-' ? text + 1 : text;
     size_t n = strlen(d), o = 0;
     if (d != text && o + 1 < size)
@@ -133,7 +133,7 @@ void grouped(char *buf, size_t size, double v)
 
 /* ------------------------------------------------------------- files */
 
-char **read_lines(const char *path, int *n)
+char **profile_read_lines(const char *path, int *n)
 {
     *n = 0;
     FILE *f = fopen(path, "r");
@@ -158,24 +158,24 @@ char **read_lines(const char *path, int *n)
     return lines;
 }
 
-void free_lines(char **lines, int n)
+void profile_free_lines(char **lines, int n)
 {
     for (int i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
 }
 
-int file_has(const char *path, const char *text)
+int profile_file_has(const char *path, const char *text)
 {
     int n, found = 0;
-    char **lines = read_lines(path, &n);
+    char **lines = profile_read_lines(path, &n);
     for (int i = 0; i < n && !found; i++)
         found = strstr(lines[i], text) != NULL;
-    free_lines(lines, n);
+    profile_free_lines(lines, n);
     return found;
 }
 
-int nonempty(const char *path)
+int profile_nonempty(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && st.st_size > 0;

@@ -83,7 +83,7 @@ static void global_ideal(struct verdicts *v, int kind)
     double bpr;
     snprintf(key, sizeof key, "%s_bpr", global_key[kind]);
     const char *what = global_what[kind];
-    if (number_of(v->y, key, &bpr) && bpr > 0) {
+    if (profile_number_of(v->y, key, &bpr) && bpr > 0) {
         double w = bpr / 32;
         v->ideal[kind] = w < 1 ? 1 : w;
         if (w == 4 || w == 8 || w == 16)
@@ -101,7 +101,7 @@ static void global_ideal(struct verdicts *v, int kind)
     }
 }
 
-void ideal_shown(const struct verdicts *v, int kind, char *buf, size_t size)
+void profile_ideal_shown(const struct verdicts *v, int kind, char *buf, size_t size)
 {
     snprintf(buf, size, "%.3g for %s", v->ideal[kind], v->width_text[kind]);
 }
@@ -112,18 +112,18 @@ static int check_coalescing(struct verdicts *v, int kind)
     char key[16], ideal[128], short_text[SAYING];
     double s, ref;
     snprintf(key, sizeof key, "%s_spr", global_key[kind]);
-    if (!number_of(v->y, key, &s))
+    if (!profile_number_of(v->y, key, &s))
         return 1;
     if (s <= 1.125 * v->ideal[kind] || s <= v->ideal[kind] + 0.5)
         return 1;
-    ideal_shown(v, kind, ideal, sizeof ideal);
+    profile_ideal_shown(v, kind, ideal, sizeof ideal);
     snprintf(short_text, sizeof short_text,
              "global %s: %.1f sectors per request (ideal %s): the %s are not coalesced",
              global_what[kind], s, ideal, kind == 0 ? "reads" : "writes");
     const char *advice = "the 32 threads of a warp touch scattered addresses, so one request needs "
                          "many 32-byte sectors; let neighbouring threads (threadIdx.x) touch "
                          "neighbouring elements";
-    if (number_of(v->r, key, &ref) && s <= 1.1 * ref + 0.5) {
+    if (profile_number_of(v->r, key, &ref) && s <= 1.1 * ref + 0.5) {
         strncat(short_text, ", as in the reference", sizeof short_text - strlen(short_text) - 1);
         note(v, short_text, advice, 1);
     } else {
@@ -152,14 +152,14 @@ static int bank_degree(const struct kv *t, const char *kind, struct banks *b)
     char key[32];
     double cpi, c, i;
     snprintf(key, sizeof key, "%s_wpi", kind);
-    if (!number_of(t, key, &b->wpi))
+    if (!profile_number_of(t, key, &b->wpi))
         return 0;
     snprintf(key, sizeof key, "%s_cpi", kind);
-    int have_cpi = number_of(t, key, &cpi);
+    int have_cpi = profile_number_of(t, key, &cpi);
     char ckey[32], ikey[32];
     snprintf(ckey, sizeof ckey, "%s_conflicts", kind);
     snprintf(ikey, sizeof ikey, "%s_inst", kind);
-    if (!have_cpi && number_of(t, ckey, &c) && number_of(t, ikey, &i) && i > 0) {
+    if (!have_cpi && profile_number_of(t, ckey, &c) && profile_number_of(t, ikey, &i) && i > 0) {
         cpi = c / i;
         have_cpi = 1;
     }
@@ -197,9 +197,9 @@ static int check_banks(struct verdicts *v, int kind)
     if (!bank_degree(v->y, name, &y))
         return 1;
     snprintf(key, sizeof key, "%s_conflicts", name);
-    int have_c = number_of(v->y, key, &c);
+    int have_c = profile_number_of(v->y, key, &c);
     if (have_c)
-        grouped(counted, sizeof counted, c);
+        profile_grouped(counted, sizeof counted, c);
     if (y.degree < 1.5) {
         if (y.base >= 1.5) {
             snprintf(short_text, sizeof short_text,
@@ -249,9 +249,9 @@ static void check_occupancy(struct verdicts *v)
 {
     double s, ref, theo;
     char short_text[SAYING];
-    if (!number_of(v->y, "occupancy", &s))
+    if (!profile_number_of(v->y, "occupancy", &s))
         return;
-    if (number_of(v->r, "occupancy", &ref)) {
+    if (profile_number_of(v->r, "occupancy", &ref)) {
         if (s < 0.7 * ref) {
             v->occupancy_flagged = 1;
             snprintf(short_text, sizeof short_text,
@@ -261,7 +261,7 @@ static void check_occupancy(struct verdicts *v)
                   "compare the block size, registers per thread and shared memory per block with "
                   "the reference's (rows above), and check that the grid has enough blocks");
         }
-    } else if (number_of(v->y, "theoretical", &theo) && s < 0.6 * theo) {
+    } else if (profile_number_of(v->y, "theoretical", &theo) && s < 0.6 * theo) {
         v->occupancy_flagged = 1;
         snprintf(short_text, sizeof short_text,
                  "achieved occupancy %.0f%% of a possible %.0f%%: few warps in flight to hide "
@@ -274,7 +274,7 @@ static void check_dram(struct verdicts *v)
 {
     double s, ref;
     char short_text[SAYING];
-    if (number_of(v->y, "dram", &s) && number_of(v->r, "dram", &ref) && ref >= 40 && s < 0.7 * ref) {
+    if (profile_number_of(v->y, "dram", &s) && profile_number_of(v->r, "dram", &ref) && ref >= 40 && s < 0.7 * ref) {
         snprintf(short_text, sizeof short_text,
                  "DRAM throughput %.0f%% of peak (reference %.0f%%): memory is moved more slowly "
                  "than it could be", s, ref);
@@ -288,7 +288,7 @@ static void check_dram(struct verdicts *v)
 static void what_is_right(struct verdicts *v)
 {
     double occ, ref;
-    int ld = is_number(kv_get(v->y, "gld_spr")), st = is_number(kv_get(v->y, "gst_spr"));
+    int ld = profile_is_number(profile_kv_get(v->y, "gld_spr")), st = profile_is_number(profile_kv_get(v->y, "gst_spr"));
     /* no global accesses measured: nothing to say of them */
     if (!ld && !st)
         ;
@@ -298,8 +298,8 @@ static void what_is_right(struct verdicts *v)
         right(v, "global loads coalesced");
     else if (v->coalesced[1] && st)
         right(v, "global stores coalesced");
-    ld = is_number(kv_get(v->y, "shld_wpi"));
-    st = is_number(kv_get(v->y, "shst_wpi"));
+    ld = profile_is_number(profile_kv_get(v->y, "shld_wpi"));
+    st = profile_is_number(profile_kv_get(v->y, "shst_wpi"));
     if (ld || st) {
         if (v->conflict_free[0] && v->conflict_free[1])
             right(v, "no shared-memory bank conflicts");
@@ -308,22 +308,22 @@ static void what_is_right(struct verdicts *v)
         else if (v->conflict_free[1] && st)
             right(v, "no bank conflicts on shared stores");
     }
-    if (number_of(v->y, "occupancy", &occ) && !v->occupancy_flagged) {
-        if (number_of(v->r, "occupancy", &ref))
+    if (profile_number_of(v->y, "occupancy", &occ) && !v->occupancy_flagged) {
+        if (profile_number_of(v->r, "occupancy", &ref))
             right(v, "occupancy %.0f%% (reference %.0f%%)", occ, ref);
         else
             right(v, "occupancy %.0f%%", occ);
     }
 }
 
-void judge(struct verdicts *v, const struct kv *y, const struct kv *r, const char *ex)
+void profile_judge(struct verdicts *v, const struct kv *y, const struct kv *r, const char *ex)
 {
     double launches;
     memset(v, 0, sizeof *v);
     v->y = y;
     v->r = r;
     v->ex = ex;
-    v->have_ref = number_of(r, "launches", &launches) && launches > 0;
+    v->have_ref = profile_number_of(r, "launches", &launches) && launches > 0;
     for (int kind = 0; kind < 2; kind++)
         global_ideal(v, kind);
     for (int kind = 0; kind < 2; kind++)

@@ -31,12 +31,12 @@ int main(int argc, char **argv)
     int objects = argc > 1 && !strcmp(argv[1], "--objects"), first = 1 + objects;
     static tier_reference refs[MAX_REFERENCES];
     char err[256], tool[4096];
-    int n = references_read(".", refs, MAX_REFERENCES, err, sizeof err);
+    int n = grader_references_read(".", refs, MAX_REFERENCES, err, sizeof err);
     if (n < 0 || argc <= first) {
         fprintf(stderr, "resources-table: %s\n", n < 0 ? err : "say which stages: resources-table [--objects] STAGE...");
         return 2;
     }
-    if (!objects && resources_find_cuobjdump(tool, sizeof tool)) {
+    if (!objects && grader_resources_find_cuobjdump(tool, sizeof tool)) {
         fprintf(stderr, "resources-table: cuobjdump is not here (it comes with the CUDA Toolkit)\n");
         return 4;
     }
@@ -48,13 +48,13 @@ int main(int argc, char **argv)
             continue;
         target t = {0};
         snprintf(t.stage, sizeof t.stage, "%s", refs[i].stage);
-        reference_target(&t, ".", &refs[i], 0);
+        grader_reference_target(&t, ".", &refs[i], 0);
         if (objects) {
             printf("%s\n", t.object + 2); /* without ./ */
             continue;
         }
-        char *usage = resources_dump(tool, "--dump-resource-usage", t.object);
-        char *sass = resources_dump(tool, "-sass", t.object);
+        char *usage = grader_resources_dump(tool, "--dump-resource-usage", t.object);
+        char *sass = grader_resources_dump(tool, "-sass", t.object);
         if (!usage || !sass) {
             fprintf(stderr, "resources-table: cuobjdump could not read %s\n", t.object);
             return 1;
@@ -69,9 +69,9 @@ int main(int argc, char **argv)
             if (strstr(done, word))
                 continue;
             snprintf(done + strlen(done), sizeof done - strlen(done), "%s ", arch);
-            if (resources_parse(usage, arch, &u) == 0)
+            if (grader_resources_parse(usage, arch, &u) == 0)
                 printf("%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", refs[i].stage, refs[i].tier, arch, u.kernel,
-                       u.registers, u.local_bytes, u.shared_bytes, resources_overlap(sass, arch));
+                       u.registers, u.local_bytes, u.shared_bytes, grader_resources_overlap(sass, arch));
         }
         free(usage);
         free(sass);

@@ -1,7 +1,7 @@
 /*
  * book.c: the gradebook's rows, made afresh from what grading wrote (each
  * student's OUT/students/NAME/row.csv) and the term's side of the class
- * (roster.c, late.c) whenever the gradebook is written (collect(),
+ * (roster.c, late.c) whenever the gradebook is written (class_collect(),
  * grader/class/gradebook.c) or exported (export.c):
  *
  *   student, [id], points per stage, [submitted, days_late, late_penalty],
@@ -42,7 +42,7 @@ typedef struct {
 /* Add ", text" (or text) to the list *l. */
 static void list_add(char **l, const char *text)
 {
-    char *more = fmt("%s%s%s", *l, **l ? ", " : "", text);
+    char *more = lab_asprintf("%s%s%s", *l, **l ? ", " : "", text);
     free(*l);
     *l = more;
 }
@@ -51,8 +51,8 @@ static void list_add(char **l, const char *text)
 /* Append v (a new copy) to the NULL-terminated fields *f, *n of them. */
 static void push(char ***f, int *n, const char *v)
 {
-    *f = xrealloc(*f, (size_t)(*n + 2) * sizeof **f);
-    (*f)[(*n)++] = xstrdup(v);
+    *f = lab_grow(*f, (size_t)(*n + 2) * sizeof **f);
+    (*f)[(*n)++] = lab_strdup(v);
     (*f)[*n] = NULL;
 }
 
@@ -75,13 +75,13 @@ static char **fixed_row(const char *student, const char *status, const char *not
  * there is none, a row saying there is no result yet. */
 static char **graded_row(const char *name)
 {
-    char *path = row_path(name), *text = read_file_text(path, 0);
+    char *path = class_row_path(name), *text = lab_read_file(path, 0);
     int n = 0;
-    char **f = text ? csv_fields(text, &n) : NULL;
+    char **f = text ? class_csv_fields(text, &n) : NULL;
     free(text);
     free(path);
     if (!f) {
-        char *notes = fmt("no result: grading was stopped or its job ended first (run make class again; see %s/logs)",
+        char *notes = lab_asprintf("no result: grading was stopped or its job ended first (run make class again; see %s/logs)",
                           cls.out);
         f = fixed_row(name, "not graded", notes);
         free(notes);
@@ -103,28 +103,28 @@ static char *lateness(book_input *in, char **base, long long sent, int extra, ch
         return NULL;
     }
     const char *total = base[cls.nstages + 1];
-    char *end, *submitted = sent >= 0 ? time_text(sent) : xstrdup("");
+    char *end, *submitted = sent >= 0 ? class_time_text(sent) : lab_strdup("");
     double points = *total ? strtod(total, &end) : NAN;
-    int days = days_late(p, sent, extra), graded = *total && !*end && isfinite(points);
+    int days = class_days_late(p, sent, extra), graded = *total && !*end && isfinite(points);
     double off = graded ? fmin(days * p->penalty, points) : 0;
-    char *days_text = sent >= 0 ? fmt("%d", days) : xstrdup(""), *off_text = graded ? fmt("%g", off) : xstrdup("");
+    char *days_text = sent >= 0 ? lab_asprintf("%d", days) : lab_strdup(""), *off_text = graded ? lab_asprintf("%g", off) : lab_strdup("");
     push(f, n, submitted);
     push(f, n, days_text);
     push(f, n, off_text);
     char *note = NULL;
     if (days > 0) {
-        char *given = extra ? fmt(" (%d extra day%s given)", extra, extra == 1 ? "" : "s") : xstrdup("");
-        char *taken = graded && off > 0 ? fmt(": -%g points", off) : xstrdup("");
-        note = fmt("late %d day%s%s%s", days, days == 1 ? "" : "s", given, taken);
-        char *line = fmt("%s %d day%s%s", base[0], days, days == 1 ? "" : "s", taken + (*taken ? 1 : 0));
+        char *given = extra ? lab_asprintf(" (%d extra day%s given)", extra, extra == 1 ? "" : "s") : lab_strdup("");
+        char *taken = graded && off > 0 ? lab_asprintf(": -%g points", off) : lab_strdup("");
+        note = lab_asprintf("late %d day%s%s%s", days, days == 1 ? "" : "s", given, taken);
+        char *line = lab_asprintf("%s %d day%s%s", base[0], days, days == 1 ? "" : "s", taken + (*taken ? 1 : 0));
         list_add(&in->late_list, line);
         free(line);
         free(taken);
         free(given);
         free(base[cls.nstages + 1]);
-        base[cls.nstages + 1] = graded ? fmt("%g", points - off) : xstrdup("");
+        base[cls.nstages + 1] = graded ? lab_asprintf("%g", points - off) : lab_strdup("");
     } else if (sent < 0) {
-        note = xstrdup("submission time unknown (not counted late)");
+        note = lab_strdup("submission time unknown (not counted late)");
         list_add(&in->unknown_list, base[0]);
     }
     free(off_text);
@@ -149,18 +149,18 @@ static char **book_row(book_input *in, char **base, const char *id, long long se
         late = lateness(in, base, strcmp(base[s + 3], "no submission") ? sent : NOT_SENT, extra, &f, &n);
     for (int k = s + 1; k <= s + 4; k++)
         push(&f, &n, base[k]);
-    char *notes = xstrdup(base[s + 5]);
+    char *notes = lab_strdup(base[s + 5]);
     const char *before[] = {late, note};
     for (int k = 0; k < 2; k++)
         if (before[k] && *before[k]) {
-            char *more = fmt("%s%s%s", before[k], *notes ? " | " : "", notes);
+            char *more = lab_asprintf("%s%s%s", before[k], *notes ? " | " : "", notes);
             free(notes);
             notes = more;
         }
     push(&f, &n, notes);
     free(notes);
     free(late);
-    words_free(base);
+    intake_words_free(base);
     return f;
 }
 
@@ -171,7 +171,7 @@ static char **book_row(book_input *in, char **base, const char *id, long long se
  * whom two entries name stops the gradebook (exit 7). */
 static int *match_roster(book_input *in)
 {
-    int *who = xrealloc(NULL, (size_t)(in->nroster + 1) * sizeof *who);
+    int *who = lab_grow(NULL, (size_t)(in->nroster + 1) * sizeof *who);
     for (int e = 0; e < in->nroster; e++)
         who[e] = -1;
     for (int pass = 0; pass < 2; pass++)
@@ -186,7 +186,7 @@ static int *match_roster(book_input *in)
                     continue;
                 int other = in->entry_of[i];
                 if (other >= 0 && other != e)
-                    die_status(CLASS_BAD_TERM, "the roster's lines %d (%s) and %d (%s) both name the student %s: "
+                    lab_fatal(CLASS_BAD_TERM, "the roster's lines %d (%s) and %d (%s) both name the student %s: "
                                "give make class a ROSTER with one line for them", in->roster[other].line,
                                in->roster[other].name, r->line, r->name, cls.names[i]);
                 in->entry_of[i] = e;
@@ -200,10 +200,10 @@ static int *match_roster(book_input *in)
  * or roster id); the lines that name no one into *unused (new string). */
 static void apply_times(book_input *in, char **unused)
 {
-    int *used = xrealloc(NULL, (size_t)(in->late.ntimes + 1) * sizeof *used);
+    int *used = lab_grow(NULL, (size_t)(in->late.ntimes + 1) * sizeof *used);
     for (int t = 0; t < in->late.ntimes; t++) {
         const char *key = in->late.times[t].f[0];
-        char *as_name = student_name(key);
+        char *as_name = intake_student_name(key);
         used[t] = 0;
         for (int i = 0; i < cls.nstudents; i++) {
             int e = in->entry_of[i];
@@ -211,15 +211,15 @@ static void apply_times(book_input *in, char **unused)
                 continue;
             in->sent[i].time = in->late.times_at[t];
             free(in->sent[i].from);
-            in->sent[i].from = xstrdup("TIMES");
+            in->sent[i].from = lab_strdup("TIMES");
             used[t] = 1;
         }
         free(as_name);
     }
-    *unused = xstrdup("");
+    *unused = lab_strdup("");
     for (int t = 0; t < in->late.ntimes; t++)
         if (!used[t]) {
-            char *more = fmt("%s%s%s (line %d)", *unused, **unused ? ", " : "", in->late.times[t].f[0],
+            char *more = lab_asprintf("%s%s%s (line %d)", *unused, **unused ? ", " : "", in->late.times[t].f[0],
                              in->late.times[t].line);
             free(*unused);
             *unused = more;
@@ -251,20 +251,20 @@ static void make_head(book *b, const book_input *in)
 static void add_row(book *b, char **row, const char *full_name, const char *email, int listed)
 {
     int n = b->nrows++;
-    b->rows = xrealloc(b->rows, (size_t)b->nrows * sizeof *b->rows);
-    b->full_name = xrealloc(b->full_name, (size_t)b->nrows * sizeof *b->full_name);
-    b->email = xrealloc(b->email, (size_t)b->nrows * sizeof *b->email);
-    b->listed = xrealloc(b->listed, (size_t)b->nrows * sizeof *b->listed);
+    b->rows = lab_grow(b->rows, (size_t)b->nrows * sizeof *b->rows);
+    b->full_name = lab_grow(b->full_name, (size_t)b->nrows * sizeof *b->full_name);
+    b->email = lab_grow(b->email, (size_t)b->nrows * sizeof *b->email);
+    b->listed = lab_grow(b->listed, (size_t)b->nrows * sizeof *b->listed);
     b->rows[n] = row;
-    b->full_name[n] = xstrdup(full_name);
-    b->email[n] = xstrdup(email);
+    b->full_name[n] = lab_strdup(full_name);
+    b->email[n] = lab_strdup(email);
     b->listed[n] = listed;
 }
 
 /* A line for the terminal, after the gradebook's. */
 static void add_said(book *b, char *line)
 {
-    char *more = fmt("%s%s\n", b->said ? b->said : "", line);
+    char *more = lab_asprintf("%s%s\n", b->said ? b->said : "", line);
     free(b->said);
     free(line);
     b->said = more;
@@ -274,20 +274,20 @@ static void add_said(book *b, char *line)
 static void say_term(book *b, const book_input *in, const char *missing, const char *unlisted, const char *unused)
 {
     if (in->nroster)
-        add_said(b, fmt("roster: %d students%s%s", in->nroster, *missing ? "; no submission: " : ", each with a submission",
+        add_said(b, lab_asprintf("roster: %d students%s%s", in->nroster, *missing ? "; no submission: " : ", each with a submission",
                         missing));
     if (*unlisted)
-        add_said(b, fmt("not on the roster (rows without an id; make export leaves them out): %s", unlisted));
+        add_said(b, lab_asprintf("not on the roster (rows without an id; make export leaves them out): %s", unlisted));
     if (in->late.has_deadline) {
-        char *due = time_text(in->late.deadline);
-        add_said(b, fmt("late (deadline %s, %g points off for each day late): %s", due, in->late.penalty,
+        char *due = class_time_text(in->late.deadline);
+        add_said(b, lab_asprintf("late (deadline %s, %g points off for each day late): %s", due, in->late.penalty,
                         *in->late_list ? in->late_list : "no one"));
         free(due);
     }
     if (in->late.has_deadline && *in->unknown_list)
-        add_said(b, fmt("submission time unknown (not counted late; TIMES can give it): %s", in->unknown_list));
+        add_said(b, lab_asprintf("submission time unknown (not counted late; TIMES can give it): %s", in->unknown_list));
     if (*unused)
-        add_said(b, fmt("TIMES names no student of SUBMISSIONS: %s", unused));
+        add_said(b, lab_asprintf("TIMES names no student of SUBMISSIONS: %s", unused));
 }
 
 /* What the rows are made from: the roster, the policy, each student's
@@ -295,27 +295,27 @@ static void say_term(book *b, const book_input *in, const char *missing, const c
 static void book_input_read(book_input *in)
 {
     *in = (book_input){0};
-    in->nroster = roster_load(&in->roster);
-    late_load(&in->late);
+    in->nroster = class_roster_load(&in->roster);
+    class_late_load(&in->late);
     int m = cls.nstudents;
-    in->sent = xrealloc(NULL, (size_t)(m + 1) * sizeof *in->sent);
-    in->entry_of = xrealloc(NULL, (size_t)(m + 1) * sizeof *in->entry_of);
+    in->sent = lab_grow(NULL, (size_t)(m + 1) * sizeof *in->sent);
+    in->entry_of = lab_grow(NULL, (size_t)(m + 1) * sizeof *in->entry_of);
     in->with_id = in->nroster > 0;
     for (int i = 0; i < m; i++) {
-        sent_read(cls.names[i], &in->sent[i]);
+        class_sent_read(cls.names[i], &in->sent[i]);
         in->entry_of[i] = -1;
         in->with_id |= *in->sent[i].sid != 0;
     }
-    in->late_list = xstrdup("");
-    in->unknown_list = xstrdup("");
+    in->late_list = lab_strdup("");
+    in->unknown_list = lab_strdup("");
 }
 
-void book_make(book *b)
+void class_book_make(book *b)
 {
     book_input in;
     book_input_read(&in);
     int *who = match_roster(&in);
-    char *unused, *missing = xstrdup(""), *unlisted = xstrdup("");
+    char *unused, *missing = lab_strdup(""), *unlisted = lab_strdup("");
     apply_times(&in, &unused);
     *b = (book){0};
     make_head(b, &in);
@@ -344,23 +344,23 @@ void book_make(book *b)
     free(missing);
     free(unlisted);
     for (int i = 0; i < cls.nstudents; i++)
-        sent_free(&in.sent[i]);
+        class_sent_free(&in.sent[i]);
     free(in.sent);
     free(in.entry_of);
     free(in.late_list);
     free(in.unknown_list);
-    roster_free(in.roster, in.nroster);
-    late_free(&in.late);
+    class_roster_free(in.roster, in.nroster);
+    class_late_free(&in.late);
 }
 
-void book_free(book *b)
+void class_book_free(book *b)
 {
     for (int r = 0; r < b->nrows; r++) {
-        words_free(b->rows[r]);
+        intake_words_free(b->rows[r]);
         free(b->full_name[r]);
         free(b->email[r]);
     }
-    words_free(b->head);
+    intake_words_free(b->head);
     free(b->rows);
     free(b->full_name);
     free(b->email);
@@ -368,7 +368,7 @@ void book_free(book *b)
     free(b->said);
 }
 
-int book_column(const book *b, const char *name)
+int class_book_column(const book *b, const char *name)
 {
     for (int c = 0; c < b->ncols; c++)
         if (!strcmp(b->head[c], name))

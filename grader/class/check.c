@@ -56,10 +56,10 @@ static int emulated(const char *stage)
     if (s == cls.nstages)
         return 0;
     if (!known[s]) {
-        char *lab = fmt("%s/lab", cls.out), *target = fmt("build/%s/exercise-emu", stage);
+        char *lab = lab_asprintf("%s/lab", cls.out), *target = lab_asprintf("build/%s/exercise-emu", stage);
         char *argv[] = {"make", "-n", "-s", "-C", lab, target, NULL};
         proc p = {.out = "/dev/null", .err = ERR_NULL};
-        has[s] = run(argv, &p) == 0;
+        has[s] = class_run(argv, &p) == 0;
         known[s] = 1;
         free(target);
         free(lab);
@@ -67,21 +67,21 @@ static int emulated(const char *stage)
     return has[s];
 }
 
-char **check_lab_targets(void)
+char **class_check_lab_targets(void)
 {
-    char **t = xrealloc(NULL, (8 + 2 * cls.nstages) * sizeof *t);
+    char **t = lab_grow(NULL, (8 + 2 * cls.nstages) * sizeof *t);
     int n = 0;
-    t[n++] = xstrdup("build/confine/confine");
-    t[n++] = xstrdup("build/grader/grade"); /* the launcher's checks and verdicts */
-    t[n++] = xstrdup("build/judge/runner.o");
-    t[n++] = xstrdup("build/judge/forward.o");
-    t[n++] = xstrdup("build/judge/forward_runtime.o");
-    t[n++] = xstrdup("build/common/fdio.o");
-    t[n++] = xstrdup("build/judge/server"); /* a runner's link asks for it */
+    t[n++] = lab_strdup("build/confine/confine");
+    t[n++] = lab_strdup("build/grader/grade"); /* the launcher's checks and verdicts */
+    t[n++] = lab_strdup("build/judge/runner.o");
+    t[n++] = lab_strdup("build/judge/forward.o");
+    t[n++] = lab_strdup("build/judge/forward_runtime.o");
+    t[n++] = lab_strdup("build/common/fdio.o");
+    t[n++] = lab_strdup("build/judge/server"); /* a runner's link asks for it */
     const int fixed = n;
     for (int s = 0; s < cls.nstages; s++) {
         const char *f = family_of(cls.stages[s]);
-        char *obj = fmt("build/judge/%s_call.o", f ? f : "none");
+        char *obj = lab_asprintf("build/judge/%s_call.o", f ? f : "none");
         int seen = 0;
         for (int i = fixed; i < n; i++)
             seen |= !strcmp(t[i], obj);
@@ -94,16 +94,16 @@ char **check_lab_targets(void)
      * a student's copy then compiles their kernel.cu alone */
     for (int s = 0; s < cls.nstages; s++)
         if (emulated(cls.stages[s]))
-            t[n++] = fmt("build/%s/exercise-emu", cls.stages[s]);
+            t[n++] = lab_asprintf("build/%s/exercise-emu", cls.stages[s]);
     t[n] = NULL;
     return t;
 }
 
-int check_targets(const char *stage, char **argv, int n)
+int class_check_targets(const char *stage, char **argv, int n)
 {
-    argv[n++] = fmt("build/%s/exercise-runner", stage);
+    argv[n++] = lab_asprintf("build/%s/exercise-runner", stage);
     if (emulated(stage))
-        argv[n++] = fmt("build/%s/exercise-emu", stage);
+        argv[n++] = lab_asprintf("build/%s/exercise-emu", stage);
     return n;
 }
 
@@ -113,24 +113,24 @@ int check_targets(const char *stage, char **argv, int n)
  * messages come together). */
 static char *build_problem(const char *log, const char *stage)
 {
-    char *mark = fmt("build/%s/", stage), *why = NULL;
+    char *mark = lab_asprintf("build/%s/", stage), *why = NULL;
     int n, from = 0;
-    char **line = lines(log ? log : "", &n);
+    char **line = intake_lines(log ? log : "", &n);
     for (int i = 0; i < n && !why; i++) {
         if (strncmp(line[i], "make: *** [", 11))
             continue;
         for (int k = from; strstr(line[i], mark) && k < i && !why; k++) {
             const char *l = line[k], *undef = strstr(l, "undefined reference to ");
             if (undef)
-                why = fmt("did not link: %s", undef);
+                why = lab_asprintf("did not link: %s", undef);
             else if (strstr(l, "error") && strncmp(l, "collect2", 8) && strncmp(l, "make:", 5))
-                why = fmt("did not compile: %s", l);
+                why = lab_asprintf("did not compile: %s", l);
         }
         from = i + 1;
     }
-    words_free(line);
+    intake_words_free(line);
     free(mark);
-    return why ? why : xstrdup("did not build (see grade.log)");
+    return why ? why : lab_strdup("did not build (see grade.log)");
 }
 
 /* A finding as a note's phrase: without the kernel.cu:LINE it starts
@@ -148,7 +148,7 @@ static void finding_phrase(const char *message, char *phrase, size_t len)
         of += *of == '(' ? strcspn(of, ")") + 1 : strcspn(of, " ");
         m = of + strspn(of, " ");
     }
-    phrase_of(m, 0, "", phrase, len);
+    class_phrase_of(m, 0, "", phrase, len);
 }
 
 /* What a stage's check found (check_stage fills it). */
@@ -168,20 +168,20 @@ static void run_emulator(const char *work, const char *stage, stage_check *c)
 {
     /* the pre-run checks read nvcc's object of the runner (make's
      * EMU_CHECK_OBJECT=0: the emulated program has none of its own) */
-    char *emu = fmt("build/%s/exercise-emu", stage), *object = fmt("build/%s/exercise.o", stage);
+    char *emu = lab_asprintf("build/%s/exercise-emu", stage), *object = lab_asprintf("build/%s/exercise.o", stage);
     char *argv[] = {"judge/launch.sh", "--stage", (char *)stage, "--object", object, "--emulated", "--limit",
                     EMU_LIMIT_S, "--", emu, NULL};
     proc p = {.dir = work, .capture = 1, .err = ERR_TO_OUT};
-    int st = run(argv, &p);
-    c->output = p.text ? p.text : xstrdup("");
+    int st = class_run(argv, &p);
+    c->output = p.text ? p.text : lab_strdup("");
     if (st == EMU_CORRECT) {
         c->cell = "correct (emulated)";
     } else {
         c->cell = st == EMU_WRONG ? "wrong (emulated)" : st == EMU_REFUSED ? "refused (emulated)" : "emulator failed";
         c->cell = st == EMU_CHECKS_REFUSED ? "refused" : st == EMU_NOT_RUN ? "not run" : c->cell;
         char sentence[1024];
-        run_sentence(c->output, sentence, sizeof sentence);
-        c->message = xstrdup(sentence);
+        grader_run_sentence(c->output, sentence, sizeof sentence);
+        c->message = lab_strdup(sentence);
         finding_phrase(sentence, c->phrase, sizeof c->phrase);
     }
     free(object);
@@ -191,9 +191,9 @@ static void run_emulator(const char *work, const char *stage, stage_check *c)
 /* Whether the student's kernel.cu of stage is the skeleton as handed out. */
 static int is_skeleton(const char *name, const char *stage)
 {
-    char *sent = fmt("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, stage);
-    char *skeleton = fmt("%s/lab/exercises/%s/kernel.cu", cls.out, stage);
-    char *a = read_file_text(sent, 0), *b = read_file_text(skeleton, 0);
+    char *sent = lab_asprintf("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, stage);
+    char *skeleton = lab_asprintf("%s/lab/exercises/%s/kernel.cu", cls.out, stage);
+    char *a = lab_read_file(sent, 0), *b = lab_read_file(skeleton, 0);
     int same = a && b && !strcmp(a, b);
     free(a);
     free(b);
@@ -205,11 +205,11 @@ static int is_skeleton(const char *name, const char *stage)
 /* One stage of a checked copy: what it is, and what was found. */
 static void check_stage(const char *name, const char *work, const char *log, const char *stage, stage_check *c)
 {
-    if (!submitted_stage(name, stage)) {
+    if (!class_submitted_stage(name, stage)) {
         c->cell = "not submitted";
         return;
     }
-    char *runner = fmt("%s/build/%s/exercise-runner", work, stage), *emu = fmt("%s/build/%s/exercise-emu", work, stage);
+    char *runner = lab_asprintf("%s/build/%s/exercise-runner", work, stage), *emu = lab_asprintf("%s/build/%s/exercise-emu", work, stage);
     int built = access(runner, X_OK) == 0, has_emu = emulated(stage) && access(emu, X_OK) == 0;
     free(runner);
     free(emu);
@@ -219,9 +219,9 @@ static void check_stage(const char *name, const char *work, const char *log, con
         c->message = build_problem(log, stage);
     } else if (is_skeleton(name, stage)) {
         c->cell = "skeleton";
-        c->message = xstrdup("still the skeleton as handed out");
+        c->message = lab_strdup("still the skeleton as handed out");
     } else if (emulated(stage) && !has_emu) {
-        c->message = xstrdup("the CPU emulator could not build it (see grade.log)");
+        c->message = lab_strdup("the CPU emulator could not build it (see grade.log)");
     } else if (!has_emu) {
         c->unchecked = 1;
     } else {
@@ -229,23 +229,23 @@ static void check_stage(const char *name, const char *work, const char *log, con
         return;
     }
     if (c->message)
-        phrase_of(c->message, 0, "", c->phrase, sizeof c->phrase);
+        class_phrase_of(c->message, 0, "", c->phrase, sizeof c->phrase);
 }
 
 /* grade.log: the build's messages, then each emulated run's output. */
 static void write_log(const char *path, const char *build, const stage_check *c)
 {
-    char *text = xstrdup(build ? build : "");
+    char *text = lab_strdup(build ? build : "");
     for (int s = 0; s < cls.nstages; s++) {
         if (!c[s].output)
             continue;
-        char *more = fmt("%s%s== %s on the CPU emulator (judge/launch.sh): %s\n%s", text,
+        char *more = lab_asprintf("%s%s== %s on the CPU emulator (judge/launch.sh): %s\n%s", text,
                          *text && text[strlen(text) - 1] != '\n' ? "\n" : "", cls.stages[s], c[s].cell, c[s].output);
         free(text);
         text = more;
     }
-    if (write_atomic(path, text))
-        warn("cannot write %s", path);
+    if (class_write_atomic(path, text))
+        lab_warn("cannot write %s", path);
     free(text);
 }
 
@@ -253,19 +253,19 @@ static void write_log(const char *path, const char *build, const stage_check *c)
  * (whole, on one line), for the check's report (grader/class/report/). */
 static void write_tsv(const char *path, const stage_check *c)
 {
-    char *text = xstrdup("stage\tcheck\tmessage\n");
+    char *text = lab_strdup("stage\tcheck\tmessage\n");
     for (int s = 0; s < cls.nstages; s++) {
-        char *m = xstrdup(c[s].message ? c[s].message : "");
+        char *m = lab_strdup(c[s].message ? c[s].message : "");
         for (char *q = m; *q; q++)
             if (*q == '\t' || *q == '\n' || *q == '\r')
                 *q = ' ';
-        char *more = fmt("%s%s\t%s\t%s\n", text, cls.stages[s], c[s].cell, m);
+        char *more = lab_asprintf("%s%s\t%s\t%s\n", text, cls.stages[s], c[s].cell, m);
         free(m);
         free(text);
         text = more;
     }
-    if (write_atomic(path, text))
-        warn("cannot write %s", path);
+    if (class_write_atomic(path, text))
+        lab_warn("cannot write %s", path);
     free(text);
 }
 
@@ -273,7 +273,7 @@ static void write_tsv(const char *path, const stage_check *c)
  * for each stage with a problem (their count in *bad). */
 static char *check_notes(const stage_check *c, int *bad)
 {
-    char *missing = xstrdup(""), *notes = xstrdup("");
+    char *missing = lab_strdup(""), *notes = lab_strdup("");
     int unchecked = 0;
     *bad = 0;
     for (int s = 0; s < cls.nstages; s++) {
@@ -281,13 +281,13 @@ static char *check_notes(const stage_check *c, int *bad)
         char **list = !strcmp(c[s].cell, "not submitted") ? &missing : c[s].phrase[0] ? &notes : NULL;
         if (!list)
             continue;
-        char *more = list == &missing ? fmt("%s %s", missing, cls.stages[s])
-                                      : fmt("%s%s%s: %s", notes, *notes ? " | " : "", cls.stages[s], c[s].phrase);
+        char *more = list == &missing ? lab_asprintf("%s %s", missing, cls.stages[s])
+                                      : lab_asprintf("%s%s%s: %s", notes, *notes ? " | " : "", cls.stages[s], c[s].phrase);
         free(*list);
         *list = more;
         *bad += list == &notes;
     }
-    char *all = fmt("%s%s%s%s%s", *missing ? "not submitted:" : "", missing, *missing && *notes ? " | " : "", notes,
+    char *all = lab_asprintf("%s%s%s%s%s", *missing ? "not submitted:" : "", missing, *missing && *notes ? " | " : "", notes,
                     unchecked ? (*missing || *notes ? " | correctness needs a GPU or the CPU emulator"
                                                     : "correctness needs a GPU or the CPU emulator")
                               : "");
@@ -296,22 +296,22 @@ static char *check_notes(const stage_check *c, int *bad)
     return all;
 }
 
-void check_prepared(const char *name, time_t since)
+void class_check_prepared(const char *name, time_t since)
 {
-    char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
-    char *build_log = fmt("%s/build/grade-build.log", work), *log = fmt("%s/grade.log", dir);
-    char *tsv = fmt("%s/check.tsv", dir);
-    char *text = read_file_text(build_log, 0);
-    stage_check *c = xrealloc(NULL, (cls.nstages + 1) * sizeof *c);
+    char *dir = lab_asprintf("%s/students/%s", cls.out, name), *work = lab_asprintf("%s/work/%s", cls.out, name);
+    char *build_log = lab_asprintf("%s/build/grade-build.log", work), *log = lab_asprintf("%s/grade.log", dir);
+    char *tsv = lab_asprintf("%s/check.tsv", dir);
+    char *text = lab_read_file(build_log, 0);
+    stage_check *c = lab_grow(NULL, (cls.nstages + 1) * sizeof *c);
     memset(c, 0, (cls.nstages + 1) * sizeof *c);
-    points pts = {.score = xstrdup(""), .max = xstrdup(""), .seed = xstrdup(""), .bonus = xstrdup(""),
-                  .bonus_max = xstrdup("")};
-    pts.stages = xrealloc(NULL, (cls.nstages + 1) * sizeof *pts.stages);
+    points pts = {.score = lab_strdup(""), .max = lab_strdup(""), .seed = lab_strdup(""), .bonus = lab_strdup(""),
+                  .bonus_max = lab_strdup("")};
+    pts.stages = lab_grow(NULL, (cls.nstages + 1) * sizeof *pts.stages);
     for (int s = 0; s < cls.nstages; s++) {
         check_stage(name, work, text, cls.stages[s], &c[s]);
         stage_points *sp = &pts.stages[pts.nstages++];
-        sp->name = xstrdup(cls.stages[s]);
-        sp->points = xstrdup(c[s].cell);
+        sp->name = lab_strdup(cls.stages[s]);
+        sp->points = lab_strdup(c[s].cell);
         snprintf(sp->phrase, sizeof sp->phrase, "%s", c[s].phrase);
     }
     int bad;
@@ -319,19 +319,19 @@ void check_prepared(const char *name, time_t since)
     /* the messages first: a row says the student is done */
     write_log(log, text, c);
     write_tsv(tsv, c);
-    write_row(name, "checked", notes, &pts);
-    say("[%d/%d] %s: checked, %d stage%s with a problem%s (%ld s)", done_count(), cls.nstudents, name, bad,
+    class_write_row(name, "checked", notes, &pts);
+    class_say("[%d/%d] %s: checked, %d stage%s with a problem%s (%ld s)", class_done_count(), cls.nstudents, name, bad,
         bad == 1 ? "" : "s", strncmp(notes, "not submitted:", 14) ? "" : ", some not submitted",
         (long)(time(NULL) - since));
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
-        remove_tree(work);
+        intake_remove_tree(work);
     for (int s = 0; s < cls.nstages; s++) {
         free(c[s].message);
         free(c[s].output);
     }
     free(c);
-    points_free(&pts);
+    class_points_free(&pts);
     free(notes);
     free(text);
     free(tsv);

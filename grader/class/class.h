@@ -30,19 +30,10 @@
 #define CLASS_H
 
 #include "intake.h"
+#include "util.h"
 
 #include <stddef.h>
 #include <sys/types.h>
-
-/* The helper library's names (common/util.h) as the files of grader/class/
- * still spell them, until they are renamed (issue 46). */
-#define json_parse lab_json_parse
-#define json_free lab_json_free
-#define json_get lab_json_get
-#define json_string_at lab_json_string_at
-#define json_number_at lab_json_number_at
-#define json_bool_at lab_json_bool_at
-#define read_file_text lab_read_file
 
 /* Exit statuses: 0 done (whatever the grades), 1 a step failed, 2 usage,
  * 3 no GPU here for the local back end, 5 the runs cannot be confined,
@@ -89,30 +80,28 @@ typedef struct {
 extern class_state cls;
 
 /* ================================================================ sys.c */
-/* Messages: a line on stdout; "class: ..." on stderr and exit 1. */
-void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* die with another exit status */
-_Noreturn void die_status(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* fmt, xstrdup, xrealloc, lines, words_free, first_line, remove_tree,
- * exists, is_dir, is_link: the intake's (grader/intake/intake.h). */
-/* Words of text split on blanks, NULL-terminated (free with words_free). */
-char **words(const char *text, int *count);
+/* A line on stdout, flushed: the class's progress. Warnings and errors
+ * are lab_warn and lab_fatal's "class: ..." on stderr (common/util.h),
+ * lab_fatal with one of the exit statuses above. */
+void class_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* intake_lines, intake_words_free, intake_first_line, intake_remove_tree,
+ * intake_exists, intake_is_dir, intake_is_link: grader/intake/intake.h. */
+/* Words of text split on blanks, NULL-terminated (free with intake_words_free). */
+char **class_words(const char *text, int *count);
 /* The last non-empty line of text that does not start with skip (NULL:
  * any), without the newline (new string). */
-char *last_line(const char *text, const char *skip);
+char *class_last_line(const char *text, const char *skip);
 /* A file written whole through NAME.tmp and a rename (0, or -1); one is
  * read whole with lab_read_file(path, 0) (common/util.h). */
-int write_atomic(const char *path, const char *text);
-int copy_file(const char *from, const char *to);
+int class_write_atomic(const char *path, const char *text);
+int class_copy_file(const char *from, const char *to);
 /* 1 when a's time is later than b's, or a exists and b does not (test -nt). */
-int newer(const char *a, const char *b);
+int class_newer(const char *a, const char *b);
 /* An absolute path as the shell's `cd P && pwd` gives it (links kept). */
-char *abs_path(const char *path);
-long cpus(void);
+char *class_abs_path(const char *path);
+long class_cpus(void);
 /* hostname, and its first part (hostname -s). */
-char *host_name(int short_form);
+char *class_host_name(int short_form);
 
 /* Running a program: stdin from /dev/null (or input), its own output
  * where the fields say. Returns its exit status, 128+signal when killed,
@@ -131,16 +120,14 @@ typedef struct {
     int truncated;          /* more than PROC_CAPTURE bytes came          */
 } proc;
 #define PROC_CAPTURE (32u << 20)
-int run(char *const argv[], proc *p);
+int class_run(char *const argv[], proc *p);
 /* Run a program and return its stdout (stderr dropped), or NULL when it
  * failed. */
-char *output_of(char *const argv[]);
+char *class_output_of(char *const argv[]);
 /* The GPUs nvidia-smi -L lists, as "0 1" ("" for none). */
-char *listed_gpus(void);
+char *class_listed_gpus(void);
 
 /* ============================================================== setup.c */
-/* class.conf's value of key (a new string), or NULL. */
-char *conf_get(const char *key);
 /* Read OUT's class.conf and students.tsv into cls; dies without them. */
 void class_load(void);
 /* First run: OUT/lab from the lab's tools/release.sh and class.conf;
@@ -148,26 +135,26 @@ void class_load(void);
 void class_setup(const char *lab, const char *submissions, const char *stages_arg,
                  const char *seed_arg, const int *switches_on);
 /* Stop (exit 5) before anyone is graded when the runs cannot be confined. */
-void check_confinement(void);
+void class_check_confinement(void);
 /* SUBMISSIONS into OUT/students.tsv. */
-void list_submissions(const char *submissions);
+void class_list_submissions(const char *submissions);
 
 /* ============================================================= intake.c */
 /* The student's kernel.cu files into OUT/students/NAME/kernels/, or a row
  * saying why there are none: 1 when there is something to grade. */
-int intake(const char *submissions, int student);
+int class_intake(const char *submissions, int student);
 /* 1 (said in a line) when the student's entry is not what was taken in
  * last: it is taken in and graded again. */
-int submission_changed(const char *submissions, int student);
+int class_submission_changed(const char *submissions, int student);
 
 /* ============================================================ grading.c */
 /* A fresh copy of the lab with the student's kernels, built ahead when
  * ahead (0, or -1 with the row written); make grade there and the row. */
-int prepare_one(const char *name, int ahead);
-void grade_prepared(const char *name);
-void grade_one(const char *name);
+int class_prepare_one(const char *name, int ahead);
+void class_grade_prepared(const char *name);
+void class_grade_one(const char *name);
 /* Whether the student sent that stage. */
-int submitted_stage(const char *name, const char *stage);
+int class_submitted_stage(const char *name, const char *stage);
 /* Students a minute on each GPU by the class's clock (cls.clock_*),
  * counting those graded so far; 0 when the clock has not started. */
 double class_rate(void);
@@ -175,11 +162,11 @@ double class_rate(void);
 /* ============================================================== check.c */
 /* What the lab builds once for a check, and what each submitted stage
  * builds (into argv from argv[n]; returns the new n). */
-char **check_lab_targets(void);
-int check_targets(const char *stage, char **argv, int n);
+char **class_check_lab_targets(void);
+int class_check_targets(const char *stage, char **argv, int n);
 /* The row of a student whose copy was built ahead (since: when its
  * build began, for the time said): what each stage is. */
-void check_prepared(const char *name, time_t since);
+void class_check_prepared(const char *name, time_t since);
 
 /* ============================================================= points.c */
 #define PHRASE_MAX 60
@@ -194,49 +181,46 @@ typedef struct {
     int nstages;
 } points;
 /* Read a grade.json: 0, or -1 with why in err. */
-int points_read(const char *path, points *p, char *err, size_t errlen);
-void points_free(points *p);
+int class_points_read(const char *path, points *p, char *err, size_t errlen);
+void class_points_free(points *p);
 /* A stage's points, or NULL. */
-const stage_points *points_stage(const points *p, const char *stage);
+const stage_points *class_points_stage(const points *p, const char *stage);
 /* The stages of missing (joined by spaces) added with 0 points, their
  * most counted in the maximum (or the bonus's): not submitted, unrun. */
-void points_add_missing(points *p, const char *missing);
+void class_points_add_missing(points *p, const char *missing);
 /* The head of a grader's reason that a note shows (for tests too). */
-void phrase_of(const char *reason, int flagged, const char *missed, char *out, size_t len);
+void class_phrase_of(const char *reason, int flagged, const char *missed, char *out, size_t len);
 
 /* ========================================================== gradebook.c */
 /* The student's row, written in one step (pts may be NULL). */
-void write_row(const char *name, const char *status, const char *notes, const points *pts);
-/* Field n (from 1) of a row file, or NULL. The status and the notes. */
-char *row_field(const char *row_file, int n);
-char *row_status(const char *name);
-char *row_notes(const char *name);
-char *row_path(const char *name);
-int has_row(const char *name);
-int done_count(void);
+void class_write_row(const char *name, const char *status, const char *notes, const points *pts);
+/* The status and the notes. */
+char *class_row_status(const char *name);
+char *class_row_notes(const char *name);
+char *class_row_path(const char *name);
+int class_has_row(const char *name);
+int class_done_count(void);
 /* OUT/gradebook.csv from the rows, then the summary line. */
-void collect(void);
-void summary(void);
+void class_collect(void);
+void class_summary(void);
 /* One CSV field of text (new string). */
-char *csv(const char *text);
+char *class_csv(const char *text);
 /* The fields of a CSV line (RFC 4180 quotes; it ends at a newline),
- * NULL-terminated (free with words_free), count in *n; NULL when a quote
+ * NULL-terminated (free with intake_words_free), count in *n; NULL when a quote
  * is left open. */
-char **csv_fields(const char *line, int *n);
+char **class_csv_fields(const char *line, int *n);
 
 /* ============================================================= local.c */
-void run_local(const char *todo);
+void class_run_local(const char *todo);
 
 /* ============================================================= slurm.c */
-void run_slurm(const char *todo, const char *status_cmd);
-void array_task(const char *index, const char *todo);
+void class_run_slurm(const char *todo, const char *status_cmd);
+void class_array_task(const char *index, const char *todo);
 /* "N of M done[; grading now: ...]" (array and todo: NULL outside a
  * followed Slurm run). */
-char *status_line(const char *array, const char *todo);
+char *class_status_line(const char *array, const char *todo);
 /* Slurm's time limit t, n times over; NULL for a form Slurm does not take. */
-char *slurm_time_times(const char *t, int n);
-/* The students of the to-do list's array task index (count in *n). */
-char **task_students(const char *todo, long index, int *n);
+char *class_slurm_time_times(const char *t, int n);
 /* What make grade builds besides make all, built once per lab copy. */
 extern const char *const lab_tools[2];
 
@@ -260,16 +244,16 @@ typedef struct {
 /* Its rows, a byte-order mark, blank lines and a header (a first line
  * whose first field is one of heads, NULL-terminated) left out; -1 with
  * why (new string) when it cannot be read or a quote is left open. */
-int csv_file(const char *path, const char *const *heads, csv_row **rows, char **why);
-void csv_rows_free(csv_row *rows, int n);
+int class_csv_file(const char *path, const char *const *heads, csv_row **rows, char **why);
+void class_csv_rows_free(csv_row *rows, int n);
 /* A file the instructor gave, checked, copied into OUT as the name as
  * (OUT's path of it, a new string; dies when it cannot be copied). */
-char *keep_given(const char *path, const char *as);
+char *class_keep_given(const char *path, const char *as);
 /* ROSTER checked and kept as OUT/roster.csv (roster.c). */
-void roster_keep(const char *path);
+void class_roster_keep(const char *path);
 /* OUT/roster.csv's entries, 0 when the class has none. */
-int roster_load(roster_entry **out);
-void roster_free(roster_entry *r, int n);
+int class_roster_load(roster_entry **out);
+void class_roster_free(roster_entry *r, int n);
 
 /* When a student's submission came (OUT/students/NAME/submission.tsv). */
 typedef struct {
@@ -288,19 +272,17 @@ typedef struct {
     int ntimes;
 } late_policy;
 /* TIMES, DEADLINE and LATE_PENALTY checked and kept (NULL: as before). */
-void late_keep(const char *times, const char *deadline, const char *penalty);
-void late_load(late_policy *p);
-void late_free(late_policy *p);
+void class_late_keep(const char *times, const char *deadline, const char *penalty);
+void class_late_load(late_policy *p);
+void class_late_free(late_policy *p);
 /* Where the student's submission came from, and when, into OUT/students/NAME/submission.tsv. */
-void record_sent(const char *submissions, int student);
-void sent_read(const char *name, sent_facts *f);
-void sent_free(sent_facts *f);
-/* A time as DEADLINE, TIMES and Gradescope write it: 0, or -1. */
-int parse_time(const char *text, long long *t);
+void class_record_sent(const char *submissions, int student);
+void class_sent_read(const char *name, sent_facts *f);
+void class_sent_free(sent_facts *f);
 /* A time in this machine's zone, with its offset (new string). */
-char *time_text(long long t);
+char *class_time_text(long long t);
 /* Whole days (begun) after the deadline moved by extra days, 0 if none. */
-int days_late(const late_policy *p, long long sent, int extra_days);
+int class_days_late(const late_policy *p, long long sent, int extra_days);
 
 /* The gradebook's rows (book.c): with a roster, its entries in its order
  * then the students it does not name; otherwise the students. */
@@ -311,14 +293,14 @@ typedef struct {
     char **full_name;       /* each row's name as the roster writes it    */
     char **email;           /* each row's email, "" unknown               */
     int *listed;            /* the roster's row (or the class has none)   */
-    char *said;             /* the lines collect() prints after it        */
+    char *said;             /* the lines class_collect() prints after it        */
 } book;
-void book_make(book *b);
-void book_free(book *b);
+void class_book_make(book *b);
+void class_book_free(book *b);
 /* The column of that name, or -1. */
-int book_column(const book *b, const char *name);
+int class_book_column(const book *b, const char *name);
 
 /* make export: OUT/gradebook-FORMAT.csv for each of formats (export.c). */
-void export_class(const char *formats, const char *assignment);
+void class_export(const char *formats, const char *assignment);
 
 #endif /* CLASS_H */

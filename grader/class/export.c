@@ -39,7 +39,7 @@ static const char *const formats_known[] = {"gradescope", "canvas", "plain"};
  * sent; NULL where grading did not end. */
 static const char *score_of(const book *b, int r)
 {
-    const char *total = b->rows[r][book_column(b, "total")], *status = b->rows[r][book_column(b, "status")];
+    const char *total = b->rows[r][class_book_column(b, "total")], *status = b->rows[r][class_book_column(b, "status")];
     if (*total)
         return total;
     if (!strcmp(status, "no submission") || !strcmp(status, "refused"))
@@ -51,7 +51,7 @@ static const char *score_of(const book *b, int r)
 static void put_line(char **text, const char *const *field, int n)
 {
     for (int i = 0; i < n; i++) {
-        char *v = csv(field[i]), *more = fmt("%s%s%s", *text, v, i + 1 < n ? "," : "\n");
+        char *v = class_csv(field[i]), *more = lab_asprintf("%s%s%s", *text, v, i + 1 < n ? "," : "\n");
         free(v);
         free(*text);
         *text = more;
@@ -62,9 +62,9 @@ static void put_line(char **text, const char *const *field, int n)
  * and a score (*rows: how many). */
 static char *format_text(const book *b, const char *format, const char *assignment, int *rows)
 {
-    int id = book_column(b, "id"), max = book_column(b, "max");
+    int id = class_book_column(b, "id"), max = class_book_column(b, "max");
     int first = id + 1, nstages = cls.nstages;
-    char *text = xstrdup(""), *most = NULL;
+    char *text = lab_strdup(""), *most = NULL;
     for (int r = 0; r < b->nrows && !most; r++)
         if (*b->rows[r][max])
             most = b->rows[r][max];
@@ -77,7 +77,7 @@ static char *format_text(const book *b, const char *format, const char *assignme
         put_line(&text, head, 6);
         put_line(&text, possible, 6);
     } else {
-        const char **head = xrealloc(NULL, (size_t)(nstages + 2) * sizeof *head);
+        const char **head = lab_grow(NULL, (size_t)(nstages + 2) * sizeof *head);
         head[0] = "id", head[1] = "total";
         for (int s = 0; s < nstages; s++)
             head[2 + s] = cls.stages[s];
@@ -97,7 +97,7 @@ static char *format_text(const book *b, const char *format, const char *assignme
             const char *line[] = {b->full_name[r], "", sid, "", "", score};
             put_line(&text, line, 6);
         } else {
-            const char **line = xrealloc(NULL, (size_t)(nstages + 2) * sizeof *line);
+            const char **line = lab_grow(NULL, (size_t)(nstages + 2) * sizeof *line);
             line[0] = sid, line[1] = score;
             for (int s = 0; s < nstages; s++)
                 line[2 + s] = b->rows[r][first + s];
@@ -111,58 +111,58 @@ static char *format_text(const book *b, const char *format, const char *assignme
 /* The rows an export leaves out, and why, said in lines. */
 static void say_left_out(const book *b)
 {
-    char *no_id = xstrdup(""), *blank = xstrdup("");
-    int id = book_column(b, "id");
+    char *no_id = lab_strdup(""), *blank = lab_strdup("");
+    int id = class_book_column(b, "id");
     for (int r = 0; r < b->nrows; r++) {
         char **list = !b->listed[r] || !*b->rows[r][id] ? &no_id : !score_of(b, r) ? &blank : NULL;
         if (!list)
             continue;
-        char *more = fmt("%s%s%s", *list, **list ? ", " : "", b->rows[r][0]);
+        char *more = lab_asprintf("%s%s%s", *list, **list ? ", " : "", b->rows[r][0]);
         free(*list);
         *list = more;
     }
     if (*no_id)
-        say("left out, not on the roster or without an id: %s", no_id);
+        class_say("left out, not on the roster or without an id: %s", no_id);
     if (*blank)
-        say("left blank, their grading did not end (make class again, then make export): %s", blank);
+        class_say("left blank, their grading did not end (make class again, then make export): %s", blank);
     free(no_id);
     free(blank);
 }
 
-void export_class(const char *formats, const char *assignment)
+void class_export(const char *formats, const char *assignment)
 {
     int n;
-    char **want = words(formats, &n);
+    char **want = class_words(formats, &n);
     if (!n)
-        die_status(CLASS_USAGE, "FORMAT names no format: gradescope, canvas or plain, or several of them");
+        lab_fatal(CLASS_USAGE, "FORMAT names no format: gradescope, canvas or plain, or several of them");
     for (int i = 0; i < n; i++) {
         int known = 0;
         for (int k = 0; k < 3; k++)
             known |= !strcmp(want[i], formats_known[k]);
         if (!known)
-            die_status(CLASS_USAGE, "FORMAT is gradescope, canvas or plain, or several of them, not '%s'", want[i]);
+            lab_fatal(CLASS_USAGE, "FORMAT is gradescope, canvas or plain, or several of them, not '%s'", want[i]);
     }
     if (!*assignment)
-        die_status(CLASS_USAGE, "ASSIGNMENT is the name of the assignment in Canvas; give one");
+        lab_fatal(CLASS_USAGE, "ASSIGNMENT is the name of the assignment in Canvas; give one");
     if (cls.sw[SW_CHECK])
-        die_status(CLASS_BAD_TERM, "%s is a check (CHECK=1): no points to export; export a graded class", cls.out);
+        lab_fatal(CLASS_BAD_TERM, "%s is a check (CHECK=1): no points to export; export a graded class", cls.out);
     book b;
-    book_make(&b);
-    if (book_column(&b, "id") < 0)
-        die_status(CLASS_BAD_TERM, "no student of %s has an id: give the class its roster (make class "
+    class_book_make(&b);
+    if (class_book_column(&b, "id") < 0)
+        lab_fatal(CLASS_BAD_TERM, "no student of %s has an id: give the class its roster (make class "
                    "SUBMISSIONS=... OUT=%s ROSTER=roster.csv: it grades no one again), then make export", cls.out,
                    cls.out);
     for (int i = 0; i < n; i++) {
         int rows;
         char *text = format_text(&b, want[i], assignment, &rows);
-        char *path = fmt("%s/gradebook-%s.csv", cls.out, want[i]);
-        if (write_atomic(path, text))
-            die("cannot write %s", path);
-        say("export: %s, %d student%s", path, rows, rows == 1 ? "" : "s");
+        char *path = lab_asprintf("%s/gradebook-%s.csv", cls.out, want[i]);
+        if (class_write_atomic(path, text))
+            lab_fatal(CLASS_FAILED, "cannot write %s", path);
+        class_say("export: %s, %d student%s", path, rows, rows == 1 ? "" : "s");
         free(path);
         free(text);
     }
     say_left_out(&b);
-    words_free(want);
-    book_free(&b);
+    intake_words_free(want);
+    class_book_free(&b);
 }

@@ -26,15 +26,15 @@ static int formula_like(const char *v)
            (*v == '-' && v[1] && !(v[1] >= '0' && v[1] <= '9') && v[1] != '.');
 }
 
-char *csv(const char *text)
+char *class_csv(const char *text)
 {
-    char *v = formula_like(text) ? fmt("'%s", text) : xstrdup(text);
+    char *v = formula_like(text) ? lab_asprintf("'%s", text) : lab_strdup(text);
     for (char *c = v; *c; c++)
         if (*c == '\n' || *c == '\r')
             *c = ' ';
     if (!strpbrk(v, ",\""))
         return v;
-    char *q = xrealloc(NULL, 2 * strlen(v) + 3), *o = q;
+    char *q = lab_grow(NULL, 2 * strlen(v) + 3), *o = q;
     *o++ = '"';
     for (const char *c = v; *c; c++) {
         if (*c == '"')
@@ -47,45 +47,45 @@ char *csv(const char *text)
     return q;
 }
 
-char *row_path(const char *name)
+char *class_row_path(const char *name)
 {
-    return fmt("%s/students/%s/row.csv", cls.out, name);
+    return lab_asprintf("%s/students/%s/row.csv", cls.out, name);
 }
 
-int has_row(const char *name)
+int class_has_row(const char *name)
 {
-    char *row = row_path(name);
-    int there = exists(row);
+    char *row = class_row_path(name);
+    int there = intake_exists(row);
     free(row);
     return there;
 }
 
-int done_count(void)
+int class_done_count(void)
 {
     int n = 0;
     for (int i = 0; i < cls.nstudents; i++)
-        n += has_row(cls.names[i]);
+        n += class_has_row(cls.names[i]);
     return n;
 }
 
 /* Append ",text" to *line. */
 static void add(char **line, const char *text)
 {
-    char *more = fmt("%s,%s", *line, text);
+    char *more = lab_asprintf("%s,%s", *line, text);
     free(*line);
     *line = more;
 }
 
-void write_row(const char *name, const char *status, const char *notes, const points *pts)
+void class_write_row(const char *name, const char *status, const char *notes, const points *pts)
 {
-    char *line = csv(name);
+    char *line = class_csv(name);
     for (int s = 0; s < cls.nstages; s++) {
-        const stage_points *sp = points_stage(pts, cls.stages[s]);
+        const stage_points *sp = class_points_stage(pts, cls.stages[s]);
         add(&line, sp ? sp->points : "");
     }
     add(&line, pts ? pts->score : "");
     add(&line, pts ? pts->max : "");
-    char *field = csv(status);
+    char *field = class_csv(status);
     add(&line, field);
     free(field);
     /* the seed the record says it was graded with (the class's, written as
@@ -94,19 +94,19 @@ void write_row(const char *name, const char *status, const char *notes, const po
     if (pts && *pts->seed && strtod(pts->seed, NULL) != strtod(cls.seed, NULL))
         seed = pts->seed;
     add(&line, seed);
-    char *cut = xstrdup(notes);
+    char *cut = lab_strdup(notes);
     if (strlen(cut) > NOTES_MAX) {
         size_t n = NOTES_MAX;
         while (n > 0 && ((unsigned char)cut[n] & 0xC0) == 0x80)
             n--;
         cut[n] = 0;
     }
-    field = csv(cut);
+    field = class_csv(cut);
     add(&line, field);
-    char *text = fmt("%s\n", line);
-    char *dir = fmt("%s/students/%s", cls.out, name), *row = row_path(name);
-    if (mkdirs(dir) || write_atomic(row, text))
-        warn("cannot write %s", row);
+    char *text = lab_asprintf("%s\n", line);
+    char *dir = lab_asprintf("%s/students/%s", cls.out, name), *row = class_row_path(name);
+    if (lab_mkdirs(dir) || class_write_atomic(row, text))
+        lab_warn("cannot write %s", row);
     free(row);
     free(dir);
     free(text);
@@ -115,12 +115,12 @@ void write_row(const char *name, const char *status, const char *notes, const po
     free(line);
 }
 
-char **csv_fields(const char *line, int *count)
+char **class_csv_fields(const char *line, int *count)
 {
-    char **f = xrealloc(NULL, sizeof *f);
+    char **f = lab_grow(NULL, sizeof *f);
     int n = 0;
     for (const char *p = line;;) {
-        char *v = xrealloc(NULL, strlen(p) + 1);
+        char *v = lab_grow(NULL, strlen(p) + 1);
         size_t k = 0;
         if (*p == '"') {
             /* quoted: "" is one quote; the field ends at the lone quote */
@@ -129,7 +129,7 @@ char **csv_fields(const char *line, int *count)
             if (!*p) {
                 free(v);
                 f[n] = NULL;
-                words_free(f);
+                intake_words_free(f);
                 return NULL;
             }
             p++;
@@ -137,7 +137,7 @@ char **csv_fields(const char *line, int *count)
         for (; *p && *p != ',' && *p != '\n' && !(*p == '\r' && (!p[1] || p[1] == '\n')); p++)
             v[k++] = *p;
         v[k] = 0;
-        f = xrealloc(f, (size_t)(n + 2) * sizeof *f);
+        f = lab_grow(f, (size_t)(n + 2) * sizeof *f);
         f[n++] = v;
         if (*p != ',')
             break;
@@ -149,65 +149,66 @@ char **csv_fields(const char *line, int *count)
     return f;
 }
 
-char *row_field(const char *row_file, int n)
+/* Field n (from 1) of a row file, or NULL. */
+static char *row_field(const char *row_file, int n)
 {
-    char *text = read_file_text(row_file, 0);
+    char *text = lab_read_file(row_file, 0);
     if (!text)
         return NULL;
     int count = 0;
-    char **f = csv_fields(text, &count);
+    char **f = class_csv_fields(text, &count);
     free(text);
-    char *v = xstrdup(f && n >= 1 && n <= count ? f[n - 1] : "");
+    char *v = lab_strdup(f && n >= 1 && n <= count ? f[n - 1] : "");
     if (f)
-        words_free(f);
+        intake_words_free(f);
     return v;
 }
 
 /* The status and the notes: the columns after the stages' points, the
  * total and the maximum. */
-char *row_status(const char *name)
+char *class_row_status(const char *name)
 {
-    char *row = row_path(name), *v = row_field(row, cls.nstages + 4);
+    char *row = class_row_path(name), *v = row_field(row, cls.nstages + 4);
     free(row);
-    return v ? v : xstrdup("");
+    return v ? v : lab_strdup("");
 }
 
-char *row_notes(const char *name)
+char *class_row_notes(const char *name)
 {
-    char *row = row_path(name), *v = row_field(row, cls.nstages + 6);
+    char *row = class_row_path(name), *v = row_field(row, cls.nstages + 6);
     free(row);
-    return v ? v : xstrdup("");
+    return v ? v : lab_strdup("");
 }
 
-void collect(void)
+void class_collect(void)
 {
     book b;
-    book_make(&b);
-    char *text = xstrdup("");
+    class_book_make(&b);
+    char *text = lab_strdup("");
     for (int r = -1; r < b.nrows; r++) {
-        char **f = r < 0 ? b.head : b.rows[r], *line = csv(f[0]);
+        char **f = r < 0 ? b.head : b.rows[r], *line = class_csv(f[0]);
         for (int c = 1; c < b.ncols; c++) {
-            char *field = csv(f[c]);
+            char *field = class_csv(f[c]);
             add(&line, field);
             free(field);
         }
-        char *more = fmt("%s%s\n", text, line);
+        char *more = lab_asprintf("%s%s\n", text, line);
         free(text);
         free(line);
         text = more;
     }
-    char *path = fmt("%s/gradebook.csv", cls.out);
-    if (write_atomic(path, text))
-        die("cannot write %s", path);
+    char *path = lab_asprintf("%s/gradebook.csv", cls.out);
+    if (class_write_atomic(path, text))
+        lab_fatal(CLASS_FAILED, "cannot write %s", path);
     free(path);
     free(text);
-    summary();
+    class_summary();
     int n;
-    char **said = lines(b.said, &n);
+    char **said = intake_lines(b.said, &n);
     for (int i = 0; i < n; i++)
-        say("%s", said[i]);
-    words_free(said);
-    book_free(&b);
+        class_say("%s", said[i]);
+    intake_words_free(said);
+    class_book_free(&b);
 }
 
 static int by_text(const void *a, const void *b)
@@ -216,22 +217,22 @@ static int by_text(const void *a, const void *b)
 }
 
 /* "gradebook: OUT/gradebook.csv, M students (graded: 3, refused: 1)". */
-void summary(void)
+void class_summary(void)
 {
     int m = cls.nstudents;
-    char **status = xrealloc(NULL, (m + 1) * sizeof *status);
+    char **status = lab_grow(NULL, (m + 1) * sizeof *status);
     for (int i = 0; i < m; i++)
-        status[i] = has_row(cls.names[i]) ? row_status(cls.names[i]) : xstrdup("not graded");
+        status[i] = class_has_row(cls.names[i]) ? class_row_status(cls.names[i]) : lab_strdup("not graded");
     qsort(status, m, sizeof *status, by_text);
-    char *counts = xstrdup("");
+    char *counts = lab_strdup("");
     for (int i = 0, j; i < m; i = j) {
         for (j = i; j < m && !strcmp(status[j], status[i]); j++)
             ;
-        char *more = fmt("%s%s%s: %d", counts, *counts ? ", " : "", status[i], j - i);
+        char *more = lab_asprintf("%s%s%s: %d", counts, *counts ? ", " : "", status[i], j - i);
         free(counts);
         counts = more;
     }
-    say("gradebook: %s/gradebook.csv, %d student%s%s%s%s", cls.out, m, m == 1 ? "" : "s", *counts ? " (" : "",
+    class_say("gradebook: %s/gradebook.csv, %d student%s%s%s%s", cls.out, m, m == 1 ? "" : "s", *counts ? " (" : "",
         counts, *counts ? ")" : "");
     for (int i = 0; i < m; i++)
         free(status[i]);

@@ -27,17 +27,17 @@ static char **make_argv(int more, int *n)
     int words = 0;
     while (cls.make_cmd[words])
         words++;
-    char **argv = xrealloc(NULL, (size_t)(words + more + 1) * sizeof *argv);
+    char **argv = lab_grow(NULL, (size_t)(words + more + 1) * sizeof *argv);
     for (*n = 0; *n < words; (*n)++)
         argv[*n] = cls.make_cmd[*n];
     return argv;
 }
 
 /* Whether the student sent stage st (OUT/students/NAME/kernels/st). */
-int submitted_stage(const char *name, const char *st)
+int class_submitted_stage(const char *name, const char *st)
 {
-    char *k = fmt("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, st);
-    int there = exists(k);
+    char *k = lab_asprintf("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, st);
+    int there = intake_exists(k);
     free(k);
     return there;
 }
@@ -50,24 +50,24 @@ int submitted_stage(const char *name, const char *st)
 static int student_targets(const char *name, char **argv, int n)
 {
     if (!cls.sw[SW_CHECK]) {
-        argv[n++] = xstrdup("build/grader/grade");
-        argv[n++] = xstrdup("build/confine/confine");
-        argv[n++] = xstrdup("build/confine/cuda-probe");
+        argv[n++] = lab_strdup("build/grader/grade");
+        argv[n++] = lab_strdup("build/confine/confine");
+        argv[n++] = lab_strdup("build/confine/cuda-probe");
         if (judged())
-            argv[n++] = xstrdup("build/judge/echo-runner");
+            argv[n++] = lab_strdup("build/judge/echo-runner");
     }
     for (int s = 0; s < cls.nstages; s++) {
         const char *st = cls.stages[s];
-        if (!submitted_stage(name, st))
+        if (!class_submitted_stage(name, st))
             continue;
         if (cls.sw[SW_CHECK]) {
-            n = check_targets(st, argv, n);
+            n = class_check_targets(st, argv, n);
             continue;
         }
-        argv[n++] = fmt("build/%s/exercise", st);
+        argv[n++] = lab_asprintf("build/%s/exercise", st);
         if (judged()) {
-            argv[n++] = fmt("build/%s/exercise-judge", st);
-            argv[n++] = fmt("build/%s/exercise-runner", st);
+            argv[n++] = lab_asprintf("build/%s/exercise-judge", st);
+            argv[n++] = lab_asprintf("build/%s/exercise-runner", st);
         }
     }
     return n;
@@ -81,14 +81,14 @@ static void build_ahead(const char *work, char **argv, int targets, int n)
 {
     for (int i = targets; i < n; i++)
         if (!strncmp(argv[i], "build/", 6) && argv[i][6] >= '0' && argv[i][6] <= '9') {
-            char *f = fmt("%s/%s", work, argv[i]);
+            char *f = lab_asprintf("%s/%s", work, argv[i]);
             remove(f);
             free(f);
         }
-    char *build = fmt("%s/build", work), *build_log = fmt("%s/build/grade-build.log", work);
-    mkdirs(build);
+    char *build = lab_asprintf("%s/build", work), *build_log = lab_asprintf("%s/build/grade-build.log", work);
+    lab_mkdirs(build);
     proc p = {.dir = work, .out = build_log, .err = ERR_TO_OUT};
-    run(argv, &p);
+    class_run(argv, &p);
     free(build_log);
     free(build);
 }
@@ -102,37 +102,37 @@ static void build_ahead(const char *work, char **argv, int targets, int n)
  * stage the student did not send is neither built nor graded (it scores 0,
  * "not submitted"). Fails, with the student's row written, when the lab
  * cannot be copied. */
-int prepare_one(const char *name, int ahead)
+int class_prepare_one(const char *name, int ahead)
 {
-    char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
-    char *log = fmt("%s/grade.log", dir);
-    remove_tree(work);
+    char *dir = lab_asprintf("%s/students/%s", cls.out, name), *work = lab_asprintf("%s/work/%s", cls.out, name);
+    char *log = lab_asprintf("%s/grade.log", dir);
+    intake_remove_tree(work);
     const char *stale[] = {"grade.json", "results.json", "points.tsv"};
     for (int i = 0; i < 3; i++) {
-        char *f = fmt("%s/%s", dir, stale[i]);
+        char *f = lab_asprintf("%s/%s", dir, stale[i]);
         remove(f);
         free(f);
     }
-    char *lab = cls.task_lab ? xstrdup(cls.task_lab) : fmt("%s/lab", cls.out);
+    char *lab = cls.task_lab ? lab_strdup(cls.task_lab) : lab_asprintf("%s/lab", cls.out);
     char *cp_argv[] = {"cp", "-a", lab, work, NULL};
     proc cp = {.err = ERR_FILE, .err_path = log};
-    int copied = run(cp_argv, &cp) == 0;
+    int copied = class_run(cp_argv, &cp) == 0;
     free(lab);
     if (!copied) {
-        char *text = read_file_text(log, 0), *said = first_line(text);
-        char *notes = fmt("cannot copy the lab to %s: %s", work, said);
-        write_row(name, "grader error", notes, NULL);
+        char *text = lab_read_file(log, 0), *said = intake_first_line(text);
+        char *notes = lab_asprintf("cannot copy the lab to %s: %s", work, said);
+        class_write_row(name, "grader error", notes, NULL);
         free(notes);
         free(said);
         free(text);
     }
-    char *build_log = fmt("%s/build/grade-build.log", work);
+    char *build_log = lab_asprintf("%s/build/grade-build.log", work);
     remove(build_log); /* made by the build ahead alone (PREBUILT=1) */
     for (int s = 0; copied && s < cls.nstages; s++) {
         const char *st = cls.stages[s];
-        char *k = fmt("%s/kernels/%s/kernel.cu", dir, st), *to = fmt("%s/exercises/%s/kernel.cu", work, st);
-        if (exists(k))
-            copy_file(k, to);
+        char *k = lab_asprintf("%s/kernels/%s/kernel.cu", dir, st), *to = lab_asprintf("%s/exercises/%s/kernel.cu", work, st);
+        if (intake_exists(k))
+            class_copy_file(k, to);
         free(k);
         free(to);
     }
@@ -143,10 +143,10 @@ int prepare_one(const char *name, int ahead)
         argv[n++] = "-k";
         argv[n++] = "--no-print-directory";
         argv[n++] = "REQUIRE_CONFINEMENT=1";
-        char *arch = cls.arch ? fmt("CUDA_ARCH=%s", cls.arch) : NULL;
+        char *arch = cls.arch ? lab_asprintf("CUDA_ARCH=%s", cls.arch) : NULL;
         if (arch)
             argv[n++] = arch;
-        char *jobs = cls.build_jobs > 1 ? fmt("-j%ld", cls.build_jobs) : NULL;
+        char *jobs = cls.build_jobs > 1 ? lab_asprintf("-j%ld", cls.build_jobs) : NULL;
         if (jobs)
             argv[n++] = jobs;
         if (cls.sw[SW_CHECK])
@@ -188,26 +188,26 @@ static char *grader_said(const char *log)
 {
     char *said = NULL;
     int n;
-    char **line = lines(log, &n);
+    char **line = intake_lines(log, &n);
     for (int i = 0; i < n; i++)
         if (!strncmp(line[i], "grade: ", 7)) {
             free(said);
-            said = xstrdup(line[i] + 7);
+            said = lab_strdup(line[i] + 7);
         }
-    words_free(line);
+    intake_words_free(line);
     return said;
 }
 
 /* "03_tiled 04_transpose": the stages the student sent, as ls sorts them. */
 static char *submitted(const char *dir)
 {
-    char *k = fmt("%s/kernels", dir);
+    char *k = lab_asprintf("%s/kernels", dir);
     struct dirent **e;
     int n = scandir(k, &e, NULL, alphasort);
-    char *list = xstrdup("");
+    char *list = lab_strdup("");
     for (int i = 0; i < n; i++) {
         if (e[i]->d_name[0] != '.') {
-            char *more = fmt("%s%s%s", list, *list ? " " : "", e[i]->d_name);
+            char *more = lab_asprintf("%s%s%s", list, *list ? " " : "", e[i]->d_name);
             free(list);
             list = more;
         }
@@ -218,7 +218,7 @@ static char *submitted(const char *dir)
     free(k);
     if (!*list) {
         free(list);
-        list = xstrdup("*");
+        list = lab_strdup("*");
     }
     return list;
 }
@@ -227,11 +227,11 @@ static char *submitted(const char *dir)
  * joined by spaces (new strings). */
 static void split_stages(const char *name, char **sent, char **missing)
 {
-    *sent = xstrdup("");
-    *missing = xstrdup("");
+    *sent = lab_strdup("");
+    *missing = lab_strdup("");
     for (int s = 0; s < cls.nstages; s++) {
-        char **list = submitted_stage(name, cls.stages[s]) ? sent : missing;
-        char *more = fmt("%s%s%s", *list, **list ? " " : "", cls.stages[s]);
+        char **list = class_submitted_stage(name, cls.stages[s]) ? sent : missing;
+        char *more = lab_asprintf("%s%s%s", *list, **list ? " " : "", cls.stages[s]);
         free(*list);
         *list = more;
     }
@@ -250,18 +250,18 @@ static void split_stages(const char *name, char **sent, char **missing)
  * JUDGE=0). */
 static char **grade_vars(const char *stages, const char *build_log)
 {
-    char **vars = xrealloc(NULL, (8 + NSWITCHES) * sizeof *vars), *host = host_name(1);
+    char **vars = lab_grow(NULL, (8 + NSWITCHES) * sizeof *vars), *host = class_host_name(1);
     int v = 0;
-    vars[v++] = fmt("SEED=%s", cls.seed);
-    vars[v++] = fmt("EX=%s", stages);
-    vars[v++] = xstrdup("REQUIRE_CONFINEMENT=1");
-    vars[v++] = xstrdup("HINTS=0");
-    vars[v++] = fmt("PROBED=%d", cls.gpu_probed);
-    vars[v++] = fmt("PREBUILT=%d", exists(build_log));
-    vars[v++] = fmt("BASELINES=%s/work/baselines.%s.%ld.tsv", cls.out, host, (long)getpid());
+    vars[v++] = lab_asprintf("SEED=%s", cls.seed);
+    vars[v++] = lab_asprintf("EX=%s", stages);
+    vars[v++] = lab_strdup("REQUIRE_CONFINEMENT=1");
+    vars[v++] = lab_strdup("HINTS=0");
+    vars[v++] = lab_asprintf("PROBED=%d", cls.gpu_probed);
+    vars[v++] = lab_asprintf("PREBUILT=%d", intake_exists(build_log));
+    vars[v++] = lab_asprintf("BASELINES=%s/work/baselines.%s.%ld.tsv", cls.out, host, (long)getpid());
     for (int i = 0; i < NSWITCHES; i++)
         if (i != SW_CHECK)
-            vars[v++] = fmt("%s=%d", switch_var[i], cls.sw[i]);
+            vars[v++] = lab_asprintf("%s=%d", switch_var[i], cls.sw[i]);
     vars[v] = NULL;
     free(host);
     return vars;
@@ -283,18 +283,18 @@ static int run_grade(const char *work, const char *dir, const char *log, char **
     argv[n] = NULL;
     /* no git repository above the copy: the grader's note about local
      * changes would be about OUT, not about the lab */
-    char *ceiling = fmt("GIT_CEILING_DIRECTORIES=%s/work", cls.out);
+    char *ceiling = lab_asprintf("GIT_CEILING_DIRECTORIES=%s/work", cls.out);
     char *env[] = {ceiling, NULL};
     proc p = {.dir = work, .out = log, .append = 1, .err = ERR_TO_OUT, .env = env};
-    int st = run(argv, &p);
+    int st = class_run(argv, &p);
     free(argv);
     free(ceiling);
-    *text = read_file_text(log, 0);
+    *text = lab_read_file(log, 0);
     const char *reports[] = {"grade.json", "results.json"};
     for (int i = 0; i < 2; i++) {
-        char *from = fmt("%s/%s", work, reports[i]), *to = fmt("%s/%s", dir, reports[i]);
-        if (exists(from))
-            copy_file(from, to);
+        char *from = lab_asprintf("%s/%s", work, reports[i]), *to = lab_asprintf("%s/%s", dir, reports[i]);
+        if (intake_exists(from))
+            class_copy_file(from, to);
         free(from);
         free(to);
     }
@@ -305,13 +305,13 @@ static int run_grade(const char *work, const char *dir, const char *log, char **
  * for each other stage that lost points (new string). */
 static char *graded_notes(const points *have, const char *missing)
 {
-    char *notes = *missing ? fmt("not submitted: %s", missing) : xstrdup("");
-    char *pad = fmt(" %s ", missing);
+    char *notes = *missing ? lab_asprintf("not submitted: %s", missing) : lab_strdup("");
+    char *pad = lab_asprintf(" %s ", missing);
     for (int s = 0; s < have->nstages; s++) {
         const stage_points *sp = &have->stages[s];
-        char *word = fmt(" %s ", sp->name);
+        char *word = lab_asprintf(" %s ", sp->name);
         if (*sp->phrase && !strstr(pad, word)) {
-            char *more = fmt("%s%s%s: %s", notes, *notes ? " | " : "", sp->name, sp->phrase);
+            char *more = lab_asprintf("%s%s%s: %s", notes, *notes ? " | " : "", sp->name, sp->phrase);
             free(notes);
             notes = more;
         }
@@ -333,25 +333,25 @@ static const char *status_and_notes(int status, const char *text, const points *
         st_text = "graded";
         *notes = graded_notes(have, missing);
     } else if (status == 0) {
-        *notes = there ? fmt("make grade's grade.json cannot be read: %s (see grade.log)", err)
-                       : xstrdup("make grade wrote no grade.json (see grade.log)");
+        *notes = there ? lab_asprintf("make grade's grade.json cannot be read: %s (see grade.log)", err)
+                       : lab_strdup("make grade wrote no grade.json (see grade.log)");
     } else if (status == 3 || status == 4 || status == 5) {
         static const char *const word[] = {"no GPU", "no build tools", "not confined"};
         static const char *const dflt[] = {"make grade found no GPU", "make grade found no nvcc, make or nm",
                                            "make grade could not confine the runs"};
         int k = status == 3 ? 0 : status == 4 ? 1 : 2;
         st_text = word[k];
-        *notes = xstrdup(said ? said : dflt[k]);
+        *notes = lab_strdup(said ? said : dflt[k]);
     } else if (text && strstr(text, "No rule to make target 'grade'")) {
-        *notes = xstrdup("this lab has no make grade (no grader/)");
+        *notes = lab_strdup("this lab has no make grade (no grader/)");
     } else {
-        char *last = said ? xstrdup(said) : last_line(text, "make: ***");
-        *notes = fmt("make grade ended with status %d: %s", status, last);
+        char *last = said ? lab_strdup(said) : class_last_line(text, "make: ***");
+        *notes = lab_asprintf("make grade ended with status %d: %s", status, last);
         free(last);
     }
     free(said);
     if (cls.sw[1]) {
-        char *more = fmt("not confined (UNCONFINED=1)%s%s", **notes ? " | " : "", *notes);
+        char *more = lab_asprintf("not confined (UNCONFINED=1)%s%s", **notes ? " | " : "", *notes);
         free(*notes);
         *notes = more;
     }
@@ -368,9 +368,9 @@ static void mark_graded(const char *name)
         cls.clock_graded++;
         return;
     }
-    char *mark = fmt("%s/%s", cls.clock_marks, name);
-    if (mkdirs(mark))
-        warn("cannot mark %s graded in %s", name, cls.clock_marks);
+    char *mark = lab_asprintf("%s/%s", cls.clock_marks, name);
+    if (lab_mkdirs(mark))
+        lab_warn("cannot mark %s graded in %s", name, cls.clock_marks);
     free(mark);
 }
 
@@ -392,19 +392,19 @@ double class_rate(void)
  * minute on each GPU" (the rate by the class's clock, when it has one). */
 static void say_done(const char *name, const char *st_text, const points *have, time_t t0)
 {
-    char *score = xstrdup("");
+    char *score = lab_strdup("");
     if (have && !strcmp(st_text, "graded")) {
         free(score);
-        score = fmt(", %s/%s points", have->score, have->max);
+        score = lab_asprintf(", %s/%s points", have->score, have->max);
         if (atof(have->bonus_max) > 0) {
-            char *more = fmt("%s + %s/%s bonus", score, have->bonus, have->bonus_max);
+            char *more = lab_asprintf("%s + %s/%s bonus", score, have->bonus, have->bonus_max);
             free(score);
             score = more;
         }
     }
     mark_graded(name);
-    char *rate = cls.clock_start ? fmt("; %.1f students a minute on each GPU", class_rate()) : xstrdup("");
-    say("[%d/%d] %s: %s%s (%ld s)%s", done_count(), cls.nstudents, name, st_text, score, (long)(time(NULL) - t0),
+    char *rate = cls.clock_start ? lab_asprintf("; %.1f students a minute on each GPU", class_rate()) : lab_strdup("");
+    class_say("[%d/%d] %s: %s%s (%ld s)%s", class_done_count(), cls.nstudents, name, st_text, score, (long)(time(NULL) - t0),
         rate);
     free(rate);
     free(score);
@@ -412,44 +412,44 @@ static void say_done(const char *name, const char *st_text, const points *have, 
 
 /* make grade in the student's prepared copy, for the stages they sent;
  * the row, where a stage not sent scores 0 "not submitted", unrun. */
-void grade_prepared(const char *name)
+void class_grade_prepared(const char *name)
 {
-    char *dir = fmt("%s/students/%s", cls.out, name), *work = fmt("%s/work/%s", cls.out, name);
-    char *log = fmt("%s/grade.log", dir), *build_log = fmt("%s/build/grade-build.log", work);
+    char *dir = lab_asprintf("%s/students/%s", cls.out, name), *work = lab_asprintf("%s/work/%s", cls.out, name);
+    char *log = lab_asprintf("%s/grade.log", dir), *build_log = lab_asprintf("%s/build/grade-build.log", work);
     time_t t0 = time(NULL);
     char *stages, *missing;
     split_stages(name, &stages, &missing);
     char **vars = grade_vars(stages, build_log);
     const char *gpu = getenv("CUDA_VISIBLE_DEVICES");
     char *sent = submitted(dir);
-    char *header = fmt("class grading of %s with seed %s, stages: %s\nCUDA_VISIBLE_DEVICES=%s\nsubmitted: %s\n\n",
+    char *header = lab_asprintf("class grading of %s with seed %s, stages: %s\nCUDA_VISIBLE_DEVICES=%s\nsubmitted: %s\n\n",
                        name, cls.seed, stages, gpu && *gpu ? gpu : "(not set)", sent);
-    if (write_atomic(log, header))
-        warn("cannot write %s", log);
+    if (class_write_atomic(log, header))
+        lab_warn("cannot write %s", log);
     free(header);
     free(sent);
     char *text;
     int status = run_grade(work, dir, log, vars, &text);
     points pts, *have = NULL;
-    char err[256] = "", *json = fmt("%s/grade.json", dir);
-    int there = exists(json);
-    if (there && points_read(json, &pts, err, sizeof err) == 0) {
+    char err[256] = "", *json = lab_asprintf("%s/grade.json", dir);
+    int there = intake_exists(json);
+    if (there && class_points_read(json, &pts, err, sizeof err) == 0) {
         have = &pts;
-        points_add_missing(have, missing);
+        class_points_add_missing(have, missing);
     }
     free(json);
     char *notes;
     const char *st_text = status_and_notes(status, text, have, there, err, missing, &notes);
     if (status == 0)
         cls.gpu_probed = 1;
-    write_row(name, st_text, notes, have);
+    class_write_row(name, st_text, notes, have);
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
-        remove_tree(work);
+        intake_remove_tree(work);
     say_done(name, st_text, have, t0);
     if (have)
-        points_free(have);
-    words_free(vars);
+        class_points_free(have);
+    intake_words_free(vars);
     free(notes);
     free(text);
     free(stages);
@@ -460,8 +460,8 @@ void grade_prepared(const char *name)
     free(dir);
 }
 
-void grade_one(const char *name)
+void class_grade_one(const char *name)
 {
-    if (prepare_one(name, 0) == 0)
-        grade_prepared(name);
+    if (class_prepare_one(name, 0) == 0)
+        class_grade_prepared(name);
 }

@@ -54,8 +54,8 @@ static unsigned long long hash_tree(unsigned long long h, const char *dir, int d
     int m = depth > MAX_NESTING ? -1 : scandir(dir, &e, NULL, alphasort);
     for (int i = 0; i < m; i++) {
         const char *d = e[i]->d_name;
-        if (strcmp(d, ".") && strcmp(d, "..") && !is_os_litter(d)) {
-            char *path = fmt("%s/%s", dir, d), target[PATH_MAX];
+        if (strcmp(d, ".") && strcmp(d, "..") && !intake_is_os_litter(d)) {
+            char *path = lab_asprintf("%s/%s", dir, d), target[PATH_MAX];
             struct stat st;
             h = hash_bytes(h, d, strlen(d) + 1);
             if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
@@ -79,52 +79,52 @@ static unsigned long long hash_tree(unsigned long long h, const char *dir, int d
  * bytes, or a folder's tree (the instructor's link to one followed). */
 static char *submission_hash(const char *submissions, int student)
 {
-    char *src = fmt("%s/%s", submissions, cls.entries[student]);
+    char *src = lab_asprintf("%s/%s", submissions, cls.entries[student]);
     long long budget = MAX_UNPACKED_BYTES;
     unsigned long long h = 0xcbf29ce484222325ull;
-    h = is_dir(src) ? hash_tree(h, src, 0, &budget) : hash_file(h, src, &budget);
+    h = intake_is_dir(src) ? hash_tree(h, src, 0, &budget) : hash_file(h, src, &budget);
     free(src);
-    return fmt("%016llx", h);
+    return lab_asprintf("%016llx", h);
 }
 
-int submission_changed(const char *submissions, int student)
+int class_submission_changed(const char *submissions, int student)
 {
     const char *name = cls.names[student];
-    char *path = fmt("%s/students/%s/submission.hash", cls.out, name);
-    char *kept = read_file_text(path, 0), *now = submission_hash(submissions, student);
+    char *path = lab_asprintf("%s/students/%s/submission.hash", cls.out, name);
+    char *kept = lab_read_file(path, 0), *now = submission_hash(submissions, student);
     int changed = kept && strcmp(kept, now);
     if (changed)
-        say("%s: the submission changed since it was graded: grading it again", name);
+        class_say("%s: the submission changed since it was graded: grading it again", name);
     free(now);
     free(kept);
     free(path);
     return changed;
 }
 
-int intake(const char *submissions, int student)
+int class_intake(const char *submissions, int student)
 {
     const char *name = cls.names[student], *entry = cls.entries[student];
-    char *dir = fmt("%s/students/%s", cls.out, name), *unpacked = fmt("%s/work/%s.unpacked", cls.out, name);
-    char *src = fmt("%s/%s", submissions, entry), *kernels = fmt("%s/kernels", dir), *why = NULL;
-    remove_tree(dir);
-    mkdirs(kernels);
+    char *dir = lab_asprintf("%s/students/%s", cls.out, name), *unpacked = lab_asprintf("%s/work/%s.unpacked", cls.out, name);
+    char *src = lab_asprintf("%s/%s", submissions, entry), *kernels = lab_asprintf("%s/kernels", dir), *why = NULL;
+    intake_remove_tree(dir);
+    lab_mkdirs(kernels);
     submission_stages st = {cls.stages, cls.nstages};
-    int n = take_kernels(src, &st, unpacked, kernels, &why);
+    int n = intake_take_kernels(src, &st, unpacked, kernels, &why);
     if (n == 0) {
-        char *notes = fmt("%s has no kernel.cu of a graded stage (expected exercises/NN_name/kernel.cu or "
+        char *notes = lab_asprintf("%s has no kernel.cu of a graded stage (expected exercises/NN_name/kernel.cu or "
                           "NN_name/kernel.cu)", entry);
-        write_row(name, "no submission", notes, NULL);
+        class_write_row(name, "no submission", notes, NULL);
         free(notes);
     }
-    record_sent(submissions, student);
-    char *hash = submission_hash(submissions, student), *hash_path = fmt("%s/submission.hash", dir);
-    if (write_atomic(hash_path, hash))
-        warn("cannot write %s: a change to this submission will not be seen", hash_path);
+    class_record_sent(submissions, student);
+    char *hash = submission_hash(submissions, student), *hash_path = lab_asprintf("%s/submission.hash", dir);
+    if (class_write_atomic(hash_path, hash))
+        lab_warn("cannot write %s: a change to this submission will not be seen", hash_path);
     free(hash_path);
     free(hash);
     if (why) {
-        char *notes = fmt("%s: %s", entry, why);
-        write_row(name, "refused", notes, NULL);
+        char *notes = lab_asprintf("%s: %s", entry, why);
+        class_write_row(name, "refused", notes, NULL);
         free(notes);
         free(why);
     }

@@ -63,7 +63,8 @@ static int zone(const char **s, long *off, int *zoned)
     return 0;
 }
 
-int parse_time(const char *text, long long *t)
+/* A time as DEADLINE, TIMES and Gradescope write it: 0, or -1. */
+static int parse_time(const char *text, long long *t)
 {
     const char *s = text;
     int y, mo, d, h, mi, sec = 0, zoned;
@@ -96,17 +97,17 @@ int parse_time(const char *text, long long *t)
     return 0;
 }
 
-char *time_text(long long t)
+char *class_time_text(long long t)
 {
     time_t at = (time_t)t;
     struct tm tm;
     char text[64];
     if (!localtime_r(&at, &tm) || !strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S %z", &tm))
-        return fmt("%lld", t);
-    return xstrdup(text);
+        return lab_asprintf("%lld", t);
+    return lab_strdup(text);
 }
 
-int days_late(const late_policy *p, long long sent, int extra_days)
+int class_days_late(const late_policy *p, long long sent, int extra_days)
 {
     if (!p->has_deadline || sent < 0)
         return 0;
@@ -122,9 +123,9 @@ static long long newest_file(const char *dir, int depth)
     DIR *d = depth > 32 ? NULL : opendir(dir);
     long long newest = -1;
     for (struct dirent *e; d && (e = readdir(d));) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || is_os_litter(e->d_name))
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || intake_is_os_litter(e->d_name))
             continue;
-        char *path = fmt("%s/%s", dir, e->d_name);
+        char *path = lab_asprintf("%s/%s", dir, e->d_name);
         struct stat st;
         long long t = -1;
         if (!lstat(path, &st) && S_ISDIR(st.st_mode))
@@ -143,24 +144,24 @@ static long long newest_file(const char *dir, int depth)
 /* Text for a line of submission.tsv: tabs and control characters blanked. */
 static char *field_text(const char *s)
 {
-    char *v = xstrdup(s ? s : "");
+    char *v = lab_strdup(s ? s : "");
     for (char *c = v; *c; c++)
         if (iscntrl((unsigned char)*c))
             *c = ' ';
     return v;
 }
 
-void record_sent(const char *submissions, int student)
+void class_record_sent(const char *submissions, int student)
 {
     const char *entry = cls.entries[student];
-    char *src = fmt("%s/%s", submissions, entry);
+    char *src = lab_asprintf("%s/%s", submissions, entry);
     export_facts x;
     long long t = -1;
     const char *from = "unknown";
     struct stat st;
-    if (export_facts_of(submissions, entry, &x) == 0 && x.created_at && parse_time(x.created_at, &t) == 0) {
+    if (intake_export_facts_of(submissions, entry, &x) == 0 && x.created_at && parse_time(x.created_at, &t) == 0) {
         from = "Gradescope's submission_metadata.yml";
-    } else if (is_dir(src)) {
+    } else if (intake_is_dir(src)) {
         t = newest_file(src, 0);
         from = "the newest file of the folder";
     } else if (!stat(src, &st)) {
@@ -168,43 +169,43 @@ void record_sent(const char *submissions, int student)
         from = "the archive's modification time";
     }
     char *sid = field_text(x.sid), *email = field_text(x.email);
-    char *text = fmt("time\t%lld\nfrom\t%s\nsid\t%s\nemail\t%s\n", t, t < 0 ? "unknown" : from, sid, email);
-    char *path = fmt("%s/students/%s/submission.tsv", cls.out, cls.names[student]);
-    if (write_atomic(path, text))
-        warn("cannot write %s: this submission's time will be unknown", path);
+    char *text = lab_asprintf("time\t%lld\nfrom\t%s\nsid\t%s\nemail\t%s\n", t, t < 0 ? "unknown" : from, sid, email);
+    char *path = lab_asprintf("%s/students/%s/submission.tsv", cls.out, cls.names[student]);
+    if (class_write_atomic(path, text))
+        lab_warn("cannot write %s: this submission's time will be unknown", path);
     free(path);
     free(text);
     free(email);
     free(sid);
-    export_facts_free(&x);
+    intake_export_facts_free(&x);
     free(src);
 }
 
-void sent_read(const char *name, sent_facts *f)
+void class_sent_read(const char *name, sent_facts *f)
 {
-    char *path = fmt("%s/students/%s/submission.tsv", cls.out, name);
-    char *text = read_file_text(path, 1 << 16);
+    char *path = lab_asprintf("%s/students/%s/submission.tsv", cls.out, name);
+    char *text = lab_read_file(path, 1 << 16);
     free(path);
     *f = (sent_facts){.time = -1};
     char **to[] = {&f->from, &f->sid, &f->email};
     const char *key[] = {"from\t", "sid\t", "email\t"};
     int n;
-    char **line = lines(text, &n);
+    char **line = intake_lines(text, &n);
     for (int i = 0; i < n; i++) {
         if (!strncmp(line[i], "time\t", 5))
             f->time = strtoll(line[i] + 5, NULL, 10);
         for (int k = 0; k < 3; k++)
             if (!*to[k] && !strncmp(line[i], key[k], strlen(key[k])))
-                *to[k] = xstrdup(line[i] + strlen(key[k]));
+                *to[k] = lab_strdup(line[i] + strlen(key[k]));
     }
-    words_free(line);
+    intake_words_free(line);
     free(text);
     for (int k = 0; k < 3; k++)
         if (!*to[k])
-            *to[k] = xstrdup("");
+            *to[k] = lab_strdup("");
 }
 
-void sent_free(sent_facts *f)
+void class_sent_free(sent_facts *f)
 {
     free(f->from);
     free(f->sid);
@@ -215,22 +216,22 @@ void sent_free(sent_facts *f)
 /* TIMES at path: its rows and their times; -1 with why. */
 static int times_read(const char *path, csv_row **rows, long long **at, char **why)
 {
-    int n = csv_file(path, times_heads, rows, why);
+    int n = class_csv_file(path, times_heads, rows, why);
     *at = NULL;
     if (n < 0)
         return -1;
-    *at = xrealloc(NULL, (size_t)(n + 1) * sizeof **at);
+    *at = lab_grow(NULL, (size_t)(n + 1) * sizeof **at);
     for (int i = 0; i < n && !*why; i++) {
         const csv_row *r = &(*rows)[i];
         if (r->n != 2 || !*r->f[0])
-            *why = fmt("%s line %d has %d field%s, not: name or folder, time", path, r->line, r->n,
+            *why = lab_asprintf("%s line %d has %d field%s, not: name or folder, time", path, r->line, r->n,
                        r->n == 1 ? "" : "s");
         else if (parse_time(r->f[1], &(*at)[i]))
-            *why = fmt("%s line %d: '%s' is not a time such as 2026-11-20 23:59 or 2026-11-20T23:59:00-08:00", path,
+            *why = lab_asprintf("%s line %d: '%s' is not a time such as 2026-11-20 23:59 or 2026-11-20T23:59:00-08:00", path,
                        r->line, r->f[1]);
     }
     if (*why) {
-        csv_rows_free(*rows, n);
+        class_csv_rows_free(*rows, n);
         free(*at);
         *rows = NULL;
         *at = NULL;
@@ -242,15 +243,15 @@ static int times_read(const char *path, csv_row **rows, long long **at, char **w
 /* OUT/late.conf's value of key (new string), or NULL. */
 static char *late_conf(const char *key)
 {
-    char *path = fmt("%s/late.conf", cls.out), *text = read_file_text(path, 1 << 16), *v = NULL;
+    char *path = lab_asprintf("%s/late.conf", cls.out), *text = lab_read_file(path, 1 << 16), *v = NULL;
     free(path);
     int n;
-    char **line = lines(text, &n);
+    char **line = intake_lines(text, &n);
     size_t k = strlen(key);
     for (int i = 0; i < n && !v; i++)
         if (!strncmp(line[i], key, k) && line[i][k] == '=')
-            v = xstrdup(line[i] + k + 1);
-    words_free(line);
+            v = lab_strdup(line[i] + k + 1);
+    intake_words_free(line);
     free(text);
     return v;
 }
@@ -271,37 +272,37 @@ static void times_keep(const char *times)
     char *why = NULL;
     int n = times_read(times, &rows, &at, &why);
     if (n < 0)
-        die_status(CLASS_BAD_TERM, "TIMES %s; fix it and run again", why);
-    csv_rows_free(rows, n);
+        lab_fatal(CLASS_BAD_TERM, "TIMES %s; fix it and run again", why);
+    class_csv_rows_free(rows, n);
     free(at);
-    char *kept = keep_given(times, "times.csv");
-    say("times: %d submissions' times from %s (kept as %s; they win over the files' own)", n, times, kept);
+    char *kept = class_keep_given(times, "times.csv");
+    class_say("times: %d submissions' times from %s (kept as %s; they win over the files' own)", n, times, kept);
     free(kept);
 }
 
-void late_keep(const char *times, const char *deadline, const char *penalty)
+void class_late_keep(const char *times, const char *deadline, const char *penalty)
 {
     long long t;
     if (deadline && parse_time(deadline, &t))
-        die_status(CLASS_BAD_TERM, "DEADLINE '%s' is not a time: give a date and a time, e.g. "
+        lab_fatal(CLASS_BAD_TERM, "DEADLINE '%s' is not a time: give a date and a time, e.g. "
                    "DEADLINE=\"2026-11-20 23:59\" (this machine's zone) or 2026-11-20T23:59:00-08:00", deadline);
     if (penalty && penalty_of(penalty) < 0)
-        die_status(CLASS_BAD_TERM, "LATE_PENALTY is the points taken off for each day late, a number 0 or more, "
+        lab_fatal(CLASS_BAD_TERM, "LATE_PENALTY is the points taken off for each day late, a number 0 or more, "
                    "not '%s'", penalty);
     char *was = late_conf("deadline_given"), *was_penalty = late_conf("late_penalty");
     if (penalty && !deadline && !was)
-        die_status(CLASS_BAD_TERM, "LATE_PENALTY=%s needs a DEADLINE to count days late from", penalty);
+        lab_fatal(CLASS_BAD_TERM, "LATE_PENALTY=%s needs a DEADLINE to count days late from", penalty);
     if (times)
         times_keep(times);
     if (deadline || penalty) {
         const char *given = deadline ? deadline : was;
         const char *points = penalty ? penalty : was_penalty ? was_penalty : "0";
         parse_time(given, &t);
-        char *text = fmt("deadline=%lld\ndeadline_given=%s\nlate_penalty=%s\n", t, given, points);
-        char *path = fmt("%s/late.conf", cls.out), *shown = time_text(t);
-        if (write_atomic(path, text))
-            die("cannot write %s", path);
-        say("deadline: %s, %s points off for each day late (kept in %s)", shown, points, path);
+        char *text = lab_asprintf("deadline=%lld\ndeadline_given=%s\nlate_penalty=%s\n", t, given, points);
+        char *path = lab_asprintf("%s/late.conf", cls.out), *shown = class_time_text(t);
+        if (class_write_atomic(path, text))
+            lab_fatal(CLASS_FAILED, "cannot write %s", path);
+        class_say("deadline: %s, %s points off for each day late (kept in %s)", shown, points, path);
         free(shown);
         free(path);
         free(text);
@@ -310,7 +311,7 @@ void late_keep(const char *times, const char *deadline, const char *penalty)
     free(was_penalty);
 }
 
-void late_load(late_policy *p)
+void class_late_load(late_policy *p)
 {
     *p = (late_policy){0};
     char *deadline = late_conf("deadline"), *penalty = late_conf("late_penalty");
@@ -322,15 +323,15 @@ void late_load(late_policy *p)
     }
     free(deadline);
     free(penalty);
-    char *kept = fmt("%s/times.csv", cls.out), *why = NULL;
-    if (exists(kept) && (p->ntimes = times_read(kept, &p->times, &p->times_at, &why)) < 0)
-        die_status(CLASS_BAD_TERM, "the class's TIMES %s; give make class TIMES= again", why);
+    char *kept = lab_asprintf("%s/times.csv", cls.out), *why = NULL;
+    if (intake_exists(kept) && (p->ntimes = times_read(kept, &p->times, &p->times_at, &why)) < 0)
+        lab_fatal(CLASS_BAD_TERM, "the class's TIMES %s; give make class TIMES= again", why);
     free(kept);
 }
 
-void late_free(late_policy *p)
+void class_late_free(late_policy *p)
 {
-    csv_rows_free(p->times, p->ntimes);
+    class_csv_rows_free(p->times, p->ntimes);
     free(p->times_at);
     free(p->deadline_given);
 }

@@ -41,7 +41,7 @@ static long ahead;          /* pipelined: students built ahead, at most; 0: all 
 
 static char *claim(const char *kind, const char *name)
 {
-    return fmt("%s/%s/%s", claims, kind, name);
+    return lab_asprintf("%s/%s/%s", claims, kind, name);
 }
 
 /* One worker, on its GPU: grades the first student of the to-do list that
@@ -51,22 +51,22 @@ static void worker(const char *gpu)
 {
     if (strcmp(gpu, "none"))
         setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
-    char *ready_dir = fmt("%s/ready", claims);
-    int built = is_dir(ready_dir);
+    char *ready_dir = lab_asprintf("%s/ready", claims);
+    int built = intake_is_dir(ready_dir);
     free(ready_dir);
     for (;;) {
         int left = 0, took = 0;
         for (int i = 0; i < ntodo && !took; i++) {
             char *grade = claim("grade", todo[i]), *ready = claim("ready", todo[i]);
-            if (!is_dir(grade)) {
+            if (!intake_is_dir(grade)) {
                 left = 1;
-                if ((!built || exists(ready)) && mkdir(grade, 0755) == 0) {
-                    say("grading %s%s%s", todo[i], strcmp(gpu, "none") ? " on GPU " : "",
+                if ((!built || intake_exists(ready)) && mkdir(grade, 0755) == 0) {
+                    class_say("grading %s%s%s", todo[i], strcmp(gpu, "none") ? " on GPU " : "",
                         strcmp(gpu, "none") ? gpu : "");
                     if (built)
-                        grade_prepared(todo[i]);
+                        class_grade_prepared(todo[i]);
                     else
-                        grade_one(todo[i]);
+                        class_grade_one(todo[i]);
                     /* from the top again: earlier students first */
                     took = 1;
                 }
@@ -88,7 +88,7 @@ static long built_ahead(void)
     long n = 0;
     for (int i = 0; i < ntodo; i++) {
         char *build = claim("build", todo[i]), *grade = claim("grade", todo[i]);
-        n += is_dir(build) && !is_dir(grade);
+        n += intake_is_dir(build) && !intake_is_dir(grade);
         free(grade);
         free(build);
     }
@@ -105,19 +105,19 @@ static void builder(void)
         char *build = claim("build", todo[i]);
         if (mkdir(build, 0755) == 0) {
             time_t t0 = time(NULL);
-            int prepared = prepare_one(todo[i], 1) == 0;
+            int prepared = class_prepare_one(todo[i], 1) == 0;
             if (prepared && cls.sw[SW_CHECK]) {
-                check_prepared(todo[i], t0);
+                class_check_prepared(todo[i], t0);
             } else if (prepared) {
                 char *ready = claim("ready", todo[i]);
-                if (write_atomic(ready, ""))
-                    warn("cannot write %s", ready);
+                if (class_write_atomic(ready, ""))
+                    lab_warn("cannot write %s", ready);
                 free(ready);
             } else {
                 /* its row says why; no worker takes it */
-                char *grade = claim("grade", todo[i]), *status = row_status(todo[i]);
-                mkdirs(grade);
-                say("[%d/%d] %s: %s", done_count(), cls.nstudents, todo[i], status);
+                char *grade = claim("grade", todo[i]), *status = class_row_status(todo[i]);
+                lab_mkdirs(grade);
+                class_say("[%d/%d] %s: %s", class_done_count(), cls.nstudents, todo[i], status);
                 free(status);
                 free(grade);
             }
@@ -156,7 +156,7 @@ static int build_or_grade(void *arg)
     const role *r = arg;
     sigprocmask(SIG_SETMASK, &before, NULL);
     if (r->pinned && sched_setaffinity(0, sizeof r->cpus, &r->cpus))
-        die("cannot keep the %s to its CPUs: %s", r->gpu ? "worker" : "builder", strerror(errno));
+        lab_fatal(CLASS_FAILED, "cannot keep the %s to its CPUs: %s", r->gpu ? "worker" : "builder", strerror(errno));
     if (r->gpu)
         worker(r->gpu);
     else
@@ -171,8 +171,8 @@ static void start(role *r)
     lab_spawn s = {.run = build_or_grade, .arg = r, .group = LAB_SPAWN_SESSION};
     lab_child c;
     if (lab_spawn_start(&s, &c))
-        die("cannot start a %s: fork failed", r->gpu ? "worker" : "builder");
-    pids = xrealloc(pids, (npids + 1) * sizeof *pids);
+        lab_fatal(CLASS_FAILED, "cannot start a %s: fork failed", r->gpu ? "worker" : "builder");
+    pids = lab_grow(pids, (npids + 1) * sizeof *pids);
     pids[npids++] = c.pid;
 }
 
@@ -193,8 +193,8 @@ static void wait_all(void)
             for (int i = 0; i < npids; i++)
                 while (pids[i] > 0 && waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
                     ;
-            remove_tree(claims);
-            say("class: stopped; run the same command again to grade the rest");
+            intake_remove_tree(claims);
+            class_say("class: stopped; run the same command again to grade the rest");
             exit(130);
         }
         if (!alive)
@@ -210,15 +210,15 @@ static void wait_all(void)
  * what a stage's runner links with, and the wall, for one architecture. */
 static void build_lab_once(void)
 {
-    say("building the lab once in %s/lab (its objects are copied for each student)", cls.out);
-    char *lab = fmt("%s/lab", cls.out), *jobs = fmt("-j%ld", cpus());
-    char *log = fmt("%s/logs/lab-build.log", cls.out);
-    char *arch = cls.arch ? fmt("CUDA_ARCH=%s", cls.arch) : xstrdup("CUDA_ARCH=");
-    char **targets = cls.sw[SW_CHECK] ? check_lab_targets() : words("all", NULL);
+    class_say("building the lab once in %s/lab (its objects are copied for each student)", cls.out);
+    char *lab = lab_asprintf("%s/lab", cls.out), *jobs = lab_asprintf("-j%ld", class_cpus());
+    char *log = lab_asprintf("%s/logs/lab-build.log", cls.out);
+    char *arch = cls.arch ? lab_asprintf("CUDA_ARCH=%s", cls.arch) : lab_strdup("CUDA_ARCH=");
+    char **targets = cls.sw[SW_CHECK] ? class_check_lab_targets() : class_words("all", NULL);
     int n = 0;
     while (targets[n])
         n++;
-    char **argv = xrealloc(NULL, (n + 10) * sizeof *argv);
+    char **argv = lab_grow(NULL, (n + 10) * sizeof *argv);
     int a = 0;
     argv[a++] = "make";
     argv[a++] = "-C";
@@ -237,10 +237,10 @@ static void build_lab_once(void)
     }
     argv[a] = NULL;
     proc p = {.out = log, .err = ERR_TO_OUT};
-    if (run(argv, &p) != 0)
-        say("class: the lab's own build failed (see %s); each student's copy builds from scratch", log);
+    if (class_run(argv, &p) != 0)
+        class_say("class: the lab's own build failed (see %s); each student's copy builds from scratch", log);
     free(argv);
-    words_free(targets);
+    intake_words_free(targets);
     free(arch);
     free(log);
     free(jobs);
@@ -252,15 +252,15 @@ static void build_lab_once(void)
 static char **gpus_to_use(const char *listed)
 {
     const char *given = getenv("GPUS");
-    char *gpus = xstrdup(given && *given ? given : listed);
+    char *gpus = lab_strdup(given && *given ? given : listed);
     for (char *c = gpus; *c; c++)
         if (*c == ',')
             *c = ' ';
-    char **gpu = words(gpus, NULL);
+    char **gpu = class_words(gpus, NULL);
     free(gpus);
     if (!gpu[0]) {
-        words_free(gpu);
-        gpu = words("none", NULL);
+        intake_words_free(gpu);
+        gpu = class_words("none", NULL);
     }
     return gpu;
 }
@@ -273,7 +273,7 @@ static long env_count(const char *key, long dflt)
     if (!v || !*v)
         return dflt;
     if (v[strspn(v, "0123456789")])
-        die("%s is a number, not '%s'", key, v);
+        lab_fatal(CLASS_FAILED, "%s is a number, not '%s'", key, v);
     return atol(v);
 }
 
@@ -289,9 +289,9 @@ static long how_many_builders(int gpu_listed, int stand_in, int check)
         return 0;
     long builders = env_count("CLASS_BUILDERS", -1);
     if (builders < 0) {
-        builders = ntodo < cpus() ? ntodo : cpus();
+        builders = ntodo < class_cpus() ? ntodo : class_cpus();
         builders = builders > 0 ? builders : 1;
-        cls.build_jobs = cpus() / builders;
+        cls.build_jobs = class_cpus() / builders;
         return builders;
     }
     return check && !builders ? 1 : builders;
@@ -300,15 +300,15 @@ static long how_many_builders(int gpu_listed, int stand_in, int check)
 /* The CPUs of set as a list ("0-3,8"), a new string. */
 static char *cpu_list(const cpu_set_t *set)
 {
-    char *list = xstrdup("");
+    char *list = lab_strdup("");
     for (int c = 0; c < CPU_SETSIZE; c++) {
         if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set)))
             continue;
         int last = c;
         while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
             last++;
-        char *more = last > c ? fmt("%s%s%d-%d", list, *list ? "," : "", c, last)
-                              : fmt("%s%s%d", list, *list ? "," : "", c);
+        char *more = last > c ? lab_asprintf("%s%s%d-%d", list, *list ? "," : "", c, last)
+                              : lab_asprintf("%s%s%d", list, *list ? "," : "", c);
         free(list);
         list = more;
     }
@@ -332,7 +332,7 @@ static long plan_pipeline(long builders, int nworkers, role *w, role *b)
                 ids[n++] = c;
     long spare = n - nworkers * per;
     if (per < 1 || spare < 1) {
-        say("every student is built first: %s", per < 1 ? "CLASS_GRADE_CPUS=0"
+        class_say("every student is built first: %s", per < 1 ? "CLASS_GRADE_CPUS=0"
                                                          : "the CPUs leave no builder one beside the GPUs' grades");
         return builders;
     }
@@ -348,14 +348,14 @@ static long plan_pipeline(long builders, int nworkers, role *w, role *b)
     b->pinned = 1;
     ahead = env_count("CLASS_AHEAD", 2L * nworkers);
     if (ahead < 1)
-        die("CLASS_AHEAD is 1 or more, not '%s'", getenv("CLASS_AHEAD"));
+        lab_fatal(CLASS_FAILED, "CLASS_AHEAD is 1 or more, not '%s'", getenv("CLASS_AHEAD"));
     if (!getenv("CLASS_BUILDERS") || !*getenv("CLASS_BUILDERS")) {
         builders = ahead < spare ? ahead : spare;
         builders = builders < ntodo ? builders : ntodo > 0 ? ntodo : 1;
     }
     cls.build_jobs = builders ? spare / builders : 0;
     char *bl = cpu_list(&b->cpus), *wl = cpu_list(&w[0].cpus);
-    say("builds beside the grades: %ld builder%s on CPUs %s, at most %ld student%s ahead; each GPU grades on "
+    class_say("builds beside the grades: %ld builder%s on CPUs %s, at most %ld student%s ahead; each GPU grades on "
         "%ld CPU%s of its own (CLASS_GRADE_CPUS; the first GPU's: %s)",
         builders, builders == 1 ? "" : "s", bl, ahead, ahead == 1 ? "" : "s", per, per == 1 ? "" : "s", wl);
     free(wl);
@@ -367,12 +367,12 @@ static long plan_pipeline(long builders, int nworkers, role *w, role *b)
  * with builders). */
 static void make_claims(long builders)
 {
-    claims = fmt("%s/work/claims.%ld", cls.out, (long)getpid());
+    claims = lab_asprintf("%s/work/claims.%ld", cls.out, (long)getpid());
     const char *kinds[] = {"grade", "graded", "build", "ready"};
     for (int i = 0; i < (builders ? 4 : 2); i++) {
-        char *d = fmt("%s/%s", claims, kinds[i]);
-        if (mkdirs(d))
-            die("cannot create %s", d);
+        char *d = lab_asprintf("%s/%s", claims, kinds[i]);
+        if (lab_mkdirs(d))
+            lab_fatal(CLASS_FAILED, "cannot create %s", d);
         free(d);
     }
 }
@@ -380,38 +380,38 @@ static void make_claims(long builders)
 /* The class's rate by its clock, once every worker has ended. */
 static void say_rate(int nworkers)
 {
-    char *marks = fmt("%s/graded", claims);
+    char *marks = lab_asprintf("%s/graded", claims);
     int graded = 0;
     for (int i = 0; i < ntodo; i++) {
-        char *m = fmt("%s/%s", marks, todo[i]);
-        graded += is_dir(m);
+        char *m = lab_asprintf("%s/%s", marks, todo[i]);
+        graded += intake_is_dir(m);
         free(m);
     }
     free(marks);
     if (graded)
-        say("graded %d student%s in %.1f s on %d GPU%s: %.1f students a minute on each GPU", graded,
+        class_say("graded %d student%s in %.1f s on %d GPU%s: %.1f students a minute on each GPU", graded,
             graded == 1 ? "" : "s", lab_spawn_now() - cls.clock_start, nworkers, nworkers == 1 ? "" : "s",
             class_rate());
 }
 
-void run_local(const char *todo_file)
+void class_run_local(const char *todo_file)
 {
-    char *text = read_file_text(todo_file, 0);
-    todo = lines(text, &ntodo);
+    char *text = lab_read_file(todo_file, 0);
+    todo = intake_lines(text, &ntodo);
     free(text);
-    char *listed = listed_gpus();
+    char *listed = class_listed_gpus();
     const char *class_make = getenv("CLASS_MAKE");
     int stand_in = class_make && *class_make, check = cls.sw[SW_CHECK];
     char **gpu = gpus_to_use(listed);
-    char *flags = fmt("%s/lab/build/flags.txt", cls.out);
-    if ((*listed || check) && !stand_in && have_program("nvcc") && !exists(flags))
+    char *flags = lab_asprintf("%s/lab/build/flags.txt", cls.out);
+    if ((*listed || check) && !stand_in && lab_have_program("nvcc") && !intake_exists(flags))
         build_lab_once();
     free(flags);
     long builders = how_many_builders(*listed != 0, stand_in, check);
     int nworkers = 0;
     while (gpu[nworkers])
         nworkers++;
-    role *workers = xrealloc(NULL, nworkers * sizeof *workers), builder_role = {0};
+    role *workers = lab_grow(NULL, nworkers * sizeof *workers), builder_role = {0};
     memset(workers, 0, nworkers * sizeof *workers);
     for (int i = 0; i < nworkers; i++)
         workers[i].gpu = gpu[i];
@@ -436,13 +436,13 @@ void run_local(const char *todo_file)
     if (!check) {
         cls.clock_start = lab_spawn_now();
         cls.clock_gpus = nworkers;
-        cls.clock_marks = fmt("%s/graded", claims);
+        cls.clock_marks = lab_asprintf("%s/graded", claims);
     }
     for (long i = 0; i < builders; i++)
         start(&builder_role);
     if (builders && !ahead) {
         wait_all();
-        say("%s every student in %ld s%s", check ? "checked" : "built", (long)(time(NULL) - t0), check ? "" : "; grading");
+        class_say("%s every student in %ld s%s", check ? "checked" : "built", (long)(time(NULL) - t0), check ? "" : "; grading");
     }
     for (int i = 0; i < nworkers && !check; i++)
         start(&workers[i]);
@@ -454,7 +454,7 @@ void run_local(const char *todo_file)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGCHLD, &old_chld, NULL);
     sigprocmask(SIG_SETMASK, &before, NULL);
-    remove_tree(claims);
+    intake_remove_tree(claims);
     free((char *)claims);
     claims = NULL;
     free(cls.clock_marks);
@@ -462,7 +462,7 @@ void run_local(const char *todo_file)
     cls.clock_start = 0;
     free(pids);
     pids = NULL;
-    words_free(gpu);
+    intake_words_free(gpu);
     free(listed);
-    words_free(todo);
+    intake_words_free(todo);
 }

@@ -81,7 +81,7 @@ static _Noreturn void usage(const char *why)
  * parent's parent: LAB/build/grader/class). */
 static char *lab_of(const char *self)
 {
-    char *lab = xstrdup(self);
+    char *lab = lab_strdup(self);
     for (int up = 0; up < 3; up++) {
         char *slash = strrchr(lab, '/');
         if (slash && slash != lab)
@@ -94,11 +94,11 @@ static char *lab_of(const char *self)
  * whose status blames the machine. */
 static int needs_grading(const char *name, int retry)
 {
-    if (!has_row(name))
+    if (!class_has_row(name))
         return 1;
     if (!retry)
         return 0;
-    char *status = row_status(name);
+    char *status = class_row_status(name);
     const char *machine[] = {"no GPU", "no build tools", "grader error", "not confined"};
     int again = 0;
     for (int i = 0; i < 4; i++)
@@ -115,15 +115,15 @@ static void stop_without_gpu(const char *backend)
     const char *gpus = getenv("GPUS"), *make = getenv("CLASS_MAKE");
     if (strcmp(backend, "local") || (gpus && *gpus) || (make && *make))
         return;
-    char *listed = listed_gpus();
+    char *listed = class_listed_gpus();
     int any = *listed != 0;
     free(listed);
     if (any)
         return;
-    if (have_program("sbatch"))
-        warn("no GPU here (nvidia-smi lists none): from a Slurm login node, BACKEND=slurm grades on the GPU nodes");
+    if (lab_have_program("sbatch"))
+        lab_warn("no GPU here (nvidia-smi lists none): from a Slurm login node, BACKEND=slurm grades on the GPU nodes");
     else
-        warn("no GPU here (nvidia-smi lists none) and no Slurm (sbatch): grade the class on a machine with an "
+        lab_warn("no GPU here (nvidia-smi lists none) and no Slurm (sbatch): grade the class on a machine with an "
              "NVIDIA GPU");
     exit(CLASS_NO_GPU);
 }
@@ -139,71 +139,71 @@ static void grade_class(const char *submissions, const char *backend, const char
 {
     if (!submissions)
         usage("--submissions DIR is needed");
-    if (!is_dir(submissions))
-        die("%s is not a folder", submissions);
-    char *conf = fmt("%s/class.conf", cls.out);
+    if (!intake_is_dir(submissions))
+        lab_fatal(CLASS_FAILED, "%s is not a folder", submissions);
+    char *conf = lab_asprintf("%s/class.conf", cls.out);
     int check = switches[SW_CHECK];
-    if (!exists(conf) && !check)
+    if (!intake_exists(conf) && !check)
         stop_without_gpu(backend);
     free(conf);
     if (strchr(cls.out, '\'') || strchr(cls.out, '\n'))
         usage("the --out path may not hold a quote or a newline");
-    if (mkdirs(cls.out))
-        die("cannot create %s", cls.out);
-    char *abs = abs_path(cls.out);
+    if (lab_mkdirs(cls.out))
+        lab_fatal(CLASS_FAILED, "cannot create %s", cls.out);
+    char *abs = class_abs_path(cls.out);
     cls.out = abs;
-    char *lock = fmt("%s/.lock", cls.out);
+    char *lock = lab_asprintf("%s/.lock", cls.out);
     int fd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB))
-        die("another make class is running on %s", cls.out);
+        lab_fatal(CLASS_FAILED, "another make class is running on %s", cls.out);
     free(lock);
     if (term->roster)
-        roster_keep(term->roster);
-    late_keep(term->times, term->deadline, term->late_penalty);
+        class_roster_keep(term->roster);
+    class_late_keep(term->times, term->deadline, term->late_penalty);
     char *lab = lab_of(cls.self);
     class_setup(lab, submissions, stages, seed, switches);
     class_load();
-    check_confinement();
-    list_submissions(submissions);
+    class_check_confinement();
+    class_list_submissions(submissions);
     if (!cls.sw[SW_CHECK])
         stop_without_gpu(backend);
     int m = cls.nstudents;
     if (!m)
-        die("%s holds no submissions (one folder or archive per student)", submissions);
+        lab_fatal(CLASS_FAILED, "%s holds no submissions (one folder or archive per student)", submissions);
     /* intake here, for both back ends: refusals get their rows now, and
      * the jobs read only OUT */
-    char *todo = fmt("%s/work/todo.txt", cls.out), *list = xstrdup("");
+    char *todo = lab_asprintf("%s/work/todo.txt", cls.out), *list = lab_strdup("");
     int refused = 0, done_before = 0, n = 0;
     for (int i = 0; i < m; i++) {
         const char *name = cls.names[i];
-        if (!needs_grading(name, retry) && !submission_changed(submissions, i)) {
+        if (!needs_grading(name, retry) && !class_submission_changed(submissions, i)) {
             done_before++;
-        } else if (intake(submissions, i)) {
-            char *more = fmt("%s%s\n", list, name);
+        } else if (class_intake(submissions, i)) {
+            char *more = lab_asprintf("%s%s\n", list, name);
             free(list);
             list = more;
             n++;
         } else {
             refused++;
-            char *status = row_status(name), *notes = row_notes(name);
-            say("[%d/%d] %s: %s: %s", done_count(), m, name, status, notes);
+            char *status = class_row_status(name), *notes = class_row_notes(name);
+            class_say("[%d/%d] %s: %s: %s", class_done_count(), m, name, status, notes);
             free(status);
             free(notes);
         }
     }
-    if (write_atomic(todo, list))
-        die("cannot write %s", todo);
+    if (class_write_atomic(todo, list))
+        lab_fatal(CLASS_FAILED, "cannot write %s", todo);
     free(list);
-    say("%d students, seed %s: %d graded before, %d refused now, %d to grade (%s)", m, cls.seed, done_before, refused,
+    class_say("%d students, seed %s: %d graded before, %d refused now, %d to grade (%s)", m, cls.seed, done_before, refused,
         n, backend);
     if (!n) {
-        collect();
+        class_collect();
     } else if (!strcmp(backend, "local")) {
-        run_local(todo);
-        collect();
+        class_run_local(todo);
+        class_collect();
     } else {
         /* the gradebook job writes the gradebook */
-        run_slurm(todo, cls.self);
+        class_run_slurm(todo, cls.self);
     }
     free(todo);
     free(lab);
@@ -231,7 +231,7 @@ static void read_arguments(int argc, char **argv, class_args *a)
                 v = k;
         if (v >= 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
-                char *why = fmt("%s needs a value", arg);
+                char *why = lab_asprintf("%s needs a value", arg);
                 usage(why);
             }
             const char *value = argv[++i];
@@ -260,7 +260,7 @@ static void read_arguments(int argc, char **argv, class_args *a)
                 if (!strncmp(arg, "--", 2) && !strcmp(arg + 2, switch_name[k]))
                     a->switches[k] = known = 1;
             if (!known) {
-                char *why = fmt("unknown argument '%s'", arg);
+                char *why = lab_asprintf("unknown argument '%s'", arg);
                 usage(why);
             }
         }
@@ -277,9 +277,9 @@ static void check_arguments(class_args *a)
             usage("--out DIR is needed");
         a->out = "class-grades";
     }
-    cls.out = xstrdup(a->out);
+    cls.out = lab_strdup(a->out);
     if (strcmp(a->backend, "local") && strcmp(a->backend, "slurm")) {
-        char *why = fmt("--backend is local or slurm, not '%s'", a->backend);
+        char *why = lab_asprintf("--backend is local or slurm, not '%s'", a->backend);
         usage(why);
     }
     /* the term's settings come with a class's run, which keeps them */
@@ -288,7 +288,7 @@ static void check_arguments(class_args *a)
                        : a->term.deadline ? "--deadline (DEADLINE)"
                        : a->term.late_penalty ? "--late-penalty (LATE_PENALTY)" : NULL;
     if (term && !run_mode) {
-        char *why = fmt("%s is given to make class, which keeps it for the class's later runs and make export", term);
+        char *why = lab_asprintf("%s is given to make class, which keeps it for the class's later runs and make export", term);
         usage(why);
     }
     if ((a->format || a->assignment) && strcmp(a->mode, "export"))
@@ -300,7 +300,7 @@ static void check_arguments(class_args *a)
      * they finish) */
     const char *per_task = a->per_task;
     if (!*per_task || per_task[0] == '0' || per_task[strspn(per_task, "0123456789")] || strlen(per_task) > 6) {
-        char *why = fmt("--per-task (PER_TASK) is how many students one Slurm array task grades: a whole number, "
+        char *why = lab_asprintf("--per-task (PER_TASK) is how many students one Slurm array task grades: a whole number, "
                         "1 or more, not '%s'", per_task);
         usage(why);
     }
@@ -311,7 +311,7 @@ static void check_arguments(class_args *a)
         usage("--check (CHECK=1) builds and checks on this machine, without a GPU: leave out --backend (BACKEND)");
     if (a->arch && (!*a->arch || a->arch[strspn(a->arch, "0123456789 ")]))
         usage("--arch takes compute capabilities as make's CUDA_ARCH does, e.g. 90 or \"80 90\"");
-    cls.arch = a->arch ? xstrdup(a->arch) : NULL;
+    cls.arch = a->arch ? lab_strdup(a->arch) : NULL;
     if (run_mode && !strcmp(a->backend, "local") && a->per_task_given)
         usage("--per-task (PER_TASK) is for the Slurm back end (BACKEND=slurm); the local back end gives each GPU "
               "the next student as it finishes");
@@ -322,11 +322,11 @@ static void check_arguments(class_args *a)
 static void set_task_time(const class_args *a)
 {
     const char *slurm_time = getenv("SLURM_TIME");
-    cls.task_time = xstrdup(slurm_time && *slurm_time ? slurm_time : "01:00:00");
+    cls.task_time = lab_strdup(slurm_time && *slurm_time ? slurm_time : "01:00:00");
     if (!strcmp(a->mode, "run") && !strcmp(a->backend, "slurm") && cls.per_task > 1) {
-        char *times = slurm_time_times(cls.task_time, cls.per_task);
+        char *times = class_slurm_time_times(cls.task_time, cls.per_task);
         if (!times) {
-            char *why = fmt("SLURM_TIME is one student's time limit in a form Slurm takes (M, M:S, H:M:S, D-H, "
+            char *why = lab_asprintf("SLURM_TIME is one student's time limit in a form Slurm takes (M, M:S, H:M:S, D-H, "
                             "D-H:M, D-H:M:S), not '%s'", slurm_time ? slurm_time : "");
             usage(why);
         }
@@ -344,15 +344,15 @@ static void set_make_and_self(void)
     unsetenv("MFLAGS");
     unsetenv("MAKELEVEL");
     const char *make = getenv("CLASS_MAKE");
-    cls.make_cmd = words(make && *make ? make : "make", NULL);
+    cls.make_cmd = class_words(make && *make ? make : "make", NULL);
     if (!cls.make_cmd[0])
-        cls.make_cmd = words("make", NULL);
+        cls.make_cmd = class_words("make", NULL);
     char self[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0)
-        die("cannot tell where this program is (/proc/self/exe)");
+        lab_fatal(CLASS_FAILED, "cannot tell where this program is (/proc/self/exe)");
     self[len] = 0;
-    cls.self = xstrdup(self);
+    cls.self = lab_strdup(self);
 }
 
 int main(int argc, char **argv)
@@ -365,19 +365,19 @@ int main(int argc, char **argv)
     set_make_and_self();
     if (!strcmp(a.mode, "status")) {
         class_load();
-        char *line = status_line(NULL, NULL);
-        say("%s", line);
+        char *line = class_status_line(NULL, NULL);
+        class_say("%s", line);
         free(line);
-        summary();
+        class_summary();
     } else if (!strcmp(a.mode, "collect")) {
         class_load();
-        collect();
+        class_collect();
     } else if (!strcmp(a.mode, "task")) {
         class_load();
-        array_task(a.task, a.todo);
+        class_array_task(a.task, a.todo);
     } else if (!strcmp(a.mode, "export")) {
         class_load();
-        export_class(a.format ? a.format : "gradescope canvas plain", a.assignment ? a.assignment : "GPU lab");
+        class_export(a.format ? a.format : "gradescope canvas plain", a.assignment ? a.assignment : "GPU lab");
     } else {
         grade_class(a.submissions, a.backend, a.stages, a.seed, a.switches, a.retry, &a.term);
     }

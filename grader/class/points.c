@@ -24,12 +24,12 @@ static char *text_of(const jvalue *v)
 {
     if (v && v->type == J_NUMBER && isfinite(v->number)) {
         if (v->number == floor(v->number) && fabs(v->number) < 1e15)
-            return fmt("%.0f", v->number);
-        return fmt("%.10g", v->number);
+            return lab_asprintf("%.0f", v->number);
+        return lab_asprintf("%.10g", v->number);
     }
     if (v && v->type == J_STRING)
-        return xstrdup(v->string);
-    return xstrdup("");
+        return lab_strdup(v->string);
+    return lab_strdup("");
 }
 
 /* Cut s to at most max bytes without splitting a UTF-8 character. */
@@ -66,7 +66,7 @@ static void head(const char *text, char *out, size_t len)
         *paren = 0;
 }
 
-void phrase_of(const char *reason, int flagged, const char *missed, char *out, size_t len)
+void class_phrase_of(const char *reason, int flagged, const char *missed, char *out, size_t len)
 {
     char p[4096], h[4096];
     if (!*reason) {
@@ -104,63 +104,63 @@ void phrase_of(const char *reason, int flagged, const char *missed, char *out, s
 /* One stage of the record: its points and, when it lost some, why. */
 static void read_stage(const jvalue *st, stage_points *s)
 {
-    s->name = text_of(json_get(st, "stage"));
-    s->points = text_of(json_get(st, "points"));
+    s->name = text_of(lab_json_get(st, "stage"));
+    s->points = text_of(lab_json_get(st, "points"));
     s->phrase[0] = 0;
     double points, max;
-    if (json_number_at(st, "points", &points) == 0 && json_number_at(st, "max_points", &max) == 0 &&
+    if (lab_json_number_at(st, "points", &points) == 0 && lab_json_number_at(st, "max_points", &max) == 0 &&
         points >= max)
         return;
     /* the speed tiers it missed, in order */
     char missed[1024] = "";
-    const jvalue *tiers = json_get(st, "tiers");
+    const jvalue *tiers = lab_json_get(st, "tiers");
     for (int k = 0; tiers && tiers->type == J_ARRAY && k < tiers->count; k++) {
-        const char *name = json_string_at(tiers->items[k], "name");
+        const char *name = lab_json_string_at(tiers->items[k], "name");
         double tp, tm;
-        if (name && *name && json_number_at(tiers->items[k], "points", &tp) == 0 &&
-            json_number_at(tiers->items[k], "max_points", &tm) == 0 && tp < tm) {
+        if (name && *name && lab_json_number_at(tiers->items[k], "points", &tp) == 0 &&
+            lab_json_number_at(tiers->items[k], "max_points", &tm) == 0 && tp < tm) {
             size_t n = strlen(missed);
             snprintf(missed + n, sizeof missed - n, "%s%s", n ? ", " : "", name);
         }
     }
     /* the reason on one line */
-    const char *r = json_string_at(st, "reason");
-    char *reason = xstrdup(r ? r : "");
+    const char *r = lab_json_string_at(st, "reason");
+    char *reason = lab_strdup(r ? r : "");
     for (char *c = reason; *c; c++)
         if (*c == '\n' || *c == '\t')
             *c = ' ';
-    phrase_of(reason, json_bool_at(st, "flagged") == 1, missed, s->phrase, sizeof s->phrase);
+    class_phrase_of(reason, lab_json_bool_at(st, "flagged") == 1, missed, s->phrase, sizeof s->phrase);
     free(reason);
 }
 
-int points_read(const char *path, points *p, char *err, size_t errlen)
+int class_points_read(const char *path, points *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    char *text = read_file_text(path, 0);
+    char *text = lab_read_file(path, 0);
     if (!text) {
         snprintf(err, errlen, "cannot read %s", path);
         return -1;
     }
-    jvalue *root = json_parse(text, strlen(text), err, errlen);
+    jvalue *root = lab_json_parse(text, strlen(text), err, errlen);
     free(text);
     if (!root)
         return -1;
-    p->score = text_of(json_get(root, "score"));
-    p->max = text_of(json_get(root, "max_score"));
-    p->seed = text_of(json_get(root, "seed"));
-    p->bonus = text_of(json_get(root, "bonus_score"));
-    p->bonus_max = text_of(json_get(root, "bonus_max"));
-    const jvalue *stages = json_get(root, "stages");
+    p->score = text_of(lab_json_get(root, "score"));
+    p->max = text_of(lab_json_get(root, "max_score"));
+    p->seed = text_of(lab_json_get(root, "seed"));
+    p->bonus = text_of(lab_json_get(root, "bonus_score"));
+    p->bonus_max = text_of(lab_json_get(root, "bonus_max"));
+    const jvalue *stages = lab_json_get(root, "stages");
     int n = stages && stages->type == J_ARRAY ? stages->count : 0;
-    p->stages = xrealloc(NULL, (n + 1) * sizeof *p->stages);
+    p->stages = lab_grow(NULL, (n + 1) * sizeof *p->stages);
     for (int i = 0; i < n; i++)
         if (stages->items[i]->type == J_OBJECT)
             read_stage(stages->items[i], &p->stages[p->nstages++]);
-    json_free(root);
+    lab_json_free(root);
     return 0;
 }
 
-void points_free(points *p)
+void class_points_free(points *p)
 {
     free(p->score);
     free(p->max);
@@ -175,7 +175,7 @@ void points_free(points *p)
     memset(p, 0, sizeof *p);
 }
 
-const stage_points *points_stage(const points *p, const char *stage)
+const stage_points *class_points_stage(const points *p, const char *stage)
 {
     for (int i = 0; p && i < p->nstages; i++)
         if (!strcmp(p->stages[i].name, stage))
@@ -213,23 +213,23 @@ static double stage_max(const char *stage, int *bonus)
 /* Add x to the number text *t ("" counts as 0). */
 static void add_to(char **t, double x)
 {
-    char *sum = fmt("%.10g", atof(*t) + x);
+    char *sum = lab_asprintf("%.10g", atof(*t) + x);
     free(*t);
     *t = sum;
 }
 
-void points_add_missing(points *p, const char *missing)
+void class_points_add_missing(points *p, const char *missing)
 {
-    char **w = words(missing, NULL);
+    char **w = class_words(missing, NULL);
     for (int i = 0; w[i]; i++) {
-        if (points_stage(p, w[i]))
+        if (class_points_stage(p, w[i]))
             continue;
         int bonus;
         double max = stage_max(w[i], &bonus);
-        p->stages = xrealloc(p->stages, (p->nstages + 1) * sizeof *p->stages);
+        p->stages = lab_grow(p->stages, (p->nstages + 1) * sizeof *p->stages);
         stage_points *sp = &p->stages[p->nstages++];
-        sp->name = xstrdup(w[i]);
-        sp->points = xstrdup("0");
+        sp->name = lab_strdup(w[i]);
+        sp->points = lab_strdup("0");
         snprintf(sp->phrase, sizeof sp->phrase, "not submitted");
         add_to(bonus ? &p->bonus_max : &p->max, max);
         if (bonus)
@@ -237,5 +237,5 @@ void points_add_missing(points *p, const char *missing)
         else
             add_to(&p->score, 0);
     }
-    words_free(w);
+    intake_words_free(w);
 }

@@ -41,26 +41,26 @@ static int is_header(const char *first, const char *const *heads)
     return 0;
 }
 
-int csv_file(const char *path, const char *const *heads, csv_row **rows, char **why)
+int class_csv_file(const char *path, const char *const *heads, csv_row **rows, char **why)
 {
     *rows = NULL;
-    char *text = read_file_text(path, MAX_GIVEN_BYTES);
+    char *text = lab_read_file(path, MAX_GIVEN_BYTES);
     if (!text) {
-        *why = fmt("cannot read %s", path);
+        *why = lab_asprintf("cannot read %s", path);
         return -1;
     }
     int nlines, n = 0;
     /* a spreadsheet's UTF-8 byte-order mark */
-    char **line = lines(strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3, &nlines);
+    char **line = intake_lines(strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3, &nlines);
     free(text);
     for (int i = 0; i < nlines; i++) {
         int count;
-        char **f = csv_fields(line[i], &count);
+        char **f = class_csv_fields(line[i], &count);
         if (!f) {
-            *why = fmt("%s line %d: a quote is left open (a field that holds a comma is written \"Lee, Jo\")", path,
+            *why = lab_asprintf("%s line %d: a quote is left open (a field that holds a comma is written \"Lee, Jo\")", path,
                        i + 1);
-            words_free(line);
-            csv_rows_free(*rows, n);
+            intake_words_free(line);
+            class_csv_rows_free(*rows, n);
             *rows = NULL;
             return -1;
         }
@@ -70,29 +70,29 @@ int csv_file(const char *path, const char *const *heads, csv_row **rows, char **
         }
         int blank = count == 1 && !*f[0];
         if (blank || (n == 0 && is_header(f[0], heads))) {
-            words_free(f);
+            intake_words_free(f);
             continue;
         }
-        *rows = xrealloc(*rows, (size_t)(n + 1) * sizeof **rows);
+        *rows = lab_grow(*rows, (size_t)(n + 1) * sizeof **rows);
         (*rows)[n++] = (csv_row){f, count, i + 1};
     }
-    words_free(line);
+    intake_words_free(line);
     return n;
 }
 
-char *keep_given(const char *path, const char *as)
+char *class_keep_given(const char *path, const char *as)
 {
-    char *text = read_file_text(path, MAX_GIVEN_BYTES), *kept = fmt("%s/%s", cls.out, as);
-    if (!text || write_atomic(kept, text))
-        die("cannot copy %s to %s", path, kept);
+    char *text = lab_read_file(path, MAX_GIVEN_BYTES), *kept = lab_asprintf("%s/%s", cls.out, as);
+    if (!text || class_write_atomic(kept, text))
+        lab_fatal(CLASS_FAILED, "cannot copy %s to %s", path, kept);
     free(text);
     return kept;
 }
 
-void csv_rows_free(csv_row *rows, int n)
+void class_csv_rows_free(csv_row *rows, int n)
 {
     for (int i = 0; i < n; i++)
-        words_free(rows[i].f);
+        intake_words_free(rows[i].f);
     free(rows);
 }
 
@@ -100,19 +100,19 @@ void csv_rows_free(csv_row *rows, int n)
 static char *entry_fault(const csv_row *r, roster_entry *e)
 {
     if (r->n < 3 || r->n > 4)
-        return fmt("has %d field%s, not: name or folder, student id, email[, extra days]", r->n,
+        return lab_asprintf("has %d field%s, not: name or folder, student id, email[, extra days]", r->n,
                    r->n == 1 ? "" : "s");
     const char *days = r->n == 4 ? r->f[3] : "";
     *e = (roster_entry){.name = r->f[0], .id = r->f[1], .email = r->f[2], .line = r->line};
     if (!*e->name || !*e->id)
-        return xstrdup(!*e->name ? "has no name or folder" : "has no student id");
+        return lab_strdup(!*e->name ? "has no name or folder" : "has no student id");
     for (const char *c = e->id; *c; c++)
         if (iscntrl((unsigned char)*c) || *c == ' ')
-            return fmt("has a student id with a blank or a control character: '%s'", e->id);
+            return lab_asprintf("has a student id with a blank or a control character: '%s'", e->id);
     if (*e->email && (!strchr(e->email, '@') || strpbrk(e->email, " \t,")))
-        return fmt("has an email that is not one: '%s'", e->email);
+        return lab_asprintf("has an email that is not one: '%s'", e->email);
     if (days[strspn(days, "0123456789")] || strlen(days) > 3 || atoi(days) > MAX_EXTRA_DAYS)
-        return fmt("has extra days that are not a whole number of days from 0 to %d: '%s'", MAX_EXTRA_DAYS, days);
+        return lab_asprintf("has extra days that are not a whole number of days from 0 to %d: '%s'", MAX_EXTRA_DAYS, days);
     e->extra_days = atoi(days);
     return NULL;
 }
@@ -123,12 +123,12 @@ static char *clash(const roster_entry *e, int n)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
             if (!strcmp(e[i].id, e[j].id))
-                return fmt("lines %d and %d have one student id, %s", e[j].line, e[i].line, e[i].id);
+                return lab_asprintf("lines %d and %d have one student id, %s", e[j].line, e[i].line, e[i].id);
             if (*e[i].email && !strcasecmp(e[i].email, e[j].email))
-                return fmt("lines %d and %d have one email, %s (Gradescope matches a student by it)", e[j].line,
+                return lab_asprintf("lines %d and %d have one email, %s (Gradescope matches a student by it)", e[j].line,
                            e[i].line, e[i].email);
             if (!strcmp(e[i].student, e[j].student))
-                return fmt("lines %d and %d are one student, %s ('%s' and '%s')", e[j].line, e[i].line,
+                return lab_asprintf("lines %d and %d are one student, %s ('%s' and '%s')", e[j].line, e[i].line,
                            e[i].student, e[j].name, e[i].name);
         }
     return NULL;
@@ -138,35 +138,35 @@ static char *clash(const roster_entry *e, int n)
 static int roster_read(const char *path, roster_entry **out, char **why)
 {
     csv_row *rows;
-    int n = csv_file(path, roster_heads, &rows, why);
+    int n = class_csv_file(path, roster_heads, &rows, why);
     *out = NULL;
     if (n < 0)
         return -1;
-    roster_entry *e = xrealloc(NULL, (size_t)(n + 1) * sizeof *e);
+    roster_entry *e = lab_grow(NULL, (size_t)(n + 1) * sizeof *e);
     char *fault = NULL;
     int k = 0;
     for (; k < n; k++) {
         fault = entry_fault(&rows[k], &e[k]);
         if (fault) {
-            char *more = fmt("%s line %d %s", path, rows[k].line, fault);
+            char *more = lab_asprintf("%s line %d %s", path, rows[k].line, fault);
             free(fault);
             fault = more;
             break;
         }
-        e[k].name = xstrdup(e[k].name);
-        e[k].id = xstrdup(e[k].id);
-        e[k].email = xstrdup(e[k].email);
-        e[k].student = student_name(e[k].name);
+        e[k].name = lab_strdup(e[k].name);
+        e[k].id = lab_strdup(e[k].id);
+        e[k].email = lab_strdup(e[k].email);
+        e[k].student = intake_student_name(e[k].name);
     }
-    csv_rows_free(rows, n);
+    class_csv_rows_free(rows, n);
     char *twice = fault ? NULL : clash(e, k);
     if (twice)
-        fault = fmt("%s: %s", path, twice);
+        fault = lab_asprintf("%s: %s", path, twice);
     free(twice);
     if (!fault && k == 0)
-        fault = fmt("%s names no student (a line a student: name or folder, student id, email[, extra days])", path);
+        fault = lab_asprintf("%s names no student (a line a student: name or folder, student id, email[, extra days])", path);
     if (fault) {
-        roster_free(e, k);
+        class_roster_free(e, k);
         *why = fault;
         return -1;
     }
@@ -174,7 +174,7 @@ static int roster_read(const char *path, roster_entry **out, char **why)
     return k;
 }
 
-void roster_free(roster_entry *r, int n)
+void class_roster_free(roster_entry *r, int n)
 {
     for (int i = 0; i < n; i++) {
         free(r[i].name);
@@ -185,26 +185,26 @@ void roster_free(roster_entry *r, int n)
     free(r);
 }
 
-void roster_keep(const char *path)
+void class_roster_keep(const char *path)
 {
     roster_entry *e;
     char *why = NULL;
     int n = roster_read(path, &e, &why);
     if (n < 0)
-        die_status(CLASS_BAD_TERM, "ROSTER %s; fix it and run again", why);
-    roster_free(e, n);
-    char *kept = keep_given(path, "roster.csv");
-    say("roster: %d students (%s, kept as %s)", n, path, kept);
+        lab_fatal(CLASS_BAD_TERM, "ROSTER %s; fix it and run again", why);
+    class_roster_free(e, n);
+    char *kept = class_keep_given(path, "roster.csv");
+    class_say("roster: %d students (%s, kept as %s)", n, path, kept);
     free(kept);
 }
 
-int roster_load(roster_entry **out)
+int class_roster_load(roster_entry **out)
 {
-    char *kept = fmt("%s/roster.csv", cls.out), *why = NULL;
+    char *kept = lab_asprintf("%s/roster.csv", cls.out), *why = NULL;
     *out = NULL;
     int n = 0;
-    if (exists(kept) && (n = roster_read(kept, out, &why)) < 0)
-        die_status(CLASS_BAD_TERM, "the class's roster %s; give make class ROSTER= again", why);
+    if (intake_exists(kept) && (n = roster_read(kept, out, &why)) < 0)
+        lab_fatal(CLASS_BAD_TERM, "the class's roster %s; give make class ROSTER= again", why);
     free(kept);
     return n;
 }

@@ -26,17 +26,18 @@
 const char *const switch_name[NSWITCHES] = {"sanitize", "unconfined", "judge", "once", "check"};
 const char *const switch_var[NSWITCHES] = {"SANITIZE", "UNCONFINED", "JUDGE", "ONCE", "CHECK"};
 
-char *conf_get(const char *key)
+/* class.conf's value of key (a new string), or NULL. */
+static char *conf_get(const char *key)
 {
-    char *path = fmt("%s/class.conf", cls.out);
-    char *text = read_file_text(path, 0);
+    char *path = lab_asprintf("%s/class.conf", cls.out);
+    char *text = lab_read_file(path, 0);
     free(path);
     char *value = NULL;
     size_t k = strlen(key);
     for (char *p = text; p && *p && !value;) {
         size_t n = strcspn(p, "\n");
         if (n > k && !strncmp(p, key, k) && p[k] == '=') {
-            value = xrealloc(NULL, n - k);
+            value = lab_grow(NULL, n - k);
             memcpy(value, p + k + 1, n - k - 1);
             value[n - k - 1] = 0;
         }
@@ -49,23 +50,23 @@ char *conf_get(const char *key)
 /* OUT/students.tsv: NAME<TAB>ENTRY lines. */
 static void load_students(void)
 {
-    char *path = fmt("%s/students.tsv", cls.out);
-    char *text = read_file_text(path, 0);
+    char *path = lab_asprintf("%s/students.tsv", cls.out);
+    char *text = lab_read_file(path, 0);
     free(path);
     cls.nstudents = 0;
     for (char *p = text; p && *p;) {
         size_t n = strcspn(p, "\n");
-        char *line = first_line(p);
+        char *line = intake_first_line(p);
         char *tab = strchr(line, '\t');
         if (tab) {
             *tab = 0;
-            if (!name_is_clean(line) || strchr(tab + 1, '\t'))
-                die("%s/students.tsv has a line that is not NAME<TAB>ENTRY with a clean name: '%s'; run make class "
+            if (!intake_name_is_clean(line) || strchr(tab + 1, '\t'))
+                lab_fatal(CLASS_FAILED, "%s/students.tsv has a line that is not NAME<TAB>ENTRY with a clean name: '%s'; run make class "
                     "again to list the submissions anew", cls.out, line);
-            cls.names = xrealloc(cls.names, (cls.nstudents + 1) * sizeof *cls.names);
-            cls.entries = xrealloc(cls.entries, (cls.nstudents + 1) * sizeof *cls.entries);
-            cls.names[cls.nstudents] = xstrdup(line);
-            cls.entries[cls.nstudents++] = xstrdup(tab + 1);
+            cls.names = lab_grow(cls.names, (cls.nstudents + 1) * sizeof *cls.names);
+            cls.entries = lab_grow(cls.entries, (cls.nstudents + 1) * sizeof *cls.entries);
+            cls.names[cls.nstudents] = lab_strdup(line);
+            cls.entries[cls.nstudents++] = lab_strdup(tab + 1);
         }
         free(line);
         p += n + (p[n] == '\n');
@@ -78,10 +79,10 @@ void class_load(void)
     char *stages = conf_get("stages");
     cls.seed = conf_get("seed");
     if (!stages || !cls.seed)
-        die("%s holds no class", cls.out);
-    char **w = words(stages, &cls.nstages);
+        lab_fatal(CLASS_FAILED, "%s holds no class", cls.out);
+    char **w = class_words(stages, &cls.nstages);
     if (cls.nstages > MAX_CLASS_STAGES)
-        die("%s/class.conf names more than %d stages", cls.out, MAX_CLASS_STAGES);
+        lab_fatal(CLASS_FAILED, "%s/class.conf names more than %d stages", cls.out, MAX_CLASS_STAGES);
     for (int i = 0; i < cls.nstages; i++)
         cls.stages[i] = w[i];
     free(w);
@@ -102,34 +103,34 @@ static char *resolve_stages(const char *want)
     static const struct {
         const char *name, *family, *knob, *sweep, *lesson;
     } table[] = {LAB_STAGE_TABLE};
-    char *all = xstrdup("");
+    char *all = lab_strdup("");
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        char *more = fmt("%s%s%s", all, *all ? " " : "", table[i].name);
+        char *more = lab_asprintf("%s%s%s", all, *all ? " " : "", table[i].name);
         free(all);
         all = more;
     }
     if (!want || !*want)
         return all;
-    char **w = words(want, NULL), **every = words(all, NULL);
-    char *result = xstrdup("");
+    char **w = class_words(want, NULL), **every = class_words(all, NULL);
+    char *result = lab_strdup("");
     for (int i = 0; w[i]; i++) {
         const char *found = NULL;
         for (int j = 0; every[j] && !found; j++)
             if (!strncmp(every[j], w[i], strlen(w[i])))
                 found = every[j];
         if (!found)
-            die("no stage matches '%s'; the stages are: %s", w[i], all);
-        char *padded = fmt(" %s ", result), *word = fmt(" %s ", found);
+            lab_fatal(CLASS_FAILED, "no stage matches '%s'; the stages are: %s", w[i], all);
+        char *padded = lab_asprintf(" %s ", result), *word = lab_asprintf(" %s ", found);
         if (!strstr(padded, word)) {
-            char *more = fmt("%s%s%s", result, *result ? " " : "", found);
+            char *more = lab_asprintf("%s%s%s", result, *result ? " " : "", found);
             free(result);
             result = more;
         }
         free(padded);
         free(word);
     }
-    words_free(w);
-    words_free(every);
+    intake_words_free(w);
+    intake_words_free(every);
     free(all);
     return result;
 }
@@ -137,44 +138,44 @@ static char *resolve_stages(const char *want)
 /* The lab snapshot, made by the instructors' tools/release.sh. */
 static void make_lab(const char *lab)
 {
-    char *dest = fmt("%s/lab", cls.out), *log = fmt("%s/logs/release.log", cls.out);
-    char *release = fmt("%s/tools/release.sh", lab);
-    remove_tree(dest);
+    char *dest = lab_asprintf("%s/lab", cls.out), *log = lab_asprintf("%s/logs/release.log", cls.out);
+    char *release = lab_asprintf("%s/tools/release.sh", lab);
+    intake_remove_tree(dest);
     if (access(release, X_OK))
-        die("%s has no tools/release.sh: class grading needs the instructors' copy of the lab", lab);
+        lab_fatal(CLASS_FAILED, "%s has no tools/release.sh: class grading needs the instructors' copy of the lab", lab);
     char *argv[] = {release, dest, NULL};
     proc p = {.out = log, .err = ERR_TO_OUT};
-    int st = run(argv, &p);
-    char *text = read_file_text(log, 0);
+    int st = class_run(argv, &p);
+    char *text = lab_read_file(log, 0);
     int n;
-    char **line = lines(text, &n);
+    char **line = intake_lines(text, &n);
     if (st) {
-        char *tail = xstrdup("");
+        char *tail = lab_strdup("");
         for (int i = n > 3 ? n - 3 : 0; i < n; i++) {
-            char *more = fmt("%s%s%s", tail, *tail ? "\n" : "", line[i]);
+            char *more = lab_asprintf("%s%s%s", tail, *tail ? "\n" : "", line[i]);
             free(tail);
             tail = more;
         }
-        die("could not copy the lab into %s: %s", dest, tail);
+        lab_fatal(CLASS_FAILED, "could not copy the lab into %s: %s", dest, tail);
     }
     /* its line "release: N files of commit C ...", then what it says
      * after it (uncommitted changes of the lab are graded with) */
     int at = n;
-    char *made = xstrdup("");
+    char *made = lab_strdup("");
     for (int i = 0; i < n && at == n; i++) {
         unsigned files;
         char commit[64];
         if (sscanf(line[i], "release: %u files of commit %63[0-9a-f]", &files, commit) == 2) {
             free(made);
-            made = fmt("%u files of commit %s", files, commit);
+            made = lab_asprintf("%u files of commit %s", files, commit);
             at = i;
         }
     }
-    say("the lab every student is graded with: %s, %s", dest, made);
+    class_say("the lab every student is graded with: %s, %s", dest, made);
     for (int i = at + 1; i < n; i++)
         if (!strstr(line[i], "is a git repository"))
-            say("%s", line[i] + (strncmp(line[i], "release: ", 9) ? 0 : 9));
-    words_free(line);
+            class_say("%s", line[i] + (strncmp(line[i], "release: ", 9) ? 0 : 9));
+    intake_words_free(line);
     free(made);
     free(text);
     free(release);
@@ -189,15 +190,15 @@ static void same_as_before(const char *stages, const char *stages_arg, const cha
 {
     char *was = conf_get("stages"), *seed = conf_get("seed");
     if (stages_arg && *stages_arg && strcmp(stages, was ? was : ""))
-        die("%s was graded with stages '%s', not '%s': use another --out", cls.out, was ? was : "", stages);
+        lab_fatal(CLASS_FAILED, "%s was graded with stages '%s', not '%s': use another --out", cls.out, was ? was : "", stages);
     if (seed_arg && *seed_arg && strcmp(seed_arg, seed ? seed : ""))
-        die("%s was graded with seed %s, not %s: use another --out", cls.out, seed ? seed : "", seed_arg);
+        lab_fatal(CLASS_FAILED, "%s was graded with seed %s, not %s: use another --out", cls.out, seed ? seed : "", seed_arg);
     for (int i = 0; i < NSWITCHES; i++) {
         char *v = conf_get(switch_name[i]);
         if (switches_on[i] && !(v && !strcmp(v, "1")))
-            die("%s was graded without %s=1: use another --out", cls.out, switch_var[i]);
+            lab_fatal(CLASS_FAILED, "%s was graded without %s=1: use another --out", cls.out, switch_var[i]);
         if (i == SW_CHECK && !switches_on[i] && v && !strcmp(v, "1"))
-            die("%s is a check (CHECK=1), not a grading: grade the class into another OUT", cls.out);
+            lab_fatal(CLASS_FAILED, "%s is a check (CHECK=1), not a grading: grade the class into another OUT", cls.out);
         free(v);
     }
     free(was);
@@ -210,7 +211,7 @@ static void write_class_conf(const char *conf, const char *stages, const char *s
 {
     char *seed;
     if (seed_arg && *seed_arg) {
-        seed = xstrdup(seed_arg);
+        seed = lab_strdup(seed_arg);
     } else {
         uint32_t r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
         FILE *f = fopen("/dev/urandom", "rb");
@@ -219,20 +220,20 @@ static void write_class_conf(const char *conf, const char *stages, const char *s
                 r ^= (uint32_t)clock();
             fclose(f);
         }
-        seed = fmt("%u", (unsigned)(r % 1000000007u));
+        seed = lab_asprintf("%u", (unsigned)(r % 1000000007u));
     }
     char created[64];
     time_t now = time(NULL);
     strftime(created, sizeof created, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    char *text = fmt("seed=%s\nstages=%s\n", seed, stages);
+    char *text = lab_asprintf("seed=%s\nstages=%s\n", seed, stages);
     for (int i = 0; i < NSWITCHES; i++) {
-        char *more = fmt("%s%s=%d\n", text, switch_name[i], switches_on[i] ? 1 : 0);
+        char *more = lab_asprintf("%s%s=%d\n", text, switch_name[i], switches_on[i] ? 1 : 0);
         free(text);
         text = more;
     }
-    char *more = fmt("%screated=%s\n", text, created);
-    if (write_atomic(conf, more))
-        die("cannot write %s", conf);
+    char *more = lab_asprintf("%screated=%s\n", text, created);
+    if (class_write_atomic(conf, more))
+        lab_fatal(CLASS_FAILED, "cannot write %s", conf);
     free(more);
     free(text);
     free(seed);
@@ -242,18 +243,18 @@ static void write_class_conf(const char *conf, const char *stages, const char *s
  * copy, so that rebuilding the lab cannot change a running class. */
 static void write_submissions_and_copy_self(const char *submissions)
 {
-    char *subs = abs_path(submissions), *path = fmt("%s/submissions.conf", cls.out);
-    char *text = fmt("submissions=%s\n", subs);
-    if (write_atomic(path, text))
-        die("cannot write %s", path);
+    char *subs = class_abs_path(submissions), *path = lab_asprintf("%s/submissions.conf", cls.out);
+    char *text = lab_asprintf("submissions=%s\n", subs);
+    if (class_write_atomic(path, text))
+        lab_fatal(CLASS_FAILED, "cannot write %s", path);
     free(text);
     free(path);
     free(subs);
-    char *bin = fmt("%s/bin/class", cls.out), *tmp = fmt("%s/bin/class.tmp", cls.out);
-    if (is_dir(bin) && !is_link(bin))
-        remove_tree(bin);
-    if (copy_file(cls.self, tmp) || chmod(tmp, 0755) || rename(tmp, bin))
-        die("cannot copy %s to %s", cls.self, bin);
+    char *bin = lab_asprintf("%s/bin/class", cls.out), *tmp = lab_asprintf("%s/bin/class.tmp", cls.out);
+    if (intake_is_dir(bin) && !intake_is_link(bin))
+        intake_remove_tree(bin);
+    if (class_copy_file(cls.self, tmp) || chmod(tmp, 0755) || rename(tmp, bin))
+        lab_fatal(CLASS_FAILED, "cannot copy %s to %s", cls.self, bin);
     free(bin);
     free(tmp);
 }
@@ -263,20 +264,20 @@ void class_setup(const char *lab, const char *submissions, const char *stages_ar
 {
     const char *sub[] = {"students", "logs", "work", "bin"};
     for (int i = 0; i < 4; i++) {
-        char *d = fmt("%s/%s", cls.out, sub[i]);
-        if (mkdirs(d))
-            die("cannot create %s", cls.out);
+        char *d = lab_asprintf("%s/%s", cls.out, sub[i]);
+        if (lab_mkdirs(d))
+            lab_fatal(CLASS_FAILED, "cannot create %s", cls.out);
         free(d);
     }
-    char *stages_tsv = fmt("%s/lab/stages.tsv", cls.out);
-    if (!exists(stages_tsv))
+    char *stages_tsv = lab_asprintf("%s/lab/stages.tsv", cls.out);
+    if (!intake_exists(stages_tsv))
         make_lab(lab);
     else
-        say("the lab every student is graded with: %s/lab (made by the first run of this class)", cls.out);
+        class_say("the lab every student is graded with: %s/lab (made by the first run of this class)", cls.out);
     free(stages_tsv);
     char *stages = resolve_stages(stages_arg);
-    char *conf = fmt("%s/class.conf", cls.out);
-    if (exists(conf))
+    char *conf = lab_asprintf("%s/class.conf", cls.out);
+    if (intake_exists(conf))
         same_as_before(stages, stages_arg, seed_arg, switches_on);
     else
         write_class_conf(conf, stages, seed_arg, switches_on);
@@ -292,74 +293,74 @@ void class_setup(const char *lab, const char *submissions, const char *stages_ar
  * unless the instructor said --unconfined (UNCONFINED=1), which every row
  * then notes. The probe is confine itself, built from the class's lab with
  * the C compiler (CLASS_CONFINE names another program to probe: tests). */
-void check_confinement(void)
+void class_check_confinement(void)
 {
     /* (not confinement, but as much a matter of trust: each grade.json
      * says "judged": false too) */
     if (!cls.sw[2])
-        say("the grades are NOT the judge's (JUDGE=0): a student's own process makes their results");
+        class_say("the grades are NOT the judge's (JUDGE=0): a student's own process makes their results");
     if (cls.sw[1]) {
-        say("the runs are NOT confined (UNCONFINED=1): every row of the gradebook says so");
+        class_say("the runs are NOT confined (UNCONFINED=1): every row of the gradebook says so");
         return;
     }
     if (cls.sw[0]) {
-        warn("SANITIZE=1 runs compute-sanitizer, which cannot run confined: add UNCONFINED=1 to grade with it");
+        lab_warn("SANITIZE=1 runs compute-sanitizer, which cannot run confined: add UNCONFINED=1 to grade with it");
         exit(CLASS_UNCONFINED);
     }
     const char *given = getenv("CLASS_CONFINE");
-    char *probe = NULL, *log = fmt("%s/logs/confine-build.log", cls.out);
+    char *probe = NULL, *log = lab_asprintf("%s/logs/confine-build.log", cls.out);
     if (given && *given) {
-        probe = xstrdup(given);
+        probe = lab_strdup(given);
     } else {
         const char *cc = getenv("CC");
-        char **argv = words(cc && *cc ? cc : "cc", NULL);
+        char **argv = class_words(cc && *cc ? cc : "cc", NULL);
         int n = 0;
         while (argv[n])
             n++;
         /* the wall's own files: the Makefile's CONFINE_SRCS, compiled in */
         int nsrcs = 0;
-        char **srcs = words(LAB_CONFINE_SRCS, &nsrcs);
-        argv = xrealloc(argv, (n + 9 + nsrcs) * sizeof *argv);
-        argv[n++] = xstrdup("-O2");
-        argv[n++] = xstrdup("-std=c11");
-        argv[n++] = xstrdup("-D_GNU_SOURCE");
-        argv[n++] = fmt("-I%s/lab/judge", cls.out);
-        argv[n++] = fmt("-I%s/lab/common", cls.out);
+        char **srcs = class_words(LAB_CONFINE_SRCS, &nsrcs);
+        argv = lab_grow(argv, (n + 9 + nsrcs) * sizeof *argv);
+        argv[n++] = lab_strdup("-O2");
+        argv[n++] = lab_strdup("-std=c11");
+        argv[n++] = lab_strdup("-D_GNU_SOURCE");
+        argv[n++] = lab_asprintf("-I%s/lab/judge", cls.out);
+        argv[n++] = lab_asprintf("-I%s/lab/common", cls.out);
         for (int i = 0; i < nsrcs; i++)
-            argv[n++] = fmt("%s/lab/%s", cls.out, srcs[i]);
-        words_free(srcs);
-        argv[n++] = xstrdup("-o");
-        argv[n++] = probe = fmt("%s/bin/confine", cls.out);
+            argv[n++] = lab_asprintf("%s/lab/%s", cls.out, srcs[i]);
+        intake_words_free(srcs);
+        argv[n++] = lab_strdup("-o");
+        argv[n++] = probe = lab_asprintf("%s/bin/confine", cls.out);
         argv[n] = NULL;
         proc p = {.out = log, .err = ERR_TO_OUT};
-        if (run(argv, &p) != 0)
+        if (class_run(argv, &p) != 0)
             probe = NULL;
         else
-            probe = xstrdup(probe);
-        words_free(argv);
+            probe = lab_strdup(probe);
+        intake_words_free(argv);
     }
     char *said = NULL;
     if (probe) {
         char *argv[] = {probe, "--probe", NULL};
         proc p = {.capture = 1, .err = ERR_TO_OUT};
-        run(argv, &p);
+        class_run(argv, &p);
         said = p.text;
         size_t n = said ? strlen(said) : 0;
         while (n && said[n - 1] == '\n')
             said[--n] = 0;
     }
     if (said && !strncmp(said, "confined: ", 10)) {
-        say("the runs are confined: %s", said + 10);
+        class_say("the runs are confined: %s", said + 10);
     } else {
-        char *why = said && *said ? xstrdup(said) : NULL;
+        char *why = said && *said ? lab_strdup(said) : NULL;
         if (!why) {
-            char *text = read_file_text(log, 0);
-            char *last = last_line(text, NULL);
-            why = fmt("confine could not be built: %s", last);
+            char *text = lab_read_file(log, 0);
+            char *last = class_last_line(text, NULL);
+            why = lab_asprintf("confine could not be built: %s", last);
             free(last);
             free(text);
         }
-        warn("cannot confine the students' runs here (%s); grade the class where user namespaces and "
+        lab_warn("cannot confine the students' runs here (%s); grade the class where user namespaces and "
              "Landlock work, or say UNCONFINED=1 (every row then says so)", why);
         exit(CLASS_UNCONFINED);
     }
@@ -373,32 +374,32 @@ void check_confinement(void)
  * made the student's (grader/intake/names.c); stops (exit 6) on an entry whose name
  * holds a control character or two entries of one student, before anyone
  * is taken in: the instructor renames them. */
-void list_submissions(const char *submissions)
+void class_list_submissions(const char *submissions)
 {
     char *out_real = realpath(cls.out, NULL), *why = NULL;
     named_entry *e;
-    int n = name_entries(submissions, out_real, &e, &why);
+    int n = intake_name_entries(submissions, out_real, &e, &why);
     free(out_real);
     if (n < 0) {
-        warn("%s: %s", submissions, why);
+        lab_warn("%s: %s", submissions, why);
         exit(NAMES_REFUSED);
     }
-    char *text = xstrdup("");
+    char *text = lab_strdup("");
     for (int i = 0; i < n; i++) {
-        char *path = fmt("%s/%s", submissions, e[i].entry);
-        if (!is_dir(path) && !e[i].archive) {
-            warn("ignored %s: not a folder, a tarball or a zip file", path);
+        char *path = lab_asprintf("%s/%s", submissions, e[i].entry);
+        if (!intake_is_dir(path) && !e[i].archive) {
+            lab_warn("ignored %s: not a folder, a tarball or a zip file", path);
         } else {
-            char *more = fmt("%s%s\t%s\n", text, e[i].name, e[i].entry);
+            char *more = lab_asprintf("%s%s\t%s\n", text, e[i].name, e[i].entry);
             free(text);
             text = more;
         }
         free(path);
     }
-    named_entries_free(e, n);
-    char *path = fmt("%s/students.tsv", cls.out);
-    if (write_atomic(path, text))
-        die("cannot write %s", path);
+    intake_named_entries_free(e, n);
+    char *path = lab_asprintf("%s/students.tsv", cls.out);
+    if (class_write_atomic(path, text))
+        lab_fatal(CLASS_FAILED, "cannot write %s", path);
     free(path);
     free(text);
     load_students();

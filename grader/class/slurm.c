@@ -21,31 +21,32 @@ static const char *env_or(const char *key, const char *fallback)
     return v && *v ? v : fallback;
 }
 
-char **task_students(const char *todo, long index, int *n)
+/* The students of the to-do list's array task index (count in *n). */
+static char **task_students(const char *todo, long index, int *n)
 {
-    char *text = read_file_text(todo, 0);
+    char *text = lab_read_file(todo, 0);
     int all;
-    char **line = lines(text, &all);
+    char **line = intake_lines(text, &all);
     free(text);
-    char **mine = xrealloc(NULL, (cls.per_task + 1) * sizeof *mine);
+    char **mine = lab_grow(NULL, (cls.per_task + 1) * sizeof *mine);
     *n = 0;
     for (long i = index * cls.per_task; i >= 0 && i < all && i < (index + 1) * cls.per_task; i++)
-        mine[(*n)++] = xstrdup(line[i]);
+        mine[(*n)++] = lab_strdup(line[i]);
     mine[*n] = NULL;
-    words_free(line);
+    intake_words_free(line);
     return mine;
 }
 
-char *status_line(const char *array, const char *todo)
+char *class_status_line(const char *array, const char *todo)
 {
-    char *running = xstrdup("");
+    char *running = lab_strdup("");
     if (array) {
         /* in each running task, the first of its students without a row
          * since the to-do list was made */
         char *argv[] = {"squeue", "-h", "-j", (char *)array, "-t", "R", "-o", "%K", NULL};
-        char *text = output_of(argv);
+        char *text = class_output_of(argv);
         int n;
-        char **task = lines(text, &n);
+        char **task = intake_lines(text, &n);
         for (int i = 0; i < n; i++) {
             char *end;
             long k = strtol(task[i], &end, 10);
@@ -54,22 +55,22 @@ char *status_line(const char *array, const char *todo)
             int m;
             char **names = task_students(todo, k, &m);
             for (int j = 0; j < m; j++) {
-                char *row = row_path(names[j]);
-                int done = newer(row, todo);
+                char *row = class_row_path(names[j]);
+                int done = class_newer(row, todo);
                 free(row);
                 if (!done) {
-                    char *more = fmt("%s%s%s", running, *running ? " " : "", names[j]);
+                    char *more = lab_asprintf("%s%s%s", running, *running ? " " : "", names[j]);
                     free(running);
                     running = more;
                     break;
                 }
             }
-            words_free(names);
+            intake_words_free(names);
         }
-        words_free(task);
+        intake_words_free(task);
         free(text);
     }
-    char *line = fmt("%d of %d done%s%s", done_count(), cls.nstudents, *running ? "; grading now: " : "", running);
+    char *line = lab_asprintf("%d of %d done%s%s", class_done_count(), cls.nstudents, *running ? "; grading now: " : "", running);
     free(running);
     return line;
 }
@@ -78,7 +79,7 @@ char *status_line(const char *array, const char *todo)
 static char *submit(char **argv, const char *script)
 {
     proc p = {.capture = 1, .input = script};
-    if (run(argv, &p) != 0) {
+    if (class_run(argv, &p) != 0) {
         free(p.text);
         return NULL;
     }
@@ -90,14 +91,14 @@ static char *submit(char **argv, const char *script)
  * it there; a later run writes another): its path, and *n its students. */
 static char *stamped_todo(const char *todo_file, int *n)
 {
-    char *text = read_file_text(todo_file, 0);
-    words_free(lines(text, n));
+    char *text = lab_read_file(todo_file, 0);
+    intake_words_free(intake_lines(text, n));
     char stamp[32];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-    char *todo = fmt("%s/logs/todo-%s.txt", cls.out, stamp);
-    if (write_atomic(todo, text ? text : ""))
-        die("cannot write %s", todo);
+    char *todo = lab_asprintf("%s/logs/todo-%s.txt", cls.out, stamp);
+    if (class_write_atomic(todo, text ? text : ""))
+        lab_fatal(CLASS_FAILED, "cannot write %s", todo);
     free(text);
     return todo;
 }
@@ -106,15 +107,15 @@ static char *stamped_todo(const char *todo_file, int *n)
  * SLURM_EXTRA) into opt: how many. */
 static int both_jobs_options(char **opt)
 {
-    char **extra = words(getenv("SLURM_EXTRA"), NULL);
+    char **extra = class_words(getenv("SLURM_EXTRA"), NULL);
     int o = 0;
     if (*env_or("SLURM_PARTITION", ""))
-        opt[o++] = fmt("--partition=%s", getenv("SLURM_PARTITION"));
+        opt[o++] = lab_asprintf("--partition=%s", getenv("SLURM_PARTITION"));
     if (*env_or("SLURM_ACCOUNT", ""))
-        opt[o++] = fmt("--account=%s", getenv("SLURM_ACCOUNT"));
+        opt[o++] = lab_asprintf("--account=%s", getenv("SLURM_ACCOUNT"));
     for (int i = 0; extra[i] && o < 48; i++)
-        opt[o++] = xstrdup(extra[i]);
-    words_free(extra);
+        opt[o++] = lab_strdup(extra[i]);
+    intake_words_free(extra);
     return o;
 }
 
@@ -123,30 +124,30 @@ static int both_jobs_options(char **opt)
  * saying the progress as it changes; then the gradebook job's log. */
 static void wait_for_jobs(const char *array, const char *collector, const char *todo)
 {
-    char *both = fmt("%s,%s", array, collector), *last = xstrdup("");
+    char *both = lab_asprintf("%s,%s", array, collector), *last = lab_strdup("");
     for (;;) {
         char *q[] = {"squeue", "-h", "-j", both, "-o", "%i", NULL};
         proc p = {.capture = 1, .err = ERR_TO_OUT};
-        int st = run(q, &p);
+        int st = class_run(q, &p);
         int gone = st == 0 ? !p.text[strspn(p.text, " \n")] : strcasestr(p.text, "invalid job id") != NULL;
         free(p.text);
         if (gone)
             break;
-        char *line = status_line(array, todo);
+        char *line = class_status_line(array, todo);
         if (strcmp(line, last))
-            say("%s", line);
+            class_say("%s", line);
         free(last);
         last = line;
         nanosleep(&(struct timespec){2, 0}, NULL);
     }
     /* the last word, however quickly the jobs ended */
-    char *line = status_line(array, todo);
+    char *line = class_status_line(array, todo);
     if (strcmp(line, last))
-        say("%s", line);
+        class_say("%s", line);
     free(line);
     free(last);
     free(both);
-    char *log = fmt("%s/logs/gradebook-%s.log", cls.out, collector), *said = read_file_text(log, 0);
+    char *log = lab_asprintf("%s/logs/gradebook-%s.log", cls.out, collector), *said = lab_read_file(log, 0);
     if (said) {
         fputs(said, stdout);
         fflush(stdout);
@@ -155,10 +156,10 @@ static void wait_for_jobs(const char *array, const char *collector, const char *
     free(log);
 }
 
-void run_slurm(const char *todo_file, const char *status_cmd)
+void class_run_slurm(const char *todo_file, const char *status_cmd)
 {
-    if (!have_program("sbatch"))
-        die("sbatch is not here: run make class BACKEND=slurm on a Slurm login node");
+    if (!lab_have_program("sbatch"))
+        lab_fatal(CLASS_FAILED, "sbatch is not here: run make class BACKEND=slurm on a Slurm login node");
     int n;
     char *todo = stamped_todo(todo_file, &n);
     char *opt[64];
@@ -173,38 +174,38 @@ void run_slurm(const char *todo_file, const char *status_cmd)
     for (int i = 0; i < o; i++)
         argv[a++] = opt[i];
     char *dyn[6];
-    argv[a++] = dyn[0] = fmt("--array=0-%d%%%s", tasks - 1, throttle);
-    argv[a++] = dyn[1] = fmt("--gres=%s", env_or("SLURM_GRES", "gpu:1"));
+    argv[a++] = dyn[0] = lab_asprintf("--array=0-%d%%%s", tasks - 1, throttle);
+    argv[a++] = dyn[1] = lab_asprintf("--gres=%s", env_or("SLURM_GRES", "gpu:1"));
     argv[a++] = "--ntasks=1";
-    argv[a++] = dyn[2] = fmt("--cpus-per-task=%s", env_or("SLURM_CPUS", "4"));
-    argv[a++] = dyn[3] = fmt("--time=%s", cls.task_time);
-    argv[a++] = dyn[4] = fmt("--output=%s/logs/grade-%%A_%%a.log", cls.out);
+    argv[a++] = dyn[2] = lab_asprintf("--cpus-per-task=%s", env_or("SLURM_CPUS", "4"));
+    argv[a++] = dyn[3] = lab_asprintf("--time=%s", cls.task_time);
+    argv[a++] = dyn[4] = lab_asprintf("--output=%s/logs/grade-%%A_%%a.log", cls.out);
     argv[a] = NULL;
-    char *script = fmt("#!/bin/bash\n# %d student(s) of the class, one after another: task K grades lines\n"
+    char *script = lab_asprintf("#!/bin/bash\n# %d student(s) of the class, one after another: task K grades lines\n"
                        "# K*%d+1 to K*%d+%d of the to-do list\n"
                        "exec '%s/bin/class' --task \"$SLURM_ARRAY_TASK_ID\" --per-task %d --todo '%s' --out '%s'\n",
                        cls.per_task, cls.per_task, cls.per_task, cls.per_task, cls.out, cls.per_task, todo, cls.out);
     char *array = submit(argv, script);
     if (!array)
-        die("sbatch refused the array job (see its message above)");
+        lab_fatal(CLASS_FAILED, "sbatch refused the array job (see its message above)");
     free(script);
     a = 3 + o;
-    argv[a++] = dyn[5] = fmt("--dependency=afterany:%s", array);
+    argv[a++] = dyn[5] = lab_asprintf("--dependency=afterany:%s", array);
     argv[a++] = "--ntasks=1";
     argv[a++] = "--time=00:10:00";
-    argv[a++] = fmt("--output=%s/logs/gradebook-%%j.log", cls.out);
+    argv[a++] = lab_asprintf("--output=%s/logs/gradebook-%%j.log", cls.out);
     argv[a] = NULL;
     argv[2] = "--job-name=lab-gradebook";
-    script = fmt("#!/bin/bash\nexec '%s/bin/class' --collect --out '%s'\n", cls.out, cls.out);
+    script = lab_asprintf("#!/bin/bash\nexec '%s/bin/class' --collect --out '%s'\n", cls.out, cls.out);
     char *collector = submit(argv, script);
     if (!collector)
-        die("sbatch refused the gradebook job (the array %s is queued: scancel %s)", array, array);
+        lab_fatal(CLASS_FAILED, "sbatch refused the gradebook job (the array %s is queued: scancel %s)", array, array);
     free(argv[a - 1]);
     free(script);
-    say("submitted job array %s (%d student%s, %d task%s of at most %d, at most %s at a time) and job %s, "
+    class_say("submitted job array %s (%d student%s, %d task%s of at most %d, at most %s at a time) and job %s, "
         "which writes %s/gradebook.csv when the array has ended",
         array, n, n == 1 ? "" : "s", tasks, tasks == 1 ? "" : "s", cls.per_task, throttle, collector, cls.out);
-    say("follow: squeue -j %s,%s; logs in %s/logs/; progress: %s --status --out %s", array, collector, cls.out,
+    class_say("follow: squeue -j %s,%s; logs in %s/logs/; progress: %s --status --out %s", array, collector, cls.out,
         status_cmd, cls.out);
     if (cls.wait)
         wait_for_jobs(array, collector, todo);
@@ -222,45 +223,45 @@ void run_slurm(const char *todo_file, const char *status_cmd)
  * list was graded by this task before Slurm started it again (a requeue)
  * and is skipped. With more than one student, the lab is built once for
  * this node's GPU and each student's copy rebuilds only their kernels. */
-void array_task(const char *index, const char *todo)
+void class_array_task(const char *index, const char *todo)
 {
     if (!*index || index[strspn(index, "0123456789")])
-        die("--task takes the array task's index, not '%s'", index);
-    if (!todo || !exists(todo))
-        die("--task needs --todo FILE, the to-do list of the array");
+        lab_fatal(CLASS_FAILED, "--task takes the array task's index, not '%s'", index);
+    if (!todo || !intake_exists(todo))
+        lab_fatal(CLASS_FAILED, "--task needs --todo FILE, the to-do list of the array");
     int n;
     char **names = task_students(todo, atol(index), &n);
     if (!n) {
-        char *text = read_file_text(todo, 0);
+        char *text = lab_read_file(todo, 0);
         int all;
-        words_free(lines(text, &all));
-        die("array task %s has no students: %s lists %d", index, todo, all);
+        intake_words_free(intake_lines(text, &all));
+        lab_fatal(CLASS_FAILED, "array task %s has no students: %s lists %d", index, todo, all);
     }
-    char *joined = xstrdup(""), *host = host_name(0);
+    char *joined = lab_strdup(""), *host = class_host_name(0);
     for (int i = 0; i < n; i++) {
-        char *more = fmt("%s%s%s", joined, i ? " " : "", names[i]);
+        char *more = lab_asprintf("%s%s%s", joined, i ? " " : "", names[i]);
         free(joined);
         joined = more;
     }
-    say("array task %s on %s: %s", index, host, joined);
+    class_say("array task %s on %s: %s", index, host, joined);
     free(host);
     free(joined);
-    char *listed = listed_gpus();
-    if (cls.per_task > 1 && !*env_or("CLASS_MAKE", "") && have_program("nvcc") && *listed) {
-        char *lab = fmt("%s/lab", cls.out), *jobs = fmt("-j%ld", cpus());
-        char *id = getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID") ? xstrdup(getenv("SLURM_JOB_ID"))
-                                                                      : fmt("%ld", (long)getpid());
-        char *task_lab = fmt("%s/work/lab.%s", cls.out, id), *log = fmt("%s.log", task_lab);
-        remove_tree(task_lab);
+    char *listed = class_listed_gpus();
+    if (cls.per_task > 1 && !*env_or("CLASS_MAKE", "") && lab_have_program("nvcc") && *listed) {
+        char *lab = lab_asprintf("%s/lab", cls.out), *jobs = lab_asprintf("-j%ld", class_cpus());
+        char *id = getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID") ? lab_strdup(getenv("SLURM_JOB_ID"))
+                                                                      : lab_asprintf("%ld", (long)getpid());
+        char *task_lab = lab_asprintf("%s/work/lab.%s", cls.out, id), *log = lab_asprintf("%s.log", task_lab);
+        intake_remove_tree(task_lab);
         char *cp[] = {"cp", "-a", lab, task_lab, NULL};
         char *make[] = {"make", "-C", task_lab, "-s", jobs, "all", (char *)lab_tools[0], (char *)lab_tools[1], NULL};
         proc p = {.err = ERR_INHERIT}, q = {.out = log, .err = ERR_TO_OUT};
-        if (run(cp, &p) == 0 && run(make, &q) == 0) {
-            say("built the lab once in %s for this task's students", task_lab);
+        if (class_run(cp, &p) == 0 && class_run(make, &q) == 0) {
+            class_say("built the lab once in %s for this task's students", task_lab);
             cls.task_lab = task_lab;
         } else {
-            say("class: the lab's build for this task failed (see %s); each student's copy builds from scratch", log);
-            remove_tree(task_lab);
+            class_say("class: the lab's build for this task failed (see %s); each student's copy builds from scratch", log);
+            intake_remove_tree(task_lab);
             free(task_lab);
         }
         free(log);
@@ -272,24 +273,24 @@ void array_task(const char *index, const char *todo)
     cls.clock_start = lab_spawn_now(); /* the task's clock: its students a minute on its GPU */
     cls.clock_gpus = 1;
     for (int i = 0; i < n; i++) {
-        char *row = row_path(names[i]);
-        if (newer(row, todo)) {
-            say("%s: graded already by this task before it was started again", names[i]);
+        char *row = class_row_path(names[i]);
+        if (class_newer(row, todo)) {
+            class_say("%s: graded already by this task before it was started again", names[i]);
         } else {
-            say("grading %s", names[i]);
-            grade_one(names[i]);
+            class_say("grading %s", names[i]);
+            class_grade_one(names[i]);
         }
         free(row);
     }
     if (cls.task_lab) {
-        char *log = fmt("%s.log", cls.task_lab);
-        remove_tree(cls.task_lab);
+        char *log = lab_asprintf("%s.log", cls.task_lab);
+        intake_remove_tree(cls.task_lab);
         remove(log);
         free(log);
         free(cls.task_lab);
         cls.task_lab = NULL;
     }
-    words_free(names);
+    intake_words_free(names);
 }
 
 /* Digits, at least one: its value into *v. */
@@ -308,12 +309,12 @@ static int number(const char *s, size_t len, long long *v)
 
 /* Slurm's time limit t (M, M:S, H:M:S, D-H, D-H:M or D-H:M:S, or
  * UNLIMITED) n times over, as D-HH:MM:SS; NULL for any other form. */
-char *slurm_time_times(const char *t, int n)
+char *class_slurm_time_times(const char *t, int n)
 {
     const char *unlimited[] = {"UNLIMITED", "INFINITE", "unlimited", "infinite"};
     for (int i = 0; i < 4; i++)
         if (!strcmp(t, unlimited[i]))
-            return xstrdup(t);
+            return lab_strdup(t);
     long long part[4] = {0}, d = 0, h = 0, m = 0, s = 0;
     const char *dash = strchr(t, '-'), *p = dash ? dash + 1 : t;
     if (dash && !number(t, (size_t)(dash - t), &d))
@@ -337,6 +338,6 @@ char *slurm_time_times(const char *t, int n)
     long long total = (((d * 24 + h) * 60 + m) * 60 + s) * n;
     /* 0 is Slurm's "no limit", which n times over stays */
     if (total <= 0)
-        return xstrdup("0");
-    return fmt("%lld-%02lld:%02lld:%02lld", total / 86400, total % 86400 / 3600, total % 3600 / 60, total % 60);
+        return lab_strdup("0");
+    return lab_asprintf("%lld-%02lld:%02lld:%02lld", total / 86400, total % 86400 / 3600, total % 3600 / 60, total % 60);
 }

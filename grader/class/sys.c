@@ -1,7 +1,8 @@
 /*
- * sys.c: class grading's helpers: messages, strings, files, and running
- * the programs it needs (make, cp, nvidia-smi, sbatch, squeue)
- * with their input and output where the caller says.
+ * sys.c: class grading's helpers: its progress lines, strings, files, and
+ * running the programs it needs (make, cp, nvidia-smi, sbatch, squeue)
+ * with their input and output where the caller says. Errors and warnings
+ * are the helper library's (lab_fatal, lab_warn: common/util.h).
  */
 #include "class.h"
 #include "spawn.h"
@@ -18,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void say(const char *f, ...)
+void class_say(const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
@@ -28,50 +29,17 @@ void say(const char *f, ...)
     fflush(stdout);
 }
 
-void warn(const char *f, ...)
+char **class_words(const char *text, int *count)
 {
-    va_list ap;
-    va_start(ap, f);
-    fputs("class: ", stderr);
-    vfprintf(stderr, f, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static _Noreturn void vdie(int status, const char *f, va_list ap)
-{
-    fflush(stdout);
-    fputs("class: ", stderr);
-    vfprintf(stderr, f, ap);
-    fputc('\n', stderr);
-    exit(status);
-}
-
-void die(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    vdie(CLASS_FAILED, f, ap);
-}
-
-void die_status(int status, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    vdie(status, f, ap);
-}
-
-char **words(const char *text, int *count)
-{
-    char **w = xrealloc(NULL, sizeof *w);
+    char **w = lab_grow(NULL, sizeof *w);
     int n = 0;
     while (text && *text) {
         text += strspn(text, " \t\n");
         size_t len = strcspn(text, " \t\n");
         if (!len)
             break;
-        w = xrealloc(w, (n + 2) * sizeof *w);
-        w[n] = memcpy(xrealloc(NULL, len + 1), text, len);
+        w = lab_grow(w, (n + 2) * sizeof *w);
+        w[n] = memcpy(lab_grow(NULL, len + 1), text, len);
         w[n++][len] = 0;
         text += len;
     }
@@ -81,7 +49,7 @@ char **words(const char *text, int *count)
     return w;
 }
 
-char *last_line(const char *text, const char *skip)
+char *class_last_line(const char *text, const char *skip)
 {
     const char *best = NULL;
     size_t best_len = 0;
@@ -91,16 +59,16 @@ char *last_line(const char *text, const char *skip)
             best = p, best_len = n;
         p += n + (p[n] == '\n');
     }
-    char *s = xrealloc(NULL, best_len + 1);
+    char *s = lab_grow(NULL, best_len + 1);
     if (best_len)
         memcpy(s, best, best_len);
     s[best_len] = 0;
     return s;
 }
 
-int write_atomic(const char *path, const char *text)
+int class_write_atomic(const char *path, const char *text)
 {
-    char *tmp = fmt("%s.tmp", path);
+    char *tmp = lab_asprintf("%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     int ok = f && fputs(text, f) >= 0;
     if (f && fclose(f))
@@ -112,7 +80,7 @@ int write_atomic(const char *path, const char *text)
     return ok ? 0 : -1;
 }
 
-int copy_file(const char *from, const char *to)
+int class_copy_file(const char *from, const char *to)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
@@ -132,7 +100,7 @@ int copy_file(const char *from, const char *to)
     return ok ? 0 : -1;
 }
 
-int newer(const char *a, const char *b)
+int class_newer(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (stat(a, &sa))
@@ -144,11 +112,11 @@ int newer(const char *a, const char *b)
     return sa.st_mtim.tv_nsec > sb.st_mtim.tv_nsec;
 }
 
-char *abs_path(const char *path)
+char *class_abs_path(const char *path)
 {
     char *joined;
     if (path[0] == '/') {
-        joined = xstrdup(path);
+        joined = lab_strdup(path);
     } else {
         /* the logical working folder, as the shell keeps it in PWD */
         const char *pwd = getenv("PWD");
@@ -157,10 +125,10 @@ char *abs_path(const char *path)
         if (!pwd || pwd[0] != '/' || stat(pwd, &a) || stat(".", &b) || a.st_dev != b.st_dev ||
             a.st_ino != b.st_ino)
             pwd = getcwd(here, sizeof here) ? here : "/";
-        joined = fmt("%s/%s", pwd, path);
+        joined = lab_asprintf("%s/%s", pwd, path);
     }
     /* drop "." and empty parts; ".." takes the part before it away */
-    char *out = xrealloc(NULL, strlen(joined) + 2);
+    char *out = lab_grow(NULL, strlen(joined) + 2);
     size_t n = 0;
     for (char *p = joined; *p;) {
         while (*p == '/')
@@ -186,7 +154,7 @@ char *abs_path(const char *path)
     return out;
 }
 
-long cpus(void)
+long class_cpus(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
@@ -195,18 +163,18 @@ long cpus(void)
     return n > 0 ? n : 1;
 }
 
-char *host_name(int short_form)
+char *class_host_name(int short_form)
 {
     char h[256] = "";
     gethostname(h, sizeof h - 1);
     if (short_form)
         h[strcspn(h, ".")] = 0;
-    return xstrdup(h);
+    return lab_strdup(h);
 }
 
 /* ========================================================== programs */
 
-int run(char *const argv[], proc *p)
+int class_run(char *const argv[], proc *p)
 {
     static const lab_io_kind err_kind[] = {[ERR_INHERIT] = LAB_IO_INHERIT, [ERR_NULL] = LAB_IO_NULL,
                                            [ERR_TO_OUT] = LAB_IO_STDOUT, [ERR_FILE] = LAB_IO_FILE};
@@ -222,31 +190,31 @@ int run(char *const argv[], proc *p)
     p->truncated = 0;
     int status = lab_spawn_run(&s, &p->text, PROC_CAPTURE, &p->truncated);
     if (out == LAB_IO_PIPE && !p->text)
-        p->text = xstrdup("");
+        p->text = lab_strdup("");
     return status;
 }
 
-char *output_of(char *const argv[])
+char *class_output_of(char *const argv[])
 {
     proc p = {.capture = 1, .err = ERR_NULL};
-    if (run(argv, &p) != 0) {
+    if (class_run(argv, &p) != 0) {
         free(p.text);
         return NULL;
     }
     return p.text;
 }
 
-char *listed_gpus(void)
+char *class_listed_gpus(void)
 {
     char *argv[] = {"nvidia-smi", "-L", NULL};
-    char *text = output_of(argv);
-    char *list = xstrdup("");
+    char *text = class_output_of(argv);
+    char *list = lab_strdup("");
     for (char *p = text; p && *p;) {
         size_t n = strcspn(p, "\n");
         unsigned gpu;
         char colon;
         if (!strncmp(p, "GPU ", 4) && sscanf(p + 4, "%u%c", &gpu, &colon) == 2 && colon == ':') {
-            char *more = fmt("%s%s%u", list, *list ? " " : "", gpu);
+            char *more = lab_asprintf("%s%s%u", list, *list ? " " : "", gpu);
             free(list);
             list = more;
         }

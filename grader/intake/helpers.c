@@ -1,6 +1,7 @@
 /*
  * helpers.c: the intake's text and file helpers (intake.h), which class
- * grading uses too, and its one way to run an archiver (common/spawn.c).
+ * grading uses too, and its one way to run an archiver (common/spawn.c);
+ * memory and formatted strings are the helper library's (common/util.h).
  */
 #include "intake.h"
 #include "spawn.h"
@@ -8,57 +9,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *vfmt(const char *f, va_list ap)
+char **intake_lines(const char *text, int *count)
 {
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, f, ap);
-    char *s = xrealloc(NULL, (size_t)(n < 0 ? 0 : n) + 1);
-    vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, f, again);
-    va_end(again);
-    return s;
-}
-
-char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = vfmt(f, ap);
-    va_end(ap);
-    return s;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fputs("out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
-}
-
-char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xrealloc(NULL, n), s, n);
-}
-
-char **lines(const char *text, int *count)
-{
-    char **l = xrealloc(NULL, sizeof *l);
+    char **l = lab_grow(NULL, sizeof *l);
     int n = 0;
     for (const char *p = text; p && *p;) {
         size_t len = strcspn(p, "\n");
-        l = xrealloc(l, (n + 2) * sizeof *l);
-        l[n] = memcpy(xrealloc(NULL, len + 1), p, len);
+        l = lab_grow(l, (n + 2) * sizeof *l);
+        l[n] = memcpy(lab_grow(NULL, len + 1), p, len);
         l[n++][len] = 0;
         p += len + (p[len] == '\n');
     }
@@ -68,17 +32,17 @@ char **lines(const char *text, int *count)
     return l;
 }
 
-void words_free(char **w)
+void intake_words_free(char **w)
 {
     for (int i = 0; w && w[i]; i++)
         free(w[i]);
     free(w);
 }
 
-char *first_line(const char *text)
+char *intake_first_line(const char *text)
 {
     size_t n = text ? strcspn(text, "\n") : 0;
-    char *s = xrealloc(NULL, n + 1);
+    char *s = lab_grow(NULL, n + 1);
     if (n)
         memcpy(s, text, n);
     s[n] = 0;
@@ -109,7 +73,7 @@ static void empty_dir(int dir)
     closedir(d);
 }
 
-void remove_tree(const char *path)
+void intake_remove_tree(const char *path)
 {
     if (unlink(path) == 0 || errno == ENOENT)
         return;
@@ -120,25 +84,25 @@ void remove_tree(const char *path)
     }
 }
 
-int exists(const char *path)
+int intake_exists(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0;
 }
 
-int is_dir(const char *path)
+int intake_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int is_link(const char *path)
+int intake_is_link(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-int run_archiver(char *const argv[], char **out, const char *err_path, int *truncated)
+int intake_run_archiver(char *const argv[], char **out, const char *err_path, int *truncated)
 {
     lab_spawn s = {.argv = argv,
                    .who = "intake",
@@ -148,7 +112,7 @@ int run_archiver(char *const argv[], char **out, const char *err_path, int *trun
     int cut = 0;
     int status = lab_spawn_run(&s, out, 32u << 20, &cut);
     if (out && !*out)
-        *out = xstrdup("");
+        *out = lab_strdup("");
     if (truncated)
         *truncated = cut;
     return status;

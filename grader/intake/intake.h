@@ -19,28 +19,26 @@
 #ifndef INTAKE_H
 #define INTAKE_H
 
+#include "util.h"
+
 #include <stddef.h>
 
-/* A formatted string of its own (exits when out of memory). */
-char *fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *xstrdup(const char *s);
-void *xrealloc(void *p, size_t n);
-/* The lines of text, without their newlines (free with words_free). */
-char **lines(const char *text, int *count);
-void words_free(char **w);
+/* The lines of text, without their newlines (free with intake_words_free). */
+char **intake_lines(const char *text, int *count);
+void intake_words_free(char **w);
 /* The first line of text, without the newline (new string). */
-char *first_line(const char *text);
+char *intake_first_line(const char *text);
 /* rm -rf, without following links. */
-void remove_tree(const char *path);
+void intake_remove_tree(const char *path);
 /* lstat: 1 when path is there (a link too), and what it is. */
-int exists(const char *path);
-int is_dir(const char *path);       /* follows links */
-int is_link(const char *path);
+int intake_exists(const char *path);
+int intake_is_dir(const char *path);       /* follows links */
+int intake_is_link(const char *path);
 
 /* An archiver run (tar, unzip): stdin from /dev/null, stdout captured
  * into *out (a new string, NULL: dropped), stderr to err_path (NULL:
  * dropped; "-": with stdout). Returns its exit status, 127 when it could
  * not start; *truncated set when it printed more than 32 MiB. */
-int run_archiver(char *const argv[], char **out, const char *err_path, int *truncated);
+int intake_run_archiver(char *const argv[], char **out, const char *err_path, int *truncated);
 
 #endif /* INTAKE_H */

@@ -52,7 +52,7 @@ static int is_name_char(char c)
            c == '-';
 }
 
-int is_archive_name(const char *name)
+int intake_is_archive_name(const char *name)
 {
     for (size_t i = 0; i < sizeof archive_ext / sizeof *archive_ext; i++)
         if (ends_with(name, archive_ext[i]))
@@ -60,13 +60,13 @@ int is_archive_name(const char *name)
     return 0;
 }
 
-int is_os_litter(const char *name)
+int intake_is_os_litter(const char *name)
 {
     return !strcmp(name, "__MACOSX") || !strcmp(name, ".DS_Store") || !strncmp(name, "._", 2) ||
            !strcmp(name, "Thumbs.db") || !strcmp(name, "desktop.ini");
 }
 
-char *student_name(const char *entry)
+char *intake_student_name(const char *entry)
 {
     char *n = must(strdup(entry));
     /* each extension taken off in turn, as the list orders them */
@@ -84,7 +84,7 @@ char *student_name(const char *entry)
     return n;
 }
 
-int name_is_clean(const char *name)
+int intake_name_is_clean(const char *name)
 {
     if (!name[0] || name[0] == '.' || name[0] == '_' || name[0] == '-')
         return 0;
@@ -246,10 +246,10 @@ static int export_folder_of(const export_names *x, const char *entry)
 static char *entry_student(const export_names *x, const char *entry)
 {
     int i = export_folder_of(x, entry);
-    return student_name(i >= 0 ? x->f[i].facts.name : entry);
+    return intake_student_name(i >= 0 ? x->f[i].facts.name : entry);
 }
 
-void export_facts_free(export_facts *f)
+void intake_export_facts_free(export_facts *f)
 {
     free(f->name);
     free(f->sid);
@@ -262,12 +262,12 @@ static void export_free(export_names *x)
 {
     for (int i = 0; i < x->n; i++) {
         free(x->f[i].key);
-        export_facts_free(&x->f[i].facts);
+        intake_export_facts_free(&x->f[i].facts);
     }
     free(x->f);
 }
 
-int export_facts_of(const char *dir, const char *entry, export_facts *out)
+int intake_export_facts_of(const char *dir, const char *entry, export_facts *out)
 {
     export_names x = {0};
     read_export(dir, &x);
@@ -282,7 +282,7 @@ int export_facts_of(const char *dir, const char *entry, export_facts *out)
 }
 
 /* ==================================================== a folder's entries */
-int name_entries(const char *dir, const char *skip, named_entry **out, char **why)
+int intake_name_entries(const char *dir, const char *skip, named_entry **out, char **why)
 {
     *out = NULL;
     *why = NULL;
@@ -296,7 +296,7 @@ int name_entries(const char *dir, const char *skip, named_entry **out, char **wh
     export_names x = {0};
     read_export(dir, &x);
     for (struct dirent *de; (de = readdir(d));) {
-        if (de->d_name[0] == '.' || is_os_litter(de->d_name) || (x.n && !strcmp(de->d_name, EXPORT_METADATA)))
+        if (de->d_name[0] == '.' || intake_is_os_litter(de->d_name) || (x.n && !strcmp(de->d_name, EXPORT_METADATA)))
             continue;
         char *path = text("%s/%s", dir, de->d_name), *real = skip ? realpath(path, NULL) : NULL;
         int skipped = real && !strcmp(real, skip);
@@ -313,21 +313,21 @@ int name_entries(const char *dir, const char *skip, named_entry **out, char **wh
         e = must(realloc(e, (size_t)(n + 1) * sizeof *e));
         e[n].entry = must(strdup(de->d_name));
         e[n].name = entry_student(&x, de->d_name);
-        e[n++].archive = is_archive_name(de->d_name);
+        e[n++].archive = intake_is_archive_name(de->d_name);
     }
     closedir(d);
     export_free(&x);
     qsort(e, (size_t)n, sizeof *e, by_name);
     add_clashes(e, n, why);
     if (*why) {
-        named_entries_free(e, n);
+        intake_named_entries_free(e, n);
         return -1;
     }
     *out = e;
     return n;
 }
 
-void named_entries_free(named_entry *e, int n)
+void intake_named_entries_free(named_entry *e, int n)
 {
     for (int i = 0; i < n; i++) {
         free(e[i].entry);

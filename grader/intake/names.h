@@ -30,8 +30,8 @@ typedef struct {
  * string): dir cannot be read, an entry's name holds a control character
  * (newline, tab ...: each shown escaped), or two entries make one name
  * (both named). */
-int name_entries(const char *dir, const char *skip, named_entry **out, char **why);
-void named_entries_free(named_entry *e, int n);
+int intake_name_entries(const char *dir, const char *skip, named_entry **out, char **why);
+void intake_named_entries_free(named_entry *e, int n);
 
 /* What a Gradescope export's submission_metadata.yml in dir says of its
  * folder entry: the first submitter's name, SID and email, and when the
@@ -41,20 +41,20 @@ typedef struct {
     char *name, *sid, *email, *created_at;
 } export_facts;
 /* 0, or -1 (all NULL) where dir holds no export that names entry. */
-int export_facts_of(const char *dir, const char *entry, export_facts *out);
-void export_facts_free(export_facts *f);
+int intake_export_facts_of(const char *dir, const char *entry, export_facts *out);
+void intake_export_facts_free(export_facts *f);
 
 /* The student's name of an entry: its archive extension taken off, any
  * byte but letters, digits, . _ - turned into _, and an s before a name
  * that begins with neither a letter nor a digit (new string). */
-char *student_name(const char *entry);
+char *intake_student_name(const char *entry);
 /* 1 when name is one that student_name gives (a folder, a row, a CSV
  * field as it is), so that a list read back can be trusted. */
-int name_is_clean(const char *name);
+int intake_name_is_clean(const char *name);
 /* 1 when a name ends as an archive's does (.tar.gz, .zip ...). */
-int is_archive_name(const char *name);
+int intake_is_archive_name(const char *name);
 /* 1 for what an operating system leaves in a folder or an archive
  * (__MACOSX, .DS_Store, ._*, Thumbs.db, desktop.ini), never a student's. */
-int is_os_litter(const char *name);
+int intake_is_os_litter(const char *name);
 
 #endif /* NAMES_H */

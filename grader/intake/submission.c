@@ -35,7 +35,7 @@ static const char *base_of(const char *path)
 static char *output_of(char *const argv[])
 {
     char *text = NULL;
-    if (run_archiver(argv, &text, NULL, NULL) != 0) {
+    if (intake_run_archiver(argv, &text, NULL, NULL) != 0) {
         free(text);
         return NULL;
     }
@@ -62,20 +62,20 @@ static int list_zip(const char *a, listing *l, char **why)
     char *names_argv[] = {"unzip", "-Z1", (char *)a, NULL};
     char *names = output_of(names_argv);
     if (!names) {
-        *why = xstrdup("not a readable zip file");
+        *why = lab_strdup("not a readable zip file");
         return -1;
     }
-    l->names = lines(names, &l->n);
+    l->names = intake_lines(names, &l->n);
     free(names);
     /* unzip -Z: two lines of heading, a member a line, a line of totals */
     char *long_argv[] = {"unzip", "-Z", (char *)a, NULL};
     char *text = output_of(long_argv);
     int n;
-    char **line = lines(text, &n);
-    l->types = xrealloc(NULL, l->n + 1);
+    char **line = intake_lines(text, &n);
+    l->types = lab_grow(NULL, l->n + 1);
     for (int i = 0; i < l->n; i++)
         l->types[i] = i + 3 < n ? line[i + 2][0] : 0;
-    words_free(line);
+    intake_words_free(line);
     free(text);
     char *totals_argv[] = {"unzip", "-Zt", (char *)a, NULL};
     text = output_of(totals_argv);
@@ -91,21 +91,21 @@ static int list_zip(const char *a, listing *l, char **why)
 
 static int list_tar(const char *a, const char *dest, listing *l, char **why)
 {
-    char *err = fmt("%s.err", dest);
+    char *err = lab_asprintf("%s.err", dest);
     char *long_argv[] = {"tar", "--numeric-owner", "-tvf", (char *)a, NULL};
     char *long_text = NULL, *names_text = NULL;
     int cut = 0, names_cut = 0;
-    if (run_archiver(long_argv, &long_text, err, &cut) != 0) {
-        char *text = lab_read_file(err, 0), *said = xstrdup("");
+    if (intake_run_archiver(long_argv, &long_text, err, &cut) != 0) {
+        char *text = lab_read_file(err, 0), *said = lab_strdup("");
         int n;
-        char **line = lines(text, &n);
+        char **line = intake_lines(text, &n);
         for (int i = 0; i < n && !*said; i++)
             if (strncmp(line[i], "tar: Exiting", 12)) {
                 free(said);
-                said = xstrdup(line[i]);
+                said = lab_strdup(line[i]);
             }
-        *why = fmt("not a readable tar archive: %s", said);
-        words_free(line);
+        *why = lab_asprintf("not a readable tar archive: %s", said);
+        intake_words_free(line);
         free(said);
         free(text);
         free(long_text);
@@ -117,11 +117,11 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     free(err);
     /* the names as the archive has them (-P: a leading / kept) */
     char *names_argv[] = {"tar", "-tPf", (char *)a, NULL};
-    run_archiver(names_argv, &names_text, NULL, &names_cut);
-    l->names = lines(names_text, &l->n);
+    intake_run_archiver(names_argv, &names_text, NULL, &names_cut);
+    l->names = intake_lines(names_text, &l->n);
     int n;
-    char **line = lines(long_text, &n);
-    l->types = xrealloc(NULL, l->n + 1);
+    char **line = intake_lines(long_text, &n);
+    l->types = lab_grow(NULL, l->n + 1);
     for (int i = 0; i < l->n; i++)
         l->types[i] = i < n ? line[i][0] : 0;
     for (int i = 0; i < n; i++) {
@@ -132,7 +132,7 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     /* a listing cut short holds more members than any limit */
     if (cut || names_cut)
         l->n = MAX_MEMBERS + 1;
-    words_free(line);
+    intake_words_free(line);
     free(long_text);
     free(names_text);
     return 0;
@@ -156,14 +156,14 @@ static char *unpack(const char *a, const char *dest)
 {
     struct stat st;
     if (stat(a, &st))
-        return fmt("cannot read %s", base_of(a));
+        return lab_asprintf("cannot read %s", base_of(a));
     if (st.st_size > MAX_ARCHIVE_BYTES)
-        return fmt("%s is larger than %lld MiB", base_of(a), MAX_ARCHIVE_BYTES >> 20);
+        return lab_asprintf("%s is larger than %lld MiB", base_of(a), MAX_ARCHIVE_BYTES >> 20);
     listing l = {0};
     char *why = NULL;
     if (is_zip(a)) {
-        if (!have_program("unzip"))
-            return fmt("%s is a zip file and unzip is not installed here: install unzip or ask for a tarball",
+        if (!lab_have_program("unzip"))
+            return lab_asprintf("%s is a zip file and unzip is not installed here: install unzip or ask for a tarball",
                        base_of(a));
         if (list_zip(a, &l, &why))
             return why;
@@ -171,34 +171,34 @@ static char *unpack(const char *a, const char *dest)
         return why;
     }
     if (l.n > MAX_MEMBERS)
-        why = fmt("holds more than %d files", MAX_MEMBERS);
+        why = lab_asprintf("holds more than %d files", MAX_MEMBERS);
     else if (l.total > MAX_UNPACKED_BYTES)
-        why = fmt("unpacks to more than %lld MiB", MAX_UNPACKED_BYTES >> 20);
+        why = lab_asprintf("unpacks to more than %lld MiB", MAX_UNPACKED_BYTES >> 20);
     for (int i = 0; !why && i < l.n; i++)
         if (l.names[i][0] == '/')
-            why = fmt("member with an absolute path: %s", l.names[i]);
+            why = lab_asprintf("member with an absolute path: %s", l.names[i]);
     for (int i = 0; !why && i < l.n; i++) {
-        char *padded = fmt("/%s/", l.names[i]);
+        char *padded = lab_asprintf("/%s/", l.names[i]);
         if (strstr(padded, "/../"))
-            why = fmt("member outside the archive's folder: %s", l.names[i]);
+            why = lab_asprintf("member outside the archive's folder: %s", l.names[i]);
         free(padded);
     }
     for (int i = 0; !why && i < l.n; i++)
         if (l.types[i] && l.types[i] != '-' && l.types[i] != 'd')
-            why = fmt("member that is a link or a special file: %s", l.names[i]);
-    words_free(l.names);
+            why = lab_asprintf("member that is a link or a special file: %s", l.names[i]);
+    intake_words_free(l.names);
     free(l.types);
     if (why)
         return why;
-    if (mkdirs(dest))
-        return fmt("could not unpack: cannot create %s", dest);
+    if (lab_mkdirs(dest))
+        return lab_asprintf("could not unpack: cannot create %s", dest);
     char *zip_argv[] = {"unzip", "-q", "-o", (char *)a, "-d", (char *)dest, NULL};
     char *tar_argv[] = {"tar", "-xf", (char *)a, "-C", (char *)dest, "--no-same-owner", "--no-same-permissions",
                         NULL};
     char *said_text = NULL;
-    if (run_archiver(is_zip(a) ? zip_argv : tar_argv, &said_text, "-", NULL) != 0) {
-        char *said = first_line(said_text);
-        why = fmt("could not unpack: %s", said);
+    if (intake_run_archiver(is_zip(a) ? zip_argv : tar_argv, &said_text, "-", NULL) != 0) {
+        char *said = intake_first_line(said_text);
+        why = lab_asprintf("could not unpack: %s", said);
         free(said);
         free(said_text);
         return why;
@@ -206,10 +206,10 @@ static char *unpack(const char *a, const char *dest)
     free(said_text);
     /* every folder readable, then nothing but plain files and folders */
     char *chmod_argv[] = {"chmod", "-R", "u+rwX", (char *)dest, NULL};
-    run_archiver(chmod_argv, NULL, NULL, NULL);
+    intake_run_archiver(chmod_argv, NULL, NULL, NULL);
     walk_skip = strlen(dest) + 1;
     if (nftw(dest, find_odd, 16, FTW_PHYS) == 1)
-        return fmt("member that is a link or a special file: %s", bad_member);
+        return lab_asprintf("member that is a link or a special file: %s", bad_member);
     return NULL;
 }
 
@@ -224,9 +224,9 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
     int n = 0;
     for (int s = 0; s < st->n; s++) {
         found[s] = NULL;
-        char *f[2] = {fmt("%s/exercises/%s/kernel.cu", root, st->names[s]), fmt("%s/%s/kernel.cu", root, st->names[s])};
+        char *f[2] = {lab_asprintf("%s/exercises/%s/kernel.cu", root, st->names[s]), lab_asprintf("%s/%s/kernel.cu", root, st->names[s])};
         for (int k = 0; k < 2; k++) {
-            if (!found[s] && exists(f[k])) {
+            if (!found[s] && intake_exists(f[k])) {
                 found[s] = f[k];
                 n++;
             } else {
@@ -234,8 +234,8 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
             }
         }
     }
-    char *lone = fmt("%s/kernel.cu", root);
-    if (!n && exists(lone)) {
+    char *lone = lab_asprintf("%s/kernel.cu", root);
+    if (!n && intake_exists(lone)) {
         n = st->n == 1 ? 1 : LONE_KERNEL;
         if (st->n == 1)
             found[0] = lone;
@@ -250,16 +250,16 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
     int m = scandir(root, &e, NULL, NULL), seen = 0;
     char *only = NULL;
     for (int i = 0; i < m; i++) {
-        if (e[i]->d_name[0] != '.' && !is_os_litter(e[i]->d_name)) {
+        if (e[i]->d_name[0] != '.' && !intake_is_os_litter(e[i]->d_name)) {
             seen++;
             free(only);
-            only = fmt("%s/%s", root, e[i]->d_name);
+            only = lab_asprintf("%s/%s", root, e[i]->d_name);
         }
         free(e[i]);
     }
     if (m >= 0)
         free(e);
-    if (seen == 1 && is_dir(only) && !is_link(only))
+    if (seen == 1 && intake_is_dir(only) && !intake_is_link(only))
         n = find_kernels(only, st, found, depth + 1);
     free(only);
     return n;
@@ -282,7 +282,7 @@ static int plain_of_its_own(int fd)
 /* Why name (opened or not, errno set) is not taken: a new string. */
 static char *not_plain(const char *name)
 {
-    return fmt("%s is not a plain file of its own (%s): submit the file itself, no links", name,
+    return lab_asprintf("%s is not a plain file of its own (%s): submit the file itself, no links", name,
                errno == ELOOP || errno == ENOTDIR ? "a link on its path"
                : errno == EMLINK                 ? "a file with other names"
                : errno == EINVAL                 ? "a link, a folder or a device"
@@ -297,7 +297,7 @@ static char *not_plain(const char *name)
 static int open_plain(const char *root, const char *rel, char **why)
 {
     int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    char *path = xstrdup(rel), *part = path;
+    char *path = lab_strdup(rel), *part = path;
     for (char *slash; dir >= 0 && (slash = strchr(part, '/')); part = slash + 1) {
         *slash = 0;
         int next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -324,7 +324,7 @@ static int open_plain(const char *root, const char *rel, char **why)
  * be read. */
 static char *read_capped(int in, long long max, size_t *len)
 {
-    char *text = xrealloc(NULL, (size_t)max + 1);
+    char *text = lab_grow(NULL, (size_t)max + 1);
     size_t total = 0;
     ssize_t n;
     while ((n = read(in, text + total, (size_t)max + 1 - total)) != 0) {
@@ -348,21 +348,21 @@ static char *copy_in(int in, const char *name, const char *into, const char *sta
     size_t len;
     char *text = read_capped(in, MAX_KERNEL_BYTES, &len);
     if (!text)
-        return len ? fmt("%s is larger than %lld KiB", name, MAX_KERNEL_BYTES >> 10) : fmt("cannot read %s", name);
-    char *d = fmt("%s/%s", into, stage), *to = fmt("%s/kernel.cu", d), *tmp = fmt("%s.new", to), *why = NULL;
+        return len ? lab_asprintf("%s is larger than %lld KiB", name, MAX_KERNEL_BYTES >> 10) : lab_asprintf("cannot read %s", name);
+    char *d = lab_asprintf("%s/%s", into, stage), *to = lab_asprintf("%s/kernel.cu", d), *tmp = lab_asprintf("%s.new", to), *why = NULL;
     int fd = open(to, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     size_t old_len = 1;
     char *old = fd >= 0 ? read_capped(fd, MAX_KERNEL_BYTES, &old_len) : NULL;
     if (fd >= 0)
         close(fd);
     if (!old || old_len != len || memcmp(old, text, len)) {
-        int out = mkdirs(d) ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int out = lab_mkdirs(d) ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         int ok = out >= 0 && write(out, text, len) == (ssize_t)len;
         if (out >= 0 && close(out))
             ok = 0;
         if (!ok || rename(tmp, to)) {
             unlink(tmp);
-            why = fmt("cannot copy %s into %s", name, to);
+            why = lab_asprintf("cannot copy %s into %s", name, to);
         }
     }
     free(old);
@@ -381,12 +381,12 @@ static char *take_one(const char *root, const char *root_real, const char *f, co
     size_t real_len = root_real ? strlen(root_real) : 0;
     char *real = realpath(f, NULL), *why = NULL;
     struct stat st;
-    if (is_link(f) || stat(f, &st) || !S_ISREG(st.st_mode))
-        why = fmt("%s is not a plain file of its own (a link?): submit the file itself", rel);
+    if (intake_is_link(f) || stat(f, &st) || !S_ISREG(st.st_mode))
+        why = lab_asprintf("%s is not a plain file of its own (a link?): submit the file itself", rel);
     else if (!real || !root_real || strncmp(real, root_real, real_len) || real[real_len] != '/')
-        why = fmt("%s lies outside the submission", rel);
+        why = lab_asprintf("%s lies outside the submission", rel);
     else if (st.st_size > MAX_KERNEL_BYTES)
-        why = fmt("%s is larger than %lld KiB", rel, MAX_KERNEL_BYTES >> 10);
+        why = lab_asprintf("%s is larger than %lld KiB", rel, MAX_KERNEL_BYTES >> 10);
     free(real);
     if (why)
         return why;
@@ -406,13 +406,13 @@ static void drop_others(const submission_stages *st, char *const *found, int n, 
 {
     for (int s = 0; s < st->n; s++)
         if (n <= 0 || !found[s]) {
-            char *k = fmt("%s/%s/kernel.cu", into, st->names[s]);
+            char *k = lab_asprintf("%s/%s/kernel.cu", into, st->names[s]);
             unlink(k);
             free(k);
         }
 }
 
-int take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why)
+int intake_take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why)
 {
     /* a folder, or the instructor's link to one: its kernel.cu files must
      * lie in the folder it names */
@@ -420,13 +420,13 @@ int take_kernels(const char *src, const submission_stages *st, const char *unpac
     char *found[MAX_SUBMISSION_STAGES];
     int n = 0;
     *why = NULL;
-    remove_tree(unpacked);
-    if (!is_dir(src)) {
+    intake_remove_tree(unpacked);
+    if (!intake_is_dir(src)) {
         root = unpacked;
         *why = unpack(src, unpacked);
     }
     if (!*why && (n = find_kernels(root, st, found, 0)) == LONE_KERNEL)
-        *why = fmt("a kernel.cu alone does not say its stage: submit it as exercises/NN_name/kernel.cu or "
+        *why = lab_asprintf("a kernel.cu alone does not say its stage: submit it as exercises/NN_name/kernel.cu or "
                    "NN_name/kernel.cu (e.g. exercises/%s/kernel.cu)", st->names[0]);
     char *root_real = realpath(root, NULL);
     for (int s = 0; !*why && n > 0 && s < st->n; s++)
@@ -437,13 +437,13 @@ int take_kernels(const char *src, const submission_stages *st, const char *unpac
     for (int s = 0; n > 0 && s < st->n; s++)
         free(found[s]);
     free(root_real);
-    remove_tree(unpacked);
+    intake_remove_tree(unpacked);
     if (*why)
-        remove_tree(into);
+        intake_remove_tree(into);
     return *why ? -1 : n;
 }
 
-int take_kernel_file(const char *file, const char *stage, const char *into, char **why)
+int intake_take_kernel_file(const char *file, const char *stage, const char *into, char **why)
 {
     /* the file itself, never what a link names (the folders above it
      * are the caller's own path) */
@@ -455,7 +455,7 @@ int take_kernel_file(const char *file, const char *stage, const char *into, char
         errno = err;
     }
     if (fd < 0) {
-        *why = errno == ENOENT ? fmt("%s: no such file", file) : not_plain(file);
+        *why = errno == ENOENT ? lab_asprintf("%s: no such file", file) : not_plain(file);
         return -1;
     }
     *why = copy_in(fd, file, into, stage);

@@ -30,11 +30,11 @@ typedef struct {
  * the other stages' removed). Plain files of their own in plain folders
  * only, each at most MAX_KERNEL_BYTES. Returns how many (0: none), or -1
  * with why (a new string; into is then removed). */
-int take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why);
+int intake_take_kernels(const char *src, const submission_stages *st, const char *unpacked, const char *into, char **why);
 
 /* The file itself (a plain file of its own, not a link, at most
  * MAX_KERNEL_BYTES), as stage's kernel.cu in into/<stage>/kernel.cu, as
  * take_kernels copies one: 1, or -1 with why (a new string). */
-int take_kernel_file(const char *file, const char *stage, const char *into, char **why);
+int intake_take_kernel_file(const char *file, const char *stage, const char *into, char **why);
 
 #endif /* SUBMISSION_H */

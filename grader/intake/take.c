@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     char *why = NULL, *unpacked = NULL;
     if (asprintf(&unpacked, "%s.unpacked", into) < 0)
         return 1;
-    int n = file ? take_kernel_file(src, st.names[0], into, &why) : take_kernels(src, &st, unpacked, into, &why);
+    int n = file ? intake_take_kernel_file(src, st.names[0], into, &why) : intake_take_kernels(src, &st, unpacked, into, &why);
     free(unpacked);
     if (n < 0) {
         printf("%s\n", why);

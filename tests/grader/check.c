@@ -74,7 +74,7 @@ static void test_rubric(void)
 {
     rubric r;
     char err[512];
-    int rc = rubric_read("grader/rubric.tsv", &r, err, sizeof err);
+    int rc = grader_rubric_read("grader/rubric.tsv", &r, err, sizeof err);
     expect(rc == 0, "rubric: grader/rubric.tsv reads");
     if (rc)
         printf("      %s\n", err);
@@ -82,25 +82,25 @@ static void test_rubric(void)
                                          "05_bank_conflicts", "06_coarsening", "07_reduction"};
     int all = 1;
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
-        const stage_rubric *s = rubric_stage(&r, stages[i]);
+        const stage_rubric *s = grader_rubric_stage(&r, stages[i]);
         double th;
         int is_default;
-        all &= s && s->ntiers >= 1 && rubric_threshold(&s->tiers[0], "Any GPU", &th, &is_default) == 0 &&
+        all &= s && s->ntiers >= 1 && grader_rubric_threshold(&s->tiers[0], "Any GPU", &th, &is_default) == 0 &&
                is_default;
     }
     expect(all, "rubric: all seven stages have tiers with default thresholds");
     stage_info st[MAX_STAGES];
-    int n = stages_all(st, MAX_STAGES);
+    int n = grader_stages_all(st, MAX_STAGES);
     int known = n > 0;
     for (int i = 0; i < n; i++)
-        known &= rubric_stage(&r, st[i].dir) != NULL;
+        known &= grader_rubric_stage(&r, st[i].dir) != NULL;
     expect(known, "rubric: every stage of stages.tsv has a rubric entry");
-    expect(rubric_margin(&r, "06_coarsening", "pass") > 0 &&
-               rubric_margin(&r, "06_coarsening", "stretch") > rubric_margin(&r, "06_coarsening", "pass"),
+    expect(grader_rubric_margin(&r, "06_coarsening", "pass") > 0 &&
+               grader_rubric_margin(&r, "06_coarsening", "stretch") > grader_rubric_margin(&r, "06_coarsening", "pass"),
            "rubric: margins for pass and stretch");
-    expect(rubric_margin(&r, "08_warptiling", "pass") > rubric_margin(&r, "06_coarsening", "pass") &&
-               rubric_margin(&r, "no_such_stage", "pass") == rubric_margin(&r, "06_coarsening", "pass") &&
-               rubric_margin(&r, "08_warptiling", "no_such_tier") == 0,
+    expect(grader_rubric_margin(&r, "08_warptiling", "pass") > grader_rubric_margin(&r, "06_coarsening", "pass") &&
+               grader_rubric_margin(&r, "no_such_stage", "pass") == grader_rubric_margin(&r, "06_coarsening", "pass") &&
+               grader_rubric_margin(&r, "08_warptiling", "no_such_tier") == 0,
            "rubric: a stage's own margin wins over its tier's; other stages keep the tier's");
 
     /* make calibrate's writer: replaces this GPU's rows, keeps the rest */
@@ -112,14 +112,14 @@ static void test_rubric(void)
           "threshold\ts1\tpass\tdefault\t10\nthreshold\ts1\tpass\tGPU A\t12\n", f);
     fclose(f);
     new_threshold t = {"s1", "pass", 20};
-    rc = rubric_write_thresholds(path, "GPU A", &t, 1, "test", err, sizeof err);
-    rc |= rubric_write_thresholds(path, "GPU A", &t, 1, "test again", err, sizeof err);
+    rc = grader_rubric_write_thresholds(path, "GPU A", &t, 1, "test", err, sizeof err);
+    rc |= grader_rubric_write_thresholds(path, "GPU A", &t, 1, "test again", err, sizeof err);
     rubric r2;
-    rc |= rubric_read(path, &r2, err, sizeof err);
+    rc |= grader_rubric_read(path, &r2, err, sizeof err);
     double th = 0;
     int is_default = 1;
-    const stage_rubric *s1 = rubric_stage(&r2, "s1");
-    expect(rc == 0 && s1 && rubric_threshold(&s1->tiers[0], "GPU A", &th, &is_default) == 0 && th == 20 &&
+    const stage_rubric *s1 = grader_rubric_stage(&r2, "s1");
+    expect(rc == 0 && s1 && grader_rubric_threshold(&s1->tiers[0], "GPU A", &th, &is_default) == 0 && th == 20 &&
                !is_default && s1->tiers[0].nth == 2,
            "rubric: calibration replaces a GPU's threshold and keeps the default");
     f = fopen(path, "r");
@@ -135,7 +135,7 @@ static void test_rubric(void)
     f = fopen(path, "w");
     fputs("threshold\ts1\tpass\tdefault\t10\n", f);
     fclose(f);
-    expect(rubric_read(path, &r2, err, sizeof err) == -1 && strstr(err, ":1:"),
+    expect(grader_rubric_read(path, &r2, err, sizeof err) == -1 && strstr(err, ":1:"),
            "rubric: an error names the file and line");
     unlink(path);
 
@@ -144,11 +144,11 @@ static void test_rubric(void)
     f = fopen(path, "w");
     fputs("setting\tlimit_s\t5\nthreshold\t01_naive\tpass\tGPU A\t9\n", f);
     fclose(f);
-    rc = rubric_read(path, &r2, err, sizeof err);
-    const stage_rubric *s01 = rubric_stage(&r2, "01_naive"), *s08 = rubric_stage(&r2, "08_warptiling");
+    rc = grader_rubric_read(path, &r2, err, sizeof err);
+    const stage_rubric *s01 = grader_rubric_stage(&r2, "01_naive"), *s08 = grader_rubric_stage(&r2, "08_warptiling");
     int pass_ok = rc == 0 && s01 && s01->ntiers == 2 &&
-                  rubric_threshold(&s01->tiers[0], "GPU A", &th, &is_default) == 0 && th == 9 && !is_default;
-    expect(pass_ok && rubric_threshold(&s01->tiers[1], "GPU A", &th, &is_default) == 0 && is_default && s08 &&
+                  grader_rubric_threshold(&s01->tiers[0], "GPU A", &th, &is_default) == 0 && th == 9 && !is_default;
+    expect(pass_ok && grader_rubric_threshold(&s01->tiers[1], "GPU A", &th, &is_default) == 0 && is_default && s08 &&
                s08->bonus && r2.limit_s == 5,
            "rubric: tiers, default thresholds and bonus come from stages.tsv; the file adds a GPU's rows");
     unlink(path);
@@ -160,20 +160,20 @@ static void test_references(void)
 {
     static rubric r;
     char err[512];
-    if (rubric_read("grader/rubric.tsv", &r, err, sizeof err))
+    if (grader_rubric_read("grader/rubric.tsv", &r, err, sizeof err))
         return; /* test_rubric says why */
     /* every tier has a reference kernel (stages.tsv) whose source
      * is here, and every reference belongs to a tier of the rubric */
     static tier_reference refs[MAX_REFERENCES];
-    int nrefs = references_read(".", refs, MAX_REFERENCES, err, sizeof err);
+    int nrefs = grader_references_read(".", refs, MAX_REFERENCES, err, sizeof err);
     int covered = nrefs > 0;
     for (int i = 0; i < r.nstages && covered; i++)
         for (int k = 0; k < r.stages[i].ntiers; k++)
-            covered &= reference_find(refs, nrefs, r.stages[i].stage, r.stages[i].tiers[k].name) != NULL;
+            covered &= grader_reference_find(refs, nrefs, r.stages[i].stage, r.stages[i].tiers[k].name) != NULL;
     expect(covered, "references: every tier of the rubric has a reference kernel");
     int sound = nrefs > 0;
     for (int i = 0; i < nrefs; i++) {
-        const stage_rubric *sr = rubric_stage(&r, refs[i].stage);
+        const stage_rubric *sr = grader_rubric_stage(&r, refs[i].stage);
         int tier_known = 0;
         for (int k = 0; sr && k < sr->ntiers; k++)
             tier_known |= !strcmp(sr->tiers[k].name, refs[i].tier);
@@ -182,7 +182,7 @@ static void test_references(void)
         sound &= tier_known && access(source, R_OK) == 0;
     }
     expect(sound, "references: each names a tier of the rubric and a kernel.cu that is here");
-    expect(references_read("no/such/lab", refs, MAX_REFERENCES, err, sizeof err) == 0,
+    expect(grader_references_read("no/such/lab", refs, MAX_REFERENCES, err, sizeof err) == 0,
            "references: none where their kernel.cu files are absent (a student release)");
 
     /* calibrating 02 measures its tiers' references and 01's last: the
@@ -195,7 +195,7 @@ static void test_references(void)
     strcpy(t[0].family, "matmul");
     strcpy(t[1].family, "matmul");
     t[0].compare_only = 1;
-    int n = calibration_targets(t, 2, MAX_TARGETS, refs, nrefs, &r, "/lab", 1);
+    int n = grader_calibration_targets(t, 2, MAX_TARGETS, refs, nrefs, &r, "/lab", 1);
     expect(n == 5 && !strcmp(t[2].stage, "01_naive") && !strcmp(t[2].tier, "stretch") &&
                !strcmp(t[2].binary, "/lab/build/01_naive/solution-judge") &&
                !strcmp(t[3].tier, "pass") && !strcmp(t[3].binary, "/lab/build/02_temp_accumulator/pass/solution-judge") &&
@@ -203,14 +203,14 @@ static void test_references(void)
                !strcmp(t[4].object, "/lab/build/02_temp_accumulator/stretch/solution.o") &&
                !strcmp(t[4].source, "/lab/solutions/02_temp_accumulator/kernel.cu"),
            "calibrate: the programs it measures are each tier's reference, built in its tier's folder");
-    expect(calibration_targets(t, 2, 3, refs, nrefs, &r, "/lab", 1) == -1, "calibrate: no room is said, not overrun");
+    expect(grader_calibration_targets(t, 2, 3, refs, nrefs, &r, "/lab", 1) == -1, "calibrate: no room is said, not overrun");
 }
 
 static void test_policy(void)
 {
     policy p;
     char err[512];
-    expect(policy_read("grader/allowed-symbols.txt", &p, err, sizeof err) == 0, "policy: allowed-symbols.txt reads");
+    expect(grader_policy_read("grader/allowed-symbols.txt", &p, err, sizeof err) == 0, "policy: allowed-symbols.txt reads");
     struct {
         const char *name;
         int defined, denied;
@@ -233,7 +233,7 @@ static void test_policy(void)
     };
     int all = 1;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const policy_rule *r = policy_match(&p, cases[i].name, cases[i].defined);
+        const policy_rule *r = grader_policy_match(&p, cases[i].name, cases[i].defined);
         int denied = !r || r->deny;
         if (cases[i].defined && !r)
             denied = 0;
@@ -244,7 +244,7 @@ static void test_policy(void)
         }
     }
     expect(all, "policy: the rules allow a launcher's calls and refuse the rest");
-    expect(!policy_match(&p, "someUnknownFunction", 0), "policy: an unknown symbol matches no rule (refused)");
+    expect(!grader_policy_match(&p, "someUnknownFunction", 0), "policy: an unknown symbol matches no rule (refused)");
 }
 
 /* library_check on a list of headers as nvcc -MD writes it: the rule's
@@ -261,7 +261,7 @@ static int library_of(const char *headers, char *msg, size_t len)
         fprintf(f, " \\\n    %.*s", (int)strcspn(h, "\n"), h);
     fprintf(f, "\n\n/usr/include/stdlib.h:\n\n/opt/thrust/thrust/reduce.h:\n");
     fclose(f);
-    return library_check(&t, msg, len);
+    return grader_library_check(&t, msg, len);
 }
 
 static void test_library(void)
@@ -301,7 +301,7 @@ static void test_library(void)
     }
     target t = {.stage = "07_reduction", .object = "build/tests/grader/lib-unit.o",
                 .source = "tests/grader/library/cg_tiles.cu"};
-    expect(library_check(&t, msg, sizeof msg) == -1 && strstr(msg, "names no system header"),
+    expect(grader_library_check(&t, msg, sizeof msg) == -1 && strstr(msg, "names no system header"),
            "library: a list without system headers (-MMD) cannot be trusted");
 }
 
@@ -309,9 +309,9 @@ static void test_text(void)
 {
     const char in[] = "ok \x1b[31mred\r\n\xff\xc3\xa9\xed\xa0\x80 end\x01";
     char out[64];
-    text_clean(in, sizeof in - 1, out, sizeof out);
+    grader_text_clean(in, sizeof in - 1, out, sizeof out);
     expect(!strcmp(out, "ok ?[31mred\n?\xc3\xa9??? end?"), "report: output is cleaned for JSON and terminals");
-    text_clean("abcdef", 6, out, 4);
+    grader_text_clean("abcdef", 6, out, 4);
     expect(!strcmp(out, "abc"), "report: cleaning stops at the buffer's end");
 }
 
@@ -331,7 +331,7 @@ static void test_sanitizer(void)
         "=========         Host Frame: main in /lab/common/matmul_family.cu:300\n"
         "=========\n"
         "========= ERROR SUMMARY: 17 errors\n";
-    expect(sanitizer_finding(memcheck, f, sizeof f) == 1 &&
+    expect(grader_sanitizer_finding(memcheck, f, sizeof f) == 1 &&
                !strcmp(f, "Invalid __global__ write of size 4 bytes (exercises/03_tiled/kernel.cu:22)"),
            "sanitizer: memcheck's error and its line in kernel.cu");
     const char *racecheck =
@@ -342,7 +342,7 @@ static void test_sanitizer(void)
         "/x/exercises/03_tiled/kernel.cu:30:matmul_tiled(const float *) [6144 hazards]\n"
         "=========\n"
         "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
-    expect(sanitizer_finding(racecheck, f, sizeof f) == 1 &&
+    expect(grader_sanitizer_finding(racecheck, f, sizeof f) == 1 &&
                !strcmp(f, "Error: Race reported between Write access (exercises/03_tiled/kernel.cu:25, "
                           "exercises/03_tiled/kernel.cu:30)"),
            "sanitizer: racecheck's hazard and both lines");
@@ -350,12 +350,12 @@ static void test_sanitizer(void)
         "========= Error: Race reported between Write access at sgemm_kernel+0x1c0\n"
         "=========     and Read access at sgemm_kernel+0x2e0 [12 hazards]\n"
         "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
-    expect(sanitizer_finding(library, f, sizeof f) == 2 && strstr(f, "Race reported"),
+    expect(grader_sanitizer_finding(library, f, sizeof f) == 2 && strstr(f, "Race reported"),
            "sanitizer: an error outside kernel.cu is noted, not scored");
     const char *clean = "========= COMPUTE-SANITIZER\nall results match.\n========= ERROR SUMMARY: 0 errors\n";
     const char *warning = "========= Warning: Race reported between ... in /x/exercises/03_tiled/kernel.cu:25\n"
                           "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
-    expect(sanitizer_finding(clean, f, sizeof f) == 0 && sanitizer_finding(warning, f, sizeof f) == 0,
+    expect(grader_sanitizer_finding(clean, f, sizeof f) == 0 && grader_sanitizer_finding(warning, f, sizeof f) == 0,
            "sanitizer: a clean run and a warning cost nothing");
 }
 
@@ -368,20 +368,20 @@ static void test_record(void)
     static char text[] = "{\"stage\": \"s1\", \"status\": \"ok\", \"exit_status\": 0, \"correct\": true}";
     r.record = text;
     r.record_len = strlen(text);
-    jvalue *v = record_validate(&r, "s1", why, sizeof why);
+    jvalue *v = grader_record_validate(&r, "s1", why, sizeof why);
     expect(v != NULL, "record: an honest record is believed");
     lab_json_free(v);
     r.status = 1;
-    v = record_validate(&r, "s1", why, sizeof why);
+    v = grader_record_validate(&r, "s1", why, sizeof why);
     expect(!v && strstr(why, "exit status 1"), "record: exit status must agree with the record");
     lab_json_free(v);
     r.status = 0;
-    v = record_validate(&r, "s2", why, sizeof why);
+    v = grader_record_validate(&r, "s2", why, sizeof why);
     expect(!v && strstr(why, "for stage 's1'"), "record: the record must name the stage");
     lab_json_free(v);
     r.exited = 0;
     r.signal = 11;
-    v = record_validate(&r, "s1", why, sizeof why);
+    v = grader_record_validate(&r, "s1", why, sizeof why);
     expect(!v && strstr(why, "SIGSEGV"), "record: a crash beats a record");
     lab_json_free(v);
 }
@@ -425,7 +425,7 @@ static int get(const char *file, const char *path)
 static run_progress progress_of(const char *text, int cut)
 {
     run_progress p;
-    progress_read(text, strlen(text), cut, &p);
+    grader_progress_read(text, strlen(text), cut, &p);
     return p;
 }
 

@@ -32,7 +32,7 @@ static resource_use parsed(const char *file, const char *arch, int *rc)
     snprintf(path, sizeof path, "tests/grader/resources/%s", file);
     char *text = lab_read_file(path, 1u << 20);
     resource_use u;
-    *rc = text ? resources_parse(text, arch, &u) : -2;
+    *rc = text ? grader_resources_parse(text, arch, &u) : -2;
     free(text);
     return u;
 }
@@ -59,13 +59,13 @@ static void test_parse(void)
     parsed("independent-sm80-sm90.usage", "sm_75", &rc);
     expect(rc == -1, "resources: an architecture the object lacks: none");
     resource_use none;
-    expect(resources_parse("nvcc fatal: no input files\n", NULL, &none) == -1, "resources: text without a kernel: none");
+    expect(grader_resources_parse("nvcc fatal: no input files\n", NULL, &none) == -1, "resources: text without a kernel: none");
 }
 
 static void test_warps(void)
 {
-    expect(resources_warps(217) == 9 && resources_warps(219) == 9 && resources_warps(255) == 8 &&
-               resources_warps(128) == 16 && resources_warps(168) == 12 && resources_warps(100) == 19 && resources_warps(16) == 64,
+    expect(grader_resources_warps(217) == 9 && grader_resources_warps(219) == 9 && grader_resources_warps(255) == 8 &&
+               grader_resources_warps(128) == 16 && grader_resources_warps(168) == 12 && grader_resources_warps(100) == 19 && grader_resources_warps(16) == 64,
            "resources: warps an SM's registers hold (allocated 8 a thread at a time, 64 at most)");
 }
 
@@ -85,14 +85,14 @@ static void test_overlap(void)
              I("1a40", "LDG.E R7, desc[UR10][R10.64]") I("1a50", "STS.128 [R20+0x200], R8")
              "%s" I("0010", "LDG.E R7, desc[UR10][R10.64]") I("0020", "FFMA R1, R2, R3, R1")
              I("0030", "STS [R20], R5"), arch90, arch80);
-    expect(resources_overlap(sass, NULL) == 3, "resources: the most FFMA between a global load and the shared store after it");
-    expect(resources_overlap(sass, "sm_90") == 3 && resources_overlap(sass, "sm_80") == 1,
+    expect(grader_resources_overlap(sass, NULL) == 3, "resources: the most FFMA between a global load and the shared store after it");
+    expect(grader_resources_overlap(sass, "sm_90") == 3 && grader_resources_overlap(sass, "sm_80") == 1,
            "resources: ... in one architecture's code");
     char async[1024];
     snprintf(async, sizeof async, "%s" I("0010", "LDGSTS.E.BYPASS.128 [R5], desc[UR8][R2.64]")
              I("0020", "LDG.E R7, desc[UR10][R10.64]") I("0030", "STS [R20], R5"), arch90);
-    expect(resources_overlap(async, NULL) == -1, "resources: copies by cp.async (LDGSTS): not counted");
-    expect(resources_overlap("arch = sm_90\n" I("0000", "FFMA R1, R2, R3, R1"), NULL) == -1,
+    expect(grader_resources_overlap(async, NULL) == -1, "resources: copies by cp.async (LDGSTS): not counted");
+    expect(grader_resources_overlap("arch = sm_90\n" I("0000", "FFMA R1, R2, R3, R1"), NULL) == -1,
            "resources: no global load stored to shared memory: not counted");
 }
 
@@ -106,30 +106,30 @@ static void test_sentence(void)
 {
     char out[REASON_LEN];
     resource_use ref = use(219, 0, 1024), spills = use(128, 664, 1024), waits = use(217, 0, 0), fits = use(255, 0, 1024);
-    resources_sentence(out, sizeof out, "08_warptiling", &spills, &ref);
+    grader_resources_sentence(out, sizeof out, "08_warptiling", &spills, &ref);
     expect(strstr(out, "128 registers a thread, 664 bytes of local memory a thread") &&
                strstr(out, "hold 16 warps") && strstr(out, "219 registers, no local memory") &&
                strstr(out, "9 warps") && strstr(out, "`make ptxas EX=08`") && !strstr(out, "waited for"),
            "resources: a kernel that spills is told so, beside the reference's registers");
-    resources_sentence(out, sizeof out, "08_warptiling", &waits, &ref);
+    grader_resources_sentence(out, sizeof out, "08_warptiling", &waits, &ref);
     expect(strstr(out, "does 0 multiply-adds") && strstr(out, "the reference does 1024 there") &&
                !strstr(out, "local memory a thread") && !strstr(out, "make profile"),
            "resources: a kernel that stores each tile as soon as it loads it is told that it waits for every load");
-    resources_sentence(out, sizeof out, "08_warptiling", &fits, &ref);
+    grader_resources_sentence(out, sizeof out, "08_warptiling", &fits, &ref);
     expect(strstr(out, "255 registers a thread, no local memory") && strstr(out, "hold 8 warps at most (1 block of") &&
                !strstr(out, "With fewer warps") && strstr(out, "fits as well"),
            "resources: 8 warps against the reference's 9 is one block of 256 threads either way: not called fewer");
     resource_use two = use(128, 0, 1024);
-    resources_sentence(out, sizeof out, "08_warptiling", &fits, &two);
+    grader_resources_sentence(out, sizeof out, "08_warptiling", &fits, &two);
     expect(strstr(out, "With fewer warps") && strstr(out, "16 warps"),
            "resources: fewer blocks' worth of warps than the reference's: said, with what would give more");
     fits.registers = 219;
-    resources_sentence(out, sizeof out, "08_warptiling", &fits, &ref);
+    grader_resources_sentence(out, sizeof out, "08_warptiling", &fits, &ref);
     expect(strstr(out, "fits as well as the reference") && strstr(out, "`make profile EX=08`"),
            "resources: resources like the reference's: where to look instead");
     resource_use worst = use(255, 99999, 0);
     snprintf(worst.kernel, sizeof worst.kernel, "%0120d", 7);
-    resources_sentence(out, sizeof out, "08_warptiling", &worst, &ref);
+    grader_resources_sentence(out, sizeof out, "08_warptiling", &worst, &ref);
     expect(strlen(out) < REASON_LEN - 1, "resources: the longest sentence fits in one advice line");
 }
 
@@ -161,22 +161,22 @@ static void test_explain(const char *dir)
     stage_result s = {.correct = 1, .ntiers = 1};
     snprintf(s.stage, sizeof s.stage, "08_warptiling");
     s.tiers[0] = (tier_result){.name = "pass", .graded = 1, .have_value = 1, .points = 0, .max = 4};
-    explain_resources(&s, &t, dir);
+    grader_explain_resources(&s, &t, dir);
     expect(s.nadvice == 1 && strstr(s.advice[0], "matmul_warptile (sm_90) 128 registers a thread, 664 bytes") &&
                strstr(s.advice[0], "219 registers") && strstr(s.advice[0], "does 0 multiply-adds"),
            "resources: a missed tier: the object's registers, spills and loads beside the table's row for its architecture");
     s.nadvice = 0;
     s.tiers[0].points = 4;
-    explain_resources(&s, &t, dir);
+    grader_explain_resources(&s, &t, dir);
     expect(s.nadvice == 0, "resources: every tier met: nothing said");
     s.tiers[0].points = 0;
     snprintf(s.stage, sizeof s.stage, "06_coarsening");
-    explain_resources(&s, &t, dir);
+    grader_explain_resources(&s, &t, dir);
     expect(s.nadvice == 0 && !s.note[0], "resources: a stage the table has no row of: nothing said, cuobjdump not run");
     snprintf(s.stage, sizeof s.stage, "08_warptiling");
     setenv("PATH", "/nonexistent", 1);
     unsetenv("NVCC");
-    explain_resources(&s, &t, dir);
+    grader_explain_resources(&s, &t, dir);
     expect(s.nadvice == 0 && strstr(s.note, "cuobjdump is not here"),
            "resources: no cuobjdump: a note says so, and the grade goes on");
     setenv("PATH", saved, 1);

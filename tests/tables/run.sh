@@ -87,18 +87,18 @@ int main(void)
     static rubric r;
     static tier_reference refs[MAX_REFERENCES];
     char err[512];
-    if (rubric_read("grader/rubric.tsv", &r, err, sizeof err))
+    if (grader_rubric_read("grader/rubric.tsv", &r, err, sizeof err))
         return printf("%s\n", err), 1;
-    const stage_rubric *s = rubric_stage(&r, "09_test");
+    const stage_rubric *s = grader_rubric_stage(&r, "09_test");
     double v = 0;
     int d = 0;
-    int n = references_read(".", refs, MAX_REFERENCES, err, sizeof err);
+    int n = grader_references_read(".", refs, MAX_REFERENCES, err, sizeof err);
     printf("points %d tiers %d", s ? s->correct_points : -1, s ? s->ntiers : -1);
     for (int k = 0; s && k < s->ntiers; k++) {
-        if (rubric_threshold(&s->tiers[k], "Any GPU", &v, &d))
+        if (grader_rubric_threshold(&s->tiers[k], "Any GPU", &v, &d))
             v = -1;
         printf(" %s=%g%s%s", s->tiers[k].name, v, d ? "(default)" : "",
-               reference_find(refs, n, "09_test", s->tiers[k].name) ? "+reference" : "");
+               grader_reference_find(refs, n, "09_test", s->tiers[k].name) ? "+reference" : "");
     }
     printf("\n");
     return 0;

@@ -50,12 +50,12 @@ static void problems(FILE *f, const class_rec *c, int st)
         if (!shown++)
             fputs("<table class=\"problems\">\n<tr><th>student</th><th>check</th><th>first message</th></tr>\n", f);
         fputs("<tr><td>", f);
-        html_put(f, s->shown);
+        report_html_put(f, s->shown);
         fputs("</td><td>", f);
-        html_put(f, s->points[st]);
+        report_html_put(f, s->points[st]);
         fputs("</td><td class=\"message\">", f);
-        char *a = anonymised(s, message);
-        html_put(f, a);
+        char *a = report_anonymised(s, message);
+        report_html_put(f, a);
         free(a);
         fputs("</td></tr>\n", f);
     }
@@ -65,7 +65,7 @@ static void problems(FILE *f, const class_rec *c, int st)
 static void check_section(FILE *f, const class_rec *c, int st)
 {
     stage_counts n = count_stage(c, st);
-    section_head(f, c->stages[st]);
+    report_section_head(f, c->stages[st]);
     fprintf(f, "<p class=\"counts\" data-sent=\"%d\" data-compiled=\"%d\" data-not-compiled=\"%d\" "
                "data-correct=\"%d\" data-wrong=\"%d\" data-skeleton=\"%d\">%d sent: %d compiled, %d did not "
                "compile; on the CPU emulator %d correct, %d wrong; %d still the skeleton; %d not submitted.</p>\n",
@@ -75,14 +75,14 @@ static void check_section(FILE *f, const class_rec *c, int st)
     fputs("</section>\n", f);
 }
 
-void check_page(FILE *f, const class_rec *c, int anon)
+void report_check_page(FILE *f, const class_rec *c, int anon)
 {
-    page_head(f, "Class check");
+    report_page_head(f, "Class check");
     fprintf(f, "<p class=\"summary\">%d students, checked without a GPU (make class CHECK=1); seed ", c->nstudents);
-    html_put(f, c->seed);
+    report_html_put(f, c->seed);
     fprintf(f, "%s. Each stage a student sent was built as a grade builds it and, where the lab has its CPU "
                "emulator, its checks ran there: no points, which the grading on a GPU gives. Each student's "
                "grade.log holds the build's messages and each emulated run's output.</p>\n",
             anon ? "; names replaced (student-NN)" : "");
-    page_body(f, c, check_section);
+    report_page_body(f, c, check_section);
 }

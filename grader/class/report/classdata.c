@@ -47,7 +47,7 @@ static void read_record(const char *out, class_rec *c, student_rec *s)
     char *path = lab_asprintf("%s/students/%s/grade.json", out, s->name);
     size_t len;
     int link;
-    char *text = read_plain(path, &len, &link);
+    char *text = report_read_plain(path, &len, &link);
     free(path);
     if (!text)
         return;
@@ -92,7 +92,7 @@ static void read_check(const char *out, class_rec *c, student_rec *s)
     s->messages = lab_alloc((size_t)(c->nstages + 1) * sizeof *s->messages);
     for (int i = 0; i < c->nstages; i++)
         s->messages[i] = lab_strdup("");
-    char *path = lab_asprintf("%s/students/%s/check.tsv", out, s->name), *text = read_plain(path, NULL, NULL);
+    char *path = lab_asprintf("%s/students/%s/check.tsv", out, s->name), *text = report_read_plain(path, NULL, NULL);
     free(path);
     for (char *line = text, *next; line && *line; line = next) {
         next = line + strcspn(line, "\n");
@@ -114,7 +114,7 @@ static void read_check(const char *out, class_rec *c, student_rec *s)
 /* Whether OUT is a check (make class CHECK=1): class.conf's check=1. */
 static int is_check(const char *out)
 {
-    char *path = lab_asprintf("%s/class.conf", out), *text = read_plain(path, NULL, NULL);
+    char *path = lab_asprintf("%s/class.conf", out), *text = report_read_plain(path, NULL, NULL);
     free(path);
     int check = text && (!strncmp(text, "check=1\n", 8) || strstr(text, "\ncheck=1\n"));
     free(text);
@@ -145,14 +145,14 @@ void class_read(const char *out, int anon, class_rec *c)
 {
     memset(c, 0, sizeof *c);
     char *path = lab_asprintf("%s/gradebook.csv", out);
-    char *text = read_plain(path, NULL, NULL);
+    char *text = report_read_plain(path, NULL, NULL);
     if (!text)
         lab_fatal(REPORT_FAILED, "no %s: run make class first (the report is made from its gradebook)", path);
     free(path);
     c->check = is_check(out);
     const char *p = text;
     char **head;
-    int nh = csv_line(&p, &head);
+    int nh = report_csv_line(&p, &head);
     /* student, [id], the stages (NN_name), [submitted, days_late,
      * late_penalty], total, max, status, seed, notes */
     if (nh < 6 || strcmp(head[0], "student") || strcmp(head[nh - 5], "total") || strcmp(head[nh - 1], "notes"))
@@ -167,9 +167,9 @@ void class_read(const char *out, int anon, class_rec *c)
     c->seed = lab_strdup("");
     while (*p) {
         char **f;
-        int n = csv_line(&p, &f);
+        int n = report_csv_line(&p, &f);
         if (n != nh || !*f[0]) {
-            fields_free(f, n);
+            report_fields_free(f, n);
             continue;
         }
         c->students = lab_grow(c->students, (size_t)(c->nstudents + 1) * sizeof *c->students);
@@ -187,12 +187,12 @@ void class_read(const char *out, int anon, class_rec *c)
             c->seed = lab_strdup(f[nh - 2]);
         }
         s->notes = lab_strdup(f[nh - 1]);
-        fields_free(f, n);
+        report_fields_free(f, n);
         read_record(out, c, s);
         if (c->check)
             read_check(out, c, s);
     }
-    fields_free(head, nh);
+    report_fields_free(head, nh);
     free(col);
     free(text);
     int *order = lab_alloc((size_t)(c->nstudents + 1) * sizeof *order);
@@ -213,7 +213,7 @@ void class_read(const char *out, int anon, class_rec *c)
     free(order);
 }
 
-char *anonymised(const student_rec *s, const char *text)
+char *report_anonymised(const student_rec *s, const char *text)
 {
     if (!strcmp(s->name, s->shown) || !*s->name)
         return lab_strdup(text);

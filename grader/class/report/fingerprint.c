@@ -44,19 +44,19 @@ static int in_sorted(const unsigned long long *v, int n, unsigned long long h)
     return n > 0 && bsearch(&h, v, (size_t)n, sizeof *v, by_value) != NULL;
 }
 
-unsigned long long *base_hashes(const char *src, size_t len, int *n)
+unsigned long long *report_base_hashes(const char *src, size_t len, int *n)
 {
     token *t;
-    int ntok = tokenize(src, len, &t);
+    int ntok = report_tokenize(src, len, &t);
     unsigned long long *h = kgram_hashes(t, ntok, n);
     free(t);
     qsort(h, (size_t)*n, sizeof *h, by_value);
     return h;
 }
 
-void fingerprint(doc *d, const unsigned long long *base, int nbase)
+void report_fingerprint(doc *d, const unsigned long long *base, int nbase)
 {
-    d->ntok = tokenize(d->src, d->len, &d->tok);
+    d->ntok = report_tokenize(d->src, d->len, &d->tok);
     int n;
     unsigned long long *h = kgram_hashes(d->tok, d->ntok, &n);
     d->all = lab_alloc((size_t)(n + 1) * sizeof *d->all);
@@ -90,7 +90,7 @@ void fingerprint(doc *d, const unsigned long long *base, int nbase)
     d->nprints = k;
 }
 
-double similarity(const doc *a, const doc *b, int *shared)
+double report_similarity(const doc *a, const doc *b, int *shared)
 {
     int i = 0, j = 0, same = 0;
     while (i < a->nprints && j < b->nprints) {
@@ -110,7 +110,7 @@ double similarity(const doc *a, const doc *b, int *shared)
     return small ? 100.0 * same / small : 0;
 }
 
-void mark_shared(const doc *a, const doc *b, unsigned char *marks)
+void report_mark_shared(const doc *a, const doc *b, unsigned char *marks)
 {
     memset(marks, 0, (size_t)a->ntok + 1);
     for (int i = 0, j = 0; i < a->nall && j < b->nall;) {

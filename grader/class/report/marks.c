@@ -39,7 +39,7 @@ static int parse_line(char *line, stage_mark *m)
     return 1;
 }
 
-stage_mark *marks_read(const char *path, char *const *stages, int n, double review)
+stage_mark *report_marks_read(const char *path, char *const *stages, int n, double review)
 {
     stage_mark *m = lab_alloc((size_t)n * sizeof *m);
     for (int s = 0; s < n; s++) {
@@ -51,7 +51,7 @@ stage_mark *marks_read(const char *path, char *const *stages, int n, double revi
     if (review >= 0)
         return m;
     size_t len;
-    char *text = read_plain(path, &len, NULL), *record = NULL;
+    char *text = report_read_plain(path, &len, NULL), *record = NULL;
     if (!text)
         lab_fatal(REPORT_USAGE, "cannot read %s: each stage's mark is there (research/similarity-class.sh "
                             "marks --write makes it), or say --review SCORE for one mark at every stage", path);
@@ -77,7 +77,7 @@ stage_mark *marks_read(const char *path, char *const *stages, int n, double revi
     return m;
 }
 
-char *mark_said(const stage_mark *m)
+char *report_mark_said(const stage_mark *m)
 {
     if (m->override)
         return lab_asprintf("Pairs at %.1f or above are marked for review (--review, every stage).", m->mark);
@@ -96,7 +96,7 @@ char *mark_said(const stage_mark *m)
     return said;
 }
 
-int mark_reached(const stage_mark *m, double score)
+int report_mark_reached(const stage_mark *m, double score)
 {
     return m->usable && score >= m->mark;
 }

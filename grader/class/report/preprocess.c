@@ -123,7 +123,7 @@ static char *cpp_complaint(const char *err, int status)
     return status ? lab_asprintf("the preprocessor ended with status %d", status) : NULL;
 }
 
-char *preprocess(const char *src, size_t len, size_t *out_len, char **why)
+char *report_preprocess(const char *src, size_t len, size_t *out_len, char **why)
 {
     *why = NULL;
     char tmpl[] = "/tmp/similarity-cpp.XXXXXX";
@@ -140,9 +140,9 @@ char *preprocess(const char *src, size_t len, size_t *out_len, char **why)
         written = 0;
     int status = written ? run_cpp(dir) : -1;
     size_t elen = 0;
-    char *said = read_plain(err, &elen, NULL);
+    char *said = report_read_plain(err, &elen, NULL);
     *why = written ? cpp_complaint(said, status) : lab_strdup("cannot write its input");
-    if (!*why && !(result = read_plain(out, out_len, NULL)))
+    if (!*why && !(result = report_read_plain(out, out_len, NULL)))
         *why = lab_strdup("it wrote nothing");
     unlink(in);
     unlink(out);

@@ -30,16 +30,16 @@ static const char *family_of(const char *stage)
     return "";
 }
 
-void section_head(FILE *f, const char *stage)
+void report_section_head(FILE *f, const char *stage)
 {
     fputs("<section class=\"stage\" id=\"stage-", f);
-    html_put(f, stage);
+    report_html_put(f, stage);
     fputs("\">\n<h2>", f);
-    html_put(f, stage);
+    report_html_put(f, stage);
     fputs("</h2>\n<p class=\"lesson\">", f);
     for (size_t i = 0; i < sizeof stage_table / sizeof *stage_table; i++)
         if (!strcmp(stage_table[i].name, stage))
-            html_put(f, stage_table[i].lesson);
+            report_html_put(f, stage_table[i].lesson);
     fputs("</p>\n", f);
 }
 
@@ -131,7 +131,7 @@ static int speed_panel(FILE *f, const class_rec *c, int st, const char *field, i
     top = top > 0 ? top * 1.1 : 1;
     double x0 = 60, span = W - 110;
     fprintf(f, "<text x=\"10\" y=\"%d\" class=\"ttl\">", y0 + 14);
-    html_put(f, words);
+    report_html_put(f, words);
     fprintf(f, " (%s): one dot a timed student</text>\n", field);
     fprintf(f, "<line class=\"axis\" x1=\"%.0f\" y1=\"%d\" x2=\"%.0f\" y2=\"%d\"/>\n", x0, y0 + 100, x0 + span,
             y0 + 100);
@@ -150,10 +150,10 @@ static int speed_panel(FILE *f, const class_rec *c, int st, const char *field, i
             double x = x0 + span * t->threshold / top;
             fprintf(f, "<line class=\"thr\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" data-tier=\"", x, y0 + 22,
                     x, y0 + 100);
-            html_put(f, t->name);
+            report_html_put(f, t->name);
             fprintf(f, "\" data-threshold=\"%.6g\"/>\n<text x=\"%.1f\" y=\"%d\" class=\"thrlabel\">", t->threshold,
                     x + 3, y0 + 30 + 11 * k);
-            html_put(f, t->name);
+            report_html_put(f, t->name);
             fprintf(f, " %s %.3g%s</text>\n", !strcmp(t->op, "<=") ? "&lt;=" : "&gt;=", t->threshold, unit);
         }
     }
@@ -169,9 +169,9 @@ static int speed_panel(FILE *f, const class_rec *c, int st, const char *field, i
             int y = y0 + 40 + (n++ * 7) % 56;   /* spread so that equal values stay visible */
             fprintf(f, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%d\" r=\"4\" data-student=\"", r->flagged ? "flag" : "dot",
                     x, y);
-            html_put(f, s->shown);
+            report_html_put(f, s->shown);
             fprintf(f, "\" data-value=\"%.6g\"><title>", t->value);
-            html_put(f, s->shown);
+            report_html_put(f, s->shown);
             fprintf(f, ": %.4g%s%s%s</title></circle>\n", t->value, unit, r->flagged ? " (flagged)" : "",
                     t->value > top ? ", off the scale" : "");
             break;
@@ -209,8 +209,8 @@ static void stage_chart(FILE *f, const class_rec *c, int st)
 static void why(FILE *f, const student_rec *s, const stage_rec *r)
 {
     if (*r->reason) {
-        char *a = anonymised(s, r->reason), *w = first_words(a, 160);
-        html_put(f, w);
+        char *a = report_anonymised(s, r->reason), *w = first_words(a, 160);
+        report_html_put(f, w);
         free(w);
         free(a);
         return;
@@ -225,7 +225,7 @@ static void why(FILE *f, const student_rec *s, const stage_rec *r)
         if (t->points >= t->max)
             continue;
         fputc(' ', f);
-        html_put(f, t->name);
+        report_html_put(f, t->name);
         if (t->have_value && t->have_threshold) {
             const char *unit;
             field_words("", t->field, &unit);
@@ -237,7 +237,7 @@ static void why(FILE *f, const student_rec *s, const stage_rec *r)
 
 static void stage_section(FILE *f, const class_rec *c, int st)
 {
-    section_head(f, c->stages[st]);
+    report_section_head(f, c->stages[st]);
     stage_chart(f, c, st);
     int lost = 0, flagged = 0, timed_out = 0, compile = 0;
     fputs("<h3>Lost points</h3>\n<table class=\"lost\">\n<tr><th>student</th><th>points</th><th>why</th></tr>\n", f);
@@ -251,7 +251,7 @@ static void stage_section(FILE *f, const class_rec *c, int st)
         timed_out += strstr(r->reason, "timed out") != NULL;
         compile += !strncmp(r->reason, "did not compile", 15);
         fputs("<tr><td>", f);
-        html_put(f, s->shown);
+        report_html_put(f, s->shown);
         fprintf(f, "</td><td>%d/%d</td><td>", r->points, r->max);
         why(f, s, r);
         fputs("</td></tr>\n", f);
@@ -266,11 +266,11 @@ static void stage_section(FILE *f, const class_rec *c, int st)
             const stage_rec *r = &s->stages[st];
             if (!r->present || strncmp(r->reason, "did not compile", 15))
                 continue;
-            char *a = anonymised(s, r->reason), *w = first_words(a, 400);
+            char *a = report_anonymised(s, r->reason), *w = first_words(a, 400);
             fputs("<pre class=\"err\">", f);
-            html_put(f, s->shown);
+            report_html_put(f, s->shown);
             fputs(": ", f);
-            html_put(f, w);
+            report_html_put(f, w);
             fputs("</pre>\n", f);
             free(w);
             free(a);
@@ -284,42 +284,42 @@ static void totals(FILE *f, const class_rec *c)
     fputs("<section class=\"totals\" id=\"totals\">\n<h2>Totals</h2>\n<table class=\"totals\">\n<tr><th>student</th>", f);
     for (int st = 0; st < c->nstages; st++) {
         fputs("<th>", f);
-        html_put(f, c->stages[st]);
+        report_html_put(f, c->stages[st]);
         fputs("</th>", f);
     }
     fputs(c->check ? "<th>status</th><th>notes</th></tr>\n" : "<th>total</th><th>status</th><th>notes</th></tr>\n", f);
     for (int i = 0; i < c->nstudents; i++) {
         const student_rec *s = &c->students[i];
         fputs("<tr><td>", f);
-        html_put(f, s->shown);
+        report_html_put(f, s->shown);
         fputs("</td>", f);
         for (int st = 0; st < c->nstages; st++) {
             fputs("<td class=\"pts\" data-stage=\"", f);
-            html_put(f, c->stages[st]);
+            report_html_put(f, c->stages[st]);
             fputs("\" data-student=\"", f);
-            html_put(f, s->shown);
+            report_html_put(f, s->shown);
             fputs("\">", f);
-            html_put(f, s->points[st]);
+            report_html_put(f, s->points[st]);
             fputs("</td>", f);
         }
         if (!c->check) {
             fputs("<td class=\"total\">", f);
             if (*s->total || *s->max) {
-                html_put(f, s->total);
+                report_html_put(f, s->total);
                 fputs("/", f);
-                html_put(f, s->max);
+                report_html_put(f, s->max);
             }
             fputs("</td>", f);
         }
         fputs("<td>", f);
-        html_put(f, s->status);
+        report_html_put(f, s->status);
         fputs("</td><td class=\"notes\">", f);
-        char *notes = anonymised(s, s->notes);
+        char *notes = report_anonymised(s, s->notes);
         if (s->record_error) {
-            html_put(f, s->record_error);
+            report_html_put(f, s->record_error);
             fputs("; ", f);
         }
-        html_put(f, notes);
+        report_html_put(f, notes);
         free(notes);
         fputs("</td></tr>\n", f);
     }
@@ -338,7 +338,7 @@ static const char *style =
     "@media print{body{max-width:none;margin:0;font-size:10pt}section{break-inside:avoid-page}"
     "section.totals{break-before:page}.dot{fill-opacity:1}}\n";
 
-void page_head(FILE *f, const char *title)
+void report_page_head(FILE *f, const char *title)
 {
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>%s</title>\n"
                "<style>\n%s</style>\n</head>\n<body>\n<h1>%s</h1>\n",
@@ -346,14 +346,14 @@ void page_head(FILE *f, const char *title)
 }
 
 /* After the summary: the links, each stage's section, the totals. */
-void page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int))
+void report_page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int))
 {
     fputs("<nav><p>", f);
     for (int st = 0; st < c->nstages; st++) {
         fputs("<a href=\"#stage-", f);
-        html_put(f, c->stages[st]);
+        report_html_put(f, c->stages[st]);
         fputs("\">", f);
-        html_put(f, c->stages[st]);
+        report_html_put(f, c->stages[st]);
         fputs("</a> ", f);
     }
     fputs("<a href=\"#totals\">totals</a></p></nav>\n", f);
@@ -365,7 +365,7 @@ void page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_
 
 static void page(FILE *f, const class_rec *c, int anon)
 {
-    page_head(f, "Class report");
+    report_page_head(f, "Class report");
     fputs("<p class=\"summary\">", f);
     int graded = 0;
     double sum = 0;
@@ -379,14 +379,14 @@ static void page(FILE *f, const class_rec *c, int anon)
         fprintf(f, ", a mean total of %.1f", sum / graded);
     if (c->gpu) {
         fputs("; graded on ", f);
-        html_put(f, c->gpu);
+        report_html_put(f, c->gpu);
     }
     fputs("; seed ", f);
-    html_put(f, c->seed);
+    report_html_put(f, c->seed);
     fprintf(f, "%s. Each stage: the points, the speed figure its tiers are scored on with their thresholds "
                "(a red dot: a time the grader flagged as impossible), and who lost points and why.</p>\n",
             anon ? "; names replaced (student-NN)" : "");
-    page_body(f, c, stage_section);
+    report_page_body(f, c, stage_section);
 }
 
 int main(int argc, char **argv)
@@ -413,7 +413,7 @@ int main(int argc, char **argv)
     if (!f)
         lab_fatal(REPORT_FAILED, "cannot write %s", tmp);
     if (c.check)
-        check_page(f, &c, anon);
+        report_check_page(f, &c, anon);
     else
         page(f, &c, anon);
     if (fclose(f) || rename(tmp, path))

@@ -34,15 +34,15 @@ enum { REPORT_OK = 0, REPORT_FAILED = 1, REPORT_USAGE = 2 };
 /* ================================================================ text.c */
 /* A regular file's bytes (NUL-terminated, length in *len), or NULL. A link
  * is not followed: NULL with *is_link set (is_link may be NULL). */
-char *read_plain(const char *path, size_t *len, int *is_link);
+char *report_read_plain(const char *path, size_t *len, int *is_link);
 /* Text into an HTML page: & < > " ' escaped, control bytes and invalid
  * UTF-8 shown as '?'. */
-void html_put(FILE *f, const char *s);
-void html_putn(FILE *f, const char *s, size_t n);
+void report_html_put(FILE *f, const char *s);
+void report_html_putn(FILE *f, const char *s, size_t n);
 /* The fields of one CSV line at *p (quotes as RFC 4180); *p moves to the
  * next line. Returns the count, fields in *out (free with fields_free). */
-int csv_line(const char **p, char ***out);
-void fields_free(char **f, int n);
+int report_csv_line(const char **p, char ***out);
+void report_fields_free(char **f, int n);
 
 /* ========================================================== classdata.c */
 typedef struct {
@@ -85,21 +85,21 @@ typedef struct {
 void class_read(const char *out, int anon, class_rec *c);
 /* Text with every occurrence of the student's name replaced by the name
  * shown (new string): a compile error can carry a path with the name. */
-char *anonymised(const student_rec *s, const char *text);
+char *report_anonymised(const student_rec *s, const char *text);
 
 /* ============================================================= report.c */
 /* A stage's section opened: its heading and its lesson (stages.tsv). */
-void section_head(FILE *f, const char *stage);
+void report_section_head(FILE *f, const char *stage);
 /* The page's head: doctype, style, title, up to the end of its <h1>. */
-void page_head(FILE *f, const char *title);
+void report_page_head(FILE *f, const char *title);
 /* The rest of the page after its summary: links to each stage and to the
  * totals, each stage's section (section), the totals, the page's end. */
-void page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int));
+void report_page_body(FILE *f, const class_rec *c, void (*section)(FILE *, const class_rec *, int));
 
 /* ========================================================== checkpage.c */
 /* The page of a check: per stage, what compiled and what was correct on the
  * CPU emulator, each student's first message; then the totals. */
-void check_page(FILE *f, const class_rec *c, int anon);
+void report_check_page(FILE *f, const class_rec *c, int anon);
 
 /* ============================================================= tokens.c */
 /* One token: its class (a small number; identifiers all share one, each
@@ -111,13 +111,13 @@ typedef struct {
 } token;
 /* The tokens of a CUDA C source; comments, layout, preprocessor lines and
  * empty statements dropped. Returns the count, the array in *out (free it). */
-int tokenize(const char *src, size_t len, token **out);
+int report_tokenize(const char *src, size_t len, token **out);
 
 /* ========================================================= preprocess.c */
 /* src as the host compiler's C preprocessor gives it (macros expanded,
  * no #line markers), reading no file: the text (length in *out_len), or
  * NULL with why in *why (new strings). */
-char *preprocess(const char *src, size_t len, size_t *out_len, char **why);
+char *report_preprocess(const char *src, size_t len, size_t *out_len, char **why);
 
 /* ======================================================== fingerprint.c */
 /* A k-gram of tokens: its hash and the token it starts at. */
@@ -151,14 +151,14 @@ typedef struct {
 #define SIM_W 6
 #endif
 /* The k-gram hashes of the base code (the skeleton), sorted; count in *n. */
-unsigned long long *base_hashes(const char *src, size_t len, int *n);
+unsigned long long *report_base_hashes(const char *src, size_t len, int *n);
 /* Tokens, k-grams and fingerprints of d->src, those of the base left out. */
-void fingerprint(doc *d, const unsigned long long *base, int nbase);
+void report_fingerprint(doc *d, const unsigned long long *base, int nbase);
 /* How alike a and b are, 0 to 100: the share of the smaller one's
  * fingerprints that the other has too. */
-double similarity(const doc *a, const doc *b, int *shared);
+double report_similarity(const doc *a, const doc *b, int *shared);
 /* Mark (1) each token of a that starts or is inside a k-gram b has too. */
-void mark_shared(const doc *a, const doc *b, unsigned char *marks);
+void report_mark_shared(const doc *a, const doc *b, unsigned char *marks);
 
 /* ============================================================== marks.c */
 /* A stage's review mark and what it was measured from. */
@@ -174,11 +174,11 @@ typedef struct {
 /* The mark of each of the n stages from marks.tsv at path; review >= 0
  * (--review) is every stage's mark instead. Exits when path cannot be read
  * or a line is not of its form. */
-stage_mark *marks_read(const char *path, char *const *stages, int n, double review);
+stage_mark *report_marks_read(const char *path, char *const *stages, int n, double review);
 /* What the page says of a stage's mark (new string). */
-char *mark_said(const stage_mark *m);
+char *report_mark_said(const stage_mark *m);
 /* 1 when a pair of this score is marked for review. */
-int mark_reached(const stage_mark *m, double score);
+int report_mark_reached(const stage_mark *m, double score);
 
 /* ============================================================ simpage.c */
 /* One compared pair of a stage. */
@@ -192,6 +192,6 @@ typedef struct {
 /* similarity.html: per stage, its mark said, the ranking, then each pair
  * marked for review (and the top few in any case) side by side, the shared
  * runs marked. Pairs come sorted by stage, then score. */
-void sim_page(FILE *f, const sim_pair *p, int n, const stage_mark *marks, int nstages, const char *how);
+void report_sim_page(FILE *f, const sim_pair *p, int n, const stage_mark *marks, int nstages, const char *how);
 
 #endif /* REPORT_H */

@@ -45,7 +45,7 @@ static char **listing(const char *dir, int *n)
     *n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || is_os_litter(e->d_name))
+        if (e->d_name[0] == '.' || intake_is_os_litter(e->d_name))
             continue;
         v = lab_grow(v, (size_t)(*n + 1) * sizeof *v);
         v[(*n)++] = lab_strdup(e->d_name);
@@ -89,7 +89,7 @@ static void warn_entry(const char *who, const char *why)
  * (freed or returned) when it cannot be had, said so. */
 static char *compared_text(const char *who, char *src, size_t *len)
 {
-    char *why = NULL, *text = preprocess(src, *len, len, &why);
+    char *why = NULL, *text = report_preprocess(src, *len, len, &why);
     if (text) {
         free(src);
         return text;
@@ -147,7 +147,7 @@ static char *stage_root(const corpus *c, const char *who, const char *root, int 
             warn_entry(who, "its one folder is a link: refused (plain files and folders only)");
         free(only);
     }
-    fields_free(names, names ? n : 0);
+    report_fields_free(names, names ? n : 0);
     return found;
 }
 
@@ -164,7 +164,7 @@ static void take_student(corpus *c, const char *who, const char *root)
             char *path = lab_asprintf("%s/kernel.cu", sd);
             int k = kind_of(sd), link = 0;
             size_t len;
-            char *src = k == 'd' ? read_plain(path, &len, &link) : NULL;
+            char *src = k == 'd' ? report_read_plain(path, &len, &link) : NULL;
             if (k == 'l' || link) {
                 char *why = lab_asprintf("%s%s%s is a link: refused (plain files only)", in_ex ? "exercises/" : "",
                                  c->stages[s], k == 'l' ? "" : "/kernel.cu");
@@ -211,7 +211,7 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
     int n = 0;
     if (!class_out && kind_of(top) != 'd')
         lab_fatal(REPORT_USAGE, "cannot read %s: say SUBMISSIONS=dir, the folder make class takes", top);
-    if (!class_out && (n = name_entries(top, NULL, &e, &why)) < 0)
+    if (!class_out && (n = intake_name_entries(top, NULL, &e, &why)) < 0)
         lab_fatal(NAMES_REFUSED, "%s: %s", top, why);
     char **names = class_out ? listing(top, &n) : NULL;
     if (class_out && !names)
@@ -219,15 +219,15 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
     for (int i = 0; i < n; i++) {
         const char *entry = class_out ? names[i] : e[i].entry, *who = class_out ? names[i] : e[i].name;
         char *path = lab_asprintf("%s/%s", top, entry);
-        if (class_out && !name_is_clean(who))
+        if (class_out && !intake_name_is_clean(who))
             warn_entry(who, "not a name make class gives: skipped");
         else
             take_entry(c, entry, who, path, !class_out && e[i].archive, class_out);
         free(path);
     }
     if (class_out)
-        fields_free(names, n);
-    named_entries_free(e, class_out ? 0 : n);
+        report_fields_free(names, n);
+    intake_named_entries_free(e, class_out ? 0 : n);
     free(top);
 }
 
@@ -243,13 +243,13 @@ static void take_folder(corpus *c, const char *root, const char *rel, const char
             continue;
         char *path = lab_asprintf("%s/%s", full, names[i]), *who = lab_asprintf("%s%s/%s", prefix, rel, names[i]);
         size_t len;
-        char *src = read_plain(path, &len, NULL);
+        char *src = report_read_plain(path, &len, NULL);
         if (src)
             add_doc(c, who, 1, src, len, s);
         free(path);
         free(who);
     }
-    fields_free(names, names ? n : 0);
+    report_fields_free(names, names ? n : 0);
     free(full);
 }
 
@@ -319,7 +319,7 @@ static int write_csv(const char *path, const sim_pair *pairs, int npairs)
         csv_put(f, pairs[k].a->who);
         fputc(',', f);
         csv_put(f, pairs[k].b->who);
-        int reached = mark_reached(pairs[k].mark, pairs[k].score);
+        int reached = report_mark_reached(pairs[k].mark, pairs[k].score);
         fprintf(f, ",%.1f,%s\n", pairs[k].score, !pairs[k].mark->usable ? "none" : reached ? "yes" : "no");
         marked += reached;
     }
@@ -348,7 +348,7 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
             continue;
         c->stages[c->nstages++] = lab_strdup(names[i]);
     }
-    fields_free(names, n);
+    report_fields_free(names, n);
     free(ex);
     if (!c->nstages)
         lab_fatal(REPORT_USAGE, "no stage of %s matches \"%s\" (EX=\"03 07\")", lab, want ? want : "");
@@ -361,15 +361,15 @@ static void compare_stage(corpus *c, const char *lab, int s)
 {
     char *sk = lab_asprintf("%s/exercises/%s/kernel.cu", lab, c->stages[s]);
     size_t len = 0;
-    char *base_src = read_plain(sk, &len, NULL);
+    char *base_src = report_read_plain(sk, &len, NULL);
     if (!base_src)
         lab_fatal(REPORT_USAGE, "no %s: the skeleton is the base code every file is stripped of", sk);
     base_src = compared_text(sk, base_src, &len);
     int nbase = 0;
-    unsigned long long *base = base_hashes(base_src, len, &nbase);
+    unsigned long long *base = report_base_hashes(base_src, len, &nbase);
     for (int i = 0; i < c->ndocs; i++)
         if (c->docs[i].stage == s)
-            fingerprint(&c->docs[i], base, nbase);
+            report_fingerprint(&c->docs[i], base, nbase);
     for (int i = 0; i < c->nstudent_docs; i++) {
         doc *a = &c->docs[i];
         if (a->stage != s)
@@ -389,7 +389,7 @@ static void compare_stage(corpus *c, const char *lab, int s)
             p->mark = &c->marks[s];
             p->a = a;
             p->b = b;
-            p->score = similarity(a, b, &p->shared);
+            p->score = report_similarity(a, b, &p->shared);
         }
     }
     free(base);
@@ -440,7 +440,7 @@ int main(int argc, char **argv)
     corpus c = {0};
     pick_stages(&c, o.lab, o.want);
     char *marks = o.marks ? lab_strdup(o.marks) : lab_asprintf("%s/grader/class/report/marks.tsv", o.lab);
-    c.marks = marks_read(marks, c.stages, c.nstages, o.review);
+    c.marks = report_marks_read(marks, c.stages, c.nstages, o.review);
     take_submissions(&c, o.subs, o.class_out);
     c.nstudent_docs = c.ndocs;
     for (int s = 0; s < c.nstages; s++)
@@ -463,7 +463,7 @@ int main(int argc, char **argv)
                      "empty statements forgotten, %d-token runs, winnowed as MOSS does (a window "
                      "of %d).",
                      c.own, c.nothing, SIM_K, SIM_W);
-    sim_page(f, pairs, npairs, c.marks, c.nstages, how);
+    report_sim_page(f, pairs, npairs, c.marks, c.nstages, how);
     if (fclose(f))
         lab_fatal(REPORT_FAILED, "cannot write %s", html);
     printf("similarity: %s and %s: %d pairs, %d marked for review at their stage's mark (%s; for a person to "

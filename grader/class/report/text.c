@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *read_plain(const char *path, size_t *len, int *is_link)
+char *report_read_plain(const char *path, size_t *len, int *is_link)
 {
     if (is_link)
         *is_link = 0;
@@ -40,19 +40,7 @@ char *read_plain(const char *path, size_t *len, int *is_link)
     return buf;
 }
 
-/* The length of a valid UTF-8 sequence at s (of at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t k = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-    if (!k || k > n)
-        return 0;
-    for (size_t i = 1; i < k; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return k;
-}
-
-void html_putn(FILE *f, const char *s, size_t n)
+void report_html_putn(FILE *f, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n && u[i]; i++) {
@@ -70,7 +58,7 @@ void html_putn(FILE *f, const char *s, size_t n)
             } else if (c < 0x80) {
                 fputc(c, f);
             } else {
-                size_t k = utf8_len(u + i, n - i);
+                size_t k = lab_utf8_len(u + i, n - i);
                 if (!k) {
                     fputc('?', f);
                 } else {
@@ -82,12 +70,12 @@ void html_putn(FILE *f, const char *s, size_t n)
     }
 }
 
-void html_put(FILE *f, const char *s)
+void report_html_put(FILE *f, const char *s)
 {
-    html_putn(f, s ? s : "", s ? strlen(s) : 0);
+    report_html_putn(f, s ? s : "", s ? strlen(s) : 0);
 }
 
-int csv_line(const char **p, char ***out)
+int report_csv_line(const char **p, char ***out)
 {
     const char *c = *p;
     char **f = NULL;
@@ -128,7 +116,7 @@ int csv_line(const char **p, char ***out)
     return n;
 }
 
-void fields_free(char **f, int n)
+void report_fields_free(char **f, int n)
 {
     for (int i = 0; i < n; i++)
         free(f[i]);

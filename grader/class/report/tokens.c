@@ -59,7 +59,7 @@ static size_t op_at(const char *s, unsigned *kind)
     return 1;
 }
 
-int tokenize(const char *src, size_t len, token **out)
+int report_tokenize(const char *src, size_t len, token **out)
 {
     size_t cap = 256, n = 0, i = 0;
     unsigned line = 1;
