@@ -112,8 +112,20 @@ count_suite() {
     mkdir -p build/tests/suites && cp "$suite_dir/$k.out" "build/tests/suites/$prefix.log"
 }
 
+# still_running SHOWN NEXT: one line naming the suites started and not yet
+# shown, every 5 s of waiting for the next one's output (a suite is shown
+# whole when it ends, and some take minutes)
+still_running() {
+    local i names=""
+    for ((i = $1; i < $2; i++)); do
+        [ -e "$suite_dir/$i.secs" ] || names+=" ${suite_names[$i]}"
+    done
+    echo "   ... still running:${names:- (none)} (the suites began $((SECONDS - run_start)) s ago)"
+}
+
 run_suites() {
-    local jobs=$1 n=${#suite_names[@]} next=0 shown=0
+    local jobs=$1 n=${#suite_names[@]} next=0 shown=0 waited=0
+    run_start=$SECONDS
     suite_dir=$(mktemp -d "${TMPDIR:-/tmp}/lab-suites.XXXXXX") || exit 2
     trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$suite_dir"' EXIT
     while [ $shown -lt "$n" ]; do
@@ -124,8 +136,11 @@ run_suites() {
         if [ -e "$suite_dir/$shown.secs" ]; then
             count_suite $shown
             shown=$((shown + 1))
+            waited=0
         else
             sleep 0.5
+            waited=$((waited + 1))
+            [ $((waited % 10)) = 0 ] && still_running $shown $next
         fi
     done
 }
