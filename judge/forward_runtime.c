@@ -11,12 +11,14 @@
  * are never read or sent, so a fat binary in a byte array registers names
  * the server cannot find.
  *
- * Launches and memsets are queued and sent together, when the runner's
- * calls are done or a query needs an answer (their errors come back in
- * cudaGetLastError, which asks the server, as the runtime's do): one write
- * and one wake-up of the server for a batch's launches, as a process's
- * own launches cost no system call at all. A query waits for its answer. Anything else a kernel.cu calls does not link: the
- * CUDA runtime is not in the program.
+ * A launch or a memset is sent as it is made, without waiting for an
+ * answer (its error comes back in cudaGetLastError, which asks the server,
+ * as the runtime's do): the server launches it while the runner's host
+ * code goes on, so the GPU starts a batch's first call at once (sent
+ * together at the batch's end, the calls waited for all of the runner's
+ * host code: MEASUREMENTS.md, "The tip on an H200"). A query waits for its
+ * answer. Anything else a kernel.cu calls does not link: the CUDA runtime
+ * is not in the program.
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -88,6 +90,7 @@ void lab_fwd_queue(uint32_t op, const void *a, uint32_t alen, const void *b, uin
 static void send_async(uint32_t op, const void *a, uint32_t alen, const void *b, uint32_t blen)
 {
     lab_fwd_queue(op, a, alen, b, blen);
+    lab_fwd_flush();
 }
 
 /* A query and its answer: the reply's status; value and up to len bytes

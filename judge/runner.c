@@ -58,7 +58,7 @@ int main(void)
             lab_fwd_queue(LAB_FWD_HELLO_DONE, lab_family_name, (uint32_t)strlen(lab_family_name) + 1, NULL, 0);
         } else if (h.op == LAB_FWD_CALLS) {
             int32_t err = run_calls(&p.calls, h.len);
-            /* the calls' launches and their end, in one write */
+            /* the calls' end (each launch went out as it was made) */
             lab_fwd_queue(LAB_FWD_CALLS_DONE, &err, sizeof err, NULL, 0);
         } else {
             return 0; /* QUIT, or anything else */
