@@ -8,7 +8,7 @@
  * input sets, after one L2 flush of this process's own, in one request to
  * wherever the calls run (timed_batch); what the clock adds (the fresh
  * inputs, the flush, the round trip, the check of the outputs) measured
- * with a no-op in each call's place, through the echo runner for a
+ * with one no-op in the calls' place, through the echo runner for a
  * runner's calls (it holds no student code) or here, and subtracted; the
  * write-back of a call's output that the next call pays taken off;
  * canaries between the student's batches (flush.cu has the flush, the
@@ -93,7 +93,7 @@ typedef struct {
  * GPU, counting into *bad, and the clock stops when that check is done: a
  * runner that answers before its work is finished has it timed, or fails
  * the check. `empty`: the same steps, the fresh inputs and the flush
- * included, with a no-op for each call, on the side the backend names for
+ * included, with one no-op in the calls' place, on the side the backend names for
  * it (the echo runner for a runner's calls: the student's code is not in
  * it): what the clock adds, for lab_time to subtract. */
 static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_batch_bad *bad, int empty)
@@ -119,18 +119,18 @@ static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_ba
     const double inputs = lab_now_ms();
     if (side == LAB_HERE)
         CUDA_CHECK(cudaEventRecord(e0));
-    /* a runner's empty batch is one no-op: what the clock adds there is the
-     * round trips, the GPU's switch to the device server's context, one
-     * launch and the synchronization; the server's launches (about 5 us of
-     * host time each on an H200) are hidden behind a call's GPU work and
-     * would not be behind no-ops, so a no-op a call took them off the
-     * calls too (judge/README.md, "Timing by the judge's clock") */
+    /* an empty batch is one no-op, here or in a runner: what the clock adds
+     * is the round trips (a runner's), one launch and the synchronization.
+     * A call's launch is hidden behind the GPU work of the call before it; a
+     * no-op a call would take the no-ops' own time on the GPU (about 1 us
+     * each on an H200) off every call as well (judge/README.md, "Timing by
+     * the judge's clock") */
     for (int i = 0; i < count; i++) {
         if (!empty)
             k->call(ctx, first + i); /* the student's: run here, or queued for its runner */
-        else if (side != LAB_HERE && i == 0)
+        else if (i == 0 && side != LAB_HERE)
             lab_backend_queue_noop(side);
-        else if (side == LAB_HERE)
+        else if (i == 0)
             lab_noop_here();
     }
     if (side != LAB_HERE) {
