@@ -17,7 +17,7 @@
  *                  shields from its own signals (abort() would not abort).
  *
  * --no-gpu: PROGRAM may not open the GPU's devices (a runner, whose CUDA
- * calls go to its device server: judge/forward.h).
+ * calls go to its device server: judge/forward.h), nor start threads.
  * --probe sets every layer up in a child that then exits, and prints one
  * line: what confinement this machine gives, or why it gives none.
  * --build confines a compiler (confine.h says how), under limits: its time
@@ -112,7 +112,7 @@ static void program(const confine_paths *paths, char *const argv[], const char *
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if ((!g_without_landlock && confine_landlock(paths, why, sizeof why)) ||
         (!g_without_caps && confine_drop_capabilities(g_root && g_left_root, why, sizeof why)) ||
-        (!g_without_seccomp && confine_seccomp(g_exec_self, paths->build, why, sizeof why)))
+        (!g_without_seccomp && confine_seccomp(g_exec_self, paths->build, !paths->no_gpu, why, sizeof why)))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if (probe) {
         printf("confined: %sPID, mount, network and IPC namespaces%s; Landlock ABI %d; "

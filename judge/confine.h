@@ -149,8 +149,9 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len);
 /* Install the system-call filter (sets no_new_privs). The one exec it
  * lets through is the execveat whose path argument is the pointer exec_path:
  * the caller's own exec of the program; processes: a build's filter, where
- * new processes and programs are allowed. -1 with why. */
-int confine_seccomp(const void *exec_path, int processes, char *why, size_t len);
+ * new processes and programs are allowed; threads: 0 refuses new threads
+ * too (a runner with no GPU). -1 with why. */
+int confine_seccomp(const void *exec_path, int processes, int threads, char *why, size_t len);
 
 /* -------------------------------------------------------- confine_build.c */
 

@@ -6,8 +6,9 @@
  * instruction). It refuses, with an error the program can see:
  *
  *   - new processes: fork, vfork, clone without CLONE_THREAD (threads, which
- *     the CUDA runtime starts, are allowed), clone3 (whose flags a filter
- *     cannot read: ENOSYS makes libc fall back to clone);
+ *     the CUDA runtime starts, are allowed, but not to a runner with no
+ *     GPU: confine --no-gpu), clone3 (whose flags a filter cannot read:
+ *     ENOSYS makes libc fall back to clone);
  *   - other programs: execve, and execveat but the one confine makes;
  *   - code that was not linked in: memory never becomes executable unless
  *     it maps a file privately and read-only (what the loader does with a
@@ -225,8 +226,9 @@ static void no_network(filter *p)
 }
 
 /* A program (not a build): no process, no other program, and no memory
- * that becomes code unless it maps a file, privately and read-only. */
-static void one_program_of_linked_code(filter *p, const void *exec_path)
+ * that becomes code unless it maps a file, privately and read-only; no
+ * thread either where `threads` is 0. */
+static void one_program_of_linked_code(filter *p, const void *exec_path, int threads)
 {
     for (size_t i = 0; i < sizeof DENIED_TO_A_PROGRAM / sizeof DENIED_TO_A_PROGRAM[0]; i++)
         refuse_call(p, DENIED_TO_A_PROGRAM[i], RET_ERRNO(EPERM));
@@ -235,7 +237,13 @@ static void one_program_of_linked_code(filter *p, const void *exec_path)
     refuse_call(p, __NR_clone3, RET_ERRNO(ENOSYS));
 #endif
     /* clone: threads (CLONE_THREAD in the low word of the flags, the first
-     * argument on both architectures) yes, processes no */
+     * argument on both architectures) yes, processes no; a runner with no
+     * GPU (confine --no-gpu) has no CUDA runtime to start threads, and
+     * threads of its own could keep every core busy while the judge times
+     * an empty batch beside it (the clock would count that wait as what a
+     * round trip costs, and take it off the student's calls): none */
+    if (!threads)
+        refuse_call(p, __NR_clone, RET_ERRNO(EPERM));
     load(p, offsetof(struct seccomp_data, nr));
     int is_clone = jump(p, BPF_JEQ, __NR_clone);
     jump_here(p, is_clone, 1);
@@ -280,7 +288,7 @@ static void one_program_of_linked_code(filter *p, const void *exec_path)
     refuse_call_unless_arg(p, __NR_personality, 0, 0xffffffffu, RET_ERRNO(EPERM));
 }
 
-int confine_seccomp(const void *exec_path, int processes, char *why, size_t len)
+int confine_seccomp(const void *exec_path, int processes, int threads, char *why, size_t len)
 {
     static filter p;
     p.n = 0;
@@ -290,7 +298,7 @@ int confine_seccomp(const void *exec_path, int processes, char *why, size_t len)
         refuse_call(&p, DENIED[i], RET_ERRNO(EPERM));
     /* a build: processes and programs; the rest of the list stays refused */
     if (!processes)
-        one_program_of_linked_code(&p, exec_path);
+        one_program_of_linked_code(&p, exec_path, threads);
     ret(&p, SECCOMP_RET_ALLOW);
     if (p.n > MAX) {
         snprintf(why, len, "the system-call filter is too long (%d instructions, %d at most)", p.n, MAX);

@@ -154,6 +154,11 @@ check "confine: /dev/shm is private to the run (usable inside, nothing left outs
 echo "== confinement: what a kernel launcher needs still works"
 o=$(run_confined thread "" 2>&1); st=$?
 check "confine: threads can be started (the CUDA runtime starts some)" "$([ $st = 0 ]; echo $?)" "$o"
+# a runner with no GPU (the judge's, of the student's host code) has no
+# CUDA runtime: threads of its own could only keep the cores busy while the
+# judge times an empty batch beside it
+o=$($confine --no-gpu --read "$lab/build" -- "$attack" thread "" 2>&1); st=$?
+check "confine --no-gpu: a thread cannot be started" "$([ $st != 0 ] && ! grep -q ESCAPED <<<"$o"; echo $?)" "exit $st: $o"
 o=$(run_confined thread-name "" 2>&1); st=$?
 check "confine: a thread can be named (/proc/self/task/TID/comm: the CUDA driver fails without it)" \
     "$([ $st = 0 ]; echo $?)" "$o"
