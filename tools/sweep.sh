@@ -4,7 +4,10 @@
 #   tools/sweep.sh STAGE KNOB VARIANT "ARGS" BINARY...
 # When the first build cannot run here at all (no GPU: the driver's exit
 # status 3; 4 a CUDA error; 5 out of memory) it says so in one line and
-# exits with that status; otherwise it prints the table and exits 0.
+# exits with that status, after, for no GPU, what the lab's records measured
+# at each value on a GPU of compute capability LAB_COURSE_ARCH (make sweep
+# passes the Makefile's COURSE_ARCH; tools/sweep-records.sh); otherwise it
+# prints the table and exits 0.
 set -u
 stage=$1 knob=$2 variant=$3 args=$4
 shift 4
@@ -43,6 +46,9 @@ for bin in "$@"; do
         case $status in
         3 | 4 | 5)
             echo "sweep: cannot run $stage here: $(tail -n 1 "build/sweep/$stage-$knob$value-$variant.log")" >&2
+            # no GPU: what the records of the course's GPU measured instead
+            [ $status != 3 ] || "$(dirname "$0")/sweep-records.sh" ${LAB_COURSE_ARCH:+--arch "$LAB_COURSE_ARCH"} \
+                "$stage" "$knob" >&2
             exit $status ;;
         esac
         echo "sweeping $knob for $stage ($variant): each build checked, then timed"
