@@ -314,10 +314,8 @@ kernel: stage-known $(KERNEL_BIN)
 	@$(if $(KERNEL_BIN),echo "built $(KERNEL_BIN)",echo "error: KERNEL=$(KERNEL): no such file"; exit 2)
 
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
-# without a GPU, tools/sweep.sh shows the records of the course GPU's compute capability
-sweep: export LAB_COURSE_ARCH := $(COURSE_ARCH)
 sweep: stage-known $(SWEEP_BINS)
-	@$(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
+	@LAB_COURSE_ARCH=$(COURSE_ARCH) $(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
 
 # ---------------------------------------------------------------- grading
 # The grader is plain C; it runs the stages one at a time, as make built them

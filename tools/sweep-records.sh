@@ -31,8 +31,10 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# = 2 ] && [ -n "$1" ] && [ -n "$2" ] || usage
+if [ $# != 2 ] || [ -z "$1" ] || [ -z "$2" ]; then usage; fi
 stage=$1 knob=$2
+[[ -z $arch || $arch =~ ^[0-9]+\.?[0-9]$ ]] ||
+    { echo "sweep-records: --arch $arch: a compute capability is 90 or 9.0 (the Makefile's COURSE_ARCH)" >&2; exit 2; }
 tools=$(dirname "$0")
 
 # "folder<TAB>name<TAB>cc" of each run with a sweeps.tsv: the GPU its first
@@ -56,7 +58,7 @@ if [ -d "$records" ]; then
 fi
 # the GPUs, then the values: one awk chooses the runs and prints them
 gpus | awk -F'\t' -v dir="$records" -v stage="$stage" -v knob="$knob" -v arch="${arch//./}" '
-NR == FNR { name[$1] = $2; cc[$1] = $3; next }
+FILENAME == "-" { name[$1] = $2; cc[$1] = $3; next }
 $1 !~ /\/sweeps\.tsv$/ { next }
 $2 == "gpu" || $2 == "date" { meta[$1, $2] = $3; next }
 index($4, stage " " knob "=") != 1 { next }
@@ -69,7 +71,9 @@ index($4, stage " " knob "=") != 1 { next }
 # the run of src: its folder name; its GPU: the JSON records name, else the folder
 function run(src) { sub(/\/sweeps\.tsv$/, "", src); sub(/.*\//, "", src); return src }
 function gpu(src) { return name[run(src)] != "" ? name[run(src)] : meta[src, "gpu"] }
-function course(src) { return arch != "" && cc[run(src)] != "" && cc[run(src)] == substr(arch, 1, length(arch) - 1) "." substr(arch, length(arch)) }
+# the compute capability of the course GPU as the records write it: 90 is 9.0
+function course(src) { return arch != "" && cc[run(src)] == want }
+BEGIN { if (arch != "") want = substr(arch, 1, length(arch) - 1) "." substr(arch, length(arch)) }
 function show(src,    i, v, best, r, worse, sep) {
     printf "  on an %s (%s%s), %s, %s:\n", gpu(src), cc[run(src)] == "" ? "compute capability unknown" : "compute capability " cc[run(src)],
         course(src) ? ", as the course\047s GPU" : "", meta[src, "date"], src
@@ -90,7 +94,7 @@ END {
     if (!any) { printf "sweep: no record of a sweep of %s\047s %s on any GPU (%s/*/sweeps.tsv)\n", stage, knob, dir; exit 1 }
     for (src in nv) if (!on_course || course(src)) { d = meta[src, "date"]; if (d > newest) newest = d }
     printf "sweep: what the lab\047s records measured for %s instead (the solution\047s kernel at each %s):\n", stage, knob
-    if (arch != "" && !on_course) printf "  (no record was made on a GPU of the course\047s compute capability, %s)\n", arch
+    if (arch != "" && !on_course) printf "  (no record was made on a GPU of the course\047s compute capability, %s)\n", want
     n = 0
     for (src in nv) if ((!on_course || course(src)) && meta[src, "date"] == newest) shown[++n] = src
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (shown[j] < shown[i]) { t = shown[i]; shown[i] = shown[j]; shown[j] = t }

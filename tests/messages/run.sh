@@ -95,7 +95,7 @@ else
            ! grep -q "NVIDIA Planted 80" <<<"$out"; ok)" "$out"
     out=$(cd "$tmp/lab" && sweep "$first" "$knob" 100); st=$?
     check "sweep without a GPU and no record of the course's compute capability: says so, then the newest of any GPU" \
-        "$([ $st = 3 ] && grep -qxF "  (no record was made on a GPU of the course's compute capability, 100)" <<<"$out" &&
+        "$([ $st = 3 ] && grep -qxF "  (no record was made on a GPU of the course's compute capability, 10.0)" <<<"$out" &&
            grep -qF "  on an NVIDIA Planted 80 (compute capability 8.0), 2026-05-06," <<<"$out" &&
            grep -qxF "  $knob=8 was fastest, its rate 3.00x $knob=16's." <<<"$out" && ! grep -q "Planted 90" <<<"$out"; ok)" "$out"
     out=$(cd "$tmp/lab" && sweep "$first" NOT_A_KNOB); st=$?
