@@ -315,7 +315,7 @@ kernel: stage-known $(KERNEL_BIN)
 
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
 sweep: stage-known $(SWEEP_BINS)
-	@$(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
+	@LAB_COURSE_ARCH=$(COURSE_ARCH) $(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
 
 # ---------------------------------------------------------------- grading
 # The grader is plain C; it runs the stages one at a time, as make built them

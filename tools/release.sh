@@ -48,9 +48,11 @@
 # status tells by it a stage the student has not begun, and the release's
 # make check tests the lab on it (status/pristine-check.sh). The result is a plain tree with no .git, so no history
 # can leak; --git makes DEST a fresh repository with one commit instead.
-# Everything else stays, including the grader and its rubric and the
-# reference counters of profile/expected.tsv; the Makefile and make check
-# adapt to the missing solutions/ and fixtures.
+# Everything else stays, including the grader and its rubric, the
+# reference counters of profile/expected.tsv, and measurements/ (the records
+# the documents' numbers cite; make sweep without a GPU shows their
+# sweeps.tsv and the GPU their make bench records name: tools/sweep-records.sh);
+# the Makefile and make check adapt to the missing solutions/ and fixtures.
 set -euo pipefail
 
 usage() { echo "usage: tools/release.sh [--git] DEST" >&2; exit 2; }

@@ -4,7 +4,11 @@
 #   tools/sweep.sh STAGE KNOB VARIANT "ARGS" BINARY...
 # When the first build cannot run here at all (no GPU: the driver's exit
 # status 3; 4 a CUDA error; 5 out of memory) it says so in one line and
-# exits with that status; otherwise it prints the table and exits 0.
+# exits with that status, after, for no GPU, what the lab's records measured
+# at each value on a GPU of compute capability LAB_COURSE_ARCH (make sweep
+# passes the Makefile's COURSE_ARCH; tools/sweep-records.sh); otherwise it
+# prints the table, writes its rows as a sweeps.tsv of measurements/ has
+# them (build/sweep/STAGE-VARIANT.tsv) and exits 0.
 set -u
 stage=$1 knob=$2 variant=$3 args=$4
 shift 4
@@ -43,6 +47,9 @@ for bin in "$@"; do
         case $status in
         3 | 4 | 5)
             echo "sweep: cannot run $stage here: $(tail -n 1 "build/sweep/$stage-$knob$value-$variant.log")" >&2
+            # no GPU: what the records of the course's GPU measured instead
+            [ $status != 3 ] || "$(dirname "$0")/sweep-records.sh" ${LAB_COURSE_ARCH:+--arch "$LAB_COURSE_ARCH"} \
+                "$stage" "$knob" >&2
             exit $status ;;
         esac
         echo "sweeping $knob for $stage ($variant): each build checked, then timed"
@@ -54,6 +61,11 @@ for bin in "$@"; do
     echo "  $knob=$value done"
 done
 echo
+# the table, and its timed rows as a record's: measurements/<gpu>-<date>/sweeps.tsv
+# takes them as they are (tools/sweep-records.sh shows them where no GPU is)
+table=build/sweep/$stage-$variant.tsv
+printf '# make sweep of %s (%s), %s\n# stage\tknob\tmedian_ms\trate\tunit\tpct_of_reference\tspeedup_vs_baseline\n' \
+    "$stage" "$variant" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$table"
 printf '%-10s %10s %12s %-8s %12s %10s\n' "$knob" "median ms" "rate" "unit" "% of ref" "speedup"
 for r in "${results[@]}"; do
     IFS=$'\t' read -r k ms rate unit pct speedup <<<"$r"
@@ -61,6 +73,7 @@ for r in "${results[@]}"; do
         printf '%-10s %s\n' "$k" "$ms"
     else
         printf '%-10s %10s %12s %-8s %12s %10s\n' "$k" "$ms" "$rate" "$unit" "$pct" "$speedup"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$stage" "$k" "$ms" "$rate" "$unit" "${pct%\%}" "${speedup%x}" >>"$table"
     fi
 done
-echo "(records in build/sweep/; % of ref and speedup mean what they mean in make run's table)"
+echo "(records in build/sweep/, the table's rows in $table; % of ref and speedup mean what they mean in make run's table)"

@@ -16,13 +16,16 @@
 #     hours, or one spelled out ("two minutes", "a few seconds"), in a
 #     paragraph that names no record (MEASUREMENTS.md, measurements/...);
 #   - a sentence of README.md over 40 words (the lab's README, which holds
-#     the release's and the instructors' lines).
+#     the release's and the instructors' lines);
+#   - records of the sweeps that make sweep without a GPU would show here
+#     and not in the release (tools/sweep-records.sh).
 # Each check is shown to fail on a line planted in a copy of a document.
 # In a student release (no tools/release.sh) it is skipped, with a line.
 # Ends with "N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
+. tools/stages.sh
 
 # the documents of tree $1, one a line, relative to it
 docs() {
@@ -144,6 +147,23 @@ check "tools/release.sh builds a release to read" "$([ $st = 0 ] && [ -f "$rel/R
 out=$(release_problems "$rel" 2>&1)
 check "every path, make command and duration the release's documents name is true in the release" \
     "$([ -z "$out" ]; ok)" "$out"
+# make sweep without a GPU reads the same records in the release as here:
+# each stage's knob (tools/sweep-records.sh), the sweeps.tsv files and the
+# GPUs their folders' records name
+sweep_records_differ() {
+    local s k
+    for s in $LAB_STAGES; do
+        k=LAB_KNOB_$s
+        diff <(tools/sweep-records.sh --arch 90 "$s" "${!k}" 2>&1) \
+            <(cd "$1" && tools/sweep-records.sh --arch 90 "$s" "${!k}" 2>&1) >/dev/null || echo "$s ${!k}"
+    done
+}
+out=$(sweep_records_differ "$rel")
+check "make sweep without a GPU shows the same records of each stage in the release as here" "$([ -z "$out" ]; ok)" "$out"
+mv "$rel/measurements" "$rel/measurements.away"
+out=$(sweep_records_differ "$rel")
+check "a release without the sweeps' records is caught" "$([ -n "$out" ]; ok)" "$out"
+mv "$rel/measurements.away" "$rel/measurements"
 out=$(long_sentences README.md)
 check "no sentence of README.md over 40 words" "$([ -z "$out" ]; ok)" "$out"
 

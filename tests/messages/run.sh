@@ -7,7 +7,10 @@
 #     before it says that there is no GPU (exit 3);
 #   - a GRADE_SRC folder that does not exist, and a stage name that fits
 #     several stages, are errors (exit 2); EX=3 means 03;
-#   - make sweep that cannot run says so in one line, exit status non-zero;
+#   - make sweep without a GPU says so in one line, then what the records
+#     of the course GPU's compute capability measured at each value (or one
+#     line: no record), exit status 3; the rows of one that runs are
+#     such a record (stand-in programs for the builds);
 #   - each stage's knob is checked when it compiles, with a sentence;
 #   - the skeletons compile without a warning.
 # Prints "ok", "FAIL" and "skip" lines and ends with "N passed, N failed".
@@ -57,17 +60,75 @@ else
            grep -q "0 of 2 stages compiled and linked" <<<"$out"; ok)" "$out"
 fi
 
-echo "== make sweep that cannot run"
-first=$(head -n 1 <<<"$stages")
+echo "== make sweep that cannot run: the records of the course GPU instead"
+first=$(head -n 1 <<<"$stages") lab=$PWD
+knob_var=LAB_KNOB_$first knob=${!knob_var} sweep_var=LAB_SWEEP_$first
 if [ $have_gpu = 1 ]; then
     skip "sweep without a GPU: a GPU is here"
 else
     # a build per knob value lives in .../k<value>/; the stage's default build stands in
     mkdir -p "$tmp/k16" && ln -s "$PWD/build/$first/exercise" "$tmp/k16/exercise"
-    out=$(tools/sweep.sh "$first" KNOB exercise "" "$tmp/k16/exercise" 2>&1); st=$?
-    check "sweep without a GPU: one line naming the cause, exit 3" \
-        "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "^sweep: cannot run $first here: .*no usable CUDA GPU" <<<"$out"; ok)" "$out"
+    # sweep STAGE KNOB [COURSE_ARCH]: tools/sweep.sh as make sweep calls it, from this folder
+    sweep() { LAB_COURSE_ARCH=${3:-90} "$lab/tools/sweep.sh" "$1" "$2" exercise "" "$tmp/k16/exercise" 2>&1; }
+    # the lab's own records: the stage's knob, one of its values fastest, and the GPU that measured it
+    out=$(sweep "$first" "$knob"); st=$?
+    best=$(sed -n "s/^  $knob=\([0-9]*\) was fastest.*/\1/p" <<<"$out" | head -n 1)
+    check "sweep without a GPU: the cause, then the records of $first's $knob: its best value and the GPU, exit 3" \
+        "$([ $st = 3 ] && grep -q "^sweep: cannot run $first here: .*no usable CUDA GPU" <<<"$(head -n 1 <<<"$out")" &&
+           [ -n "$best" ] && grep -qw -- "$best" <<<"${!sweep_var}" &&
+           grep -qE "^  on an .+ \(compute capability [0-9.]+(, as the course's GPU)?\), 20[0-9-]+, measurements/[^ ]+/sweeps\.tsv:$" <<<"$out"; ok)" "$out"
+    # planted records: the course's compute capability wins over a newer run of another,
+    # the fastest by rate and its ratio to each other value
+    plant_run() { # FOLDER GPU CC, then the rows "value<TAB>ms<TAB>rate" on stdin
+        mkdir -p "$tmp/lab/measurements/$1"
+        printf '{\n  "gpu": {\n    "name": "%s",\n    "cc": "%s"\n  }\n}\n' "$2" "$3" >"$tmp/lab/measurements/$1/$first.json"
+        { printf '# stage\tknob\tmedian_ms\trate\tunit\n'
+          awk -v s="$first" -v k="$knob" -F'\t' '{ print s "\t" k "=" $1 "\t" $2 "\t" $3 "\tGB/s" }'; } \
+            >"$tmp/lab/measurements/$1/sweeps.tsv"
+    }
+    printf '8\t3.0\t100\n16\t1.0\t300\n32\t1.5\t200\n' | plant_run x90-2026-01-02 "NVIDIA Planted 90" 9.0
+    printf '8\t1.0\t300\n16\t3.0\t100\n' | plant_run x80-2026-05-06 "NVIDIA Planted 80" 8.0
+    out=$(cd "$tmp/lab" && sweep "$first" "$knob"); st=$?
+    check "sweep without a GPU: the course GPU's record (not a newer one of another GPU), its best value by how much" \
+        "$([ $st = 3 ] && grep -qF "  on an NVIDIA Planted 90 (compute capability 9.0, as the course's GPU), 2026-01-02, measurements/x90-2026-01-02/sweeps.tsv:" <<<"$out" &&
+           grep -qxF "  $knob=16 was fastest, its rate 3.00x $knob=8's, 1.50x $knob=32's." <<<"$out" &&
+           ! grep -q "NVIDIA Planted 80" <<<"$out"; ok)" "$out"
+    out=$(cd "$tmp/lab" && sweep "$first" "$knob" 100); st=$?
+    check "sweep without a GPU and no record of the course's compute capability: says so, then the newest of any GPU" \
+        "$([ $st = 3 ] && grep -qxF "  (no record was made on a GPU of the course's compute capability, 10.0)" <<<"$out" &&
+           grep -qF "  on an NVIDIA Planted 80 (compute capability 8.0), 2026-05-06," <<<"$out" &&
+           grep -qxF "  $knob=8 was fastest, its rate 3.00x $knob=16's." <<<"$out" && ! grep -q "Planted 90" <<<"$out"; ok)" "$out"
+    out=$(cd "$tmp/lab" && sweep "$first" NOT_A_KNOB); st=$?
+    check "sweep without a GPU and no record of the knob: the cause, then one line saying so, exit 3" \
+        "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 2 ] &&
+           grep -qx "sweep: no record of a sweep of $first's NOT_A_KNOB on any GPU (measurements/\*/sweeps.tsv)" <<<"$out"; ok)" "$out"
 fi
+
+echo "== make sweep that runs: its rows are a record make sweep without a GPU shows"
+# a stand-in for each build (k<value>/exercise): a record as the driver
+# writes it, its rate from its knob value, so that 16 is fastest
+mkdir -p "$tmp/timed/k8" "$tmp/timed/k16" "$tmp/timed/k32"
+cat >"$tmp/timed/stand-in" <<'STANDIN'
+#!/bin/sh
+# called as k<value>/exercise --quiet --json FILE
+v=${0%/exercise}; v=${v##*/k}
+if [ "$v" = 16 ]; then ms=1 rate=400; else ms=2 rate=$((100 + v)); fi
+printf '{\n  "gpu": {\n    "name": "NVIDIA Stand-in",\n    "cc": "9.0"\n  },\n  "status": "ok",\n  "metric": "GB/s",\n' >"$3"
+printf '  "pct_of_reference": 50,\n  "speedup_vs_baseline": 2,\n  "kernels": [\n    {\n      "name": "student",\n' >>"$3"
+printf '      "median_ms": %s,\n      "rate": %s\n    }\n  ]\n}\n' "$ms" "$rate" >>"$3"
+STANDIN
+chmod +x "$tmp/timed/stand-in"
+for v in 8 16 32; do ln -s ../stand-in "$tmp/timed/k$v/exercise"; done
+run_dir=$tmp/lab2/measurements/x90-2026-02-03
+mkdir -p "$run_dir"
+out=$(cd "$tmp/lab2" && "$lab/tools/sweep.sh" "$first" "$knob" exercise "" "$tmp"/timed/k{8,16,32}/exercise 2>&1); st=$?
+cp "$tmp/lab2/build/sweep/$first-exercise.tsv" "$run_dir/sweeps.tsv" &&
+    cp "$tmp/lab2/build/sweep/$first-${knob}16-exercise.json" "$run_dir/"
+said=$(cd "$tmp/lab2" && "$lab/tools/sweep-records.sh" --arch 90 "$first" "$knob" 2>&1)
+check "make sweep's rows (build/sweep/STAGE-VARIANT.tsv), as a record, name the fastest value and the GPU" \
+    "$([ $st = 0 ] && grep -qF "  on an NVIDIA Stand-in (compute capability 9.0, as the course's GPU), 2026-02-03," <<<"$said" &&
+       grep -qxF "  $knob=16 was fastest, its rate 3.70x $knob=8's, 3.03x $knob=32's." <<<"$said"; ok)" "$out
+$said"
 
 echo "== knobs and warnings at compile time"
 if ! command -v "$NVCC" >/dev/null; then
