@@ -297,7 +297,11 @@ static void find_what_runs(confine_paths *paths, invocation *inv)
         fprintf(stderr, "confine: cannot find %s: %s\n", inv->argv[0], strerror(errno));
         exit(CONFINE_EXEC_FAILED);
     }
-    paths->exec[paths->nexec++] = inv->path;
+    /* PROGRAM first (the one confine executes), then the other programs
+     * --exec named (a build's that PROGRAM starts) */
+    memmove(&paths->exec[1], &paths->exec[0], (size_t)paths->nexec * sizeof paths->exec[0]);
+    paths->exec[0] = inv->path;
+    paths->nexec++;
     confine_interpreter(inv->path, inv->interp, sizeof inv->interp);
     if (inv->interp[0]) {
         paths->exec[paths->nexec++] = inv->interp;

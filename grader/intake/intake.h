@@ -14,7 +14,8 @@
  *   take.c       build/grader/take, the intake as a program (the grade's
  *                GRADE_SRC= on the CPU, make explain KERNEL=, Gradescope)
  *
- * Plain C and POSIX; the programs it runs are tar and unzip.
+ * Plain C and POSIX; the programs it runs are tar and unzip (and the
+ * decompressors tar starts), inside the build's wall (helpers.c).
  */
 #ifndef INTAKE_H
 #define INTAKE_H
@@ -37,8 +38,13 @@ int intake_is_link(const char *path);
 
 /* An archiver run (tar, unzip): stdin from /dev/null, stdout captured
  * into *out (a new string, NULL: dropped), stderr to err_path (NULL:
- * dropped; "-": with stdout). Returns its exit status, 127 when it could
- * not start; *truncated set when it printed more than 32 MiB. */
-int intake_run_archiver(char *const argv[], char **out, const char *err_path, int *truncated);
+ * dropped; "-": with stdout). With archive (the submission's bytes it
+ * reads), inside the build's wall beside this program
+ * (build/confine/confine), which lets it write dest alone (NULL: nothing);
+ * plainly where there is no build/confine/confine. Returns its exit status
+ * (the wall's: 124 past its time limit, 126 cannot confine), 127 when it
+ * could not start; *truncated set when it printed more than 32 MiB. */
+int intake_run_archiver(char *const argv[], const char *archive, const char *dest, char **out, const char *err_path,
+                        int *truncated);
 
 #endif /* INTAKE_H */

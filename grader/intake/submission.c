@@ -31,11 +31,11 @@ static const char *base_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* A program's output, or NULL when it failed. */
-static char *output_of(char *const argv[])
+/* An archiver's output on archive a, or NULL when it failed. */
+static char *output_of(char *const argv[], const char *a)
 {
     char *text = NULL;
-    if (intake_run_archiver(argv, &text, NULL, NULL) != 0) {
+    if (intake_run_archiver(argv, a, NULL, &text, NULL, NULL) != 0) {
         free(text);
         return NULL;
     }
@@ -60,7 +60,7 @@ typedef struct {
 static int list_zip(const char *a, listing *l, char **why)
 {
     char *names_argv[] = {"unzip", "-Z1", (char *)a, NULL};
-    char *names = output_of(names_argv);
+    char *names = output_of(names_argv, a);
     if (!names) {
         *why = lab_strdup("not a readable zip file");
         return -1;
@@ -69,7 +69,7 @@ static int list_zip(const char *a, listing *l, char **why)
     free(names);
     /* unzip -Z: two lines of heading, a member a line, a line of totals */
     char *long_argv[] = {"unzip", "-Z", (char *)a, NULL};
-    char *text = output_of(long_argv);
+    char *text = output_of(long_argv, a);
     int n;
     char **line = intake_lines(text, &n);
     l->types = lab_grow(NULL, l->n + 1);
@@ -78,7 +78,7 @@ static int list_zip(const char *a, listing *l, char **why)
     intake_words_free(line);
     free(text);
     char *totals_argv[] = {"unzip", "-Zt", (char *)a, NULL};
-    text = output_of(totals_argv);
+    text = output_of(totals_argv, a);
     const char *bytes = text ? strstr(text, " bytes uncompressed") : NULL;
     if (bytes) {
         while (bytes > text && bytes[-1] >= '0' && bytes[-1] <= '9')
@@ -95,7 +95,7 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     char *long_argv[] = {"tar", "--numeric-owner", "-tvf", (char *)a, NULL};
     char *long_text = NULL, *names_text = NULL;
     int cut = 0, names_cut = 0;
-    if (intake_run_archiver(long_argv, &long_text, err, &cut) != 0) {
+    if (intake_run_archiver(long_argv, a, NULL, &long_text, err, &cut) != 0) {
         char *text = lab_read_file(err, 0), *said = lab_strdup("");
         int n;
         char **line = intake_lines(text, &n);
@@ -117,7 +117,7 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     free(err);
     /* the names as the archive has them (-P: a leading / kept) */
     char *names_argv[] = {"tar", "-tPf", (char *)a, NULL};
-    intake_run_archiver(names_argv, &names_text, NULL, &names_cut);
+    intake_run_archiver(names_argv, a, NULL, &names_text, NULL, &names_cut);
     l->names = intake_lines(names_text, &l->n);
     int n;
     char **line = intake_lines(long_text, &n);
@@ -196,7 +196,7 @@ static char *unpack(const char *a, const char *dest)
     char *tar_argv[] = {"tar", "-xf", (char *)a, "-C", (char *)dest, "--no-same-owner", "--no-same-permissions",
                         NULL};
     char *said_text = NULL;
-    if (intake_run_archiver(is_zip(a) ? zip_argv : tar_argv, &said_text, "-", NULL) != 0) {
+    if (intake_run_archiver(is_zip(a) ? zip_argv : tar_argv, a, dest, &said_text, "-", NULL) != 0) {
         char *said = intake_first_line(said_text);
         why = lab_asprintf("could not unpack: %s", said);
         free(said);
@@ -206,7 +206,7 @@ static char *unpack(const char *a, const char *dest)
     free(said_text);
     /* every folder readable, then nothing but plain files and folders */
     char *chmod_argv[] = {"chmod", "-R", "u+rwX", (char *)dest, NULL};
-    intake_run_archiver(chmod_argv, NULL, NULL, NULL);
+    intake_run_archiver(chmod_argv, NULL, NULL, NULL, NULL, NULL);
     walk_skip = strlen(dest) + 1;
     if (nftw(dest, find_odd, 16, FTW_PHYS) == 1)
         return lab_asprintf("member that is a link or a special file: %s", bad_member);

@@ -14,6 +14,8 @@
 #   - the one intake (grader/intake/): GRADE_SRC= whose kernel.cu is a link
 #     to the solution is not graded, a macOS zip is, and make explain
 #     KERNEL= a link is not taken in;
+#   - the intake's archivers (tar, unzip) run inside the build's wall: a
+#     tar that reaches outside its folder reaches nothing;
 #   - a machine that cannot confine (as root in a user namespace, where the
 #     wall's probe fails): someone else's kernel.cu is not run, in one line.
 # Needs build/grader/grade, build/confine/confine and the stage's emulated
@@ -120,6 +122,29 @@ else
     check "make explain KERNEL= a link to the solution: not taken in, one line why, nothing built or run" \
         "$([ $st != 0 ] && grep -q "^error: KERNEL=$tmp/link.cu is not taken in: .*not a plain file of its own" <<<"$out" &&
            ! grep -q '^verdict: ' <<<"$out" && [ ! -e "build/$stage/kernels/link-emu" ]; ok)" "exit $st; $out"
+fi
+
+echo "== the intake's archivers run inside the build's wall"
+# a tar that reaches outside: a script (shell builtins only: the wall lets
+# it run no other program) writing a file beside the archive and reading a
+# file outside it; unconfined it does both, taken in it must do neither
+mkdir -p "$tmp/fakebin" "$tmp/arch/$stage"
+printf '#!/bin/sh\necho planted >%s/planted-by-tar\nread line <%s/secret && echo "read: $line" >&2\nexit 0\n' \
+    "$tmp" "$tmp" >"$tmp/fakebin/tar"
+chmod +x "$tmp/fakebin/tar"
+echo x >"$tmp/arch/$stage/kernel.cu"
+tar -C "$tmp/arch" -cf "$tmp/sub.tar" "$stage"
+"$tmp/fakebin/tar" 2>/dev/null
+if [ ! -e "$tmp/planted-by-tar" ]; then
+    skip "launcher: the archivers' wall: the stand-in tar does not work here even unconfined"
+else
+    rm -f "$tmp/planted-by-tar"
+    out=$(PATH=$tmp/fakebin:$PATH build/grader/take "$tmp/sub.tar" "$tmp/taken" "$stage" 2>&1); st=$?
+    check "an archive's tar, taken in (build/grader/take): writes nothing outside the folder it unpacks to, reads nothing beside the archive" \
+        "$([ ! -e "$tmp/planted-by-tar" ] && ! grep -q "read: the secret" <<<"$out"; ok)" "exit $st; $out"
+    out=$(build/grader/take "$tmp/sub.tar" "$tmp/taken2" "$stage" 2>&1); st=$?
+    check "the real tar, inside the same wall: the archive taken in" \
+        "$([ $st = 0 ] && [ -f "$tmp/taken2/$stage/kernel.cu" ]; ok)" "exit $st; $out"
 fi
 
 echo "== a machine that cannot confine: someone else's code is not run"
