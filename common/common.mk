@@ -1,7 +1,8 @@
 # common/common.mk, included by the Makefile: build/common/libhost.a, the
 # helper library every host program links (the grader, the class tools,
 # the profiler's report, the Gradescope checks): common/util.h, with the
-# JSON writer (lab.h), starting programs (spawn.h) and descriptors (fdio.h).
+# JSON writer (lab.h), starting programs (spawn.h), inside the build's wall
+# (walled.h), and descriptors (fdio.h).
 HOST_LIB := build/common/libhost.a
-$(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o util.o signals.o spawn.o fdio.o)
+$(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o util.o signals.o spawn.o fdio.o walled.o)
 	$(call step,AR,$@)rm -f $@ && $(AR) rcs $@ $^

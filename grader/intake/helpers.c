@@ -8,6 +8,7 @@
  */
 #include "intake.h"
 #include "spawn.h"
+#include "walled.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -106,72 +107,32 @@ int intake_is_link(const char *path)
     return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-/* The sandbox the archivers run in: build/confine/confine beside this
- * program (build/grader/), found once; "" where there is none. */
-static const char *sandbox(void)
-{
-    static char path[PATH_MAX + 32];
-    static int looked;
-    if (!looked++) {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        char *slash = n > 0 ? (self[n] = 0, strrchr(self, '/')) : NULL;
-        if (slash) {
-            *slash = 0;
-            snprintf(path, sizeof path, "%s/../confine/confine", self);
-        }
-        if (access(path, X_OK))
-            path[0] = 0;
-    }
-    return path;
-}
-
 /* The decompressors tar may start for a compressed archive. */
 static const char *const DECOMPRESSORS[] = {"gzip", "bzip2", "xz", "zstd", "lzip", "lzma", "lzop"};
-
-/* argv inside the build's wall (confine --build): it may run its program
- * and the decompressors, read the archive and write dest alone, under
- * limits of time, memory and file size; where the machine cannot confine,
- * plainly (as the user nobody when started as root). A new argv, the
- * found programs' paths kept in found. */
-static char **walled(char *const argv[], const char *archive, const char *dest, char found[][PATH_MAX])
-{
-    enum { MAX_ARGS = 48 };
-    char **w = lab_grow(NULL, MAX_ARGS * sizeof *w);
-    int n = 0, k = 0;
-    const char *head[] = {sandbox(), "--build", "--or-unconfined", "--label", "the submission's archive",
-                          "--time-limit", "60", "--memory-mb", "1024", "--file-mb", "64", "--read", archive};
-    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        w[n++] = (char *)head[i];
-    for (size_t i = 0; i < sizeof DECOMPRESSORS / sizeof DECOMPRESSORS[0]; i++)
-        if (lab_find_program(DECOMPRESSORS[i], found[k]) == 0) {
-            w[n++] = "--exec";
-            w[n++] = found[k++];
-        }
-    if (dest) {
-        w[n++] = "--write";
-        w[n++] = (char *)dest;
-    }
-    w[n++] = "--";
-    for (int i = 0; argv[i] && n < MAX_ARGS - 1; i++)
-        w[n++] = argv[i];
-    w[n] = NULL;
-    return w;
-}
 
 int intake_run_archiver(char *const argv[], const char *archive, const char *dest, char **out, const char *err_path,
                         int *truncated)
 {
-    static char found[sizeof DECOMPRESSORS / sizeof DECOMPRESSORS[0]][PATH_MAX];
-    char **w = archive && sandbox()[0] ? walled(argv, archive, dest, found) : NULL;
-    lab_spawn s = {.argv = w ? w : argv,
+    enum { N = sizeof DECOMPRESSORS / sizeof DECOMPRESSORS[0] };
+    static char found[N][PATH_MAX];
+    static const char *exec[N + 1]; /* those found here, NULL-ended */
+    static int looked;
+    for (int k = 0, n = 0; !looked && k < N; k++)
+        if (lab_find_program(DECOMPRESSORS[k], found[n]) == 0) {
+            exec[n] = found[n];
+            n++;
+        }
+    looked = 1;
+    const lab_wall w = {"the submission's archive", NULL, exec, archive, dest, 60, 1024, 64};
+    char **walled = archive ? lab_walled_argv(&w, argv) : NULL;
+    lab_spawn s = {.argv = walled ? walled : argv,
                    .who = "intake",
                    .in = {LAB_IO_NULL, NULL},
                    .out = {out ? LAB_IO_PIPE : LAB_IO_NULL, NULL},
                    .err = {!err_path ? LAB_IO_NULL : strcmp(err_path, "-") ? LAB_IO_FILE : LAB_IO_STDOUT, err_path}};
     int cut = 0;
     int status = lab_spawn_run(&s, out, 32u << 20, &cut);
-    free(w);
+    free(walled);
     if (out && !*out)
         *out = lab_strdup("");
     if (truncated)

@@ -4,14 +4,18 @@
  * pass uses it: __CUDACC__ defined), so that a copy hidden in a macro's
  * body is compared as the code it expands to, and #line markers are gone.
  *
- * It reads no file but the source: #include lines are blanked first (the
- * lab's headers hold nothing a kernel's text needs), the preprocessor runs
- * with -nostdinc in an empty folder of its own, under a time and a memory
- * limit, and -H names any header it opened all the same (a directive
- * spelled so that the blanking missed it): then its output is thrown away
- * and the source is compared as written, as when it does not preprocess.
+ * It runs inside the build's wall, which lets it read the system's
+ * headers and its own folder and write that folder alone, under a time and
+ * a memory limit. It reads no file but the source all the same: #include
+ * lines are blanked first (the lab's headers hold nothing a kernel's text
+ * needs), the preprocessor runs with -nostdinc in an empty folder of its
+ * own, and -H names any header it opened all the same (a directive spelled
+ * so that the blanking missed it): then its output is thrown away and the
+ * source is compared as written, as when it does not preprocess.
  */
 #include "report.h"
+#include "spawn.h"
+#include "walled.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -83,38 +87,51 @@ static char *without_includes(const char *src, size_t len)
     return out;
 }
 
-/* Run cc -E in dir on dir/in.cu into dir/out.i, its messages in dir/err:
- * its exit status, or -1. */
+/* The preprocessor's limits, in the child before its exec (kept across
+ * the wall's own exec: a preprocessor that hangs is killed). */
+static int cpp_limits(void *unused)
+{
+    (void)unused;
+    struct rlimit mem = {CPP_MEMORY, CPP_MEMORY};
+    alarm(CPP_SECONDS);
+    return setrlimit(RLIMIT_AS, &mem);
+}
+
+/* Run cc -E on dir/in.cu into dir/out.i, its messages in dir/err, inside
+ * the build's wall (common/walled.h: it reads and writes dir, and runs the
+ * host compiler's programs of build/wall/compile.paths): its exit status,
+ * or -1. */
 static int run_cpp(const char *dir)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        struct rlimit mem = {CPP_MEMORY, CPP_MEMORY};
-        int null = open("/dev/null", O_RDONLY), err = -1;
-        if (chdir(dir) || null < 0 || (err = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
-            dup2(null, 0) < 0 || dup2(err, 1) < 0 || dup2(err, 2) < 0 || setrlimit(RLIMIT_AS, &mem))
-            _exit(127);
-        alarm(CPP_SECONDS); /* kept across exec: a preprocessor that hangs is killed */
-        char *argv[] = {"cc", "-E", "-P", "-C", "-H", "-nostdinc", "-D__CUDACC__", "-D__NVCC__", "-x", "c",
-                        "in.cu", "-o", "out.i", NULL};
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char *in = lab_asprintf("%s/in.cu", dir), *out = lab_asprintf("%s/out.i", dir), *err = lab_asprintf("%s/err", dir);
+    char *argv[] = {"cc", "-E", "-P", "-C", "-H", "-nostdinc", "-D__CUDACC__", "-D__NVCC__", "-x", "c", in, "-o", out,
+                    NULL};
+    const lab_wall w = {"similarity's preprocessor", "wall/compile.paths", NULL, NULL, dir, CPP_SECONDS,
+                        (int)(CPP_MEMORY >> 20), 16};
+    char **walled = lab_walled_argv(&w, argv);
+    lab_spawn s = {.argv = walled ? walled : argv,
+                   .who = "similarity",
+                   .in = {LAB_IO_NULL, NULL},
+                   .out = {LAB_IO_FILE, err},
+                   .err = {LAB_IO_STDOUT, NULL},
+                   .before_exec = cpp_limits};
+    int st = lab_spawn_run(&s, NULL, 0, NULL);
+    free(walled);
+    free(in);
+    free(out);
+    free(err);
+    return st == LAB_SPAWN_NOT_STARTED ? -1 : st;
 }
 
 /* Why the preprocessor's output cannot be used: a header was opened (-H
- * prints ". path" for each), or its first error line; NULL when it can. */
+ * prints ". path" for each) or refused it by the wall ("fatal error: PATH:
+ * Permission denied"), or its first error line; NULL when it can. */
 static char *cpp_complaint(const char *err, int status)
 {
     for (const char *p = err; p && *p;) {
         size_t n = strcspn(p, "\n");
-        if (*p == '.')
+        const char *fatal = strstr(p, "fatal error: "), *denied = strstr(p, ": Permission denied");
+        if (*p == '.' || (fatal && denied && fatal < denied && denied < p + n))
             return lab_strdup("it reads a header, which similarity does not allow");
         if (status && strstr(p, "error") && strstr(p, "error") < p + n)
             return lab_asprintf("%.*s", (int)(n > 160 ? 160 : n), p);

@@ -12,8 +12,9 @@ REPORT_DIR := grader/class/report
 build/grader/report: $(addprefix $(REPORT_DIR)/,report.c checkpage.c classdata.c text.c report.h) common/util.h $(HOST_LIB) build/stages.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ibuild $(filter %.c,$^) $(HOST_LIB) -lm -o $@
+# its preprocessor runs inside the build's wall (preprocess.c)
 build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c marks.c fingerprint.c simpage.c preprocess.c tokens.c text.c report.h) \
-    grader/intake/names.c grader/intake/names.h $(HOST_LIB)
+    grader/intake/names.c grader/intake/names.h $(HOST_LIB) | build/confine/confine build/wall/compile.paths
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Igrader/intake $(filter %.c,$^) $(HOST_LIB) -o $@
 
