@@ -184,13 +184,6 @@ void lab_emu_name_buffer(const void *data, size_t bytes, const char *name)
         snprintf(a->name, sizeof a->name, "%s", name);
 }
 
-void lab_emu_forget_buffer(const void *data)
-{
-    allocation *a = find((uintptr_t)data);
-    if (a)
-        snprintf(a->name, sizeof a->name, "a freed buffer");
-}
-
 /* The buffer an access of a kernel falls in, or NULL: then it is named
  * (outside its buffer, or the host's). */
 static allocation *global_access(uintptr_t a, size_t n, int write, const void *pc)
