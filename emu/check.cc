@@ -38,10 +38,6 @@ void lab_emu_fatal(int status, const char *fmt, ...)
     exit(status); /* (lab_die does not return) */
 }
 
-/* A finding after which the block cannot go on (threads that never meet at
- * a barrier or a warp collective): said as every finding is, an
- * "  emulator: " line (which make grade's emulated runs and emu/grade.sh
- * quote), then the run ends, wrong, its record saying why in short. */
 /* One finding's line, as make grade's emulated runs and emu/grade.sh
  * quote it. */
 static void say_finding(const char *fmt, va_list ap)
@@ -52,6 +48,8 @@ static void say_finding(const char *fmt, va_list ap)
     printf("  emulator: %s\n", msg);
 }
 
+/* (emu.h) Said as every finding is, then the run ends, wrong, its record
+ * saying why in short. */
 void lab_emu_fatal_finding(const char *why, const char *fmt, ...)
 {
     va_list ap;
