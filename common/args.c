@@ -1,5 +1,5 @@
 /*
- * args.c: the command-line options every driver shares, and exit-status names.
+ * args.c: the command-line options every driver shares.
  */
 #include "lab.h"
 
@@ -7,20 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* The name of an exit status, as the drivers and the grader print it. */
-const char *lab_exit_name(int status)
-{
-    switch (status) {
-    case LAB_EXIT_OK: return "ok";
-    case LAB_EXIT_WRONG: return "wrong result";
-    case LAB_EXIT_USAGE: return "usage error";
-    case LAB_EXIT_NO_GPU: return "no GPU";
-    case LAB_EXIT_CUDA_ERROR: return "CUDA error";
-    case LAB_EXIT_NO_MEMORY: return "out of GPU memory";
-    default: return "unknown status";
-    }
-}
 
 /* Read one whole number >= 1 from [s, end); 0 on success. */
 static int parse_count(const char *s, const char *end, long long *out)

@@ -14,7 +14,7 @@
  *   emu/main.cc      the CPU emulation's wrapper, which names the arrays and
  *                    the call's size ("n=256", "256x256") for the messages
  *   emu/emu.mk       the function's C++ symbol, read from a compiled object
- *                    (build/emu/contract-<family>.sym), for the linker's --wrap
+ *                    (build/emu/contract-<family>.sym), main.cc's --wrap name
  */
 #ifndef LAB_CONTRACT_H
 #define LAB_CONTRACT_H

@@ -58,10 +58,8 @@ void lab_l2_flush(void)
  * copy of that many bytes (at most the flush buffer's size: the timed
  * kernels that write much, the transposes and the copies, stream so) after
  * a kernel that wrote that much, less the same copy after a no-op. Every
- * call of a batch but the last has a call after it. (Until 2026-11-29 an
- * L2 flush followed each call and paid it, measured the same way with a
- * flush in the copy's place: on an H200, 7.0 to 7.8 us after 256 MiB where
- * a copy pays 2.9 to 3.0 us, MEASUREMENTS.md.) */
+ * call of a batch but the last has a call after it. (Why a copy and not
+ * a flush: MEASUREMENTS.md, "The write-back taken off a call".) */
 __global__ void write_zeros(float4 *p, size_t count)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
@@ -126,9 +124,9 @@ double lab_l2_writeback_ms(size_t bytes)
  * slow the empty batches through the echo runner, and so flatter its
  * times). Where in the idle time a canary falls is drawn at random. The
  * timed flush comes after an untimed one, so that it never pays for the
- * write-back of what the batch before it left dirty in L2 (the reference,
- * with no process of the student alive, has none to pay: on an H200 that
- * alone put stage 05's canaries 26% above it). */
+ * write-back of what the batch before it left dirty in L2, which the
+ * reference, with no process of the student alive, never pays
+ * (MEASUREMENTS.md, "The canaries"). */
 double lab_l2_canary_ms(void)
 {
     static cudaEvent_t c0, c1;

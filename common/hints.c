@@ -43,23 +43,16 @@ int lab_launch_hint(const char *error_name, const char *size, char *out, size_t 
     if (!strcmp(error_name, "cudaErrorInvalidConfiguration") ||
         !strcmp(error_name, "cudaErrorInvalidValue")) {
         int config = !strcmp(error_name, "cudaErrorInvalidConfiguration");
-        if (smallest < SMALL_SIZE)
-            snprintf(out, len,
-                     "Hint: the launch at %s was refused before your kernel ran. At this size the "
-                     "likely cause is a grid with a 0 dimension: a grid computed as n / TILE is 0 "
-                     "when n < TILE, so round up with (n + TILE - 1) / TILE. Also check that a "
-                     "block has 1 to 1024 threads (blockDim.x * blockDim.y * blockDim.z)%s.",
-                     size,
-                     config ? "" : ", that gridDim.y and gridDim.z stay at most 65535, and that "
-                                   "dynamic shared memory stays within 48 KiB a block");
-        else
-            snprintf(out, len,
-                     "Hint: the launch at %s was refused before your kernel ran. At this size a "
-                     "zero grid is unlikely: check that a block has 1 to 1024 threads "
-                     "(blockDim.x * blockDim.y * blockDim.z)%s.",
-                     size,
-                     config ? "" : ", that gridDim.y and gridDim.z stay at most 65535, and that "
-                                   "dynamic shared memory stays within 48 KiB a block");
+        const char *cause = smallest < SMALL_SIZE
+                                ? "the likely cause is a grid with a 0 dimension: a grid computed as n / TILE "
+                                  "is 0 when n < TILE, so round up with (n + TILE - 1) / TILE. Also check"
+                                : "a zero grid is unlikely: check";
+        snprintf(out, len,
+                 "Hint: the launch at %s was refused before your kernel ran. At this size %s that a block "
+                 "has 1 to 1024 threads (blockDim.x * blockDim.y * blockDim.z)%s.",
+                 size, cause,
+                 config ? "" : ", that gridDim.y and gridDim.z stay at most 65535, and that "
+                               "dynamic shared memory stays within 48 KiB a block");
         return 1;
     }
     if (!strcmp(error_name, "cudaErrorLaunchOutOfResources")) {

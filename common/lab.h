@@ -28,9 +28,6 @@ enum lab_exit {
     LAB_EXIT_NO_MEMORY = 5   /* the GPU could not hold the requested size      */
 };
 
-/* The name of an exit status, for messages ("wrong result", "no GPU", ...). */
-const char *lab_exit_name(int status);
-
 /* A signal that ended a program, in words ("segmentation fault (SIGSEGV)"):
  * signals.c. */
 const char *lab_signal_text(int sig);

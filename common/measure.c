@@ -28,11 +28,10 @@ void lab_measure_hold(lab_measure *m, lab_timing *t, double *samples, double *ca
     m->held.writes = writes;
 }
 
-/* The canaries against their reference. On an H100 (MEASUREMENTS.md)
- * honest runs put the canaries' median 5 to 10% above the reference and at
- * most 2% of them over 1.5 times it; a median over 1.25 times, or more than
- * a quarter over 1.5 times, flags the student's times (the record says so,
- * and the grader scores no speed points). */
+/* The canaries against their reference: a median over 1.25 times, or more
+ * than a quarter over 1.5 times, flags the student's times (the record says
+ * so, and the grader scores no speed points). What honest runs give, and so
+ * why these bounds: judge/README.md, "The judge". */
 static void canary_verdict(lab_measure *m, double reference)
 {
     const double *canary = m->held.canary;

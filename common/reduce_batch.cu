@@ -141,11 +141,8 @@ void reduce_problem_free(problem *p)
 /* A batch's inputs are made from a seed nobody knew before it (timing.cu):
  * new timed data for set s (its spikes somewhere else), its exact sums
  * (queued: the batch's check settles them), out poisoned. Written, then
- * read for the sums: two passes. One kernel that writes the input as it
- * sums it (half the bytes) was tried and undone: on an H100 it read the
- * student's sum 0.7 us a call faster (1.7% of stage 07's ratios) while the
- * references' times and the student's event times stayed as they were
- * (MEASUREMENTS.md, 2026-11-28, "the reduction's refresh"). */
+ * read for the sums: two passes (why not one kernel that does both:
+ * MEASUREMENTS.md, 2026-11-28, "The reduction's refresh"). */
 void refresh_set(void *ctx, int s, uint64_t seed)
 {
     problem *p = ((timing_ctx *)ctx)->p;

@@ -27,11 +27,6 @@ double transpose_bytes(long long rows, long long cols)
     return 2.0 * (double)rows * (double)cols * sizeof(float);
 }
 
-double transpose_gbs(double bytes, double ms)
-{
-    return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
-}
-
 double transpose_floor_ms(long long rows, long long cols, double peak_dram_gbs,
                           double l2_bytes)
 {

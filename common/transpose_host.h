@@ -25,9 +25,6 @@ int transpose_size_ok(lab_dims d, const char *what, char *err, size_t errlen);
  * written once. A copy of the same matrix moves the same bytes. */
 double transpose_bytes(long long rows, long long cols);
 
-/* Bandwidth in GB/s (10^9 bytes a second) of `bytes` moved in `ms`. */
-double transpose_gbs(double bytes, double ms);
-
 /* The shortest time, in ms, in which any kernel can transpose rows x cols
  * floats on a GPU with this DRAM bandwidth and L2 size: the input must come
  * from DRAM (the harness flushes L2 before each timed call), and the output

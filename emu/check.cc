@@ -38,10 +38,6 @@ void lab_emu_fatal(int status, const char *fmt, ...)
     exit(status); /* (lab_die does not return) */
 }
 
-/* A finding after which the block cannot go on (threads that never meet at
- * a barrier or a warp collective): said as every finding is, an
- * "  emulator: " line (which make grade's emulated runs and emu/grade.sh
- * quote), then the run ends, wrong, its record saying why in short. */
 /* One finding's line, as make grade's emulated runs and emu/grade.sh
  * quote it. */
 static void say_finding(const char *fmt, va_list ap)
@@ -52,6 +48,8 @@ static void say_finding(const char *fmt, va_list ap)
     printf("  emulator: %s\n", msg);
 }
 
+/* (emu.h) Said as every finding is, then the run ends, wrong, its record
+ * saying why in short. */
 void lab_emu_fatal_finding(const char *why, const char *fmt, ...)
 {
     va_list ap;
@@ -182,13 +180,6 @@ void lab_emu_name_buffer(const void *data, size_t bytes, const char *name)
     }
     if (name)
         snprintf(a->name, sizeof a->name, "%s", name);
-}
-
-void lab_emu_forget_buffer(const void *data)
-{
-    allocation *a = find((uintptr_t)data);
-    if (a)
-        snprintf(a->name, sizeof a->name, "a freed buffer");
 }
 
 /* The buffer an access of a kernel falls in, or NULL: then it is named

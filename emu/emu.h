@@ -50,7 +50,6 @@ void *lab_emu_device_alloc(size_t bytes);
 int lab_emu_device_free(void *p);
 int lab_emu_is_device(const void *p, size_t bytes);
 void lab_emu_name_buffer(const void *data, size_t bytes, const char *name);
-void lab_emu_forget_buffer(const void *data);
 void lab_emu_element_text(uintptr_t a, char *out, size_t len); /* "As[3][17]", "C[42]" */
 [[noreturn]] void lab_emu_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* a finding the block cannot go on after (a barrier not every thread reaches) */

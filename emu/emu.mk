@@ -91,11 +91,10 @@ EMU_OF = $(foreach o,$(patsubst common/%,build/common/%,$(1)),$(if $(wildcard co
 EMU_COMPILED = $(if $(wildcard common/$(1).cu),build/emu/common/$(1).o,common/$(1)-emu.o)
 $(foreach f,$(FAMILIES),$(eval EMU_OBJS_$(f) := $(call EMU_OF,$(filter-out $(foreach c,$(COMPILED_$(f)),$(call COMPILED_OBJ,$(c))),$(OBJS_$(f))) \
   $(HERE_OBJS)) $(foreach c,$(COMPILED_$(f)),$(call EMU_COMPILED,$(c))) $(EMU_RUNTIME) build/emu/main-$(f).o))
-# the contract function (its C++ name, build/emu/contract-<family>.sym, made
-# with main-<family>.o) and the harness's calls that emu/main.cc stands
-# between (the linker's --wrap)
-EMU_WRAPS = -Wl$(comma)--wrap=$$(cat build/emu/contract-$(1).sym) $(addprefix -Wl$(comma)--wrap=,_Z20lab_backend_registerP10lab_buffer \
-            _Z16lab_record_beginP10lab_recordPKcPK8lab_argsPK7lab_gpu _Z14lab_record_endP10lab_recordiPKc)
+# the calls emu/main.cc stands between (the linker's --wrap): each symbol
+# whose __real_ main-<family>.o asks for (the contract function's, and the
+# harness's it names)
+EMU_WRAPS = $$(nm -u build/emu/main-$(1).o | sed -n 's/^ *U __real_/-Wl,--wrap=/p')
 comma := ,
 
 # The Makefile's wall, with the emulator's headers to read and its

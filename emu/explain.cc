@@ -6,21 +6,10 @@
  * and shared access of one launch: the first launch of kernel.cu that
  * reads global memory, in the call counted (with --explain the first
  * call, else the first at the family's counted size, whose counts
- * technique.cc reads). Here
- * the lanes of a warp run one after another, so its instructions are
- * rebuilt: the k-th time each lane of a warp executes one access site (a
- * code address, read or write, the array it touches) is one warp
- * instruction, issued by the lanes that got there (a lane a guard kept
- * out never does). Of each instruction:
- *
- *   global memory: one request, and its sectors: the distinct 32-byte
- *     segments its lanes' bytes fall in. The fewest (ideal) is the lanes'
- *     bytes packed: 4 for 32 floats, 16 for 32 float4;
- *   shared memory: its wavefronts. Accesses of 4 bytes or less are served
- *     in one phase, 8-byte ones in two (half-warps), 16-byte ones in four
- *     (quarter-warps); a phase takes as many wavefronts as the most
- *     different 4-byte words one of the 32 banks must deliver to its lanes
- *     (the same word to many lanes is one: a broadcast). Ideal: one a phase.
+ * technique.cc reads). The lanes of a warp run one after another here, so
+ * its instructions are rebuilt, and each instruction's global sectors and
+ * shared wavefronts are counted as emu/README.md says ("What the memory
+ * system sees": "Here is how they are made").
  *
  * These are counts of addresses; what they cost in time needs a GPU. The
  * table and its words: explain_report.cc; the technique: technique.cc.

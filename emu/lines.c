@@ -21,7 +21,8 @@ static row *rows;
 static size_t nrows, cap;
 static int loaded;
 
-static uint64_t uleb(const unsigned char **p)
+/* A LEB128 number at *p, *p moved past it; is_signed: sign-extended. */
+static uint64_t leb128(const unsigned char **p, int is_signed)
 {
     uint64_t v = 0;
     int shift = 0;
@@ -31,23 +32,12 @@ static uint64_t uleb(const unsigned char **p)
         v |= (uint64_t)(b & 0x7f) << shift;
         shift += 7;
     } while (b & 0x80);
+    if (is_signed && shift < 64 && (b & 0x40))
+        v |= ~(uint64_t)0 << shift;
     return v;
 }
-
-static int64_t sleb(const unsigned char **p)
-{
-    int64_t v = 0;
-    int shift = 0;
-    unsigned char b;
-    do {
-        b = *(*p)++;
-        v |= (int64_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    if (shift < 64 && (b & 0x40))
-        v |= -((int64_t)1 << shift);
-    return v;
-}
+static uint64_t uleb(const unsigned char **p) { return leb128(p, 0); }
+static int64_t sleb(const unsigned char **p) { return (int64_t)leb128(p, 1); }
 
 static void add(uintptr_t addr, unsigned line, const char *file)
 {
@@ -184,7 +174,5 @@ void lab_emu_line_of(const void *pc, char *out, size_t len)
     *out = 0;
     if (lo == 0 || rows[lo - 1].line == 0)
         return;
-    const char *file = rows[lo - 1].file, *slash = strrchr(file, '/');
-    (void)slash;
-    snprintf(out, len, "%s:%u", file, rows[lo - 1].line);
+    snprintf(out, len, "%s:%u", rows[lo - 1].file, rows[lo - 1].line);
 }

@@ -174,7 +174,6 @@ void lab_emu_thread_text_in(unsigned block, unsigned tid, char *out, size_t len)
 
 unsigned lab_emu_current_tid(void) { return g_current ? g_current->pub.tid : ~0u; }
 int lab_emu_in_kernel(void) { return g_current != NULL; }
-unsigned lab_emu_warp_epoch(unsigned warp) { return lab_emu.warp_epoch[warp]; }
 
 /* ----------------------------------------------------------- barriers */
 

@@ -5,19 +5,8 @@
  * sentence: "padding missing: each read of tile at kernel.cu:51 takes 32
  * wavefronts (ideal 1)". main.cc puts it into a correct kernel's record,
  * and the launcher's verdict shows it (grader/launched.c). The measures a
- * technique line may name:
- *
- *   sectors            global sectors a request over their ideal, at the
- *                      line of kernel.cu farthest from it
- *   wavefronts         shared wavefronts an instruction over their ideal,
- *                      at the line farthest from it
- *   global_per_madd    floats loaded from global memory a multiply-add
- *   loads_per_madd     floats loaded from global and shared memory a
- *                      multiply-add
- *   stores_per_output  floats stored to global memory an element of the
- *                      output
- *   rung               elements of the input a thread of the launch reads,
- *                      with the reduction's rung (handouts/07_reduction.md)
+ * technique line may name (sectors, wavefronts, global_per_madd,
+ * loads_per_madd, stores_per_output, rung): emu/README.md's table.
  *
  * Counts of addresses, not times: what they cannot see (registers that
  * spill, the caches, what a barrier costs) MEASUREMENTS.md has measured

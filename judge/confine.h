@@ -25,27 +25,12 @@
  *                 linked with, found as the loader finds them;
  *   confine.c     the command line, and the order of the steps.
  *
- * Two kinds of run:
- *
- *   a program (the default): it may read its own file, its loader, the
- *   libraries it is linked with, the files of --read-list (the GPU driver's,
- *   which the grader learns from a trusted CUDA program), /etc, /proc, /sys
- *   and the GPU's devices; nothing else of the machine's libraries, so that
- *   no library it is not linked with (cuBLAS, wherever installed) can be
- *   loaded at run time;
- *
- *   a build (--build): the tools named in --paths (tools/wall-paths.sh:
- *   the compiler's programs) may run, with their loader and the libraries
- *   they are linked with (new processes and programs are allowed); it may
- *   read the folders and files named there and with --read (headers, the
- *   student's kernel.cu, the lab's headers; for a link, the objects and
- *   the libraries' folders), /proc and /etc/ld.so.cache, and write the
- *   folders named with --write (its own output) and a private scratch
- *   folder (TMPDIR); as the user nobody when started as root (where nobody
- *   can reach those paths); under limits of time, memory and file size.
- *   Nothing else: not the toolkit's libraries (a compile opens none), not
- *   the rest of /etc, not the solutions, not another stage's folder, not
- *   another student's files.
+ * Two kinds of run: a program (the default), which may read only what it
+ * needs to start and the files of --read-list, and a build (--build), a
+ * compiler's many programs, which may also run the tools of --paths and
+ * write its --write folders, under limits of time, memory and file size.
+ * What each may read, write and execute: landlock.c, and judge/README.md,
+ * "The wall around the build, and the libraries a run can load".
  *
  * Plain C and Linux; no library beyond libc.
  */

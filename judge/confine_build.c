@@ -23,8 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A build's limits, inherited by every process it starts, and its scratch
- * folder (the private /dev/shm) as TMPDIR. */
 int confine_build_limits(long memory_mb, long file_mb, char *why, size_t len)
 {
     struct rlimit mem = {(rlim_t)memory_mb << 20, (rlim_t)memory_mb << 20};
@@ -115,10 +113,8 @@ static void build_as_nobody_unwalled(char *const argv[], const confine_paths *pa
     exit(code == LAB_SPAWN_TIMED_OUT ? CONFINE_TIME_LIMIT : code);
 }
 
-/* --or-unconfined: whether this machine confines (confine --probe, run
- * again as a process of its own); when it cannot, one note, and the
- * build runs plainly under its limits of memory and file size: as the
- * caller where that is not root, else as the user nobody or not at all. */
+/* --or-unconfined (confine.h); the probe is confine --probe, run again as a
+ * process of its own. */
 void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const confine_paths *paths,
                                             const char *label, const confine_build_limits_t *limits)
 {

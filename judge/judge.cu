@@ -1,25 +1,20 @@
 /*
  * judge.cu: the backend (common/backend.h) that runs the student's code in
- * runners (remote.h; README.md, "The judge"). Linked into the judge
- * programs (build/<stage>/<variant>-judge) instead of common/run_here.cu,
- * with the same harness; the contract function (matmul, transpose, reduce)
- * is a stand-in that queues a call here (judge/calls.cu, built with
- * -DLAB_JUDGE_FAMILY_<family> into build/judge/<family>_stub.o) instead of
- * running student code.
+ * runners (remote.h; README.md, "The judge", says why and how). Linked into
+ * the judge programs (build/<stage>/<variant>-judge) instead of
+ * common/run_here.cu, with the same harness; the contract function is a
+ * stand-in that queues a call here (judge/calls.cu built with
+ * -DLAB_JUDGE_STUB into build/judge/<family>_stub.o).
  *
- * The runners are started with the judge (lab_judge_spawn), the student's
- * from --runner PATH
- * (default: this program's path with -judge replaced by -runner), each
- * beside its device server (--server PATH, default build/judge/server;
- * forward.h), which loads the runner's device code from the file beside it
- * (PATH without -runner, with .fatbin: build/confine/objcheck's), inside
- * --confine PATH (and the GPU driver's files, --confine-files FILE) when
- * given. Buffers are shared on demand: a pointer the
- * stub passes must lie inside a buffer made by lab_buffer_new, whose whole
- * allocation (guard zones included) the runner maps by CUDA IPC. The echo
- * runner (--echo PATH), the same loop without student code, measures what
- * a round trip costs, so that a call timed through the runner and a call
- * timed in this process compare fairly (common/timing.cu).
+ * The runners start with the judge (lab_backend_spawn), each beside its
+ * device server (forward.h), inside the confinement when given; the paths
+ * are lab_backend_take_args's options, by default beside this program.
+ * Buffers are shared on demand: a pointer the stub passes must lie inside a
+ * buffer made by lab_buffer_new, whose whole allocation (guard zones
+ * included) the runner maps by CUDA IPC. The echo runner, the same loop
+ * without student code, measures what a round trip costs, so that a call
+ * timed through a runner and one timed in this process compare fairly
+ * (common/timing.cu).
  */
 #include "backend.h"
 #include "gpu.h"

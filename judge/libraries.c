@@ -301,8 +301,6 @@ int confine_list_read(confine_list *list, const char *file)
     return rc;
 }
 
-/* The ELF interpreter a program names (PT_INTERP), or the interpreter of a
- * #! script, into out; "" when it has none. */
 void confine_interpreter(const char *program, char *out, size_t len)
 {
     out[0] = 0;

@@ -169,10 +169,8 @@ int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t le
     return 0;
 }
 
-/* Drop every capability (those of the new user namespace, or root's) for
- * good: the bounding set, the ambient set, and the effective, permitted and
- * inheritable sets; securebits locked so that exec gives none back. Root
- * becomes the user nobody here. */
+/* (confine.h) The capabilities dropped are the new user namespace's, or
+ * root's. */
 int confine_drop_capabilities(int become_nobody, char *why, size_t len)
 {
     for (int cap = 0; cap <= 63; cap++)

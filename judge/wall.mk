@@ -1,23 +1,14 @@
 # judge/wall.mk: the wall's rules (included by the Makefile): what a build of a
 # kernel.cu may read, run and write, and the programs that enforce it.
 #
-# The wall around every step that handles a kernel.cu's bytes (judge/README.md,
-# "The wall around the build"): the compile and the link of every program
-# that holds its object run inside build/confine/confine --build, which may
-# run the tools tools/wall-paths.sh names (the compiler's programs, with their
-# libraries) and read the headers (and, for a link, the libraries' folders),
-# the kernel.cu or the objects linked, the lab's headers, and write its own
-# output folder, as the user nobody when make runs as root, under limits of
-# time, memory and file size: a kernel.cu cannot #include or .incbin the
-# solutions, another stage, another student, the gradebook, a library of the
-# toolkit or a root-only file. The object is then read by build/confine/objcheck
-# (its own ELF reader) and refused when it holds what a CUDA compile does not
-# make (GCC's link-time bytecode, whose options would run at link time), and
-# the link runs without GCC's LTO plugin. Where this machine cannot confine
-# (no user namespaces, no Landlock), the build runs plainly with a note (as
-# root: as the user nobody, or not at all), unless
-# REQUIRE_CONFINEMENT=1 (make class): then it stops. WALL_LIMIT_S,
-# WALL_MEMORY_MB: its limits; WALL_EXEC_DIRS: more folders of tools.
+# The compile and the link of every program that holds a kernel.cu's object
+# run inside build/confine/confine --build, and build/confine/objcheck reads
+# the object before anything else opens it; what each step may read, write
+# and run: judge/README.md, "The wall around the build". Where this machine
+# cannot confine, the build runs plainly with a note (as root: as the user
+# nobody, or not at all), unless REQUIRE_CONFINEMENT=1 (make class): then it
+# stops. WALL_LIMIT_S, WALL_MEMORY_MB: its limits; WALL_EXEC_DIRS: more
+# folders of tools.
 NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
 TOOLKIT_DIR := $(if $(NVCC_FOUND),$(patsubst %/bin,%,$(patsubst %/,%,$(dir $(realpath $(NVCC_FOUND))))))
 WALL_LIMIT_S ?= 300

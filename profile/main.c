@@ -24,8 +24,10 @@
  * 3 no GPU. With --expected, anything short of a measurement exits 1.
  */
 #include "profile.h"
+#include "spawn.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,21 +43,11 @@ static int usage(void)
 
 /* ------------------------------------------------------------ finding */
 
-/* name in a folder of PATH, as the shell's command -v finds it; or NULL */
+/* name on PATH (spawn.h), or NULL */
 static char *in_path(const char *name)
 {
-    const char *path = getenv("PATH");
-    while (path) {
-        const char *end = strchr(path, ':');
-        int len = end ? (int)(end - path) : (int)strlen(path);
-        char *candidate = len ? lab_asprintf("%.*s/%s", len, path, name) : lab_asprintf("./%s", name);
-        struct stat st;
-        if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0)
-            return candidate;
-        free(candidate);
-        path = end ? end + 1 : NULL;
-    }
-    return NULL;
+    char found[PATH_MAX];
+    return lab_find_program(name, found) == 0 ? lab_strdup(found) : NULL;
 }
 
 /* NCU, else ncu on PATH, else next to nvcc */

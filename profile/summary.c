@@ -93,11 +93,7 @@ static void set_field(struct row *r, int i, char *text)
         int cap = r->cap ? 2 * r->cap : 64;
         while (cap <= i)
             cap *= 2;
-        char **f = realloc(r->f, (size_t)cap * sizeof *f);
-        if (!f) {
-            fprintf(stderr, "error: out of memory\n");
-            exit(1);
-        }
+        char **f = lab_grow(r->f, (size_t)cap * sizeof *f);
         memset(f + r->cap, 0, (size_t)(cap - r->cap) * sizeof *f);
         r->f = f;
         r->cap = cap;

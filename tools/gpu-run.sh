@@ -20,13 +20,10 @@
 # the GPU node's make gets LAB_CUDA_ARCH, which the Makefile exports to these
 # targets, and builds nothing again for its own GPU.
 #
-# Settings: the environment first, then lab-slurm.env at the lab's root
-# (KEY=value lines and # comments; the instructor ships it in the release):
-#   LAB_SRUN_PARTITION  the partition (default: the cluster's default)
-#   LAB_SRUN_ACCOUNT    the account to charge (default: yours)
-#   LAB_SRUN_GRES       what the job asks for (default gpu:1)
-#   LAB_SRUN_TIME       its time limit (default 00:30:00)
-#   LAB_SRUN_ARGS       more srun options, split on spaces (--qos=short ...)
+# Settings, LAB_SRUN_PARTITION, LAB_SRUN_ACCOUNT, LAB_SRUN_GRES, LAB_SRUN_TIME
+# and LAB_SRUN_ARGS (split on spaces; README.md, "On a Slurm cluster", says
+# each and its default): the environment first, then lab-slurm.env at the
+# lab's root (KEY=value lines and # comments; the release may ship it).
 #
 # Exit status: COMMAND's; 125 when the run through Slurm failed (bad
 # settings, srun refused the job, or the job ended before COMMAND did), with

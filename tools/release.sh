@@ -3,56 +3,16 @@
 #
 #   tools/release.sh [--git] DEST
 #
-# Copies the files of the last commit (HEAD, never the working tree: an
-# answer typed into exercises/ and not committed cannot ship) into DEST,
-# which must be new or empty, leaving out what is not for students:
-#
-#   solutions/           the answers
-#   references/          the speed tiers' reference kernels (answers too)
-#   INSTRUCTORS.md       the instructors' guide
-#   tools/release.sh     this script
-#   grader/class/        class grading (make class's program)
-#   gradescope/          make gradescope's files (the bundle holds a release)
-#   tests/class/         its tests (they grade copies of the solutions)
-#   tests/slurm/         the test cluster for class grading
-#   tests/grader/        the grader's own tests: some of their wrong-on-purpose
-#                        kernels are a solution with one fault put in
-#   tests/fixtures/*.cu  the deliberately wrong kernels of make check's GPU
-#   and expect.tsv       suite: several are an answer with one fault put in
-#   tests/emu/           the bugs a GPU hides, for the CPU emulation: stage
-#                        03's and 04's answers with one fault put in; and the
-#                        technique's kernels (technique.tsv), answers of one
-#                        stage built as another's
-#   common/<name>.cu     a family's compiled files (stages.tsv's compiled
-#                        lines: stage 05's baseline, common/transpose_unpadded.cu,
-#                        is stage 04's answer): the release has the object
-#                        instead, made by the Makefile (build/release/<name>.o)
-#                        for sm_75 to sm_90 and PTX, and the CPU emulation's
-#                        (common/<name>-emu.o, emu/README.md)
-#   .ci/                 the lab's own CI
-#   research/            the maintainers' research: benches of kernels outside
-#                        the harness (one includes the bonus stage's
-#                        solution), diagnoses, GPU sessions, the flag rate
-#                        (research/README.md); no make target uses them
-#
-# README.md becomes the students' README: the blocks between the lines
-# <!-- instructors --> and <!-- /instructors --> are dropped, and those
-# between <!-- for students and --> are shown; so are those of every other
-# Markdown file (a folder's README, a handout: what only an instructor or a
-# maintainer has, research/, tests/grader/, make class). The release stops
-# if that README still names the solutions or an instructors' target.
-#
-# Nothing untracked or uncommitted comes along: no build/, results/, grade
-# reports, worktree leftovers or changes not yet committed (one line names
-# them). .lab/skeletons/ keeps a copy of each skeleton as handed out: make
-# status tells by it a stage the student has not begun, and the release's
-# make check tests the lab on it (status/pristine-check.sh). The result is a plain tree with no .git, so no history
-# can leak; --git makes DEST a fresh repository with one commit instead.
-# Everything else stays, including the grader and its rubric, the
-# reference counters of profile/expected.tsv, and measurements/ (the records
-# the documents' numbers cite; make sweep without a GPU shows their
-# sweeps.tsv and the GPU their make bench records name: tools/sweep-records.sh);
-# the Makefile and make check adapt to the missing solutions/ and fixtures.
+# Copies the files of the last commit (HEAD, never the working tree) into
+# DEST, which must be new or empty, less what is not for students (the
+# paths of left_out below: the answers, the instructors' and maintainers'
+# tools, the tests that hold answers); a family's compiled files ship as
+# objects. Every Markdown file loses its instructors' blocks, and the
+# release stops if its README still names the solutions. --git makes DEST a
+# fresh repository with one commit; otherwise it is a plain tree with no
+# .git. measurements/ ships: make sweep without a GPU shows its sweeps
+# (tools/sweep-records.sh). What ships, what does not and why:
+# INSTRUCTORS.md, "3. Make the student release".
 set -euo pipefail
 
 usage() { echo "usage: tools/release.sh [--git] DEST" >&2; exit 2; }
@@ -72,7 +32,8 @@ in_git=0
 # the families' compiled files (LAB_COMPILED: stages.tsv's compiled lines)
 make --no-print-directory -s -C "$lab" build/stages.env >&2 || die "cannot make build/stages.env from stages.tsv"
 . "$lab/build/stages.env"
-# Paths left out, as prefixes of the tracked paths (see the header for why).
+# Paths left out, as prefixes of the tracked paths (INSTRUCTORS.md, "3. Make
+# the student release", says why each).
 left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|tests/emu/|\.ci/|research/'
 for c in $LAB_COMPILED; do left_out="$left_out|common/$c\.cu$"; done
 left_out="$left_out)"
@@ -128,7 +89,8 @@ for k in "$dest"/exercises/*/kernel.cu; do
     mkdir -p "$dest/.lab/skeletons/$s" && cp -p "$k" "$dest/.lab/skeletons/$s/kernel.cu"
 done
 
-# each compiled file as objects (see the header)
+# each compiled file as objects: the GPU's (sm_75 to sm_90 and PTX) and the
+# CPU emulation's, common/<name>-emu.o (emu/README.md)
 for c in $LAB_COMPILED; do
     if [ -f "$lab/common/$c.cu" ]; then
         make --no-print-directory -s -C "$lab" "build/release/$c.o" >&2 ||
@@ -145,7 +107,8 @@ for c in $LAB_COMPILED; do
     fi
 done
 
-# the students' README (see the header)
+# the students' README: the blocks between <!-- instructors --> and
+# <!-- /instructors --> dropped, those of <!-- for students ... --> shown
 student_readme() {
     awk '
     $0 == "<!-- instructors -->" { if (hide || show) bad = 1; hide = 1; next }
