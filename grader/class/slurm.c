@@ -59,9 +59,7 @@ char *class_status_line(const char *array, const char *todo)
                 int done = class_newer(row, todo);
                 free(row);
                 if (!done) {
-                    char *more = lab_asprintf("%s%s%s", running, *running ? " " : "", names[j]);
-                    free(running);
-                    running = more;
+                    class_join(&running, " ", names[j]);
                     break;
                 }
             }
@@ -239,9 +237,7 @@ void class_array_task(const char *index, const char *todo)
     }
     char *joined = lab_strdup(""), *host = class_host_name(0);
     for (int i = 0; i < n; i++) {
-        char *more = lab_asprintf("%s%s%s", joined, i ? " " : "", names[i]);
-        free(joined);
-        joined = more;
+        class_join(&joined, " ", names[i]);
     }
     class_say("array task %s on %s: %s", index, host, joined);
     free(host);

@@ -29,6 +29,26 @@ void class_say(const char *f, ...)
     fflush(stdout);
 }
 
+void class_appendf(char **text, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *more = NULL;
+    int n = vasprintf(&more, f, ap);
+    va_end(ap);
+    if (n < 0)
+        lab_fatal(LAB_OUT_OF_MEMORY, "out of memory");
+    char *all = lab_asprintf("%s%s", *text ? *text : "", more);
+    free(more);
+    free(*text);
+    *text = all;
+}
+
+void class_join(char **list, const char *sep, const char *word)
+{
+    class_appendf(list, "%s%s", *list && **list ? sep : "", word);
+}
+
 char **class_words(const char *text, int *count)
 {
     char **w = lab_grow(NULL, sizeof *w);
@@ -214,9 +234,7 @@ char *class_listed_gpus(void)
         unsigned gpu;
         char colon;
         if (!strncmp(p, "GPU ", 4) && sscanf(p + 4, "%u%c", &gpu, &colon) == 2 && colon == ':') {
-            char *more = lab_asprintf("%s%s%u", list, *list ? " " : "", gpu);
-            free(list);
-            list = more;
+            class_appendf(&list, "%s%u", *list ? " " : "", gpu);
         }
         p += n + (p[n] == '\n');
     }

@@ -26,6 +26,10 @@
 /* The lines of text, without their newlines (free with intake_words_free). */
 char **intake_lines(const char *text, int *count);
 void intake_words_free(char **w);
+/* The fields of a CSV line (RFC 4180 quotes; it ends at a newline),
+ * NULL-terminated (free with intake_words_free), count in *n; NULL when a
+ * quote is left open. */
+char **intake_csv_fields(const char *line, int *n);
 /* The first line of text, without the newline (new string). */
 char *intake_first_line(const char *text);
 /* rm -rf, without following links. */
