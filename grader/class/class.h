@@ -125,9 +125,7 @@ typedef struct {
 } proc;
 #define PROC_CAPTURE (32u << 20)
 int class_run(char *const argv[], proc *p);
-/* Run a program and return its stdout (stderr dropped), or NULL when it
- * failed. */
-char *class_output_of(char *const argv[]);
+/* A program's stdout alone: intake_output_of (grader/intake/intake.h). */
 /* The GPUs nvidia-smi -L lists, as "0 1" ("" for none). */
 char *class_listed_gpus(void);
 

@@ -104,9 +104,8 @@ static char *resolve_stages(const char *want)
         const char *name, *family, *knob, *sweep, *lesson;
     } table[] = {LAB_STAGE_TABLE};
     char *all = lab_strdup("");
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         class_join(&all, " ", table[i].name);
-    }
     if (!want || !*want)
         return all;
     char **w = class_words(want, NULL), **every = class_words(all, NULL);
@@ -119,9 +118,8 @@ static char *resolve_stages(const char *want)
         if (!found)
             lab_fatal(CLASS_FAILED, "no stage matches '%s'; the stages are: %s", w[i], all);
         char *padded = lab_asprintf(" %s ", result), *word = lab_asprintf(" %s ", found);
-        if (!strstr(padded, word)) {
+        if (!strstr(padded, word))
             class_join(&result, " ", found);
-        }
         free(padded);
         free(word);
     }

@@ -44,7 +44,7 @@ char *class_status_line(const char *array, const char *todo)
         /* in each running task, the first of its students without a row
          * since the to-do list was made */
         char *argv[] = {"squeue", "-h", "-j", (char *)array, "-t", "R", "-o", "%K", NULL};
-        char *text = class_output_of(argv);
+        char *text = intake_output_of(argv);
         int n;
         char **task = intake_lines(text, &n);
         for (int i = 0; i < n; i++) {

@@ -214,20 +214,10 @@ int class_run(char *const argv[], proc *p)
     return status;
 }
 
-char *class_output_of(char *const argv[])
-{
-    proc p = {.capture = 1, .err = ERR_NULL};
-    if (class_run(argv, &p) != 0) {
-        free(p.text);
-        return NULL;
-    }
-    return p.text;
-}
-
 char *class_listed_gpus(void)
 {
     char *argv[] = {"nvidia-smi", "-L", NULL};
-    char *text = class_output_of(argv);
+    char *text = intake_output_of(argv);
     char *list = lab_strdup("");
     for (char *p = text; p && *p;) {
         size_t n = strcspn(p, "\n");

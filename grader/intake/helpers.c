@@ -136,6 +136,16 @@ int intake_is_link(const char *path)
     return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
+char *intake_output_of(char *const argv[])
+{
+    char *text = NULL;
+    if (intake_run_archiver(argv, &text, NULL, NULL) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 int intake_run_archiver(char *const argv[], char **out, const char *err_path, int *truncated)
 {
     lab_spawn s = {.argv = argv,

@@ -44,5 +44,7 @@ int intake_is_link(const char *path);
  * dropped; "-": with stdout). Returns its exit status, 127 when it could
  * not start; *truncated set when it printed more than 32 MiB. */
 int intake_run_archiver(char *const argv[], char **out, const char *err_path, int *truncated);
+/* A program's stdout so run (stderr dropped), or NULL when it failed. */
+char *intake_output_of(char *const argv[]);
 
 #endif /* INTAKE_H */
