@@ -116,18 +116,16 @@ void class_write_row(const char *name, const char *status, const char *notes, co
     free(line);
 }
 
-/* Field n (from 1) of a row file, or NULL. */
-static char *row_field(const char *row_file, int n)
+/* Field n (from 1) of the student's row ("" when it has none). */
+static char *row_field(const char *name, int n)
 {
-    char *text = lab_read_file(row_file, 0);
-    if (!text)
-        return NULL;
+    char *row = class_row_path(name), *text = lab_read_file(row, 0);
     int count = 0;
-    char **f = intake_csv_fields(text, &count);
-    free(text);
+    char **f = text ? intake_csv_fields(text, &count) : NULL;
     char *v = lab_strdup(f && n >= 1 && n <= count ? f[n - 1] : "");
-    if (f)
-        intake_words_free(f);
+    intake_words_free(f);
+    free(text);
+    free(row);
     return v;
 }
 
@@ -135,16 +133,12 @@ static char *row_field(const char *row_file, int n)
  * total and the maximum. */
 char *class_row_status(const char *name)
 {
-    char *row = class_row_path(name), *v = row_field(row, cls.nstages + 4);
-    free(row);
-    return v ? v : lab_strdup("");
+    return row_field(name, cls.nstages + 4);
 }
 
 char *class_row_notes(const char *name)
 {
-    char *row = class_row_path(name), *v = row_field(row, cls.nstages + 6);
-    free(row);
-    return v ? v : lab_strdup("");
+    return row_field(name, cls.nstages + 6);
 }
 
 void class_collect(void)
