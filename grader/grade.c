@@ -335,9 +335,7 @@ static void score_unbuilt(grading *g, int i, stage_result *s, const char *comman
     else
         snprintf(advice, sizeof advice, "Fix the compiler's first error (`%s` shows all of it).", command);
     grader_score_fail(s, reason, advice);
-    s->output = malloc(strlen(lines) + 1);
-    if (s->output)
-        grader_text_clean(lines, strlen(lines), s->output, strlen(lines) + 1);
+    s->output = grader_text_cleaned(lines);
 }
 
 /* Each stage in turn: scored from its run, or from why it has none. */

@@ -349,6 +349,8 @@ int grader_report_write(const char *dir, const stage_result *s, int n, const gra
 /* Copy text into out (size outlen) fit for JSON and terminals: valid UTF-8
  * kept, other bytes and control characters but \n and \t become '?'. */
 void grader_text_clean(const char *text, size_t len, char *out, size_t outlen);
+/* text (NULL: "") so cleaned, in a new string. */
+char *grader_text_cleaned(const char *text);
 
 /* ============================================================== helpers */
 

@@ -200,18 +200,13 @@ static char *read_list(const target *t, char *why, size_t len)
     char path[1100];
     list_path(t, path, sizeof path);
     const char *lead = "was compiled without a complete list of the headers it opened";
-    FILE *f = fopen(path, "r");
     struct stat ds;
-    if (!f || fstat(fileno(f), &ds) || ds.st_size > (16 << 20)) {
+    char *text = stat(path, &ds) || ds.st_size > (16 << 20) ? NULL : lab_read_file(path, 0);
+    if (!text) {
         snprintf(why, len, "%s (%s is missing or unreadable)", lead, path);
-        if (f)
-            fclose(f);
         return NULL;
     }
-    char *text = calloc(1, (size_t)ds.st_size + 1);
-    size_t got = text ? fread(text, 1, (size_t)ds.st_size, f) : 0;
-    fclose(f);
-    char *files = text && got == (size_t)ds.st_size ? rule_prerequisites(text) : NULL;
+    char *files = rule_prerequisites(text);
     free(text);
     /* nvcc includes cuda_runtime.h in every .cu it compiles, which opens
      * the C library's stdlib.h: a list without it has no system header */

@@ -129,24 +129,6 @@ static int header_declares(const char *header_text, const char *name)
     return 0;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    char buf[4096];
-    size_t n;
-    while (m && (n = fread(buf, 1, sizeof buf, f)) > 0 && len < (1u << 20))
-        fwrite(buf, 1, n, m);
-    if (m)
-        fclose(m);
-    fclose(f);
-    return text;
-}
-
 /* Append one refusal to msg: the first one in full, later ones by name. */
 static void refuse(char *msg, size_t msglen, int *nrefused, const char *what, const char *name,
                    const char *reason)
@@ -218,7 +200,7 @@ int grader_policy_check(const policy *p, const char *object, const char *contrac
         free(text);
         return -1;
     }
-    char *header = contract_header ? read_text(contract_header) : NULL;
+    char *header = contract_header ? lab_read_file(contract_header, 1u << 20) : NULL;
     int nrefused = 0;
     /* two passes, so that the message first names a symbol refused for a
      * reason of its own (a thread, cuBLAS, a stream), and only then the ones

@@ -20,11 +20,7 @@
 /* A string member, cleaned. */
 static void put_text(lab_json *j, const char *key, const char *text)
 {
-    size_t n = text ? strlen(text) : 0;
-    char *clean = malloc(n + 1);
-    if (!clean)
-        return;
-    grader_text_clean(text ? text : "", n, clean, n + 1);
+    char *clean = grader_text_cleaned(text);
     lab_json_string(j, key, clean);
     free(clean);
 }
@@ -214,15 +210,11 @@ static void stage_summary(const stage_result *r, char *buf, size_t len)
  * empty, so that every field has a word (a shell's read splits on runs). */
 static void put_field(FILE *f, const char *text, const char *after)
 {
-    size_t n = text ? strlen(text) : 0;
-    char *clean = malloc(n + 1);
-    if (clean) {
-        grader_text_clean(text ? text : "", n, clean, n + 1);
-        for (char *p = clean; *p; p++)
-            if (*p == '\t' || *p == '\n' || *p == '\r')
-                *p = ' ';
-    }
-    fprintf(f, "%s%s", clean && clean[0] ? clean : "-", after);
+    char *clean = grader_text_cleaned(text);
+    for (char *p = clean; *p; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(f, "%s%s", clean[0] ? clean : "-", after);
     free(clean);
 }
 

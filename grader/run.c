@@ -48,6 +48,7 @@ static int no_core_files(void *unused)
 typedef struct {
     char *buf;
     size_t keep, start, len;
+    unsigned long long read;    /* bytes read from its pipe */
 } ring;
 
 static void ring_add(ring *r, const char *data, size_t n)
@@ -89,15 +90,15 @@ static char *ring_take(ring *r, size_t *len)
  * grader from looking at the clock. */
 enum { READS_PER_TURN = 16 };
 
-/* Read what is there on fd; returns 0 at end of file, 1 otherwise. */
-static int drain_output(int fd, ring *rg, unsigned long long *total)
+/* Read what is there on fd, each piece handed to keep(to, ...); returns
+ * 0 at end of file, 1 otherwise. */
+static int drain(int fd, void (*keep)(void *to, const char *data, size_t n), void *to)
 {
     char buf[65536];
     for (int turn = 0; turn < READS_PER_TURN; turn++) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n > 0) {
-            ring_add(rg, buf, (size_t)n);
-            *total += (unsigned long long)n;
+            keep(to, buf, (size_t)n);
             continue;
         }
         if (n == 0)
@@ -109,40 +110,27 @@ static int drain_output(int fd, ring *rg, unsigned long long *total)
     return 1;
 }
 
-static int drain_record(int fd, run_result *r, size_t *cap)
+/* Output and progress lines: the ring's last bytes, and their count. */
+static void keep_output(void *to, const char *data, size_t n)
 {
-    char buf[65536];
-    for (int turn = 0; turn < READS_PER_TURN; turn++) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n > 0) {
-            if (r->record_len + (size_t)n > RECORD_LIMIT) {
-                r->record_overflow = 1; /* keep reading, keep nothing more */
-                continue;
-            }
-            if (r->record_len + (size_t)n + 1 > *cap) {
-                size_t want = *cap ? *cap : 8192;
-                while (want < r->record_len + (size_t)n + 1)
-                    want *= 2;
-                char *grown = realloc(r->record, want);
-                if (!grown) {
-                    r->record_overflow = 1;
-                    continue;
-                }
-                r->record = grown;
-                *cap = want;
-            }
-            memcpy(r->record + r->record_len, buf, (size_t)n);
-            r->record_len += (size_t)n;
-            r->record[r->record_len] = 0;
-            continue;
-        }
-        if (n == 0)
-            return 0;
-        if (errno == EINTR)
-            continue;
-        return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
+    ring *r = to;
+    ring_add(r, data, n);
+    r->read += n;
+}
+
+/* The record: all of it, up to RECORD_LIMIT. */
+static void keep_record(void *to, const char *data, size_t n)
+{
+    run_result *r = to;
+    char *grown = r->record_len + n > RECORD_LIMIT ? NULL : realloc(r->record, r->record_len + n + 1);
+    if (!grown) {
+        r->record_overflow = 1; /* keep reading, keep nothing more */
+        return;
     }
-    return 1;
+    r->record = grown;
+    memcpy(r->record + r->record_len, data, n);
+    r->record_len += n;
+    r->record[r->record_len] = 0;
 }
 
 void grader_run_program(char *const argv[], int record_fd, double limit_s, size_t keep, run_result *r)
@@ -198,10 +186,9 @@ static int start_child(char *const argv[], int record_fd, int progress_fd, doubl
 /* Read the child's pipes until it has ended (or been stopped at its
  * limit: lab_spawn_check kills its group either way) and they are
  * closed. */
-static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, unsigned long long *progress_bytes, run_result *r)
+static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, run_result *r)
 {
     int out_open = 1, rec_open = p->rec[0] >= 0, prog_open = p->prog[0] >= 0, reaped = 0;
-    size_t rec_cap = 0;
     double ended_at = 0;
     for (;;) {
         struct pollfd pf[3];
@@ -217,11 +204,11 @@ static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, unsigned long long
         else if (!reaped)
             usleep(20000);
         if (out_open)
-            out_open = drain_output(p->out[0], rg, &r->output_bytes);
+            out_open = drain(p->out[0], keep_output, rg);
         if (rec_open)
-            rec_open = drain_record(p->rec[0], r, &rec_cap);
+            rec_open = drain(p->rec[0], keep_record, r);
         if (prog_open)
-            prog_open = drain_output(p->prog[0], pg, progress_bytes);
+            prog_open = drain(p->prog[0], keep_output, pg);
         if (!reaped && (reaped = lab_spawn_check(c))) {
             ended_at = lab_spawn_now();
             r->timed_out = c->timed_out;
@@ -240,10 +227,9 @@ void grader_run_program_progress(char *const argv[], int record_fd, int progress
                           size_t keep, run_result *r)
 {
     memset(r, 0, sizeof *r);
-    ring rg = {malloc(keep ? keep : 1), keep, 0, 0};
-    ring pg = {malloc(PROGRESS_KEEP), PROGRESS_KEEP, 0, 0};
+    ring rg = {malloc(keep ? keep : 1), keep, 0, 0, 0};
+    ring pg = {malloc(PROGRESS_KEEP), PROGRESS_KEEP, 0, 0, 0};
     pipes p = {{-1, -1}, {-1, -1}, {-1, -1}};
-    unsigned long long progress_bytes = 0;
     lab_child c = {.limit_s = limit_s};
     int started = 0;
     if (!rg.buf || !pg.buf) {
@@ -253,7 +239,7 @@ void grader_run_program_progress(char *const argv[], int record_fd, int progress
         started = start_child(argv, record_fd, progress_fd, limit_s, &p, &rg, &c, r) == 0;
     }
     if (started) {
-        watch(&c, &p, &rg, &pg, &progress_bytes, r);
+        watch(&c, &p, &rg, &pg, r);
         current_group = 0;
         int status = c.status;
         if (!r->timed_out && WIFEXITED(status)) {
@@ -271,11 +257,12 @@ void grader_run_program_progress(char *const argv[], int record_fd, int progress
         if (p.prog[i] >= 0)
             close(p.prog[i]);
     }
+    r->output_bytes = rg.read;
     r->tail = ring_take(&rg, &r->tail_len);
     free(rg.buf);
     if (pg.buf) {
         r->progress = ring_take(&pg, &r->progress_len);
-        r->progress_cut = progress_bytes > pg.len;
+        r->progress_cut = pg.read > pg.len;
     }
     free(pg.buf);
 }

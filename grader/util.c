@@ -50,3 +50,11 @@ void grader_text_clean(const char *text, size_t len, char *out, size_t outlen)
     }
     out[o] = 0;
 }
+
+char *grader_text_cleaned(const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+    char *clean = lab_alloc(n + 1);
+    grader_text_clean(text ? text : "", n, clean, n + 1);
+    return clean;
+}

@@ -39,14 +39,6 @@ typedef struct {
 /* Nothing of a graded stage sent: no time, not late. */
 #define NOT_SENT (-2)
 
-/* Add ", text" (or text) to the list *l. */
-static void list_add(char **l, const char *text)
-{
-    char *more = lab_asprintf("%s%s%s", *l, **l ? ", " : "", text);
-    free(*l);
-    *l = more;
-}
-
 /* ================================================================ rows */
 /* Append v (a new copy) to the NULL-terminated fields *f, *n of them. */
 static void push(char ***f, int *n, const char *v)
@@ -77,7 +69,7 @@ static char **graded_row(const char *name)
 {
     char *path = class_row_path(name), *text = lab_read_file(path, 0);
     int n = 0;
-    char **f = text ? class_csv_fields(text, &n) : NULL;
+    char **f = text ? intake_csv_fields(text, &n) : NULL;
     free(text);
     free(path);
     if (!f) {
@@ -117,7 +109,7 @@ static char *lateness(book_input *in, char **base, long long sent, int extra, ch
         char *taken = graded && off > 0 ? lab_asprintf(": -%g points", off) : lab_strdup("");
         note = lab_asprintf("late %d day%s%s%s", days, days == 1 ? "" : "s", given, taken);
         char *line = lab_asprintf("%s %d day%s%s", base[0], days, days == 1 ? "" : "s", taken + (*taken ? 1 : 0));
-        list_add(&in->late_list, line);
+        class_join(&in->late_list, ", ", line);
         free(line);
         free(taken);
         free(given);
@@ -125,7 +117,7 @@ static char *lateness(book_input *in, char **base, long long sent, int extra, ch
         base[cls.nstages + 1] = graded ? lab_asprintf("%g", points - off) : lab_strdup("");
     } else if (sent < 0) {
         note = lab_strdup("submission time unknown (not counted late)");
-        list_add(&in->unknown_list, base[0]);
+        class_join(&in->unknown_list, ", ", base[0]);
     }
     free(off_text);
     free(days_text);
@@ -218,12 +210,8 @@ static void apply_times(book_input *in, char **unused)
     }
     *unused = lab_strdup("");
     for (int t = 0; t < in->late.ntimes; t++)
-        if (!used[t]) {
-            char *more = lab_asprintf("%s%s%s (line %d)", *unused, **unused ? ", " : "", in->late.times[t].f[0],
-                             in->late.times[t].line);
-            free(*unused);
-            *unused = more;
-        }
+        if (!used[t])
+            class_appendf(unused, "%s%s (line %d)", **unused ? ", " : "", in->late.times[t].f[0], in->late.times[t].line);
     free(used);
 }
 
@@ -264,10 +252,8 @@ static void add_row(book *b, char **row, const char *full_name, const char *emai
 /* A line for the terminal, after the gradebook's. */
 static void add_said(book *b, char *line)
 {
-    char *more = lab_asprintf("%s%s\n", b->said ? b->said : "", line);
-    free(b->said);
+    class_appendf(&b->said, "%s\n", line);
     free(line);
-    b->said = more;
 }
 
 /* What the run says of the roster, the late and the times. */
@@ -327,7 +313,7 @@ void class_book_make(book *b)
         char **row = book_row(&in, base, r->id, i >= 0 ? in.sent[i].time : NOT_SENT, r->extra_days, NULL);
         add_row(b, row, r->name, r->email, 1);
         if (i < 0)
-            list_add(&missing, r->name);
+            class_join(&missing, ", ", r->name);
     }
     for (int i = 0; i < cls.nstudents; i++) {
         if (in.entry_of[i] >= 0)
@@ -336,7 +322,7 @@ void class_book_make(book *b)
         char **row = book_row(&in, graded_row(cls.names[i]), x->sid, x->time, 0, in.nroster ? "not on the roster" : NULL);
         add_row(b, row, cls.names[i], x->email, !in.nroster);
         if (in.nroster)
-            list_add(&unlisted, cls.names[i]);
+            class_join(&unlisted, ", ", cls.names[i]);
     }
     say_term(b, &in, missing, unlisted, unused);
     free(who);

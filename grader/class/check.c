@@ -239,10 +239,8 @@ static void write_log(const char *path, const char *build, const stage_check *c)
     for (int s = 0; s < cls.nstages; s++) {
         if (!c[s].output)
             continue;
-        char *more = lab_asprintf("%s%s== %s on the CPU emulator (judge/launch.sh): %s\n%s", text,
-                         *text && text[strlen(text) - 1] != '\n' ? "\n" : "", cls.stages[s], c[s].cell, c[s].output);
-        free(text);
-        text = more;
+        class_appendf(&text, "%s== %s on the CPU emulator (judge/launch.sh): %s\n%s",
+                      *text && text[strlen(text) - 1] != '\n' ? "\n" : "", cls.stages[s], c[s].cell, c[s].output);
     }
     if (class_write_atomic(path, text))
         lab_warn("cannot write %s", path);
@@ -259,10 +257,8 @@ static void write_tsv(const char *path, const stage_check *c)
         for (char *q = m; *q; q++)
             if (*q == '\t' || *q == '\n' || *q == '\r')
                 *q = ' ';
-        char *more = lab_asprintf("%s%s\t%s\t%s\n", text, cls.stages[s], c[s].cell, m);
+        class_appendf(&text, "%s\t%s\t%s\n", cls.stages[s], c[s].cell, m);
         free(m);
-        free(text);
-        text = more;
     }
     if (class_write_atomic(path, text))
         lab_warn("cannot write %s", path);
@@ -281,10 +277,10 @@ static char *check_notes(const stage_check *c, int *bad)
         char **list = !strcmp(c[s].cell, "not submitted") ? &missing : c[s].phrase[0] ? &notes : NULL;
         if (!list)
             continue;
-        char *more = list == &missing ? lab_asprintf("%s %s", missing, cls.stages[s])
-                                      : lab_asprintf("%s%s%s: %s", notes, *notes ? " | " : "", cls.stages[s], c[s].phrase);
-        free(*list);
-        *list = more;
+        if (list == &missing)
+            class_appendf(list, " %s", cls.stages[s]);
+        else
+            class_appendf(list, "%s%s: %s", *notes ? " | " : "", cls.stages[s], c[s].phrase);
         *bad += list == &notes;
     }
     char *all = lab_asprintf("%s%s%s%s%s", *missing ? "not submitted:" : "", missing, *missing && *notes ? " | " : "", notes,

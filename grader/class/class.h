@@ -84,6 +84,10 @@ extern class_state cls;
  * are lab_warn and lab_fatal's "class: ..." on stderr (common/util.h),
  * lab_fatal with one of the exit statuses above. */
 void class_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* *text (a new string or NULL, freed here) with more printed after it;
+ * class_join puts sep between the two when *list is not empty. */
+void class_appendf(char **text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void class_join(char **list, const char *sep, const char *word);
 /* intake_lines, intake_words_free, intake_first_line, intake_remove_tree,
  * intake_exists, intake_is_dir, intake_is_link: grader/intake/intake.h. */
 /* Words of text split on blanks, NULL-terminated (free with intake_words_free). */
@@ -121,9 +125,7 @@ typedef struct {
 } proc;
 #define PROC_CAPTURE (32u << 20)
 int class_run(char *const argv[], proc *p);
-/* Run a program and return its stdout (stderr dropped), or NULL when it
- * failed. */
-char *class_output_of(char *const argv[]);
+/* A program's stdout alone: intake_output_of (grader/intake/intake.h). */
 /* The GPUs nvidia-smi -L lists, as "0 1" ("" for none). */
 char *class_listed_gpus(void);
 
@@ -203,12 +205,10 @@ int class_done_count(void);
 /* OUT/gradebook.csv from the rows, then the summary line. */
 void class_collect(void);
 void class_summary(void);
-/* One CSV field of text (new string). */
+/* One CSV field of text (new string); n of them as a line after *text. */
 char *class_csv(const char *text);
-/* The fields of a CSV line (RFC 4180 quotes; it ends at a newline),
- * NULL-terminated (free with intake_words_free), count in *n; NULL when a quote
- * is left open. */
-char **class_csv_fields(const char *line, int *n);
+void class_csv_line(char **text, const char *const *field, int n);
+/* A CSV line's fields: intake_csv_fields (grader/intake/intake.h). */
 
 /* ============================================================= local.c */
 void class_run_local(const char *todo);

@@ -47,17 +47,6 @@ static const char *score_of(const book *b, int r)
     return NULL;
 }
 
-/* Append the fields of one CSV line to *text. */
-static void put_line(char **text, const char *const *field, int n)
-{
-    for (int i = 0; i < n; i++) {
-        char *v = class_csv(field[i]), *more = lab_asprintf("%s%s%s", *text, v, i + 1 < n ? "," : "\n");
-        free(v);
-        free(*text);
-        *text = more;
-    }
-}
-
 /* The file of one format: its header, then a line a row that has an id
  * and a score (*rows: how many). */
 static char *format_text(const book *b, const char *format, const char *assignment, int *rows)
@@ -70,18 +59,18 @@ static char *format_text(const book *b, const char *format, const char *assignme
             most = b->rows[r][max];
     if (!strcmp(format, "gradescope")) {
         const char *head[] = {"Name", "SID", "Email", "Total Score"};
-        put_line(&text, head, 4);
+        class_csv_line(&text, head, 4);
     } else if (!strcmp(format, "canvas")) {
         const char *head[] = {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment};
         const char *possible[] = {"Points Possible", "", "", "", "", most ? most : ""};
-        put_line(&text, head, 6);
-        put_line(&text, possible, 6);
+        class_csv_line(&text, head, 6);
+        class_csv_line(&text, possible, 6);
     } else {
         const char **head = lab_grow(NULL, (size_t)(nstages + 2) * sizeof *head);
         head[0] = "id", head[1] = "total";
         for (int s = 0; s < nstages; s++)
             head[2 + s] = cls.stages[s];
-        put_line(&text, head, nstages + 2);
+        class_csv_line(&text, head, nstages + 2);
         free(head);
     }
     *rows = 0;
@@ -92,16 +81,16 @@ static char *format_text(const book *b, const char *format, const char *assignme
         (*rows)++;
         if (!strcmp(format, "gradescope")) {
             const char *line[] = {b->full_name[r], sid, b->email[r], score};
-            put_line(&text, line, 4);
+            class_csv_line(&text, line, 4);
         } else if (!strcmp(format, "canvas")) {
             const char *line[] = {b->full_name[r], "", sid, "", "", score};
-            put_line(&text, line, 6);
+            class_csv_line(&text, line, 6);
         } else {
             const char **line = lab_grow(NULL, (size_t)(nstages + 2) * sizeof *line);
             line[0] = sid, line[1] = score;
             for (int s = 0; s < nstages; s++)
                 line[2 + s] = b->rows[r][first + s];
-            put_line(&text, line, nstages + 2);
+            class_csv_line(&text, line, nstages + 2);
             free(line);
         }
     }
@@ -117,9 +106,7 @@ static void say_left_out(const book *b)
         char **list = !b->listed[r] || !*b->rows[r][id] ? &no_id : !score_of(b, r) ? &blank : NULL;
         if (!list)
             continue;
-        char *more = lab_asprintf("%s%s%s", *list, **list ? ", " : "", b->rows[r][0]);
-        free(*list);
-        *list = more;
+        class_join(list, ", ", b->rows[r][0]);
     }
     if (*no_id)
         class_say("left out, not on the roster or without an id: %s", no_id);

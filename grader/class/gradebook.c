@@ -47,6 +47,15 @@ char *class_csv(const char *text)
     return q;
 }
 
+void class_csv_line(char **text, const char *const *field, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *v = class_csv(field[i]);
+        class_appendf(text, "%s%s", v, i + 1 < n ? "," : "\n");
+        free(v);
+    }
+}
+
 char *class_row_path(const char *name)
 {
     return lab_asprintf("%s/students/%s/row.csv", cls.out, name);
@@ -68,32 +77,24 @@ int class_done_count(void)
     return n;
 }
 
-/* Append ",text" to *line. */
-static void add(char **line, const char *text)
-{
-    char *more = lab_asprintf("%s,%s", *line, text);
-    free(*line);
-    *line = more;
-}
-
 void class_write_row(const char *name, const char *status, const char *notes, const points *pts)
 {
     char *line = class_csv(name);
     for (int s = 0; s < cls.nstages; s++) {
         const stage_points *sp = class_points_stage(pts, cls.stages[s]);
-        add(&line, sp ? sp->points : "");
+        class_appendf(&line, ",%s", sp ? sp->points : "");
     }
-    add(&line, pts ? pts->score : "");
-    add(&line, pts ? pts->max : "");
+    class_appendf(&line, ",%s", pts ? pts->score : "");
+    class_appendf(&line, ",%s", pts ? pts->max : "");
     char *field = class_csv(status);
-    add(&line, field);
+    class_appendf(&line, ",%s", field);
     free(field);
     /* the seed the record says it was graded with (the class's, written as
      * the class wrote it, where the two are one number) */
     const char *seed = cls.seed;
     if (pts && *pts->seed && strtod(pts->seed, NULL) != strtod(cls.seed, NULL))
         seed = pts->seed;
-    add(&line, seed);
+    class_appendf(&line, ",%s", seed);
     char *cut = lab_strdup(notes);
     if (strlen(cut) > NOTES_MAX) {
         size_t n = NOTES_MAX;
@@ -102,7 +103,7 @@ void class_write_row(const char *name, const char *status, const char *notes, co
         cut[n] = 0;
     }
     field = class_csv(cut);
-    add(&line, field);
+    class_appendf(&line, ",%s", field);
     char *text = lab_asprintf("%s\n", line);
     char *dir = lab_asprintf("%s/students/%s", cls.out, name), *row = class_row_path(name);
     if (lab_mkdirs(dir) || class_write_atomic(row, text))
@@ -115,52 +116,16 @@ void class_write_row(const char *name, const char *status, const char *notes, co
     free(line);
 }
 
-char **class_csv_fields(const char *line, int *count)
+/* Field n (from 1) of the student's row ("" when it has none). */
+static char *row_field(const char *name, int n)
 {
-    char **f = lab_grow(NULL, sizeof *f);
-    int n = 0;
-    for (const char *p = line;;) {
-        char *v = lab_grow(NULL, strlen(p) + 1);
-        size_t k = 0;
-        if (*p == '"') {
-            /* quoted: "" is one quote; the field ends at the lone quote */
-            for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
-                v[k++] = *p == '"' ? *p++ : *p;
-            if (!*p) {
-                free(v);
-                f[n] = NULL;
-                intake_words_free(f);
-                return NULL;
-            }
-            p++;
-        }
-        for (; *p && *p != ',' && *p != '\n' && !(*p == '\r' && (!p[1] || p[1] == '\n')); p++)
-            v[k++] = *p;
-        v[k] = 0;
-        f = lab_grow(f, (size_t)(n + 2) * sizeof *f);
-        f[n++] = v;
-        if (*p != ',')
-            break;
-        p++;
-    }
-    f[n] = NULL;
-    if (count)
-        *count = n;
-    return f;
-}
-
-/* Field n (from 1) of a row file, or NULL. */
-static char *row_field(const char *row_file, int n)
-{
-    char *text = lab_read_file(row_file, 0);
-    if (!text)
-        return NULL;
+    char *row = class_row_path(name), *text = lab_read_file(row, 0);
     int count = 0;
-    char **f = class_csv_fields(text, &count);
-    free(text);
+    char **f = text ? intake_csv_fields(text, &count) : NULL;
     char *v = lab_strdup(f && n >= 1 && n <= count ? f[n - 1] : "");
-    if (f)
-        intake_words_free(f);
+    intake_words_free(f);
+    free(text);
+    free(row);
     return v;
 }
 
@@ -168,16 +133,12 @@ static char *row_field(const char *row_file, int n)
  * total and the maximum. */
 char *class_row_status(const char *name)
 {
-    char *row = class_row_path(name), *v = row_field(row, cls.nstages + 4);
-    free(row);
-    return v ? v : lab_strdup("");
+    return row_field(name, cls.nstages + 4);
 }
 
 char *class_row_notes(const char *name)
 {
-    char *row = class_row_path(name), *v = row_field(row, cls.nstages + 6);
-    free(row);
-    return v ? v : lab_strdup("");
+    return row_field(name, cls.nstages + 6);
 }
 
 void class_collect(void)
@@ -186,16 +147,8 @@ void class_collect(void)
     class_book_make(&b);
     char *text = lab_strdup("");
     for (int r = -1; r < b.nrows; r++) {
-        char **f = r < 0 ? b.head : b.rows[r], *line = class_csv(f[0]);
-        for (int c = 1; c < b.ncols; c++) {
-            char *field = class_csv(f[c]);
-            add(&line, field);
-            free(field);
-        }
-        char *more = lab_asprintf("%s%s\n", text, line);
-        free(text);
-        free(line);
-        text = more;
+        char **f = r < 0 ? b.head : b.rows[r];
+        class_csv_line(&text, (const char *const *)f, b.ncols);
     }
     char *path = lab_asprintf("%s/gradebook.csv", cls.out);
     if (class_write_atomic(path, text))
@@ -228,9 +181,7 @@ void class_summary(void)
     for (int i = 0, j; i < m; i = j) {
         for (j = i; j < m && !strcmp(status[j], status[i]); j++)
             ;
-        char *more = lab_asprintf("%s%s%s: %d", counts, *counts ? ", " : "", status[i], j - i);
-        free(counts);
-        counts = more;
+        class_appendf(&counts, "%s%s: %d", *counts ? ", " : "", status[i], j - i);
     }
     class_say("gradebook: %s/gradebook.csv, %d student%s%s%s%s", cls.out, m, m == 1 ? "" : "s", *counts ? " (" : "",
         counts, *counts ? ")" : "");

@@ -207,9 +207,7 @@ static char *submitted(const char *dir)
     char *list = lab_strdup("");
     for (int i = 0; i < n; i++) {
         if (e[i]->d_name[0] != '.') {
-            char *more = lab_asprintf("%s%s%s", list, *list ? " " : "", e[i]->d_name);
-            free(list);
-            list = more;
+            class_join(&list, " ", e[i]->d_name);
         }
         free(e[i]);
     }
@@ -231,9 +229,7 @@ static void split_stages(const char *name, char **sent, char **missing)
     *missing = lab_strdup("");
     for (int s = 0; s < cls.nstages; s++) {
         char **list = class_submitted_stage(name, cls.stages[s]) ? sent : missing;
-        char *more = lab_asprintf("%s%s%s", *list, **list ? " " : "", cls.stages[s]);
-        free(*list);
-        *list = more;
+        class_join(list, " ", cls.stages[s]);
     }
 }
 
@@ -311,9 +307,7 @@ static char *graded_notes(const points *have, const char *missing)
         const stage_points *sp = &have->stages[s];
         char *word = lab_asprintf(" %s ", sp->name);
         if (*sp->phrase && !strstr(pad, word)) {
-            char *more = lab_asprintf("%s%s%s: %s", notes, *notes ? " | " : "", sp->name, sp->phrase);
-            free(notes);
-            notes = more;
+            class_appendf(&notes, "%s%s: %s", *notes ? " | " : "", sp->name, sp->phrase);
         }
         free(word);
     }
@@ -397,9 +391,7 @@ static void say_done(const char *name, const char *st_text, const points *have, 
         free(score);
         score = lab_asprintf(", %s/%s points", have->score, have->max);
         if (atof(have->bonus_max) > 0) {
-            char *more = lab_asprintf("%s + %s/%s bonus", score, have->bonus, have->bonus_max);
-            free(score);
-            score = more;
+            class_appendf(&score, " + %s/%s bonus", have->bonus, have->bonus_max);
         }
     }
     mark_graded(name);

@@ -307,10 +307,10 @@ static char *cpu_list(const cpu_set_t *set)
         int last = c;
         while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
             last++;
-        char *more = last > c ? lab_asprintf("%s%s%d-%d", list, *list ? "," : "", c, last)
-                              : lab_asprintf("%s%s%d", list, *list ? "," : "", c);
-        free(list);
-        list = more;
+        if (last > c)
+            class_appendf(&list, "%s%d-%d", *list ? "," : "", c, last);
+        else
+            class_appendf(&list, "%s%d", *list ? "," : "", c);
     }
     return list;
 }

@@ -179,9 +179,7 @@ static void grade_class(const char *submissions, const char *backend, const char
         if (!needs_grading(name, retry) && !class_submission_changed(submissions, i)) {
             done_before++;
         } else if (class_intake(submissions, i)) {
-            char *more = lab_asprintf("%s%s\n", list, name);
-            free(list);
-            list = more;
+            class_appendf(&list, "%s\n", name);
             n++;
         } else {
             refused++;

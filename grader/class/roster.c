@@ -55,7 +55,7 @@ int class_csv_file(const char *path, const char *const *heads, csv_row **rows, c
     free(text);
     for (int i = 0; i < nlines; i++) {
         int count;
-        char **f = class_csv_fields(line[i], &count);
+        char **f = intake_csv_fields(line[i], &count);
         if (!f) {
             *why = lab_asprintf("%s line %d: a quote is left open (a field that holds a comma is written \"Lee, Jo\")", path,
                        i + 1);

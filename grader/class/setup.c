@@ -104,11 +104,8 @@ static char *resolve_stages(const char *want)
         const char *name, *family, *knob, *sweep, *lesson;
     } table[] = {LAB_STAGE_TABLE};
     char *all = lab_strdup("");
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        char *more = lab_asprintf("%s%s%s", all, *all ? " " : "", table[i].name);
-        free(all);
-        all = more;
-    }
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        class_join(&all, " ", table[i].name);
     if (!want || !*want)
         return all;
     char **w = class_words(want, NULL), **every = class_words(all, NULL);
@@ -121,11 +118,8 @@ static char *resolve_stages(const char *want)
         if (!found)
             lab_fatal(CLASS_FAILED, "no stage matches '%s'; the stages are: %s", w[i], all);
         char *padded = lab_asprintf(" %s ", result), *word = lab_asprintf(" %s ", found);
-        if (!strstr(padded, word)) {
-            char *more = lab_asprintf("%s%s%s", result, *result ? " " : "", found);
-            free(result);
-            result = more;
-        }
+        if (!strstr(padded, word))
+            class_join(&result, " ", found);
         free(padded);
         free(word);
     }
@@ -152,9 +146,7 @@ static void make_lab(const char *lab)
     if (st) {
         char *tail = lab_strdup("");
         for (int i = n > 3 ? n - 3 : 0; i < n; i++) {
-            char *more = lab_asprintf("%s%s%s", tail, *tail ? "\n" : "", line[i]);
-            free(tail);
-            tail = more;
+            class_join(&tail, "\n", line[i]);
         }
         lab_fatal(CLASS_FAILED, "could not copy the lab into %s: %s", dest, tail);
     }
@@ -226,15 +218,11 @@ static void write_class_conf(const char *conf, const char *stages, const char *s
     time_t now = time(NULL);
     strftime(created, sizeof created, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     char *text = lab_asprintf("seed=%s\nstages=%s\n", seed, stages);
-    for (int i = 0; i < NSWITCHES; i++) {
-        char *more = lab_asprintf("%s%s=%d\n", text, switch_name[i], switches_on[i] ? 1 : 0);
-        free(text);
-        text = more;
-    }
-    char *more = lab_asprintf("%screated=%s\n", text, created);
-    if (class_write_atomic(conf, more))
+    for (int i = 0; i < NSWITCHES; i++)
+        class_appendf(&text, "%s=%d\n", switch_name[i], switches_on[i] ? 1 : 0);
+    class_appendf(&text, "created=%s\n", created);
+    if (class_write_atomic(conf, text))
         lab_fatal(CLASS_FAILED, "cannot write %s", conf);
-    free(more);
     free(text);
     free(seed);
 }
@@ -390,9 +378,7 @@ void class_list_submissions(const char *submissions)
         if (!intake_is_dir(path) && !e[i].archive) {
             lab_warn("ignored %s: not a folder, a tarball or a zip file", path);
         } else {
-            char *more = lab_asprintf("%s%s\t%s\n", text, e[i].name, e[i].entry);
-            free(text);
-            text = more;
+            class_appendf(&text, "%s\t%s\n", e[i].name, e[i].entry);
         }
         free(path);
     }

@@ -44,7 +44,7 @@ char *class_status_line(const char *array, const char *todo)
         /* in each running task, the first of its students without a row
          * since the to-do list was made */
         char *argv[] = {"squeue", "-h", "-j", (char *)array, "-t", "R", "-o", "%K", NULL};
-        char *text = class_output_of(argv);
+        char *text = intake_output_of(argv, NULL);
         int n;
         char **task = intake_lines(text, &n);
         for (int i = 0; i < n; i++) {
@@ -59,9 +59,7 @@ char *class_status_line(const char *array, const char *todo)
                 int done = class_newer(row, todo);
                 free(row);
                 if (!done) {
-                    char *more = lab_asprintf("%s%s%s", running, *running ? " " : "", names[j]);
-                    free(running);
-                    running = more;
+                    class_join(&running, " ", names[j]);
                     break;
                 }
             }
@@ -239,9 +237,7 @@ void class_array_task(const char *index, const char *todo)
     }
     char *joined = lab_strdup(""), *host = class_host_name(0);
     for (int i = 0; i < n; i++) {
-        char *more = lab_asprintf("%s%s%s", joined, i ? " " : "", names[i]);
-        free(joined);
-        joined = more;
+        class_join(&joined, " ", names[i]);
     }
     class_say("array task %s on %s: %s", index, host, joined);
     free(host);

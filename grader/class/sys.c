@@ -29,6 +29,26 @@ void class_say(const char *f, ...)
     fflush(stdout);
 }
 
+void class_appendf(char **text, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *more = NULL;
+    int n = vasprintf(&more, f, ap);
+    va_end(ap);
+    if (n < 0)
+        lab_fatal(LAB_OUT_OF_MEMORY, "out of memory");
+    char *all = lab_asprintf("%s%s", *text ? *text : "", more);
+    free(more);
+    free(*text);
+    *text = all;
+}
+
+void class_join(char **list, const char *sep, const char *word)
+{
+    class_appendf(list, "%s%s", *list && **list ? sep : "", word);
+}
+
 char **class_words(const char *text, int *count)
 {
     char **w = lab_grow(NULL, sizeof *w);
@@ -194,29 +214,17 @@ int class_run(char *const argv[], proc *p)
     return status;
 }
 
-char *class_output_of(char *const argv[])
-{
-    proc p = {.capture = 1, .err = ERR_NULL};
-    if (class_run(argv, &p) != 0) {
-        free(p.text);
-        return NULL;
-    }
-    return p.text;
-}
-
 char *class_listed_gpus(void)
 {
     char *argv[] = {"nvidia-smi", "-L", NULL};
-    char *text = class_output_of(argv);
+    char *text = intake_output_of(argv, NULL);
     char *list = lab_strdup("");
     for (char *p = text; p && *p;) {
         size_t n = strcspn(p, "\n");
         unsigned gpu;
         char colon;
         if (!strncmp(p, "GPU ", 4) && sscanf(p + 4, "%u%c", &gpu, &colon) == 2 && colon == ':') {
-            char *more = lab_asprintf("%s%s%u", list, *list ? " " : "", gpu);
-            free(list);
-            list = more;
+            class_appendf(&list, "%s%u", *list ? " " : "", gpu);
         }
         p += n + (p[n] == '\n');
     }

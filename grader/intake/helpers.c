@@ -1,6 +1,6 @@
 /*
  * helpers.c: the intake's text and file helpers (intake.h), which class
- * grading uses too, and its one way to run an archiver (common/spawn.c);
+ * grading and its report use too, and its one way to run an archiver (common/spawn.c);
  * memory and formatted strings are the helper library's (common/util.h).
  * An archiver reading a submission's archive runs inside the build's wall
  * (build/confine/confine --build): it reads the archive, writes the folder
@@ -52,6 +52,40 @@ char *intake_first_line(const char *text)
         memcpy(s, text, n);
     s[n] = 0;
     return s;
+}
+
+char **intake_csv_fields(const char *line, int *count)
+{
+    char **f = lab_grow(NULL, sizeof *f);
+    int n = 0;
+    for (const char *p = line;;) {
+        char *v = lab_grow(NULL, strlen(p) + 1);
+        size_t k = 0;
+        if (*p == '"') {
+            /* quoted: "" is one quote; the field ends at the lone quote */
+            for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
+                v[k++] = *p == '"' ? *p++ : *p;
+            if (!*p) {
+                free(v);
+                f[n] = NULL;
+                intake_words_free(f);
+                return NULL;
+            }
+            p++;
+        }
+        for (; *p && *p != ',' && *p != '\n' && !(*p == '\r' && (!p[1] || p[1] == '\n')); p++)
+            v[k++] = *p;
+        v[k] = 0;
+        f = lab_grow(f, (size_t)(n + 2) * sizeof *f);
+        f[n++] = v;
+        if (*p != ',')
+            break;
+        p++;
+    }
+    f[n] = NULL;
+    if (count)
+        *count = n;
+    return f;
 }
 
 /* Empty the folder dir (a descriptor, closed here), then nothing else. */
@@ -109,6 +143,16 @@ int intake_is_link(const char *path)
 
 /* The decompressors tar may start for a compressed archive. */
 static const char *const DECOMPRESSORS[] = {"gzip", "bzip2", "xz", "zstd", "lzip", "lzma", "lzop"};
+
+char *intake_output_of(char *const argv[], const char *archive)
+{
+    char *text = NULL;
+    if (intake_run_archiver(argv, archive, NULL, &text, NULL, NULL) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
 
 int intake_run_archiver(char *const argv[], const char *archive, const char *dest, char **out, const char *err_path,
                         int *truncated)

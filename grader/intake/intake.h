@@ -27,6 +27,10 @@
 /* The lines of text, without their newlines (free with intake_words_free). */
 char **intake_lines(const char *text, int *count);
 void intake_words_free(char **w);
+/* The fields of a CSV line (RFC 4180 quotes; it ends at a newline),
+ * NULL-terminated (free with intake_words_free), count in *n; NULL when a
+ * quote is left open. */
+char **intake_csv_fields(const char *line, int *n);
 /* The first line of text, without the newline (new string). */
 char *intake_first_line(const char *text);
 /* rm -rf, without following links. */
@@ -46,5 +50,8 @@ int intake_is_link(const char *path);
  * could not start; *truncated set when it printed more than 32 MiB. */
 int intake_run_archiver(char *const argv[], const char *archive, const char *dest, char **out, const char *err_path,
                         int *truncated);
+/* A program's stdout, run as intake_run_archiver runs it (archive: inside
+ * the wall, reading it), stderr dropped; NULL when it failed. */
+char *intake_output_of(char *const argv[], const char *archive);
 
 #endif /* INTAKE_H */

@@ -9,36 +9,15 @@
  * grading's roster and deadline, grader/class/late.c).
  */
 #include "names.h"
+#include "util.h"
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 static const char *const archive_ext[] = {".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip"};
-
-static void *must(void *p)
-{
-    if (!p) {
-        fputs("out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
-}
-
-/* A formatted string of its own. */
-static char *text(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *text(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    int n = vasprintf(&s, f, ap);
-    va_end(ap);
-    return must(n < 0 ? NULL : s);
-}
 
 static int ends_with(const char *s, const char *end)
 {
@@ -68,7 +47,7 @@ int intake_is_os_litter(const char *name)
 
 char *intake_student_name(const char *entry)
 {
-    char *n = must(strdup(entry));
+    char *n = lab_strdup(entry);
     /* each extension taken off in turn, as the list orders them */
     for (size_t i = 0; i < sizeof archive_ext / sizeof *archive_ext; i++)
         if (ends_with(n, archive_ext[i]))
@@ -77,7 +56,7 @@ char *intake_student_name(const char *entry)
         if (!is_name_char(*p))
             *p = '_';
     if (!n[0] || n[0] == '.' || n[0] == '_' || n[0] == '-') {
-        char *s = text("s%s", n);
+        char *s = lab_asprintf("s%s", n);
         free(n);
         n = s;
     }
@@ -98,7 +77,7 @@ int intake_name_is_clean(const char *name)
  * \t, \r or \xHH (new string). */
 static char *shown(const char *entry)
 {
-    char *s = must(malloc(4 * strlen(entry) + 3)), *p = s;
+    char *s = lab_alloc(4 * strlen(entry) + 3), *p = s;
     *p++ = '\'';
     for (const unsigned char *c = (const unsigned char *)entry; *c; c++) {
         if (*c == '\n' || *c == '\t' || *c == '\r')
@@ -124,7 +103,7 @@ static int has_control(const char *s)
 /* why, with one more sentence (its old text freed). */
 static void add_why(char **why, char *more)
 {
-    char *all = *why ? text("%s; %s", *why, more) : text("%s", more);
+    char *all = *why ? lab_asprintf("%s; %s", *why, more) : lab_asprintf("%s", more);
     free(*why);
     free(more);
     *why = all;
@@ -143,15 +122,15 @@ static void add_clashes(const named_entry *e, int n, char **why)
     for (int i = 0; i + 1 < n; i++) {
         if (strcmp(e[i].name, e[i + 1].name))
             continue;
-        char *all = text("these entries are all student '%s':", e[i].name);
+        char *all = lab_asprintf("these entries are all student '%s':", e[i].name);
         int j = i;
         for (; j < n && !strcmp(e[j].name, e[i].name); j++) {
-            char *s = shown(e[j].entry), *more = text("%s %s", all, s);
+            char *s = shown(e[j].entry), *more = lab_asprintf("%s %s", all, s);
             free(s);
             free(all);
             all = more;
         }
-        add_why(why, text("%s (rename or remove one)", all));
+        add_why(why, lab_asprintf("%s (rename or remove one)", all));
         free(all);
         i = j - 1;
     }
@@ -193,7 +172,7 @@ static char *field_value(const char *line, const char *field)
         line++;
         n -= 2;
     }
-    return n ? must(strndup(line, n)) : NULL;
+    return n ? memcpy(lab_alloc(n + 1), line, n) : NULL;
 }
 
 /* A line of a folder's part of the metadata: each field's first value. */
@@ -211,7 +190,7 @@ static void read_fact(const char *line, export_facts *f)
 /* dir/submission_metadata.yml's folders and what it says of each. */
 static void read_export(const char *dir, export_names *x)
 {
-    char *path = text("%s/%s", dir, EXPORT_METADATA);
+    char *path = lab_asprintf("%s/%s", dir, EXPORT_METADATA);
     FILE *f = fopen(path, "r");
     free(path);
     char *line = NULL;
@@ -221,8 +200,9 @@ static void read_export(const char *dir, export_names *x)
         read_so_far += len;
         line[strcspn(line, "\n")] = 0;
         if (line[0] && line[0] != ' ' && line[0] != '-' && line[strlen(line) - 1] == ':') {
-            x->f = must(realloc(x->f, (size_t)(x->n + 1) * sizeof *x->f));
-            x->f[x->n++] = (export_folder){must(strndup(line, strlen(line) - 1)), {0}};
+            line[strlen(line) - 1] = 0;
+            x->f = lab_grow(x->f, (size_t)(x->n + 1) * sizeof *x->f);
+            x->f[x->n++] = (export_folder){lab_strdup(line), {0}};
         } else if (x->n) {
             read_fact(line, &x->f[x->n - 1].facts);
         }
@@ -288,7 +268,7 @@ int intake_name_entries(const char *dir, const char *skip, named_entry **out, ch
     *why = NULL;
     DIR *d = opendir(dir);
     if (!d) {
-        *why = text("cannot read %s", dir);
+        *why = lab_asprintf("cannot read %s", dir);
         return -1;
     }
     named_entry *e = NULL;
@@ -298,7 +278,7 @@ int intake_name_entries(const char *dir, const char *skip, named_entry **out, ch
     for (struct dirent *de; (de = readdir(d));) {
         if (de->d_name[0] == '.' || intake_is_os_litter(de->d_name) || (x.n && !strcmp(de->d_name, EXPORT_METADATA)))
             continue;
-        char *path = text("%s/%s", dir, de->d_name), *real = skip ? realpath(path, NULL) : NULL;
+        char *path = lab_asprintf("%s/%s", dir, de->d_name), *real = skip ? realpath(path, NULL) : NULL;
         int skipped = real && !strcmp(real, skip);
         free(real);
         free(path);
@@ -306,12 +286,12 @@ int intake_name_entries(const char *dir, const char *skip, named_entry **out, ch
             continue;
         if (has_control(de->d_name)) {
             char *s = shown(de->d_name);
-            add_why(why, text("the entry %s has a control character (newline, tab ...) in its name: rename it", s));
+            add_why(why, lab_asprintf("the entry %s has a control character (newline, tab ...) in its name: rename it", s));
             free(s);
             continue;
         }
-        e = must(realloc(e, (size_t)(n + 1) * sizeof *e));
-        e[n].entry = must(strdup(de->d_name));
+        e = lab_grow(e, (size_t)(n + 1) * sizeof *e);
+        e[n].entry = lab_strdup(de->d_name);
         e[n].name = entry_student(&x, de->d_name);
         e[n++].archive = intake_is_archive_name(de->d_name);
     }

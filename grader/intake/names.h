@@ -4,7 +4,8 @@
  * both list SUBMISSIONS with it, so that a student has one name in the
  * class's folder, in gradebook.csv and in similarity.csv.
  *
- * Plain C and POSIX, no helpers of either program: both link it.
+ * Plain C and POSIX with the helper library (common/util.h), no helpers
+ * of either program: both link it.
  */
 #ifndef NAMES_H
 #define NAMES_H

@@ -31,17 +31,6 @@ static const char *base_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* An archiver's output on archive a, or NULL when it failed. */
-static char *output_of(char *const argv[], const char *a)
-{
-    char *text = NULL;
-    if (intake_run_archiver(argv, a, NULL, &text, NULL, NULL) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 static int is_zip(const char *a)
 {
     size_t n = strlen(a);
@@ -60,7 +49,7 @@ typedef struct {
 static int list_zip(const char *a, listing *l, char **why)
 {
     char *names_argv[] = {"unzip", "-Z1", (char *)a, NULL};
-    char *names = output_of(names_argv, a);
+    char *names = intake_output_of(names_argv, a);
     if (!names) {
         *why = lab_strdup("not a readable zip file");
         return -1;
@@ -69,7 +58,7 @@ static int list_zip(const char *a, listing *l, char **why)
     free(names);
     /* unzip -Z: two lines of heading, a member a line, a line of totals */
     char *long_argv[] = {"unzip", "-Z", (char *)a, NULL};
-    char *text = output_of(long_argv, a);
+    char *text = intake_output_of(long_argv, a);
     int n;
     char **line = intake_lines(text, &n);
     l->types = lab_grow(NULL, l->n + 1);
@@ -78,7 +67,7 @@ static int list_zip(const char *a, listing *l, char **why)
     intake_words_free(line);
     free(text);
     char *totals_argv[] = {"unzip", "-Zt", (char *)a, NULL};
-    text = output_of(totals_argv, a);
+    text = intake_output_of(totals_argv, a);
     const char *bytes = text ? strstr(text, " bytes uncompressed") : NULL;
     if (bytes) {
         while (bytes > text && bytes[-1] >= '0' && bytes[-1] <= '9')

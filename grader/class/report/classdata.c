@@ -8,8 +8,8 @@
  * has no records: each student's check.tsv instead (grader/class/check.c),
  * the first message of each stage.
  */
+#include "intake.h"
 #include "report.h"
-#include "util.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -150,12 +150,12 @@ void class_read(const char *out, int anon, class_rec *c)
         lab_fatal(REPORT_FAILED, "no %s: run make class first (the report is made from its gradebook)", path);
     free(path);
     c->check = is_check(out);
-    const char *p = text;
-    char **head;
-    int nh = report_csv_line(&p, &head);
+    int nlines, nh = 0;
+    char **line = intake_lines(text, &nlines), **head = nlines ? intake_csv_fields(line[0], &nh) : NULL;
+    free(text);
     /* student, [id], the stages (NN_name), [submitted, days_late,
      * late_penalty], total, max, status, seed, notes */
-    if (nh < 6 || strcmp(head[0], "student") || strcmp(head[nh - 5], "total") || strcmp(head[nh - 1], "notes"))
+    if (!head || nh < 6 || strcmp(head[0], "student") || strcmp(head[nh - 5], "total") || strcmp(head[nh - 1], "notes"))
         lab_fatal(REPORT_FAILED, "%s/gradebook.csv does not start with make class's header", out);
     int *col = lab_alloc((size_t)nh * sizeof *col);
     c->stages = lab_alloc((size_t)nh * sizeof *c->stages);
@@ -165,11 +165,11 @@ void class_read(const char *out, int anon, class_rec *c)
             c->stages[c->nstages++] = lab_strdup(head[i]);
         }
     c->seed = lab_strdup("");
-    while (*p) {
-        char **f;
-        int n = report_csv_line(&p, &f);
-        if (n != nh || !*f[0]) {
-            report_fields_free(f, n);
+    for (int k = 1; k < nlines; k++) {
+        int n = 0;
+        char **f = intake_csv_fields(line[k], &n);
+        if (!f || n != nh || !*f[0]) {
+            intake_words_free(f);
             continue;
         }
         c->students = lab_grow(c->students, (size_t)(c->nstudents + 1) * sizeof *c->students);
@@ -187,14 +187,14 @@ void class_read(const char *out, int anon, class_rec *c)
             c->seed = lab_strdup(f[nh - 2]);
         }
         s->notes = lab_strdup(f[nh - 1]);
-        report_fields_free(f, n);
+        intake_words_free(f);
         read_record(out, c, s);
         if (c->check)
             read_check(out, c, s);
     }
-    report_fields_free(head, nh);
+    intake_words_free(head);
+    intake_words_free(line);
     free(col);
-    free(text);
     int *order = lab_alloc((size_t)(c->nstudents + 1) * sizeof *order);
     for (int i = 0; i < c->nstudents; i++)
         order[i] = i;

@@ -3,8 +3,8 @@
  * (make report, make similarity; make class runs both at its end). Left out
  * of a student release with the rest of grader/class/.
  *
- *   text.c        files, HTML escaping, CSV fields (memory, JSON, errors:
- *                 common/util.h, the helper library)
+ *   text.c        files, HTML escaping (memory, JSON, errors: common/util.h,
+ *                 the helper library; CSV fields and lines: grader/intake/)
  *   classdata.c   a class's OUT: gradebook.csv and each student's grade.json
  *                 (read with the grader's own JSON reader, common/jsonread.c)
  *   report.c      OUT/report.html: one self-contained page, inline SVG
@@ -39,10 +39,6 @@ char *report_read_plain(const char *path, size_t *len, int *is_link);
  * UTF-8 shown as '?'. */
 void report_html_put(FILE *f, const char *s);
 void report_html_putn(FILE *f, const char *s, size_t n);
-/* The fields of one CSV line at *p (quotes as RFC 4180); *p moves to the
- * next line. Returns the count, fields in *out (free with fields_free). */
-int report_csv_line(const char **p, char ***out);
-void report_fields_free(char **f, int n);
 
 /* ========================================================== classdata.c */
 typedef struct {

@@ -22,6 +22,7 @@
  * class names them (grader/intake/names.c). Archives are make class's to unpack: run
  * similarity on its OUT (--class).
  */
+#include "intake.h"
 #include "names.h"
 #include "report.h"
 
@@ -35,7 +36,8 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names in a folder, sorted, without dot files; NULL when unreadable. */
+/* The names in a folder, sorted, without dot files, NULL-terminated (free
+ * with intake_words_free); NULL when unreadable. */
 static char **listing(const char *dir, int *n)
 {
     DIR *d = opendir(dir);
@@ -47,8 +49,9 @@ static char **listing(const char *dir, int *n)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.' || intake_is_os_litter(e->d_name))
             continue;
-        v = lab_grow(v, (size_t)(*n + 1) * sizeof *v);
+        v = lab_grow(v, (size_t)(*n + 2) * sizeof *v);
         v[(*n)++] = lab_strdup(e->d_name);
+        v[*n] = NULL;
     }
     closedir(d);
     qsort(v, (size_t)*n, sizeof *v, by_name);
@@ -147,7 +150,7 @@ static char *stage_root(const corpus *c, const char *who, const char *root, int 
             warn_entry(who, "its one folder is a link: refused (plain files and folders only)");
         free(only);
     }
-    report_fields_free(names, names ? n : 0);
+    intake_words_free(names);
     return found;
 }
 
@@ -226,7 +229,7 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
         free(path);
     }
     if (class_out)
-        report_fields_free(names, n);
+        intake_words_free(names);
     intake_named_entries_free(e, class_out ? 0 : n);
     free(top);
 }
@@ -249,7 +252,7 @@ static void take_folder(corpus *c, const char *root, const char *rel, const char
         free(path);
         free(who);
     }
-    report_fields_free(names, names ? n : 0);
+    intake_words_free(names);
     free(full);
 }
 
@@ -348,7 +351,7 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
             continue;
         c->stages[c->nstages++] = lab_strdup(names[i]);
     }
-    report_fields_free(names, n);
+    intake_words_free(names);
     free(ex);
     if (!c->nstages)
         lab_fatal(REPORT_USAGE, "no stage of %s matches \"%s\" (EX=\"03 07\")", lab, want ? want : "");

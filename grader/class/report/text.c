@@ -1,7 +1,8 @@
 /*
  * text.c: what the report and the similarity review share: plain files
- * read without following links, text escaped for an HTML page, and the
- * CSV of the gradebook (memory and lab_fatal: common/util.h).
+ * read without following links and text escaped for an HTML page (memory
+ * and lab_fatal: common/util.h; the gradebook's CSV fields:
+ * grader/intake/intake.h).
  */
 #include "report.h"
 
@@ -73,52 +74,4 @@ void report_html_putn(FILE *f, const char *s, size_t n)
 void report_html_put(FILE *f, const char *s)
 {
     report_html_putn(f, s ? s : "", s ? strlen(s) : 0);
-}
-
-int report_csv_line(const char **p, char ***out)
-{
-    const char *c = *p;
-    char **f = NULL;
-    int n = 0;
-    for (;;) {
-        size_t cap = 64, len = 0;
-        char *v = lab_alloc(cap);
-        int quoted = *c == '"';
-        if (quoted)
-            c++;
-        while (*c) {
-            if (quoted && *c == '"' && c[1] == '"') {
-                c++;
-            } else if (quoted && *c == '"') {
-                quoted = 0;
-                c++;
-                continue;
-            } else if (!quoted && (*c == ',' || *c == '\n' || *c == '\r')) {
-                break;
-            }
-            if (len + 2 > cap)
-                v = lab_grow(v, cap *= 2);
-            v[len++] = *c++;
-        }
-        v[len] = 0;
-        f = lab_grow(f, (size_t)(n + 1) * sizeof *f);
-        f[n++] = v;
-        if (*c != ',')
-            break;
-        c++;
-    }
-    while (*c == '\r')
-        c++;
-    if (*c == '\n')
-        c++;
-    *p = c;
-    *out = f;
-    return n;
-}
-
-void report_fields_free(char **f, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(f[i]);
-    free(f);
 }
