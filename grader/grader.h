@@ -356,6 +356,8 @@ char *grader_text_cleaned(const char *text);
 
 /* snprintf that appends to buf. */
 void grader_appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What a student types to see a stage: make run EX=03 [SEED=...]. */
+void grader_run_command(const char *stage, const unsigned long long *seed, char *out, size_t len);
 /* lab_have_program, lab_mkdirs and lab_utf8_len: common/util.h. */
 
 #endif /* GRADER_H */

@@ -151,8 +151,6 @@ int grader_library_check(const target *t, char *msg, size_t len);
 int grader_library_list_usable(const target *t);
 
 /* stage.c */
-/* What a student types to see a stage: make run EX=03 [SEED=...]. */
-void grader_run_command(const char *stage, const unsigned long long *seed, char *out, size_t len);
 /* The command line of a graded run: confine's words when confined, the
  * program, the arguments every run gets, then the rubric's. */
 typedef struct {

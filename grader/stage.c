@@ -11,16 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What a student types to see a stage for themselves: make run EX=03,
- * with SEED=... when the inputs matter. */
-void grader_run_command(const char *stage, const unsigned long long *seed, char *out, size_t len)
-{
-    size_t digits = strspn(stage, "0123456789");
-    snprintf(out, len, "make run EX=%.*s", (int)(digits ? digits : strlen(stage)), stage);
-    if (seed)
-        grader_appendf(out, len, " SEED=%llu", *seed);
-}
-
 /* ================================================================= main */
 
 

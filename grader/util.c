@@ -1,6 +1,7 @@
 /*
  * util.c: small helpers every part of the grader uses: appending to a
- * message, cleaning untrusted text (UTF-8, mkdir -p and finding a program:
+ * message, cleaning untrusted text, what a student types to run a stage
+ * (UTF-8, mkdir -p and finding a program:
  * the helper library, common/util.h).
  */
 #include "grader.h"
@@ -57,4 +58,14 @@ char *grader_text_cleaned(const char *text)
     char *clean = lab_alloc(n + 1);
     grader_text_clean(text ? text : "", n, clean, n + 1);
     return clean;
+}
+
+/* What a student types to see a stage for themselves: make run EX=03,
+ * with SEED=... when the inputs matter. */
+void grader_run_command(const char *stage, const unsigned long long *seed, char *out, size_t len)
+{
+    size_t digits = strspn(stage, "0123456789");
+    snprintf(out, len, "make run EX=%.*s", (int)(digits ? digits : strlen(stage)), stage);
+    if (seed)
+        grader_appendf(out, len, " SEED=%llu", *seed);
 }

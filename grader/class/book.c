@@ -24,6 +24,13 @@
 #include <string.h>
 #include <strings.h>
 
+/* Where the student's row is (OUT/students/NAME/row.csv): grading
+ * writes it, the gradebook's rows are made from it. */
+char *class_row_path(const char *name)
+{
+    return lab_asprintf("%s/students/%s/row.csv", cls.out, name);
+}
+
 /* What the rows are made from. */
 typedef struct {
     roster_entry *roster;

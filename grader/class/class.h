@@ -148,6 +148,8 @@ int class_intake(const char *submissions, int student);
 /* 1 (said in a line) when the student's entry is not what was taken in
  * last: it is taken in and graded again. */
 int class_submission_changed(const char *submissions, int student);
+/* Whether the student sent that stage (OUT/students/NAME/kernels/STAGE). */
+int class_submitted_stage(const char *name, const char *stage);
 
 /* ============================================================ grading.c */
 /* A fresh copy of the lab with the student's kernels, built ahead when
@@ -155,8 +157,6 @@ int class_submission_changed(const char *submissions, int student);
 int class_prepare_one(const char *name, int ahead);
 void class_grade_prepared(const char *name);
 void class_grade_one(const char *name);
-/* Whether the student sent that stage. */
-int class_submitted_stage(const char *name, const char *stage);
 /* Students a minute on each GPU by the class's clock (cls.clock_*),
  * counting those graded so far; 0 when the clock has not started. */
 double class_rate(void);
@@ -199,7 +199,6 @@ void class_write_row(const char *name, const char *status, const char *notes, co
 /* The status and the notes. */
 char *class_row_status(const char *name);
 char *class_row_notes(const char *name);
-char *class_row_path(const char *name);
 int class_has_row(const char *name);
 int class_done_count(void);
 /* OUT/gradebook.csv from the rows, then the summary line. */
@@ -284,6 +283,8 @@ char *class_time_text(long long t);
 /* Whole days (begun) after the deadline moved by extra days, 0 if none. */
 int class_days_late(const late_policy *p, long long sent, int extra_days);
 
+/* OUT/students/NAME/row.csv (book.c). */
+char *class_row_path(const char *name);
 /* The gradebook's rows (book.c): with a roster, its entries in its order
  * then the students it does not name; otherwise the students. */
 typedef struct {

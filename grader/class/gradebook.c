@@ -56,11 +56,6 @@ void class_csv_line(char **text, const char *const *field, int n)
     }
 }
 
-char *class_row_path(const char *name)
-{
-    return lab_asprintf("%s/students/%s/row.csv", cls.out, name);
-}
-
 int class_has_row(const char *name)
 {
     char *row = class_row_path(name);

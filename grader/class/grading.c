@@ -33,15 +33,6 @@ static char **make_argv(int more, int *n)
     return argv;
 }
 
-/* Whether the student sent stage st (OUT/students/NAME/kernels/st). */
-int class_submitted_stage(const char *name, const char *st)
-{
-    char *k = lab_asprintf("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, st);
-    int there = intake_exists(k);
-    free(k);
-    return there;
-}
-
 /* What make builds for one student before grading (or checking): the
  * lab's tools, and each submitted stage's programs (with the judge: its
  * judge and the runner that holds the student's code); with check, the

@@ -134,3 +134,12 @@ int class_intake(const char *submissions, int student)
     free(dir);
     return n > 0;
 }
+
+/* Whether the student sent stage st (OUT/students/NAME/kernels/st). */
+int class_submitted_stage(const char *name, const char *st)
+{
+    char *k = lab_asprintf("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, st);
+    int there = intake_exists(k);
+    free(k);
+    return there;
+}

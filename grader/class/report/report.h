@@ -8,6 +8,8 @@
  *   classdata.c   a class's OUT: gradebook.csv and each student's grade.json
  *                 (read with the grader's own JSON reader, common/jsonread.c)
  *   report.c      OUT/report.html: one self-contained page, inline SVG
+ *   page.c        what both pages share: head, style, a stage's section
+ *                 head, links, the totals table
  *   checkpage.c   the page of a check (make class CHECK=1): what compiled,
  *                 what was correct on the CPU emulator, each first message
  *   preprocess.c  a kernel.cu through the C preprocessor, reading no file
@@ -83,7 +85,9 @@ void class_read(const char *out, int anon, class_rec *c);
  * shown (new string): a compile error can carry a path with the name. */
 char *report_anonymised(const student_rec *s, const char *text);
 
-/* ============================================================= report.c */
+/* =============================================================== page.c */
+/* A stage's family (stages.tsv: "matmul"), "" for a stage it does not know. */
+const char *report_family_of(const char *stage);
 /* A stage's section opened: its heading and its lesson (stages.tsv). */
 void report_section_head(FILE *f, const char *stage);
 /* The page's head: doctype, style, title, up to the end of its <h1>. */

@@ -9,7 +9,7 @@
 #                                    (without SUBMISSIONS: the kernels make class took into OUT)
 # make class runs both at its end (CLASS_AFTER), on the students it took in.
 REPORT_DIR := grader/class/report
-build/grader/report: $(addprefix $(REPORT_DIR)/,report.c checkpage.c classdata.c text.c report.h) common/util.h \
+build/grader/report: $(addprefix $(REPORT_DIR)/,report.c page.c checkpage.c classdata.c text.c report.h) common/util.h \
     grader/intake/helpers.c grader/intake/intake.h $(HOST_LIB) build/stages.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ibuild -Igrader/intake $(filter %.c,$^) $(HOST_LIB) -lm -o $@
