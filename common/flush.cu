@@ -21,7 +21,7 @@ static uint4 *g_flush;
 static unsigned long long *g_sum; /* what the flushes add up: kept, so that no read is optimized away */
 static size_t g_flush_words;      /* 16-byte words */
 
-__global__ void fill_words(uint4 *p, size_t count, uint64_t seed)
+static __global__ void fill_words(uint4 *p, size_t count, uint64_t seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
         uint64_t a = lab_mix64(seed ^ (2 * i)), b = lab_mix64(seed ^ (2 * i + 1));
@@ -60,13 +60,13 @@ void lab_l2_flush(void)
  * a kernel that wrote that much, less the same copy after a no-op. Every
  * call of a batch but the last has a call after it. (Why a copy and not
  * a flush: MEASUREMENTS.md, "The write-back taken off a call".) */
-__global__ void write_zeros(float4 *p, size_t count)
+static __global__ void write_zeros(float4 *p, size_t count)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
         p[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 }
 
-__global__ void copy_words(const uint4 *from, uint4 *to, size_t count)
+static __global__ void copy_words(const uint4 *from, uint4 *to, size_t count)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
         to[i] = from[i];

@@ -172,14 +172,14 @@ cublasHandle_t lab_cublas_strict(void)
 /* ================================================================ buffers */
 
 /* Grid-stride fill with one 32-bit pattern. */
-__global__ void fill_bits(uint32_t *p, size_t n, uint32_t bits)
+static __global__ void fill_bits(uint32_t *p, size_t n, uint32_t bits)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         p[i] = bits;
 }
 
-__global__ void fill_uniform(float *p, size_t n, uint64_t seed, int absolute)
+static __global__ void fill_uniform(float *p, size_t n, uint64_t seed, int absolute)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -188,8 +188,8 @@ __global__ void fill_uniform(float *p, size_t n, uint64_t seed, int absolute)
     }
 }
 
-__global__ void count_changed(const float *p, size_t n, uint64_t seed, int absolute,
-                              unsigned long long *changed)
+static __global__ void count_changed(const float *p, size_t n, uint64_t seed, int absolute,
+                                     unsigned long long *changed)
 {
     unsigned long long mine = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;

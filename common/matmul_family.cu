@@ -28,7 +28,7 @@ static_assert((int)NSETS <= (int)LAB_MAX_SETS, "sets.h holds the sets");
  * threadIdx.x walking down the rows, accumulating straight into C in global
  * memory. Neighbouring threads of a warp touch addresses n floats apart, so
  * every load and store of a warp needs many memory transactions. */
-__global__ void matmul_rows_naive(const float *A, const float *B, float *C, int n)
+static __global__ void matmul_rows_naive(const float *A, const float *B, float *C, int n)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     int col = blockIdx.y * blockDim.y + threadIdx.y;
@@ -75,7 +75,7 @@ static void *problem_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
 static void reference_output(void *ctx, int s, float *out)
 {
     problem *p = (problem *)ctx;
-    matmul_cublas(p->h, A_of(p, s), B_of(p, s), out, p->n);
+    lab_matmul_cublas(p->h, A_of(p, s), B_of(p, s), out, p->n);
 }
 
 /* The values of C against cuBLAS's: each element within its bound, and the
@@ -84,7 +84,7 @@ static int judge(void *ctx, int s, lab_output_check *k)
 {
     problem *p = (problem *)ctx;
     int n = p->n;
-    float *bound = matmul_element_bounds(p->h, A_of(p, s), B_of(p, s), n);
+    float *bound = lab_matmul_element_bounds(p->h, A_of(p, s), B_of(p, s), n);
     lab_compare_arrays(k->got, k->want, bound, n, n, 5, k->log, &k->c);
     free(bound);
     const lab_compare *c = &k->c;
@@ -147,7 +147,7 @@ __device__ sample_sums g_sample_sums[NSETS];
  * shows, not only on the checked sizes and the last call). A and B are made
  * again from their seeds, not read: a runner that rewrote the inputs
  * (zeros, to make zeros right) gains nothing. */
-__global__ void check_samples(lab_set_pointers sp, int n, uint64_t pick, lab_batch_bad *bad)
+static __global__ void check_samples(lab_set_pointers sp, int n, uint64_t pick, lab_batch_bad *bad)
 {
     __shared__ double err2[CHECK_WARPS], want2[CHECK_WARPS];
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32, s = blockIdx.y;

@@ -9,13 +9,13 @@
 
 /* The row-major product with column-major cuBLAS: C^T = B^T A^T, and a
  * row-major matrix read column-major is its transpose. */
-void matmul_cublas(cublasHandle_t h, const float *A, const float *B, float *C, int n)
+void lab_matmul_cublas(cublasHandle_t h, const float *A, const float *B, float *C, int n)
 {
     const float one = 1.0f, zero = 0.0f;
     CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n));
 }
 
-__global__ void abs_copy(const float *x, float *y, size_t count)
+static __global__ void abs_copy(const float *x, float *y, size_t count)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
          i += (size_t)gridDim.x * blockDim.x)
@@ -23,7 +23,7 @@ __global__ void abs_copy(const float *x, float *y, size_t count)
 }
 
 /* cuBLAS's product of |A| and |B| gives each element's sum of |products|. */
-float *matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, int n)
+float *lab_matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, int n)
 {
     size_t count = (size_t)n * n;
     float *absA, *absB, *prod;
@@ -33,7 +33,7 @@ float *matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, i
     abs_copy<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(A, absA, count);
     abs_copy<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(B, absB, count);
     CUDA_CHECK(cudaGetLastError());
-    matmul_cublas(h, absA, absB, prod, n);
+    lab_matmul_cublas(h, absA, absB, prod, n);
     float *bound = (float *)malloc(count * sizeof(float));
     CUDA_CHECK(cudaMemcpy(bound, prod, count * sizeof(float), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < count; i++)

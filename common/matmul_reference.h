@@ -9,10 +9,10 @@
 #include "gpu.h"
 
 /* C = A*B, n x n, row-major, device pointers, with the handle's stream. */
-void matmul_cublas(cublasHandle_t h, const float *A, const float *B, float *C, int n);
+void lab_matmul_cublas(cublasHandle_t h, const float *A, const float *B, float *C, int n);
 
 /* The bound of each element of A*B (matmul_element_bound), on the host
  * (free() it). */
-float *matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, int n);
+float *lab_matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, int n);
 
 #endif /* LAB_MATMUL_REFERENCE_H */

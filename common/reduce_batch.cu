@@ -15,7 +15,7 @@
 /* The timed input of n elements made from seed (reduce_inputs.h): written
  * to x, or, with a counter, compared with x (the elements that differ
  * counted into *changed). */
-__global__ void timed_inputs(float *x, size_t n, uint64_t seed, unsigned long long *changed)
+static __global__ void timed_inputs(float *x, size_t n, uint64_t seed, unsigned long long *changed)
 {
     unsigned long long mine = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -29,7 +29,8 @@ __global__ void timed_inputs(float *x, size_t n, uint64_t seed, unsigned long lo
         atomicAdd(changed, mine);
 }
 
-void reduce_fill(problem *p, int s)
+/* Fill in[s] from seed[s] as p->data says. */
+static void reduce_fill(problem *p, int s)
 {
     lab_buffer *in = &p->in[s];
     if (p->data == REDUCE_SIGNED)
@@ -41,7 +42,7 @@ void reduce_fill(problem *p, int s)
     CUDA_CHECK(cudaGetLastError());
 }
 
-long long reduce_changed(const problem *p, int s)
+long long lab_reduce_changed(const problem *p, int s)
 {
     const lab_buffer *in = &p->in[s];
     if (p->data != REDUCE_TIMED)
@@ -61,7 +62,7 @@ long long reduce_changed(const problem *p, int s)
  * value is a multiple of 2^-24 (reduce_inputs.h), so x * 2^24 is an
  * integer, below 2^23 but for the spikes' 2^42, and 64-bit integer sums of
  * up to 2^28 of them are exact. */
-__global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
+static __global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
 {
     long long mine = 0, mine_abs = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -82,7 +83,7 @@ __global__ void exact_sums(const float *x, size_t n, unsigned long long *sums)
 }
 
 /* Set s's exact sums, queued: computed on the GPU into its two words of
- * p->sums, read by reduce_settle_sums. A batch's refresh queues its sets'
+ * p->sums, read by lab_reduce_settle_sums. A batch's refresh queues its sets'
  * back to back with no wait for the host between them (timing.cu: the GPU
  * stays busy with the judge's own work while the clock runs). */
 static void queue_exact_sums(problem *p, int s)
@@ -93,7 +94,7 @@ static void queue_exact_sums(problem *p, int s)
     p->sums_pending = 1;
 }
 
-void reduce_settle_sums(problem *p)
+void lab_reduce_settle_sums(problem *p)
 {
     if (!p->sums_pending)
         return;
@@ -108,7 +109,7 @@ void reduce_settle_sums(problem *p)
 
 /* Problems (reduce_problem.h): the seeds of the signed and the
  * non-negative data of one size differ, and so do their sums. */
-problem *reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t seed)
+problem *lab_reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t seed)
 {
     problem *p = (problem *)calloc(1, sizeof *p);
     p->n = n;
@@ -122,12 +123,12 @@ problem *reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t se
         reduce_fill(p, s);
         queue_exact_sums(p, s);
     }
-    reduce_settle_sums(p);
+    lab_reduce_settle_sums(p);
     lab_buffer_new(&p->scratch, reduce_scratch_floats(n));
     return p;
 }
 
-void reduce_problem_free(problem *p)
+void lab_reduce_problem_free(problem *p)
 {
     for (int s = 0; s < p->nsets; s++) {
         lab_buffer_free(&p->in[s]);
@@ -143,7 +144,7 @@ void reduce_problem_free(problem *p)
  * (queued: the batch's check settles them), out poisoned. Written, then
  * read for the sums: two passes (why not one kernel that does both:
  * MEASUREMENTS.md, 2026-11-28, "The reduction's refresh"). */
-void refresh_set(void *ctx, int s, uint64_t seed)
+void lab_reduce_refresh_set(void *ctx, int s, uint64_t seed)
 {
     problem *p = ((timing_ctx *)ctx)->p;
     p->seed[s] = lab_mix64(seed);
@@ -161,7 +162,7 @@ typedef struct {
 
 /* Thread s checks set s: the sum within its bound (sums), or, for the
  * memcpy reference (copy), one element of the copy picked from `pick`. */
-__global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pick, lab_batch_bad *bad)
+static __global__ void check_sums(set_sums ss, int nsets, int n, int copy, uint64_t pick, lab_batch_bad *bad)
 {
     int s = threadIdx.x;
     if (s >= nsets)
@@ -185,7 +186,7 @@ static void check(void *ctx, int first, int count, lab_batch_bad *bad, enum chec
 {
     timing_ctx *t = (timing_ctx *)ctx;
     problem *p = t->p;
-    reduce_settle_sums(p); /* after the calls: what the refresh queued */
+    lab_reduce_settle_sums(p); /* after the calls: what the refresh queued */
     set_sums ss;
     memset(&ss, 0, sizeof ss);
     for (int k = 0; k < count; k++) {
@@ -201,9 +202,20 @@ static void check(void *ctx, int first, int count, lab_batch_bad *bad, enum chec
 /* The checks that end a timed batch: of the sums, of the sums of |x|, and
  * of memcpy's copy (the last set's, which the others' copies precede), at
  * the same cost. */
-void check_summed(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, SUMS); }
-void check_abs_summed(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, ABS_SUMS); }
-void check_copied(void *ctx, int first, int count, lab_batch_bad *bad) { check(ctx, first, count, bad, COPY); }
+void lab_reduce_check_summed(void *ctx, int first, int count, lab_batch_bad *bad)
+{
+    check(ctx, first, count, bad, SUMS);
+}
+
+void lab_reduce_check_abs_summed(void *ctx, int first, int count, lab_batch_bad *bad)
+{
+    check(ctx, first, count, bad, ABS_SUMS);
+}
+
+void lab_reduce_check_copied(void *ctx, int first, int count, lab_batch_bad *bad)
+{
+    check(ctx, first, count, bad, COPY);
+}
 
 /* What a wrong timed sum suggests, after "N elements of a timed call's
  * outputs were wrong when your code said it was done: " */

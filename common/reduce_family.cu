@@ -26,7 +26,7 @@ enum { BASELINE_BLOCK = 256 };
  * memory as a tree, and in step s only the threads whose index is a multiple
  * of 2s add. Those threads are scattered over every warp, so each warp takes
  * the branch with a few lanes busy and the rest idle. */
-__global__ void reduce_interleaved(const float *in, float *out, int n)
+static __global__ void reduce_interleaved(const float *in, float *out, int n)
 {
     __shared__ float partial[BASELINE_BLOCK];
     int tid = threadIdx.x;
@@ -76,15 +76,15 @@ static int check_size(lab_dims d, const char *label, const char *whole_ok, cubla
     (void)h;
     int n = (int)d.rows;
     reduce_report r;
-    reduce_report_begin(&r);
+    lab_reduce_report_begin(&r);
     for (int k = 0; k < 2; k++) {
-        problem *p = reduce_problem_new(n, 1, k ? REDUCE_NONNEG : REDUCE_SIGNED, a->seed);
+        problem *p = lab_reduce_problem_new(n, 1, k ? REDUCE_NONNEG : REDUCE_SIGNED, a->seed);
         reduce(p->in[0].data, p->out[0].data, n, p->scratch.data);
         lab_student_sync(label);
-        reduce_report_add(&r, p, 0);
-        reduce_problem_free(p);
+        lab_reduce_report_add(&r, p, 0);
+        lab_reduce_problem_free(p);
     }
-    return reduce_report_end(&r, label, a, rec);
+    return lab_reduce_report_end(&r, label, a, rec);
 }
 
 /* ================================================================ timing */
@@ -97,7 +97,7 @@ static double one_sum(lab_dims) { return 1; }
 static void *timing_new(lab_dims d, int nsets, uint64_t seed, cublasHandle_t h)
 {
     timing_ctx *t = (timing_ctx *)calloc(1, sizeof *t);
-    t->p = reduce_problem_new((int)d.rows, nsets, REDUCE_TIMED, seed);
+    t->p = lab_reduce_problem_new((int)d.rows, nsets, REDUCE_TIMED, seed);
     t->h = h;
     /* SASUM's result stays on the device */
     CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
@@ -109,7 +109,7 @@ static void timing_free(void *ctx)
 {
     timing_ctx *t = (timing_ctx *)ctx;
     CUDA_CHECK(cudaFree(t->copy));
-    reduce_problem_free(t->p);
+    lab_reduce_problem_free(t->p);
     free(t);
 }
 
@@ -130,9 +130,9 @@ static int check_set(void *ctx, int set, const char *label, const char *whole_ok
 {
     (void)whole_ok;
     reduce_report r;
-    reduce_report_begin(&r);
-    reduce_report_add(&r, ((timing_ctx *)ctx)->p, set);
-    return reduce_report_end(&r, label, a, rec);
+    lab_reduce_report_begin(&r);
+    lab_reduce_report_add(&r, ((timing_ctx *)ctx)->p, set);
+    return lab_reduce_report_end(&r, label, a, rec);
 }
 
 static void call_student(void *ctx, int s)
@@ -150,7 +150,7 @@ static void call_memcpy(void *ctx, int s)
 
 /* SASUM computes the sum of |x|: on the timed data, with its negative
  * spikes, that is not the sum, and its result is checked against the exact
- * sum of |x| (check_abs_summed); it reads the same bytes. The handle is in
+ * sum of |x| (lab_reduce_check_abs_summed); it reads the same bytes. The handle is in
  * device pointer mode: the result stays on the device. */
 static void call_cublas(void *ctx, int s)
 {
@@ -176,8 +176,15 @@ static void poison_output(void *ctx, int s)
 
 /* a reference's last output, a sum of |x| (SASUM) or a sum: a failure here
  * is the harness's */
-static int sasum_ok(void *ctx, int s, const char *what) { return reduce_reference_ok(((timing_ctx *)ctx)->p, s, what, 1); }
-static int sum_ok(void *ctx, int s, const char *what) { return reduce_reference_ok(((timing_ctx *)ctx)->p, s, what, 0); }
+static int sasum_ok(void *ctx, int s, const char *what)
+{
+    return lab_reduce_reference_ok(((timing_ctx *)ctx)->p, s, what, 1);
+}
+
+static int sum_ok(void *ctx, int s, const char *what)
+{
+    return lab_reduce_reference_ok(((timing_ctx *)ctx)->p, s, what, 0);
+}
 
 /* ============================================================ conclusion */
 
@@ -211,13 +218,13 @@ static void conclude(void *ctx, const lab_timing *rows, const lab_gpu *g, double
 
 static const lab_kernel KERNELS[NROWS] = {
     {.name = "student", .label = "your kernel", .call = call_student, .prepare = poison_output,
-     .check = check_summed, .wrong_hint = REDUCE_WRONG_HINT, .work_scale = 1, .writes_one = 1},
-    {.name = "memcpy", .label = "cudaMemcpy D2D (read + write)", .call = call_memcpy, .check = check_copied,
+     .check = lab_reduce_check_summed, .wrong_hint = REDUCE_WRONG_HINT, .work_scale = 1, .writes_one = 1},
+    {.name = "memcpy", .label = "cudaMemcpy D2D (read + write)", .call = call_memcpy, .check = lab_reduce_check_copied,
      .work_scale = 2},
-    {.name = "cublas", .label = "cuBLAS SASUM", .call = call_cublas, .check = check_abs_summed, .work_scale = 1,
-     .writes_one = 1, .verify = sasum_ok},
-    {.name = "baseline", .label = "interleaved, divergent (step 1)", .call = call_baseline, .check = check_summed,
-     .work_scale = 1, .writes_one = 1, .verify = sum_ok},
+    {.name = "cublas", .label = "cuBLAS SASUM", .call = call_cublas, .check = lab_reduce_check_abs_summed,
+     .work_scale = 1, .writes_one = 1, .verify = sasum_ok},
+    {.name = "baseline", .label = "interleaved, divergent (step 1)", .call = call_baseline,
+     .check = lab_reduce_check_summed, .work_scale = 1, .writes_one = 1, .verify = sum_ok},
 };
 
 /* (designated, in the order family.h declares them, as C++ wants) */
@@ -233,7 +240,7 @@ extern const lab_family lab_family_this = {
     .check = check_size,
     /* the timed problem: NSETS inputs with their exact sums (reduce_batch.cu) */
     .sets = NSETS, .set_bytes = set_bytes, .problem_new = timing_new, .problem_free = timing_free,
-    .work = work, .timing_intro = timing_intro, .refresh = refresh_set, .output_bytes = output_bytes,
+    .work = work, .timing_intro = timing_intro, .refresh = lab_reduce_refresh_set, .output_bytes = output_bytes,
     .check_set = check_set,
     /* the table: ratios to memcpy's bandwidth and to the interleaved reduction */
     .kernels = KERNELS, .nkernels = NROWS, .reference = MEMCPY, .baseline = BASELINE, .unit = "GB/s",

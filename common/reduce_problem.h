@@ -39,26 +39,25 @@ typedef struct {
 
 /* nsets sets of n elements of that data, made from seed, their sums
  * poisoned, with their exact sums; and back. */
-problem *reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t seed);
-void reduce_problem_free(problem *p);
-/* Fill in[s] from seed[s] as p->data says; the elements of in[s] that
- * differ from that now. */
-void reduce_fill(problem *p, int s);
-long long reduce_changed(const problem *p, int s);
+problem *lab_reduce_problem_new(int n, int nsets, enum reduce_data data, uint64_t seed);
+void lab_reduce_problem_free(problem *p);
+/* The elements of in[s] that differ from what seed[s] made, as p->data
+ * says. */
+long long lab_reduce_changed(const problem *p, int s);
 /* The exact sums and sums of |x| of the sets (lab_uniform data, spikes or
  * not: multiples of 2^-24) are computed on the GPU (a batch's many input
  * sets would take seconds on the host) as each set is made, and copied
  * into exact and sum_abs, all sets at once, by this: the refresh of a
  * batch queues them, the batch's check settles them. */
-void reduce_settle_sums(problem *p);
+void lab_reduce_settle_sums(problem *p);
 
 /* The batch hooks (measure.h, lab_timed): fresh timed data with
  * its exact sums (queued); the checks of the sums, of cuBLAS SASUM's sums of |x|,
  * and of memcpy's copy; and what a wrong sum suggests. */
-void refresh_set(void *ctx, int s, uint64_t seed);
-void check_summed(void *ctx, int first, int count, lab_batch_bad *bad);
-void check_abs_summed(void *ctx, int first, int count, lab_batch_bad *bad);
-void check_copied(void *ctx, int first, int count, lab_batch_bad *bad);
+void lab_reduce_refresh_set(void *ctx, int s, uint64_t seed);
+void lab_reduce_check_summed(void *ctx, int first, int count, lab_batch_bad *bad);
+void lab_reduce_check_abs_summed(void *ctx, int first, int count, lab_batch_bad *bad);
+void lab_reduce_check_copied(void *ctx, int first, int count, lab_batch_bad *bad);
 extern const char *const REDUCE_WRONG_HINT;
 
 #endif /* LAB_REDUCE_PROBLEM_H */

@@ -19,7 +19,7 @@ static reduce_outcome judge(problem *p, int s, FILE *log)
     o.kind = DATA_KIND[p->data];
     o.data = p->data;
     o.n = p->n;
-    reduce_settle_sums(p);
+    lab_reduce_settle_sums(p);
     CUDA_CHECK(cudaMemcpy(&o.got, p->out[s].data, sizeof o.got, cudaMemcpyDeviceToHost));
     o.exact = p->exact[s];
     o.sum_abs = p->sum_abs[s];
@@ -29,7 +29,7 @@ static reduce_outcome judge(problem *p, int s, FILE *log)
     o.guards_ok = lab_buffer_guards_ok(&p->out[s], "out", log) &
                   lab_buffer_guards_ok(&p->in[s], "in", log) &
                   lab_buffer_guards_ok(&p->scratch, "scratch", log);
-    o.changed = reduce_changed(p, s);
+    o.changed = lab_reduce_changed(p, s);
     if (o.changed)
         fprintf(log, "    in was modified: %lld of its elements changed. in is read-only;"
                      " keep partial sums in scratch\n", o.changed);
@@ -149,7 +149,7 @@ static int report(const char *label, const reduce_outcome *o, int count, const c
     return all;
 }
 
-void reduce_report_begin(reduce_report *r)
+void lab_reduce_report_begin(reduce_report *r)
 {
     r->count = 0;
     r->notes = NULL;
@@ -157,12 +157,12 @@ void reduce_report_begin(reduce_report *r)
     r->log = open_memstream(&r->notes, &r->notes_len);
 }
 
-void reduce_report_add(reduce_report *r, problem *p, int s)
+void lab_reduce_report_add(reduce_report *r, problem *p, int s)
 {
     r->o[r->count++] = judge(p, s, r->log);
 }
 
-int reduce_report_end(reduce_report *r, const char *label, const lab_args *a, lab_record *rec)
+int lab_reduce_report_end(reduce_report *r, const char *label, const lab_args *a, lab_record *rec)
 {
     fclose(r->log);
     int ok = report(label, r->o, r->count, r->notes, a, rec);
@@ -170,10 +170,10 @@ int reduce_report_end(reduce_report *r, const char *label, const lab_args *a, la
     return ok;
 }
 
-int reduce_reference_ok(problem *p, int s, const char *what, int abs)
+int lab_reduce_reference_ok(problem *p, int s, const char *what, int abs)
 {
     float got;
-    reduce_settle_sums(p);
+    lab_reduce_settle_sums(p);
     CUDA_CHECK(cudaMemcpy(&got, p->out[s].data, sizeof got, cudaMemcpyDeviceToHost));
     double bound = reduce_bound(p->n, p->sum_abs[s]), want = abs ? p->sum_abs[s] : p->exact[s];
     int ok = reduce_judge(got, want, bound) == REDUCE_OK;

@@ -32,16 +32,16 @@ typedef struct {
     FILE *log;
 } reduce_report;
 
-void reduce_report_begin(reduce_report *r);
+void lab_reduce_report_begin(reduce_report *r);
 /* Judge the sum in p->out[s] (already computed) and p's buffers. */
-void reduce_report_add(reduce_report *r, problem *p, int s);
+void lab_reduce_report_add(reduce_report *r, problem *p, int s);
 /* Print one line for the size labelled label, with details beneath when
  * something failed, and record it; 1 when everything held. */
-int reduce_report_end(reduce_report *r, const char *label, const lab_args *a, lab_record *rec);
+int lab_reduce_report_end(reduce_report *r, const char *label, const lab_args *a, lab_record *rec);
 
 /* A reference kernel's last output in p->out[s] (a sum, or with abs a sum
  * of |x|) within the bound; otherwise a warning, naming what (a failure
  * here is the harness's), and 0. */
-int reduce_reference_ok(problem *p, int s, const char *what, int abs);
+int lab_reduce_reference_ok(problem *p, int s, const char *what, int abs);
 
 #endif /* LAB_REDUCE_REPORT_H */

@@ -37,7 +37,7 @@ enum { REF_TILE = 32, REF_ROWS = 8 };
 /* The ceiling for a kernel that reads and writes every element once: a copy.
  * threadIdx.x runs along a row on both sides, so a warp reads 128
  * contiguous bytes and writes 128 contiguous bytes. */
-__global__ void copy_kernel(const float *in, float *out, int rows, int cols)
+static __global__ void copy_kernel(const float *in, float *out, int rows, int cols)
 {
     int c = blockIdx.x * REF_TILE + threadIdx.x;
     for (int j = 0; j < REF_TILE; j += REF_ROWS) {
@@ -50,7 +50,7 @@ __global__ void copy_kernel(const float *in, float *out, int rows, int cols)
 /* The starting point of the lesson: the copy kernel with the output index
  * transposed. The reads are coalesced; the 32 writes of a warp go to one
  * column of out, rows floats apart, so each lands in its own 32-byte sector. */
-__global__ void transpose_naive(const float *in, float *out, int rows, int cols)
+static __global__ void transpose_naive(const float *in, float *out, int rows, int cols)
 {
     int c = blockIdx.x * REF_TILE + threadIdx.x;
     for (int j = 0; j < REF_TILE; j += REF_ROWS) {
@@ -117,7 +117,7 @@ static int judge(void *ctx, int s, lab_output_check *k)
     if (k->c.bad) {
         /* the hints compare the output with the input */
         float *in = lab_buffer_to_host(&p->sets.in[s][0]);
-        transpose_explain_failures(k->log, &k->c, k->got, in, p->rows, p->cols, k->whole_ok, k->label);
+        lab_transpose_explain_failures(k->log, &k->c, k->got, in, p->rows, p->cols, k->whole_ok, k->label);
         free(in);
     }
     k->output = "out";
@@ -127,7 +127,7 @@ static int judge(void *ctx, int s, lab_output_check *k)
 
 /* ================================================================ timing */
 
-static double work(lab_dims d) { return transpose_bytes((int)d.rows, (int)d.cols); }
+static double work(lab_dims d) { return lab_transpose_bytes((int)d.rows, (int)d.cols); }
 static size_t set_bytes(lab_dims d) { return 2 * (size_t)d.rows * d.cols * sizeof(float); }
 static double elements(lab_dims d) { return (double)d.rows * d.cols; }
 
@@ -162,7 +162,7 @@ static void call_naive(void *ctx, int s) { launch_reference(transpose_naive, ctx
 static void call_unpadded(void *ctx, int s)
 {
     problem *p = (problem *)ctx;
-    transpose_unpadded_launch(in_of(p, s), out_of(p, s), p->rows, p->cols);
+    lab_transpose_unpadded_launch(in_of(p, s), out_of(p, s), p->rows, p->cols);
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -174,7 +174,8 @@ enum { CHECK_SAMPLES = 1024 };
  * in, bit for bit: transposed, or (copy: the copy references) in place. The
  * input is made again from its seed, not read: a runner that rewrote it
  * (zeros, to make zeros right) gains nothing. */
-__global__ void check_samples(lab_set_pointers sp, int rows, int cols, int copy, uint64_t pick, lab_batch_bad *bad)
+static __global__ void check_samples(lab_set_pointers sp, int rows, int cols, int copy, uint64_t pick,
+                                     lab_batch_bad *bad)
 {
     int k = blockIdx.x * blockDim.x + threadIdx.x, s = blockIdx.y;
     if (k >= CHECK_SAMPLES)
@@ -204,7 +205,7 @@ static void check_copied(void *ctx, int first, int count, lab_batch_bad *bad) { 
 static double floor_ms(void *ctx, const lab_gpu *g)
 {
     problem *p = (problem *)ctx;
-    return transpose_floor_ms(p->rows, p->cols, g->peak_dram_gbs, (double)g->l2_bytes);
+    return lab_transpose_floor_ms(p->rows, p->cols, g->peak_dram_gbs, (double)g->l2_bytes);
 }
 
 enum { STUDENT, MEMCPY, COPY, CUBLAS, NAIVE, UNPADDED, NROWS };
@@ -218,7 +219,7 @@ static void conclude(void *ctx, const lab_timing *t, const lab_gpu *g, double fl
     double vs_naive = t[NAIVE].st.median / t[STUDENT].st.median;
     double vs_unpadded = t[UNPADDED].st.median / t[STUDENT].st.median;
     printf("  (GB/s: bytes read + bytes written, %.4g GB, over the median time)\n",
-           transpose_bytes(p->rows, p->cols) / 1e9);
+           lab_transpose_bytes(p->rows, p->cols) / 1e9);
     printf("\n  your kernel: %.1f%% of the memcpy bandwidth, %.1f%% of the copy kernel,\n"
            "  %.2fx the naive transpose, %.2fx the unpadded [32][32] tile\n",
            pct_memcpy, pct_copy, vs_naive, vs_unpadded);
@@ -254,8 +255,8 @@ extern const lab_family lab_family_this = {
     .whole_tiles = WHOLE_TILES,
     .intro = "checking out = transpose(in) against cublasSgeam, bit for bit (RxC: the input's rows x columns):",
     .timed_size = {8192, 8192},
-    .size_ok = transpose_size_ok,
-    .failed_hint = transpose_shape_hint,
+    .size_ok = lab_transpose_size_ok,
+    .failed_hint = lab_transpose_shape_hint,
     /* the timed problem: the input sets (sets.h), the bytes a call moves */
     .sets = NSETS, .set_bytes = set_bytes, .problem_new = problem_new, .problem_free = lab_sets_problem_free,
     .work = work, .refresh = lab_sets_refresh, .output_bytes = lab_sets_output_bytes,

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-int transpose_size_ok(lab_dims d, const char *what, char *err, size_t errlen)
+int lab_transpose_size_ok(lab_dims d, const char *what, char *err, size_t errlen)
 {
     const char *prefix = strcmp(what, "--n") ? "" : "--n: ";
     if (d.rows > TRANSPOSE_MAX_SIDE || d.cols > TRANSPOSE_MAX_SIDE) {
@@ -22,17 +22,17 @@ int transpose_size_ok(lab_dims d, const char *what, char *err, size_t errlen)
     return 0;
 }
 
-double transpose_bytes(long long rows, long long cols)
+double lab_transpose_bytes(long long rows, long long cols)
 {
     return 2.0 * (double)rows * (double)cols * sizeof(float);
 }
 
-double transpose_floor_ms(long long rows, long long cols, double peak_dram_gbs,
-                          double l2_bytes)
+double lab_transpose_floor_ms(long long rows, long long cols, double peak_dram_gbs,
+                              double l2_bytes)
 {
     if (peak_dram_gbs <= 0)
         return 0.0;
-    double matrix = transpose_bytes(rows, cols) / 2; /* bytes of in, and of out */
+    double matrix = lab_transpose_bytes(rows, cols) / 2; /* bytes of in, and of out */
     /* what L2 can hold of the output may be written back after the timer stops */
     double dram = matrix + (matrix > l2_bytes ? matrix - l2_bytes : 0.0);
     return dram / (peak_dram_gbs * 1e9) * 1e3;
@@ -44,9 +44,9 @@ static int same_bits(float a, float b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-void transpose_explain_failures(FILE *out, const lab_compare *c, const float *got,
-                                const float *in, long long rows, long long cols,
-                                const char *whole_ok, const char *label)
+void lab_transpose_explain_failures(FILE *out, const lab_compare *c, const float *got,
+                                    const float *in, long long rows, long long cols,
+                                    const char *whole_ok, const char *label)
 {
     if (c->bad == 0)
         return;
@@ -74,7 +74,7 @@ void transpose_explain_failures(FILE *out, const lab_compare *c, const float *go
     lab_explain_failures(out, c, cols, rows, NULL, label);
 }
 
-const char *transpose_shape_hint(const lab_dims *sizes, const int *ok, int n)
+const char *lab_transpose_shape_hint(const lab_dims *sizes, const int *ok, int n)
 {
     int square_edges_pass = 0, failures = 0;
     for (int i = 0; i < n; i++) {

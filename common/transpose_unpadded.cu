@@ -18,7 +18,7 @@ enum { TILE = 32, ROWS = 8 }; /* 32 x 8 threads move a 32 x 32 tile, 4 elements 
  * coalesced. Emptying it reads down a column of the tile, and a column of a
  * [32][32] float array lies in one shared-memory bank: 32 words from one bank
  * take 32 turns (stage 05). */
-__global__ void transpose_tiled_unpadded(const float *in, float *out, int rows, int cols)
+static __global__ void transpose_tiled_unpadded(const float *in, float *out, int rows, int cols)
 {
     __shared__ float tile[TILE][TILE];
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -39,7 +39,7 @@ __global__ void transpose_tiled_unpadded(const float *in, float *out, int rows, 
     }
 }
 
-void transpose_unpadded_launch(const float *in, float *out, int rows, int cols)
+void lab_transpose_unpadded_launch(const float *in, float *out, int rows, int cols)
 {
     dim3 grid((cols + TILE - 1) / TILE, (rows + TILE - 1) / TILE);
     transpose_tiled_unpadded<<<grid, dim3(TILE, ROWS)>>>(in, out, rows, cols);

@@ -11,6 +11,6 @@
 
 /* Launch the unpadded tiled transpose of in (rows x cols) into out, with
  * blocks of 32 x 8 threads, one 32 x 32 tile each; no synchronization. */
-void transpose_unpadded_launch(const float *in, float *out, int rows, int cols);
+void lab_transpose_unpadded_launch(const float *in, float *out, int rows, int cols);
 
 #endif /* LAB_TRANSPOSE_UNPADDED_H */

@@ -131,25 +131,27 @@ int main(int argc, char **argv)
 #define REGISTER "_Z20lab_backend_registerP10lab_buffer"
 #define BEGIN "_Z16lab_record_beginP10lab_recordPKcPK8lab_argsPK7lab_gpu"
 #define END "_Z14lab_record_endP10lab_recordiPKc"
-void real_register(lab_buffer *b) __asm__("__real_" REGISTER);
-void wrap_register(lab_buffer *b) __asm__("__wrap_" REGISTER);
-void wrap_register(lab_buffer *b)
+void lab_emu_real_register(lab_buffer *b) __asm__("__real_" REGISTER);
+void lab_emu_wrap_register(lab_buffer *b) __asm__("__wrap_" REGISTER);
+void lab_emu_wrap_register(lab_buffer *b)
 {
     lab_emu_name_buffer(b->data, b->count * sizeof(float), NULL);
-    real_register(b);
+    lab_emu_real_register(b);
 }
 
-void real_begin(lab_record *r, const char *family, const lab_args *a, const lab_gpu *g) __asm__("__real_" BEGIN);
-void wrap_begin(lab_record *r, const char *family, const lab_args *a, const lab_gpu *g) __asm__("__wrap_" BEGIN);
-void wrap_begin(lab_record *r, const char *family, const lab_args *a, const lab_gpu *g)
+void lab_emu_real_begin(lab_record *r, const char *family, const lab_args *a, const lab_gpu *g)
+    __asm__("__real_" BEGIN);
+void lab_emu_wrap_begin(lab_record *r, const char *family, const lab_args *a, const lab_gpu *g)
+    __asm__("__wrap_" BEGIN);
+void lab_emu_wrap_begin(lab_record *r, const char *family, const lab_args *a, const lab_gpu *g)
 {
-    real_begin(r, family, a, g);
+    lab_emu_real_begin(r, family, a, g);
     lab_json_bool(&r->j, "emulated", 1);
 }
 
-void real_end(lab_record *r, int status, const char *message) __asm__("__real_" END);
-void wrap_end(lab_record *r, int status, const char *message) __asm__("__wrap_" END);
-void wrap_end(lab_record *r, int status, const char *message)
+void lab_emu_real_end(lab_record *r, int status, const char *message) __asm__("__real_" END);
+void lab_emu_wrap_end(lab_record *r, int status, const char *message) __asm__("__wrap_" END);
+void lab_emu_wrap_end(lab_record *r, int status, const char *message)
 {
     static char why[160];
     if (status == LAB_EXIT_OK && lab_emu.findings) {
@@ -169,7 +171,7 @@ void wrap_end(lab_record *r, int status, const char *message)
         lab_json_string(&r->j, "said", said);
         lab_json_end(&r->j);
     }
-    real_end(r, status, message);
+    lab_emu_real_end(r, status, message);
 }
 
 /* The contract function of the family, between the harness and kernel.cu
@@ -179,16 +181,16 @@ void wrap_end(lab_record *r, int status, const char *message)
 #define NAME_ARRAY(type, name, floats) lab_emu_name_buffer(name, (floats) * sizeof(float), #name);
 #define VALUE_OF(type, name) (long long)name,
 extern "C" {
-void real_contract(LAB_CONTRACT_PARAMS) __asm__("__real_" LAB_CONTRACT_SYMBOL);
-void wrap_contract(LAB_CONTRACT_PARAMS) __asm__("__wrap_" LAB_CONTRACT_SYMBOL);
-void wrap_contract(LAB_CONTRACT_PARAMS)
+void lab_emu_real_contract(LAB_CONTRACT_PARAMS) __asm__("__real_" LAB_CONTRACT_SYMBOL);
+void lab_emu_wrap_contract(LAB_CONTRACT_PARAMS) __asm__("__wrap_" LAB_CONTRACT_SYMBOL);
+void lab_emu_wrap_contract(LAB_CONTRACT_PARAMS)
 {
     LAB_CONTRACT(NAME_ARRAY, LAB_VALUE_SKIP, LAB_NONE)
     const long long value[] = {LAB_CONTRACT(LAB_ARRAY_SKIP, VALUE_OF, LAB_NONE) 0};
     char size[64];
     contract_size(size, sizeof size, NULL, value);
     lab_emu_explain_call(1, size);
-    real_contract(LAB_CONTRACT_ARGS);
+    lab_emu_real_contract(LAB_CONTRACT_ARGS);
     lab_emu_explain_call(0, size);
 }
 }

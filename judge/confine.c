@@ -108,17 +108,17 @@ static void program(const confine_paths *paths, char *const argv[], const char *
 {
     char why[512] = "";
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (paths->build && confine_build_limits(g_memory_mb, g_file_mb, why, sizeof why))
+    if (paths->build && judge_confine_build_limits(g_memory_mb, g_file_mb, why, sizeof why))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
-    if ((!g_without_landlock && confine_landlock(paths, why, sizeof why)) ||
-        (!g_without_caps && confine_drop_capabilities(g_root && g_left_root, why, sizeof why)) ||
-        (!g_without_seccomp && confine_seccomp(g_exec_self, paths->build, !paths->no_gpu, why, sizeof why)))
+    if ((!g_without_landlock && judge_confine_landlock(paths, why, sizeof why)) ||
+        (!g_without_caps && judge_confine_drop_capabilities(g_root && g_left_root, why, sizeof why)) ||
+        (!g_without_seccomp && judge_confine_seccomp(g_exec_self, paths->build, !paths->no_gpu, why, sizeof why)))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     if (probe) {
         printf("confined: %sPID, mount, network and IPC namespaces%s; Landlock ABI %d; "
                "system-call filter; no capabilities%s\n",
                g_root ? "" : "user, ", fresh_proc ? ", a /proc of its own" : " (the outer /proc)",
-               confine_landlock_abi(), g_left_root ? "; as the user nobody" : "");
+               judge_confine_landlock_abi(), g_left_root ? "; as the user nobody" : "");
         fflush(stdout);
         _exit(0);
     }
@@ -140,7 +140,7 @@ static void init(const confine_paths *paths, char *const argv[], const char *pat
     char why[512] = "";
     int fresh_proc = 0;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (confine_mounts(g_left_root, paths->build, &fresh_proc, why, sizeof why))
+    if (judge_confine_mounts(g_left_root, paths->build, &fresh_proc, why, sizeof why))
         fail(CONFINE_UNAVAILABLE, "cannot confine here", why);
     pid_t pid = fork();
     if (pid < 0)
@@ -274,11 +274,11 @@ static void read_options(int argc, char **argv, confine_paths *paths, invocation
 static void read_path_lists(confine_paths *paths, const invocation *inv)
 {
     char why[512] = "";
-    if (inv->read_list && confine_list_read(&paths->files, inv->read_list)) {
+    if (inv->read_list && judge_confine_list_read(&paths->files, inv->read_list)) {
         fprintf(stderr, "confine: cannot read the list of files %s: %s\n", inv->read_list, strerror(errno));
         exit(CONFINE_USAGE);
     }
-    if (inv->paths_file && confine_build_paths(paths, inv->paths_file, why, sizeof why)) {
+    if (inv->paths_file && judge_confine_build_paths(paths, inv->paths_file, why, sizeof why)) {
         fprintf(stderr, "confine: %s\n", why);
         exit(CONFINE_USAGE);
     }
@@ -302,15 +302,15 @@ static void find_what_runs(confine_paths *paths, invocation *inv)
     memmove(&paths->exec[1], &paths->exec[0], (size_t)paths->nexec * sizeof paths->exec[0]);
     paths->exec[0] = inv->path;
     paths->nexec++;
-    confine_interpreter(inv->path, inv->interp, sizeof inv->interp);
+    judge_confine_interpreter(inv->path, inv->interp, sizeof inv->interp);
     if (inv->interp[0]) {
         paths->exec[paths->nexec++] = inv->interp;
-        confine_interpreter(inv->interp, inv->interp2, sizeof inv->interp2);
+        judge_confine_interpreter(inv->interp, inv->interp2, sizeof inv->interp2);
         if (inv->interp2[0] && paths->nexec < CONFINE_MAX_PATHS)
             paths->exec[paths->nexec++] = inv->interp2;
     }
     for (int k = 0; k < paths->nexec; k++)
-        if (confine_libraries(paths->exec[k], &paths->files) < 0 && paths->files.n == CONFINE_MAX_FILES) {
+        if (judge_confine_libraries(paths->exec[k], &paths->files) < 0 && paths->files.n == CONFINE_MAX_FILES) {
             fprintf(stderr, "confine: %s needs more than %d files\n", inv->path, CONFINE_MAX_FILES);
             exit(CONFINE_USAGE);
         }
@@ -322,10 +322,10 @@ static void check_build(const confine_paths *paths, const invocation *inv)
 {
     if (!paths->build)
         return;
-    confine_build_check_folder(paths, g_label);
+    judge_confine_build_check_folder(paths, g_label);
     confine_build_limits_t limits = {g_time_limit, g_memory_mb, g_file_mb};
     if (inv->or_unconfined)
-        confine_build_plainly_if_unconfinable(inv->argv, inv->path, paths, g_label, &limits);
+        judge_confine_build_plainly_if_unconfinable(inv->argv, inv->path, paths, g_label, &limits);
 }
 
 /* Root: the program will run as the user nobody; a build only where
@@ -335,9 +335,9 @@ static void choose_user(const confine_paths *paths, const invocation *inv)
 {
     char why[512] = "";
     g_root = geteuid() == 0;
-    confine_find_nobody();
+    judge_confine_find_nobody();
     g_left_root = g_root;
-    if (g_root && paths->build && !inv->probe && confine_build_as_nobody(paths, why, sizeof why)) {
+    if (g_root && paths->build && !inv->probe && judge_confine_build_as_nobody(paths, why, sizeof why)) {
         fprintf(stderr, "confine: note: %s is built as root without capabilities, not as the user nobody (%s)\n",
                 g_label, why);
         g_left_root = 0;
@@ -347,7 +347,7 @@ static void choose_user(const confine_paths *paths, const invocation *inv)
 /* Every path opened now, while the caller may still reach them all. */
 static void open_paths(confine_paths *paths, const invocation *inv)
 {
-    confine_open_paths(paths);
+    judge_confine_open_paths(paths);
     if (!inv->probe && paths->exec_fd[0] < 0 && (paths->exec_fd[0] = open(inv->path, O_PATH)) < 0) {
         fprintf(stderr, "confine: cannot start %s: %s\n", inv->path, strerror(errno));
         exit(CONFINE_EXEC_FAILED);
@@ -360,7 +360,7 @@ static void open_paths(confine_paths *paths, const invocation *inv)
 static void enter_namespaces(const invocation *inv)
 {
     char why[512] = "";
-    if (confine_unshare(&g_root, why, sizeof why)) {
+    if (judge_confine_unshare(&g_root, why, sizeof why)) {
         if (inv->probe)
             printf("not confined: %s\n", why);
         else
@@ -450,7 +450,7 @@ static void after_build(const confine_paths *paths, int status)
     if (!paths->build)
         return;
     if (g_left_root)
-        confine_build_give_back(paths);
+        judge_confine_build_give_back(paths);
     struct rusage ru;
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && getrusage(RUSAGE_CHILDREN, &ru) == 0 &&
         ru.ru_maxrss >= g_memory_mb * 1024 * 3 / 4)

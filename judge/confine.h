@@ -63,7 +63,7 @@ typedef struct {
     int nexec;                           /* its ELF interpreter                 */
     const char *write[CONFINE_MAX_PATHS]; /* --write: diagnosis only          */
     int nwrite;
-    /* each path opened (O_PATH) by confine_open_paths, before the user
+    /* each path opened (O_PATH) by judge_confine_open_paths, before the user
      * changes: -1 where it could not be */
     int read_fd[CONFINE_MAX_PATHS], exec_fd[CONFINE_MAX_PATHS], write_fd[CONFINE_MAX_PATHS];
     int log; /* --log: Landlock's denials to the kernel's log (ABI 7)   */
@@ -86,16 +86,16 @@ extern const char *const confine_system_dirs[];
  * all: a lab under a folder only root may enter stays usable after the
  * change to nobody. The program's (exec_fd[0]) stays open across the exec:
  * it is what is executed (execveat), so that a script still finds itself. */
-void confine_open_paths(confine_paths *paths);
+void judge_confine_open_paths(confine_paths *paths);
 
 /* The user nobody's ids, looked up while the password file can be read. */
-void confine_find_nobody(void);
+void judge_confine_find_nobody(void);
 
-/* The user nobody's uid and gid (after confine_find_nobody). */
-void confine_nobody_ids(unsigned *uid, unsigned *gid);
+/* The user nobody's uid and gid (after judge_confine_find_nobody). */
+void judge_confine_nobody_ids(unsigned *uid, unsigned *gid);
 /* Become the user nobody, with no supplementary groups (root only). -1 with
  * the reason in why. */
-int confine_leave_root(char *why, size_t len);
+int judge_confine_leave_root(char *why, size_t len);
 
 /* Enter new user, PID, mount, network and IPC namespaces, mapping the
  * caller's uid and gid to themselves (the program keeps its own files' DAC
@@ -104,7 +104,7 @@ int confine_leave_root(char *why, size_t len);
  * where even root may not, nobody now, and *as_root becomes 0. After this
  * the caller must fork: the child is process 1 of the new PID namespace.
  * -1 with the reason in why. */
-int confine_unshare(int *as_root, char *why, size_t len);
+int judge_confine_unshare(int *as_root, char *why, size_t len);
 
 /* In the child (process 1): make every mount private, mount a private
  * tmpfs on /dev/shm (the user nobody's when as_root: the program or the
@@ -113,21 +113,21 @@ int confine_unshare(int *as_root, char *why, size_t len);
  * remounted (it cannot where the outer /proc has masked parts, as in some
  * containers; then Landlock and the PID namespace still hide what matters).
  * -1 with the reason in why. */
-int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t len);
+int judge_confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t len);
 
 /* Drop every capability for good (the bounding, ambient, effective,
  * permitted and inheritable sets; securebits locked so that exec gives none
  * back); become_nobody: root becomes the user nobody first. -1 with why. */
-int confine_drop_capabilities(int become_nobody, char *why, size_t len);
+int judge_confine_drop_capabilities(int become_nobody, char *why, size_t len);
 
 /* ------------------------------------------------------------ landlock.c */
 
 /* The Landlock ABI the kernel offers (0: none). */
-int confine_landlock_abi(void);
+int judge_confine_landlock_abi(void);
 
 /* Restrict the file system to paths (the system's folders a run of its kind
  * needs), and TCP and signals where the ABI allows. -1 with why. */
-int confine_landlock(const confine_paths *paths, char *why, size_t len);
+int judge_confine_landlock(const confine_paths *paths, char *why, size_t len);
 
 /* ------------------------------------------------------------- seccomp.c */
 
@@ -136,29 +136,29 @@ int confine_landlock(const confine_paths *paths, char *why, size_t len);
  * the caller's own exec of the program; processes: a build's filter, where
  * new processes and programs are allowed; threads: 0 refuses new threads
  * too (a runner with no GPU). -1 with why. */
-int confine_seccomp(const void *exec_path, int processes, int threads, char *why, size_t len);
+int judge_confine_seccomp(const void *exec_path, int processes, int threads, char *why, size_t len);
 
 /* -------------------------------------------------------- confine_build.c */
 
 /* A build's limits (address space a process, a written file's size, no
  * core), inherited by every process it starts, and TMPDIR its private
  * /dev/shm. -1 with why. */
-int confine_build_limits(long memory_mb, long file_mb, char *why, size_t len);
+int judge_confine_build_limits(long memory_mb, long file_mb, char *why, size_t len);
 /* Exit (CONFINE_UNAVAILABLE, one line naming label) when the working
  * folder lies beneath a folder every build may read: a lab there would
  * show its solutions to every build. */
-void confine_build_check_folder(const confine_paths *paths, const char *label);
+void judge_confine_build_check_folder(const confine_paths *paths, const char *label);
 /* --paths FILE (tools/wall-paths.sh): each "tool PATH" may be read and
  * executed, with its loader and libraries; each "read PATH" read. -1 with
  * why. */
-int confine_build_paths(confine_paths *paths, const char *file, char *why, size_t len);
+int judge_confine_build_paths(confine_paths *paths, const char *file, char *why, size_t len);
 /* Root: whether the user nobody can reach every path of the build (read
  * what it reads, enter its working folder); then its output folders become
  * nobody's. 0 when it can, else -1 with the first path it cannot reach. */
-int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len);
+int judge_confine_build_as_nobody(const confine_paths *paths, char *why, size_t len);
 /* After a build as nobody: the output folders and what they hold (one
  * level: the compiler's outputs) are root's again. */
-void confine_build_give_back(const confine_paths *paths);
+void judge_confine_build_give_back(const confine_paths *paths);
 /* A build's limits: its time, each process's memory, a file's size. */
 typedef struct {
     double time_s;
@@ -169,8 +169,9 @@ typedef struct {
  * is not root; as root, as the user nobody (its output root's again
  * after), or, where nobody cannot reach the build's paths, not at all
  * (one line, exit CONFINE_UNAVAILABLE). Never returns. */
-void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const confine_paths *paths,
-                                           const char *label, const confine_build_limits_t *limits);
+void judge_confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
+                                                const confine_paths *paths, const char *label,
+                                                const confine_build_limits_t *limits);
 
 /* ----------------------------------------------------------- libraries.c */
 
@@ -178,13 +179,11 @@ void confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
  * found as the dynamic loader finds them) to out, as real paths. -1 when
  * program is no ELF file or out is full; otherwise the number of names
  * that could not be found (the loader will name them when it runs). */
-int confine_libraries(const char *program, confine_list *out);
+int judge_confine_libraries(const char *program, confine_list *out);
 /* The ELF interpreter a program names (PT_INTERP), or the interpreter of
  * a #! script, into out; "" when it has none. */
-void confine_interpreter(const char *program, char *out, size_t len);
-/* Add one path; -1 when the list is full. */
-int confine_list_add(confine_list *list, const char *path);
+void judge_confine_interpreter(const char *program, char *out, size_t len);
 /* Add every absolute path of a file, one a line; -1 when it cannot be read. */
-int confine_list_read(confine_list *list, const char *file);
+int judge_confine_list_read(confine_list *list, const char *file);
 
 #endif /* CONFINE_H */

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int confine_build_limits(long memory_mb, long file_mb, char *why, size_t len)
+int judge_confine_build_limits(long memory_mb, long file_mb, char *why, size_t len)
 {
     struct rlimit mem = {(rlim_t)memory_mb << 20, (rlim_t)memory_mb << 20};
     struct rlimit file = {(rlim_t)file_mb << 20, (rlim_t)file_mb << 20};
@@ -49,7 +49,7 @@ static int beneath(const char *path, const char *dir)
     return !strncmp(path, real, n) && (path[n] == '/' || path[n] == 0 || (n == 1 && real[0] == '/'));
 }
 
-void confine_build_check_folder(const confine_paths *paths, const char *label)
+void judge_confine_build_check_folder(const confine_paths *paths, const char *label)
 {
     char here[PATH_MAX];
     if (!getcwd(here, sizeof here))
@@ -78,7 +78,8 @@ static int limited_as_nobody(void *limits)
 {
     const confine_build_limits_t *l = limits;
     char why[512];
-    if (confine_build_limits(l->memory_mb, l->file_mb, why, sizeof why) || confine_leave_root(why, sizeof why)) {
+    if (judge_confine_build_limits(l->memory_mb, l->file_mb, why, sizeof why) ||
+        judge_confine_leave_root(why, sizeof why)) {
         fprintf(stderr, "confine: %s\n", why);
         return -1;
     }
@@ -92,8 +93,8 @@ static void build_as_nobody_unwalled(char *const argv[], const confine_paths *pa
                                      const confine_build_limits_t *limits, const char *probe_said)
 {
     char why[512] = "";
-    confine_find_nobody();
-    if (confine_build_as_nobody(paths, why, sizeof why)) {
+    judge_confine_find_nobody();
+    if (judge_confine_build_as_nobody(paths, why, sizeof why)) {
         fprintf(stderr, "confine: %s: error: not built: this machine cannot confine (%s), and a build started "
                         "as root runs without its wall only as the user nobody, who cannot here (%s): build as a "
                         "user who is not root, or where the wall can be had\n",
@@ -106,7 +107,7 @@ static void build_as_nobody_unwalled(char *const argv[], const confine_paths *pa
                    .group = LAB_SPAWN_GROUP, .limit_s = limits->time_s};
     lab_child c;
     int code = lab_spawn_start(&s, &c) ? LAB_SPAWN_NOT_STARTED : lab_spawn_wait(&c);
-    confine_build_give_back(paths);
+    judge_confine_build_give_back(paths);
     if (code == LAB_SPAWN_TIMED_OUT)
         fprintf(stderr, "%s: error: the build ran past its time limit (%g s) and was stopped\n", label,
                 limits->time_s);
@@ -115,8 +116,9 @@ static void build_as_nobody_unwalled(char *const argv[], const confine_paths *pa
 
 /* --or-unconfined (confine.h); the probe is confine --probe, run again as a
  * process of its own. */
-void confine_build_plainly_if_unconfinable(char *const argv[], const char *path, const confine_paths *paths,
-                                            const char *label, const confine_build_limits_t *limits)
+void judge_confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
+                                                const confine_paths *paths, const char *label,
+                                                const confine_build_limits_t *limits)
 {
     char *probe[] = {"/proc/self/exe", "--probe", NULL}, *line = NULL;
     lab_spawn s = {.argv = probe, .out = {LAB_IO_PIPE, NULL}};
@@ -133,7 +135,7 @@ void confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
     fprintf(stderr, "confine: note: %s is built without its wall (%s); make class requires the wall\n", label,
             said);
     char why[256];
-    if (confine_build_limits(limits->memory_mb, limits->file_mb, why, sizeof why))
+    if (judge_confine_build_limits(limits->memory_mb, limits->file_mb, why, sizeof why))
         fprintf(stderr, "confine: %s\n", why);
     execv(path, argv);
     fprintf(stderr, "confine: cannot start %s: %s\n", path, strerror(errno));
@@ -141,7 +143,7 @@ void confine_build_plainly_if_unconfinable(char *const argv[], const char *path,
 }
 
 /* --paths FILE: "tool PATH" and "read PATH" lines (tools/wall-paths.sh). */
-int confine_build_paths(confine_paths *paths, const char *file, char *why, size_t len)
+int judge_confine_build_paths(confine_paths *paths, const char *file, char *why, size_t len)
 {
     FILE *f = fopen(file, "r");
     if (!f) {
@@ -165,7 +167,7 @@ int confine_build_paths(confine_paths *paths, const char *file, char *why, size_
             char *path = strdup(line + 5);
             paths->read_exec[paths->nread_exec++] = path;
             /* its loader may be executed, its libraries read */
-            if (confine_libraries(path, &paths->files) < 0 && paths->files.n == CONFINE_MAX_FILES) {
+            if (judge_confine_libraries(path, &paths->files) < 0 && paths->files.n == CONFINE_MAX_FILES) {
                 snprintf(why, len, "the build's tools need more than %d files", CONFINE_MAX_FILES);
                 rc = -1;
             }
@@ -203,13 +205,13 @@ static int nobody_reaches(const confine_paths *paths, char *why, size_t len)
 static int try_as_nobody(void *paths)
 {
     char said[512] = "";
-    int rc = confine_leave_root(said, sizeof said) || nobody_reaches(paths, said, sizeof said);
+    int rc = judge_confine_leave_root(said, sizeof said) || nobody_reaches(paths, said, sizeof said);
     if (rc && write(1, said, strlen(said)) < 0)
         return 2;
     return rc;
 }
 
-int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len)
+int judge_confine_build_as_nobody(const confine_paths *paths, char *why, size_t len)
 {
     char *said = NULL;
     lab_spawn s = {.run = try_as_nobody, .arg = (void *)paths, .out = {LAB_IO_PIPE, NULL}};
@@ -223,7 +225,7 @@ int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len)
     }
     /* its output folders are nobody's to write */
     unsigned uid, gid;
-    confine_nobody_ids(&uid, &gid);
+    judge_confine_nobody_ids(&uid, &gid);
     for (int i = 0; i < paths->nwrite; i++)
         if (chown(paths->write[i], uid, gid)) {
             snprintf(why, len, "cannot give %s to the user nobody: %s", paths->write[i], strerror(errno));
@@ -234,7 +236,7 @@ int confine_build_as_nobody(const confine_paths *paths, char *why, size_t len)
 
 /* After a build as nobody: what it wrote becomes root's again, so that no
  * other process of the user nobody can change it before it is used. */
-void confine_build_give_back(const confine_paths *paths)
+void judge_confine_build_give_back(const confine_paths *paths)
 {
     for (int i = 0; i < paths->nwrite; i++) {
         DIR *d = opendir(paths->write[i]);

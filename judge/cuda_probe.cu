@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-__global__ void add_one(int *x) { *x += 1; }
+static __global__ void add_one(int *x) { *x += 1; }
 
 static int failed(const char *what, cudaError_t err)
 {

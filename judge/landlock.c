@@ -7,7 +7,7 @@
  * kernel knows, so that, from the moment the rules apply:
  *
  *   - nothing can be written, created, removed, renamed or truncated, except
- *     in the private /dev/shm (confine_mounts) and on the devices below;
+ *     in the private /dev/shm (judge_confine_mounts) and on the devices below;
  *   - nothing under /proc may be written: not even the threads' names,
  *     since /proc/self/task/TID/mem beside them is the process's own code
  *     (the GPU driver's names go elsewhere: thread_names.c);
@@ -84,7 +84,7 @@ const char *const confine_config_dirs[] = {"/etc", "/proc", "/sys", "/run/nvidia
  * a lab there would lie among what every build's tools read. */
 const char *const confine_system_dirs[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", NULL};
 
-int confine_landlock_abi(void)
+int judge_confine_landlock_abi(void)
 {
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     return abi < 0 ? 0 : (int)abi;
@@ -168,7 +168,7 @@ static int create_ruleset(int abi, uint64_t *fs, char *why, size_t len)
 
 #define READ_RIGHTS (FS_READ_FILE | FS_READ_DIR)
 #define DEVICE_RIGHTS (FS_READ_FILE | FS_WRITE_FILE | FS_IOCTL_DEV)
-/* a private tmpfs (confine_mounts): anything but executing or devices */
+/* a private tmpfs (judge_confine_mounts): anything but executing or devices */
 #define SHM_RIGHTS(fs) ((fs) & ~(uint64_t)(FS_EXECUTE | FS_MAKE_CHAR | FS_MAKE_BLOCK))
 
 /* What both kinds of run may reach: the system's configuration and the
@@ -237,9 +237,9 @@ static int allow_program(int ruleset, const confine_paths *paths, uint64_t fs, c
     return rc;
 }
 
-int confine_landlock(const confine_paths *paths, char *why, size_t len)
+int judge_confine_landlock(const confine_paths *paths, char *why, size_t len)
 {
-    int abi = confine_landlock_abi();
+    int abi = judge_confine_landlock_abi();
     if (abi < 1) {
         snprintf(why, len, "the kernel has no Landlock (Linux 5.13 or later with landlock among its "
                            "security modules: cat /sys/kernel/security/lsm)");

@@ -33,6 +33,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Add one path; -1 when the list is full. */
+static int list_add(confine_list *list, const char *path)
+{
+    if (list->n == CONFINE_MAX_FILES)
+        return -1;
+    list->path[list->n] = strdup(path);
+    return list->path[list->n] ? (list->n++, 0) : -1;
+}
+
 /* One ELF file's dynamic section, read (never mapped executable). */
 typedef struct {
     char needed[64][256];
@@ -197,7 +206,7 @@ static int try_candidate(const char *path, void *arg)
     char real[PATH_MAX];
     if (!realpath(path, real) || read_deps(real, &d) || d.machine != l->machine)
         return -1;
-    if (!listed(l->out, real) && confine_list_add(l->out, real))
+    if (!listed(l->out, real) && list_add(l->out, real))
         return -1;
     l->added++;
     return l->every ? -1 : 0;
@@ -249,14 +258,14 @@ static int resolve(const char *name, const elf_deps *by, const char *origin, loo
     return search_list(DEFAULT_FOLDERS, origin, name, l);
 }
 
-int confine_libraries(const char *program, confine_list *out)
+int judge_confine_libraries(const char *program, confine_list *out)
 {
     char real[PATH_MAX];
     elf_deps first;
     if (!realpath(program, real) || read_deps(real, &first))
         return -1;
     int start = out->n, missing = 0;
-    if (!listed(out, real) && confine_list_add(out, real))
+    if (!listed(out, real) && list_add(out, real))
         return -1;
     /* breadth first over the files added from start on */
     for (int i = start; i < out->n; i++) {
@@ -277,15 +286,7 @@ int confine_libraries(const char *program, confine_list *out)
     return missing;
 }
 
-int confine_list_add(confine_list *list, const char *path)
-{
-    if (list->n == CONFINE_MAX_FILES)
-        return -1;
-    list->path[list->n] = strdup(path);
-    return list->path[list->n] ? (list->n++, 0) : -1;
-}
-
-int confine_list_read(confine_list *list, const char *file)
+int judge_confine_list_read(confine_list *list, const char *file)
 {
     FILE *f = fopen(file, "r");
     if (!f)
@@ -295,13 +296,13 @@ int confine_list_read(confine_list *list, const char *file)
     while (!rc && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (line[0] == '/' && !listed(list, line))
-            rc = confine_list_add(list, line);
+            rc = list_add(list, line);
     }
     fclose(f);
     return rc;
 }
 
-void confine_interpreter(const char *program, char *out, size_t len)
+void judge_confine_interpreter(const char *program, char *out, size_t len)
 {
     out[0] = 0;
     int fd = open(program, O_RDONLY | O_CLOEXEC);

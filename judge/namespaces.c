@@ -47,7 +47,7 @@ static int write_file(const char *path, const char *text)
     return w == (ssize_t)len ? 0 : -1;
 }
 
-void confine_open_paths(confine_paths *paths)
+void judge_confine_open_paths(confine_paths *paths)
 {
     for (int i = 0; i < paths->nread; i++)
         paths->read_fd[i] = open(paths->read[i], O_PATH | O_CLOEXEC);
@@ -60,7 +60,7 @@ void confine_open_paths(confine_paths *paths)
 static uid_t nobody_uid = 65534;
 static gid_t nobody_gid = 65534;
 
-void confine_find_nobody(void)
+void judge_confine_find_nobody(void)
 {
     const struct passwd *pw = getpwnam("nobody");
     if (pw) {
@@ -69,13 +69,13 @@ void confine_find_nobody(void)
     }
 }
 
-void confine_nobody_ids(unsigned *uid, unsigned *gid)
+void judge_confine_nobody_ids(unsigned *uid, unsigned *gid)
 {
     *uid = (unsigned)nobody_uid;
     *gid = (unsigned)nobody_gid;
 }
 
-int confine_leave_root(char *why, size_t len)
+int judge_confine_leave_root(char *why, size_t len)
 {
     uid_t uid = nobody_uid;
     gid_t gid = nobody_gid;
@@ -89,16 +89,16 @@ int confine_leave_root(char *why, size_t len)
     return 0;
 }
 
-int confine_unshare(int *as_root, char *why, size_t len)
+int judge_confine_unshare(int *as_root, char *why, size_t len)
 {
     /* root needs no user namespace for the others (and some systems refuse
      * user namespaces to all but root): the program becomes nobody later
-     * (confine_leave_root, in process 2); where even root may not, nobody
+     * (judge_confine_leave_root, in process 2); where even root may not, nobody
      * tries with a user namespace of its own */
     if (*as_root) {
         if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) == 0)
             return 0;
-        if (confine_leave_root(why, len))
+        if (judge_confine_leave_root(why, len))
             return -1;
         *as_root = 0;
     }
@@ -137,7 +137,7 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t len)
+int judge_confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t len)
 {
     *fresh_proc = 0;
     /* nothing mounted here may leak back into the machine's namespace */
@@ -171,7 +171,7 @@ int confine_mounts(int as_root, int build, int *fresh_proc, char *why, size_t le
 
 /* (confine.h) The capabilities dropped are the new user namespace's, or
  * root's. */
-int confine_drop_capabilities(int become_nobody, char *why, size_t len)
+int judge_confine_drop_capabilities(int become_nobody, char *why, size_t len)
 {
     for (int cap = 0; cap <= 63; cap++)
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL) {
@@ -187,7 +187,7 @@ int confine_drop_capabilities(int become_nobody, char *why, size_t len)
     /* root: the user nobody, which clears the capabilities too (a build
      * whose paths nobody cannot reach stays root without capabilities, and
      * said so: Landlock, not the user, is then its wall) */
-    if (become_nobody && confine_leave_root(why, len))
+    if (become_nobody && judge_confine_leave_root(why, len))
         return -1;
     struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct d[2];

@@ -123,7 +123,7 @@ static void put(filter *p, struct sock_filter s)
 {
     if (p->n < MAX)
         p->f[p->n] = s;
-    p->n++; /* counted past MAX too: confine_seccomp refuses a filter too long */
+    p->n++; /* counted past MAX too: judge_confine_seccomp refuses a filter too long */
 }
 static void load(filter *p, unsigned offset) { put(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset)); }
 static void ret(filter *p, unsigned action) { put(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action)); }
@@ -288,7 +288,7 @@ static void one_program_of_linked_code(filter *p, const void *exec_path, int thr
     refuse_call_unless_arg(p, __NR_personality, 0, 0xffffffffu, RET_ERRNO(EPERM));
 }
 
-int confine_seccomp(const void *exec_path, int processes, int threads, char *why, size_t len)
+int judge_confine_seccomp(const void *exec_path, int processes, int threads, char *why, size_t len)
 {
     static filter p;
     p.n = 0;

@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-__global__ void mark(unsigned *p) { p[threadIdx.x] = 0xC3C3C3C3u; }
+static __global__ void mark(unsigned *p) { p[threadIdx.x] = 0xC3C3C3C3u; }
 
 int main(void)
 {

@@ -26,7 +26,7 @@
 
 static const unsigned MARKER = 0x5eed1e55u;
 
-__global__ void fill(unsigned *p, size_t n, unsigned v)
+static __global__ void fill(unsigned *p, size_t n, unsigned v)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         p[i] = v;

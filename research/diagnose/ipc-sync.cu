@@ -45,20 +45,20 @@ enum { TRIES = 41 };
         }                                                                                             \
     } while (0)
 
-__global__ void noop(void) {}
-__global__ void copy(const float4 *in, float4 *out, size_t n)
+static __global__ void noop(void) {}
+static __global__ void copy(const float4 *in, float4 *out, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = in[i];
 }
 /* 4096 samples of the output against the input (the judge's check samples) */
-__global__ void check(const float *in, const float *out, size_t n, unsigned long long *bad)
+static __global__ void check(const float *in, const float *out, size_t n, unsigned long long *bad)
 {
     size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * (n / 4096);
     if (i < n && out[i] != in[i])
         atomicAdd(bad, 1ull);
 }
-__global__ void flush_l2(const uint4 *buf, size_t count, unsigned *sink)
+static __global__ void flush_l2(const uint4 *buf, size_t count, unsigned *sink)
 {
     unsigned x = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {

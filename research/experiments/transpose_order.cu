@@ -48,7 +48,7 @@
  * moves, TILE / BLOCK_ROWS elements a thread), BLOCK_ROWS and the block
  * order as parameters */
 template <int TILE, int BLOCK_ROWS, bool DIAGONAL>
-__global__ void transpose_padded(const float *in, float *out, int rows, int cols)
+static __global__ void transpose_padded(const float *in, float *out, int rows, int cols)
 {
     __shared__ float tile[TILE][TILE + 1];
     int bx = blockIdx.x, by = blockIdx.y;

@@ -39,7 +39,7 @@
         }                                                                                             \
     } while (0)
 
-__global__ void fill(float *p, size_t count, uint64_t seed, int absolute)
+static __global__ void fill(float *p, size_t count, uint64_t seed, int absolute)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
         uint64_t x = (seed ^ (i * 0x9e3779b97f4a7c15ULL)) + 0x632be59bd9b4e019ULL;
@@ -51,8 +51,8 @@ __global__ void fill(float *p, size_t count, uint64_t seed, int absolute)
 
 /* Elements of C outside 2 gamma_n sum|a||b| of cuBLAS's product (both
  * products are within gamma_n of the exact one): the lab's bound. */
-__global__ void count_bad(const float *C, const float *ref, const float *mag, size_t count, int n,
-                          unsigned long long *bad)
+static __global__ void count_bad(const float *C, const float *ref, const float *mag, size_t count, int n,
+                                 unsigned long long *bad)
 {
     double gamma = n * (FLT_EPSILON / 2) / (1.0 - n * (FLT_EPSILON / 2));
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)

@@ -37,7 +37,7 @@
 #define A_PER_THREAD (BM * BK / THREADS) /* 8 */
 #define B_PER_THREAD (BK * BN / THREADS) /* 4 */
 
-__global__ void __launch_bounds__(THREADS, 1) sgemm_warptile(const float *A, const float *B, float *C, int n)
+static __global__ void __launch_bounds__(THREADS, 1) sgemm_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[2][BK][BM]; /* transposed: As[buf][k][row] */
     __shared__ __align__(16) float Bs[2][BK][BN];

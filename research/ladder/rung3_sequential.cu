@@ -15,7 +15,7 @@
 #define BLOCK 256     /* threads per block */
 #define PER_BLOCK 256 /* elements a block sums: one a thread */
 
-__global__ void reduce_pass(const float *in, float *out, int n)
+static __global__ void reduce_pass(const float *in, float *out, int n)
 {
     __shared__ float partial[BLOCK];
     int tid = threadIdx.x;

@@ -16,7 +16,7 @@
 #define PER_BLOCK (2 * 256) /* elements a block sums: two a thread */
 #define FULL_MASK 0xffffffffu /* all 32 lanes of a warp take part in a shuffle */
 
-__global__ void reduce_pass(const float *in, float *out, int n)
+static __global__ void reduce_pass(const float *in, float *out, int n)
 {
     __shared__ float partial[BLOCK];
     int tid = threadIdx.x;

@@ -43,7 +43,7 @@ static __device__ float block_sum(float v)
 }
 
 // Block b adds its share of in and writes it to partial[b].
-__global__ void partial_sums(const float *in, float *partial, int n)
+static __global__ void partial_sums(const float *in, float *partial, int n)
 {
     int first = blockIdx.x * BLOCK + threadIdx.x; // this thread's index in the grid
     int stride = gridDim.x * BLOCK;               // threads in the grid
@@ -65,7 +65,7 @@ __global__ void partial_sums(const float *in, float *partial, int n)
 }
 
 // One block adds the count partial sums and writes out.
-__global__ void final_sum(const float *partial, float *out, int count)
+static __global__ void final_sum(const float *partial, float *out, int count)
 {
     float v = 0.0f;
     for (int b = threadIdx.x; b < count; b += BLOCK)

@@ -9,7 +9,8 @@
 # A kernel.cu is the student's, named by the course, and is not read.
 # tests/layout/names.txt lists, as "FILE NAME" (FILE * for any), the
 # functions let through: what the toolchain or the contract needs (main,
-# matmul, ...) and those not yet renamed; an entry that no longer matches
+# matmul, the CUDA runtime's and the C library's functions that a file
+# defines in their place); an entry that no longer matches
 # an unprefixed function of a file that is there fails too, so the list
 # only shrinks.
 #
@@ -59,5 +60,5 @@ if [ -n "$stale" ]; then
     echo "$stale" | sed 's/^/  /'
     st=1
 fi
-[ $st = 0 ] && echo "every global function has a prefix ($(echo "$allowed" | grep -vc '^\*') not yet renamed, listed in $list)"
+[ $st = 0 ] && echo "every global function has a prefix (but $(echo "$allowed" | grep -vc '^\*') that the toolchain names, listed in $list)"
 exit $st

@@ -5,14 +5,14 @@
 #include "transpose_host.h"
 #include "unit.h"
 
-/* Run transpose_explain_failures into a string (whole_ok: a passed check
+/* Run lab_transpose_explain_failures into a string (whole_ok: a passed check
  * of whole tiles, or NULL), for a check labelled "1x1". */
 static char *explain_after(const lab_compare *c, const float *got, const float *in, long long rows,
                            long long cols, const char *whole_ok)
 {
     static char buf[1024];
     FILE *f = fmemopen(buf, sizeof buf, "w");
-    transpose_explain_failures(f, c, got, in, rows, cols, whole_ok, "1x1");
+    lab_transpose_explain_failures(f, c, got, in, rows, cols, whole_ok, "1x1");
     fclose(f);
     return buf;
 }
@@ -34,19 +34,19 @@ static void test_sizes(void)
 {
     char err[160];
     lab_dims d = {1, 1};
-    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
+    CHECK(lab_transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.rows = 8192, d.cols = 8192;
-    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
+    CHECK(lab_transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.rows = 1, d.cols = TRANSPOSE_MAX_SIDE; /* thin is fine */
-    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
+    CHECK(lab_transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.cols = TRANSPOSE_MAX_SIDE + 1;
-    CHECK(transpose_size_ok(d, "size", err, sizeof err) == -1 && strstr(err, "each side") != NULL);
+    CHECK(lab_transpose_size_ok(d, "size", err, sizeof err) == -1 && strstr(err, "each side") != NULL);
     d.rows = 16384, d.cols = 16384; /* 2^28 elements: the largest allowed */
-    CHECK(transpose_size_ok(d, "size", err, sizeof err) == 0);
+    CHECK(lab_transpose_size_ok(d, "size", err, sizeof err) == 0);
     d.cols = 16385;
-    CHECK(transpose_size_ok(d, "size", err, sizeof err) == -1 && strstr(err, "16384x16385") != NULL);
+    CHECK(lab_transpose_size_ok(d, "size", err, sizeof err) == -1 && strstr(err, "16384x16385") != NULL);
     /* the message of --n names the option */
-    CHECK(transpose_size_ok(d, "--n", err, sizeof err) == -1 && !strncmp(err, "--n: size 16384x16385 ", 22));
+    CHECK(lab_transpose_size_ok(d, "--n", err, sizeof err) == -1 && !strncmp(err, "--n: size 16384x16385 ", 22));
     /* the limit keeps every index product of a kernel inside an int */
     CHECK(TRANSPOSE_MAX_ELEMENTS <= 2147483647LL);
     CHECK((TRANSPOSE_MAX_SIDE + 31) / 32 <= 65535);
@@ -55,19 +55,19 @@ static void test_sizes(void)
 static void test_bandwidth(void)
 {
     /* 8192 x 8192 floats: 256 MiB read and 256 MiB written */
-    CHECK(transpose_bytes(8192, 8192) == 2.0 * 8192 * 8192 * 4);
-    CHECK(transpose_bytes(1, 1000) == 8000.0);
+    CHECK(lab_transpose_bytes(8192, 8192) == 2.0 * 8192 * 8192 * 4);
+    CHECK(lab_transpose_bytes(1, 1000) == 8000.0);
 
     /* 8192 x 8192 at 4000 GB/s with a 50 MB L2: the read from DRAM, and all
      * of the write but what L2 holds */
     double matrix = 8192.0 * 8192 * 4, l2 = 50e6;
     double want = (matrix + matrix - l2) / 4000e9 * 1e3;
-    CHECK(fabs(transpose_floor_ms(8192, 8192, 4000, l2) - want) < 1e-12);
+    CHECK(fabs(lab_transpose_floor_ms(8192, 8192, 4000, l2) - want) < 1e-12);
     /* a small output fits in L2: only the read counts */
-    CHECK(fabs(transpose_floor_ms(1024, 1024, 4000, l2) - 1024.0 * 1024 * 4 / 4000e9 * 1e3) < 1e-15);
+    CHECK(fabs(lab_transpose_floor_ms(1024, 1024, 4000, l2) - 1024.0 * 1024 * 4 / 4000e9 * 1e3) < 1e-15);
     /* a bigger L2 never raises the floor */
-    CHECK(transpose_floor_ms(8192, 8192, 4000, 100e6) < transpose_floor_ms(8192, 8192, 4000, l2));
-    CHECK(transpose_floor_ms(8192, 8192, 0, l2) == 0.0);
+    CHECK(lab_transpose_floor_ms(8192, 8192, 4000, 100e6) < lab_transpose_floor_ms(8192, 8192, 4000, l2));
+    CHECK(lab_transpose_floor_ms(8192, 8192, 0, l2) == 0.0);
 }
 
 static void test_explain(void)
@@ -122,17 +122,17 @@ static void test_shape_hint(void)
     lab_dims sizes[4] = {{1, 1}, {33, 65}, {65, 65}, {2048, 4096}};
     int ok[4] = {1, 0, 1, 0};
     /* squares with partial tiles pass, only non-squares fail */
-    CHECK(transpose_shape_hint(sizes, ok, 4) != NULL);
+    CHECK(lab_transpose_shape_hint(sizes, ok, 4) != NULL);
     /* everything passes: nothing to say */
     int all[4] = {1, 1, 1, 1};
-    CHECK(transpose_shape_hint(sizes, all, 4) == NULL);
+    CHECK(lab_transpose_shape_hint(sizes, all, 4) == NULL);
     /* a square fails too: not a rows/cols mix-up alone */
     int square_fails[4] = {1, 0, 0, 0};
-    CHECK(transpose_shape_hint(sizes, square_fails, 4) == NULL);
+    CHECK(lab_transpose_shape_hint(sizes, square_fails, 4) == NULL);
     /* no square with partial tiles among the sizes: no evidence */
     lab_dims no_edge[3] = {{1, 1}, {33, 65}, {64, 64}};
     int ok3[3] = {1, 0, 1};
-    CHECK(transpose_shape_hint(no_edge, ok3, 3) == NULL);
+    CHECK(lab_transpose_shape_hint(no_edge, ok3, 3) == NULL);
 }
 
 void test_transpose(void)
