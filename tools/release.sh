@@ -19,8 +19,9 @@ usage() { echo "usage: tools/release.sh [--git] DEST" >&2; exit 2; }
 die() { echo "release: $*" >&2; exit 1; }
 
 git_repo=0
+case ${1:-} in -h | --help) echo "usage: tools/release.sh [--git] DEST (INSTRUCTORS.md, \"3. Make the student release\")"; exit 0 ;; esac
 [ "${1:-}" = --git ] && { git_repo=1; shift; }
-[ $# = 1 ] && [ -n "$1" ] || usage
+[ $# = 1 ] && [ -n "$1" ] && [ "${1#-}" = "$1" ] || usage
 dest=$1
 
 lab=$(cd "$(dirname "$0")/.." && pwd)

@@ -186,4 +186,8 @@ printf '# t\n\nA short one. %send.\n' "$words" >"$rel/long.md"
 out=$(long_sentences "$rel/long.md")
 check "a sentence of 41 words planted in a README is caught" "$(grep -q ':3: 41 words' <<<"$out"; ok)" "$out"
 rm -rf "$rel"
+out=$(tools/release.sh --help 2>&1); st=$?
+check "tools/release.sh --help: its usage, exit 0, nothing made" "$([ $st = 0 ] && grep -q '^usage: tools/release.sh' <<<"$out" && [ ! -e ./--help ]; ok)" "$out"
+out=$(tools/release.sh -x 2>&1); st=$?
+check "tools/release.sh with an unknown option: its usage, exit 2" "$([ $st = 2 ] && grep -q '^usage: ' <<<"$out"; ok)" "$out"
 totals
