@@ -125,7 +125,7 @@ class_alone() {
     s1=$(sed -n 1p <<<"$stages") s2=$(sed -n 2p <<<"$stages")
     class_stages="$s1 $s2"
     have_gpu=0
-    nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then have_gpu=1; fi
 }
 
 # The first student of a FAKE_BUILD_LOG (tests/class/fake-make) built while
