@@ -156,6 +156,8 @@ optional() {
 why="make release and make class are tested in the instructors' copy (not part of a student release)"
 [ ! -d grader/class ] || suite --uses all programs "the class's programs, built once for the suites that run them" shared_programs
 optional --uses all grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"
+optional --uses grade grader-library "the grader: header-only libraries, every solution and skeleton (tests/grader/library.sh)" \
+    tests/grader/library.sh "its own tests are not part of a student release"
 optional release "make release, and make check and make grade in the release (tests/class/release.sh)" tests/class/release.sh "$why"
 optional --uses grade technique "the technique on the CPU: present in the solutions and references, missing in three wrong kinds a stage (tests/emu/technique.sh)" \
     tests/emu/technique.sh "its kernels are the solutions' and references' (not part of a student release)"
