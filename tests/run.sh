@@ -192,6 +192,7 @@ suite policy "the one timing policy, as every stage's programs resolve it (tests
 suite profile "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" tests/profile/run.sh
 suite judge "the judge and its runners without a GPU (tests/judge/run.sh)" tests/judge/run.sh
 suite forward "a runner without a GPU, its device server faked (tests/judge/forward.sh)" tests/judge/forward.sh
+suite runner "the order in which make check starts its suites (tests/runner-order.sh)" tests/runner-order.sh
 suite layout "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" tests/layout/run.sh
 optional report "make report: the class report, parsed (tests/class/report/run.sh)" tests/class/report/run.sh "$why"
 suite docs-check "the built pages: make docs-check" docs_check
