@@ -149,42 +149,58 @@ optional() {
 }
 
 # ---------------------------------------------------------- the suites
+# The longest first (measurements/cpu-2026-11-29-ci/), so that none of them
+# is left to run alone at the end; the suites using all (which run alone)
+# at the start, before the others.
 # --uses: what of the machine the suite changes that others use too (tests/runner.sh)
 why="make release and make class are tested in the instructors' copy (not part of a student release)"
 [ ! -d grader/class ] || suite --uses all programs "the class's programs, built once for the suites that run them" shared_programs
-optional --uses slurm class "make release and make class (tests/class/run.sh)" tests/class/run.sh "$why"
-suite unit "host unit tests" unit_tests
-suite stages "layout of the stages" stage_layout
-suite drivers "drivers without a GPU, and bad arguments" drivers
-suite gpu "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" tests/gpu-suite.sh
+optional --uses all grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"
+optional --uses grade grader-library "the grader: header-only libraries, every solution and skeleton (tests/grader/library.sh)" \
+    tests/grader/library.sh "its own tests are not part of a student release"
+optional release "make release, and make check and make grade in the release (tests/class/release.sh)" tests/class/release.sh "$why"
 optional --uses grade technique "the technique on the CPU: present in the solutions and references, missing in three wrong kinds a stage (tests/emu/technique.sh)" \
     tests/emu/technique.sh "its kernels are the solutions' and references' (not part of a student release)"
+optional class "make class, local back end: a stand-in for make grade, then the real one (tests/class/run.sh)" tests/class/run.sh "$why"
+optional --uses slurm class-slurm "make class on a single-node Slurm test cluster (tests/class/slurm.sh)" tests/class/slurm.sh "$why"
 suite emu "the CPU emulation: every solution, skeleton, reference and wrong kernel (tests/emu.sh)" tests/emu.sh
-optional explain "make explain: sectors and wavefronts of one launch, counted on the CPU (tests/emu/explain.sh)" \
-    tests/emu/explain.sh "make explain's tests count the solutions' accesses (not part of a student release)"
-suite --uses grade messages "messages without a GPU and for bad knobs (tests/messages/run.sh)" tests/messages/run.sh
-suite profile "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" tests/profile/run.sh
-suite hints "make grade's hints (tools/grade-hints.sh)" grade_hints
-suite --uses grade loop "the student's loop: a build's own messages, notes on knobs, a missing nvcc (tests/student-loop.sh)" tests/student-loop.sh
-suite docs "handouts and slides: the link checker and the plots (tests/docs/run.sh)" tests/docs/run.sh
-suite --uses grade wall "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" tests/confine/wall.sh
-suite release-docs "the student release's documents: every path, make command and duration true there (tests/docs/release.sh)" tests/docs/release.sh
-optional term "make class with a roster and a deadline, make export (tests/class/term.sh)" tests/class/term.sh "$why"
-suite --uses grade launcher "every door that runs student code: the one launcher, attacks on the CPU verdict (tests/launcher/run.sh)" tests/launcher/run.sh
-optional report "make report: the class report, parsed (tests/class/report/run.sh)" tests/class/report/run.sh "$why"
-optional similarity "make similarity: copies against honest kernels (tests/class/similarity/run.sh)" tests/class/similarity/run.sh "$why"
-suite docs-check "the built pages: make docs-check" docs_check
-suite confine "the wall around student code: attacks without a GPU (tests/confine/run.sh)" tests/confine/run.sh
-suite link "the link: an object's LTO bytecode and writable, executable memory refused (tests/confine/link.sh)" tests/confine/link.sh
-suite judge "the judge and its runners without a GPU (tests/judge/run.sh)" tests/judge/run.sh
-suite forward "a runner without a GPU, its device server faked (tests/judge/forward.sh)" tests/judge/forward.sh
-suite layout "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" tests/layout/run.sh
-suite tables "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tests/tables/run.sh
-suite policy "the one timing policy, as every stage's programs resolve it (tests/policy/run.sh)" tests/policy/run.sh
-suite family "a family is one place: a toy family in five files, built, graded on the CPU, class-checked (tests/family/run.sh)" tests/family/run.sh
 optional --uses slurm srun "make grade, run and profile from a login node, through srun (tests/slurm/gpu-run.sh)" tests/slurm/gpu-run.sh \
     "running through Slurm is tested in the instructors' copy (not part of a student release)"
-optional --uses all grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"
+optional class-check "make class CHECK=1: a class built and checked without a GPU (tests/class/check.sh)" tests/class/check.sh "$why"
+optional attackers "make class CHECK=1 with attackers: student code built and run without a GPU (tests/class/attackers.sh)" \
+    tests/class/attackers.sh "$why"
+optional gradescope "make gradescope and run_autograder (tests/class/gradescope.sh)" tests/class/gradescope.sh "$why"
+suite --uses grade launcher "every door that runs student code: the one launcher, attacks on the CPU verdict (tests/launcher/run.sh)" tests/launcher/run.sh
+suite release-docs "the student release's documents: every path, make command and duration true there (tests/docs/release.sh)" tests/docs/release.sh
+optional term "make class with a roster and a deadline, make export (tests/class/term.sh)" tests/class/term.sh "$why"
+optional intake "make class: submissions at the limits, odd names (tests/class/intake.sh)" tests/class/intake.sh "$why"
+optional dirty "make release and make class from a tree with an uncommitted answer (tests/class/dirty.sh)" tests/class/dirty.sh "$why"
+optional sbatch "make class BACKEND=slurm with a stand-in for sbatch and squeue (tests/class/slurm-stand-in.sh)" \
+    tests/class/slurm-stand-in.sh "$why"
+suite tables "the one table of the stages: stale tables, a stage added in five files, sizes (tests/tables/run.sh)" tests/tables/run.sh
+suite --uses grade wall "the wall: a build sees its own file, a run loads its own libraries (tests/confine/wall.sh)" tests/confine/wall.sh
+suite link "the link: an object's LTO bytecode and writable, executable memory refused (tests/confine/link.sh)" tests/confine/link.sh
+suite docs "handouts and slides: the link checker and the plots (tests/docs/run.sh)" tests/docs/run.sh
+suite confine "the wall around student code: attacks without a GPU (tests/confine/run.sh)" tests/confine/run.sh
+suite --uses grade loop "the student's loop: a build's own messages, notes on knobs, a missing nvcc (tests/student-loop.sh)" tests/student-loop.sh
+suite --uses grade messages "messages without a GPU and for bad knobs (tests/messages/run.sh)" tests/messages/run.sh
+optional explain "make explain: sectors and wavefronts of one launch, counted on the CPU (tests/emu/explain.sh)" \
+    tests/emu/explain.sh "make explain's tests count the solutions' accesses (not part of a student release)"
+optional similarity "make similarity: copies against honest kernels (tests/class/similarity/run.sh)" tests/class/similarity/run.sh "$why"
+suite family "a family is one place: a toy family in five files, built, graded on the CPU, class-checked (tests/family/run.sh)" tests/family/run.sh
+suite policy "the one timing policy, as every stage's programs resolve it (tests/policy/run.sh)" tests/policy/run.sh
+suite profile "make profile without a GPU: the parser and the messages (tests/profile/run.sh)" tests/profile/run.sh
+suite judge "the judge and its runners without a GPU (tests/judge/run.sh)" tests/judge/run.sh
+suite forward "a runner without a GPU, its device server faked (tests/judge/forward.sh)" tests/judge/forward.sh
+suite runner "the order in which make check starts its suites (tests/runner-order.sh)" tests/runner-order.sh
+suite layout "the tree's layout: backends at link time, file lengths, family files (tests/layout/run.sh)" tests/layout/run.sh
+optional report "make report: the class report, parsed (tests/class/report/run.sh)" tests/class/report/run.sh "$why"
+suite docs-check "the built pages: make docs-check" docs_check
+suite unit "host unit tests" unit_tests
+suite drivers "drivers without a GPU, and bad arguments" drivers
+suite stages "layout of the stages" stage_layout
+suite hints "make grade's hints (tools/grade-hints.sh)" grade_hints
+suite gpu "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" tests/gpu-suite.sh
 [ $list = 0 ] || { list_suites; exit 0; }
 [ -z "$only" ] || select_suites "$only"
 # said once, before the suites (make check in a release looks for this line)

@@ -1,10 +1,11 @@
 # tests/runner.sh: how tests/run.sh runs its suites, sourced after
 # tests/lib.sh. A suite is a command that prints "ok    name", "FAIL  name"
 # (details indented beneath) and "skip  name" lines; the runner starts the
-# suites two at a time, keeps each one's output in a file, and prints them in
-# the order they were declared, each under its title with its seconds (wall
-# clock and CPU), each line counted again here (pass, fail, skip of
-# tests/lib.sh).
+# suites two at a time in the order they were declared (the longest first,
+# in tests/run.sh; one that must wait for a suite sharing its state lets
+# those after it go first), keeps each one's output in a file, and prints
+# them in that order, each under its title with its seconds (wall clock and
+# CPU), each line counted again here (pass, fail, skip of tests/lib.sh).
 #   suite [--uses STATE] NAME TITLE COMMAND...: declare a suite. STATE: what
 #     of the machine it changes that another suite may use too, words joined
 #     by commas; no two suites that share a word run at once:
@@ -78,17 +79,38 @@ clash() {
     return 1
 }
 
-# may_start K JOBS STARTED: whether suite K may start now, with suites
-# 0..STARTED-1 started: none running, or fewer than JOBS and none of them
-# sharing a state with K
+# may_start K JOBS: whether suite K may start now: fewer than JOBS suites
+# running and none of them sharing a state with it; a suite using all only
+# when every suite before it has started (and, sharing a state with each,
+# ended)
 may_start() {
-    local k=$1 jobs=$2 started=$3 i running=0 clashes=0
-    for ((i = 0; i < started; i++)); do
+    local k=$1 jobs=$2 i running=0
+    for i in "${!suite_names[@]}"; do
+        if [ -z "${suite_started[$i]:-}" ]; then
+            [ "${suite_uses[$k]}" = all ] && [ "$i" -lt "$k" ] && return 1
+            continue
+        fi
         [ -e "$suite_dir/$i.secs" ] && continue
         running=$((running + 1))
-        clash "${suite_uses[$i]}" "${suite_uses[$k]}" && clashes=1
+        clash "${suite_uses[$i]}" "${suite_uses[$k]}" && return 1
     done
-    [ $running = 0 ] || { [ $running -lt "$jobs" ] && [ $clashes = 0 ]; }
+    [ $running -lt "$jobs" ]
+}
+
+# start_ready JOBS: start, in the order they were declared, each suite not
+# yet started that may start now (a suite that must wait for another using
+# the same state lets those after it go first); none after a suite using
+# all that has not started
+start_ready() {
+    local k
+    for k in "${!suite_names[@]}"; do
+        [ -n "${suite_started[$k]:-}" ] && continue
+        if may_start "$k" "$1"; then
+            start_suite "$k"
+            suite_started[$k]=1
+        fi
+        [ -n "${suite_started[$k]:-}" ] || [ "${suite_uses[$k]}" != all ] || break
+    done
 }
 
 # count_suite K: print suite K's title and seconds, count its lines, and
@@ -112,27 +134,25 @@ count_suite() {
     mkdir -p build/tests/suites && cp "$suite_dir/$k.out" "build/tests/suites/$prefix.log"
 }
 
-# still_running SHOWN NEXT: one line naming the suites started and not yet
-# shown, every 5 s of waiting for the next one's output (a suite is shown
-# whole when it ends, and some take minutes)
+# still_running: one line naming the suites started and not yet shown,
+# every 5 s of waiting for the next one's output (a suite is shown whole
+# when it ends, and some take minutes)
 still_running() {
     local i names=""
-    for ((i = $1; i < $2; i++)); do
+    for i in "${!suite_started[@]}"; do
         [ -e "$suite_dir/$i.secs" ] || names+=" ${suite_names[$i]}"
     done
     echo "   ... still running:${names:- (none)} (the suites began $((SECONDS - run_start)) s ago)"
 }
 
 run_suites() {
-    local jobs=$1 n=${#suite_names[@]} next=0 shown=0 waited=0
+    local jobs=$1 n=${#suite_names[@]} shown=0 waited=0
+    suite_started=()
     run_start=$SECONDS
     suite_dir=$(mktemp -d "${TMPDIR:-/tmp}/lab-suites.XXXXXX") || exit 2
     trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$suite_dir"' EXIT
     while [ $shown -lt "$n" ]; do
-        while [ $next -lt "$n" ] && may_start $next "$jobs" $next; do
-            start_suite $next
-            next=$((next + 1))
-        done
+        start_ready "$jobs"
         if [ -e "$suite_dir/$shown.secs" ]; then
             count_suite $shown
             shown=$((shown + 1))
@@ -140,7 +160,7 @@ run_suites() {
         else
             sleep 0.5
             waited=$((waited + 1))
-            [ $((waited % 10)) = 0 ] && still_running $shown $next
+            [ $((waited % 10)) = 0 ] && still_running
         fi
     done
 }

@@ -1,7 +1,9 @@
+#!/usr/bin/env bash
 # tests/class/dirty.sh: an answer left uncommitted in the instructors' working
-# tree. Sourced by tests/class/run.sh (its variables: lab, tmp, fake, stages,
-# have_gpu, s1; its helpers: check, row, field, column, notes_of), whose counts it
-# adds to.
+# tree: make release and make class from it, and a stage not submitted
+# where it has one; a suite of make check (tests/run.sh); ends with "N passed, N
+# failed[, N skipped]". Run alone:
+#   bash tests/class/dirty.sh
 #
 # In a git copy of the lab, the skeletons are committed, then the solutions
 # of the first stage and of 03_tiled are copied over them and left
@@ -12,6 +14,7 @@
 # holds. Without a GPU, class grading runs with the stand-in for make grade
 # (which scores a kernel.cu without TODO(lab) 10 of 10, as the real grader
 # scored the uncommitted answer on an H100); with one, with the real grader.
+cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone || exit 2
 echo "== make release and make class from a working tree with an uncommitted answer"
 t3=$(grep -m 1 '^03_' <<<"$stages")
 dl=$tmp/dirty-lab
@@ -59,3 +62,30 @@ else
                grep -q "not submitted: *$s1" <<<"$(notes_of "$od" sam)"; ok)" "exit $st: $out; $(cat "$od/gradebook.csv" 2>&1)"
     fi
 fi
+
+echo "== a stage not submitted, an answer uncommitted in the instructor's tree"
+# a clone of this commit with the answer of stage 2 typed into its skeleton
+# and not committed; grace sends stage 1 only: her stage 2 scores 0, "not
+# submitted", and is not graded (the fake make grade logs what it grades);
+# the class's lab has HEAD's skeleton
+dl=$tmp/dirty-class
+if git clone -q "$lab" "$dl" 2>/dev/null && git -C "$dl" checkout -q "$(git rev-parse HEAD)" 2>/dev/null &&
+    mkdir -p "$dl/build/grader" "$dl/build/release" && cp build/grader/class "$dl/build/grader/" &&
+    cp build/release/transpose_unpadded.o "$dl/build/release/"; then
+    cp "solutions/$s2/kernel.cu" "$dl/exercises/$s2/kernel.cu"
+    mk "$tmp/sub-ns/grace/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+    ons=$tmp/out-ns
+    out=$(CLASS_MAKE="$fake" FAKE_GRADE_ARGS="$tmp/ns-args" "$dl/build/grader/class" --submissions "$tmp/sub-ns" \
+        --out "$ons" --stages "$class_stages" --seed 5 2>&1); st=$?
+    check "a stage not submitted: 0 'not submitted' in the gradebook, the whole maximum, not graded; the lab is HEAD's" \
+        "$([ $st = 0 ] && [ "$(row "$ons" grace)" = "grace,10,0,10,20,graded,5,not submitted: $s2" ] &&
+           grep -q "EX=$s1\$" "$tmp/ns-args" && ! grep -q "EX=.*$s2" "$tmp/ns-args" &&
+           cmp -s "exercises/$s2/kernel.cu" "$ons/lab/exercises/$s2/kernel.cu" &&
+           grep -q "uncommitted changes left out" <<<"$out"; ok)" \
+        "exit $st; $out; $(cat "$ons/gradebook.csv" "$tmp/ns-args" 2>&1)"
+    rm -rf "$dl"
+else
+    skip "a stage not submitted with an uncommitted answer: cannot clone the lab here (not a git checkout?)"
+fi
+
+totals

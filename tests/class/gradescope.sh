@@ -1,11 +1,12 @@
+#!/usr/bin/env bash
 # tests/class/gradescope.sh: make gradescope, and the bundle's gradescope/setup.sh and
 # run_autograder in a stand-in for Gradescope's layout (AUTOGRADER_ROOT:
 # source/, submission/, results/), without a GPU, then as on a runner with
-# one (tests/class/gpu-runner/: stand-ins for nvidia-smi and make grade):
-# sourced by tests/class/run.sh (its variables and helpers: lab, tmp,
-# stages, s1, s2; tests/class/lib.sh), whose counts it adds to, or run alone:
+# one (tests/class/gpu-runner/: stand-ins for nvidia-smi and make grade);
+# a suite of make check (tests/run.sh); ends with "N passed, N failed[, N
+# skipped]". Run alone:
 #   bash tests/class/gradescope.sh
-[ -n "${cls:-}" ] || { cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone; } || exit 2
+cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone || exit 2
 echo "== make gradescope: the bundle, and run_autograder on a sample submission"
 gs=$tmp/gradescope
 out=$(make --no-print-directory gradescope DEST="$gs" 2>&1); st=$?
@@ -128,4 +129,4 @@ else
            grep -q "a link on its path" "$res" && grep -q '"tests": \[\]' "$res"; ok)" "$out; $(cat "$res")"
 fi
 
-[ -z "${alone:-}" ] || totals
+totals

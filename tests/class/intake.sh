@@ -1,27 +1,10 @@
+#!/usr/bin/env bash
 # tests/class/intake.sh: class grading's intake at its limits, with odd
 # names and with names that try to rewrite the class, a zip made on macOS,
-# a submission replaced between two runs: sourced by tests/class/run.sh
-# (its variables and helpers: tmp, cls, fake, s1, class_stages, row,
-# status_of, notes_of), whose counts it adds to, or run alone:
+# a submission replaced between two runs; a suite of make check
+# (tests/run.sh); ends with "N passed, N failed[, N skipped]". Run alone:
 #   bash tests/class/intake.sh
-if [ -z "${cls:-}" ]; then
-    set -u
-    cd "$(dirname "$0")/../.." || exit 2
-    export LC_ALL=C
-    . tests/lib.sh
-    . tests/class/lib.sh
-    tmp=$(mktemp -d) || exit 2
-    trap 'rm -rf "$tmp"' EXIT
-    cls=$PWD/build/grader/class fake=$PWD/tests/class/fake-make intake_alone=1
-    if ! out=$(make --no-print-directory -s build/grader/class 2>&1); then
-        fail "build/grader/class builds" "$out"
-        totals
-        exit 1
-    fi
-    . tools/stages.sh
-    s1=$(printf '%s\n' $LAB_STAGES | sed -n 1p) s2=$(printf '%s\n' $LAB_STAGES | sed -n 2p)
-    class_stages="$s1 $s2"
-fi
+cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone || exit 2
 echo "== make class: submissions at the limits, odd names"
 sub8=$tmp/sub8 o14=$tmp/out14
 mkdir -p "$sub8"
@@ -154,4 +137,4 @@ check "a Gradescope export (submission_NNN/ and submission_metadata.yml): graded
        [ "$(grep -c . "$o18/gradebook.csv")" = 3 ] && ! grep -q "ignored" <<<"$out"; ok)" \
     "exit $st; $out; $(cat "$o18/gradebook.csv" 2>/dev/null)"
 
-[ -z "${intake_alone:-}" ] || totals
+totals

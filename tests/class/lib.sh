@@ -1,11 +1,11 @@
 # tests/class/lib.sh: making submissions and reading a class's gradebook in
-# tests, sourced by tests/class/run.sh, by a part of it run alone
-# (tests/class/intake.sh, tests/class/check.sh, tests/class/gradescope.sh)
-# and by tests/class/term.sh.
+# tests, sourced by each suite of tests/class/ (run.sh, release.sh,
+# intake.sh, dirty.sh, check.sh, attackers.sh, gradescope.sh,
+# slurm-stand-in.sh, slurm.sh, term.sh).
 #   field CSV-LINE N, row OUT NAME, status_of OUT NAME, notes_of OUT NAME,
 #   csv_tsv FILE
-#   mk DEST FILE, attackers SUB OUT STAGE
-#   class_alone: what tests/class/run.sh sets for its parts, for one run alone
+#   mk DEST FILE, first_submissions SUBS, attackers SUB OUT STAGE
+#   class_alone: what each of those suites starts with
 # field CSV-LINE N: field N (from 1) of a CSV line, quotes undone
 field() {
     awk -v n="$2" '{
@@ -73,6 +73,22 @@ csv_tsv() {
 }
 # mk DEST FILE: FILE copied to DEST, its folders made
 mk() { mkdir -p "$(dirname "$1")" && cp "$2" "$1"; }
+# first_submissions SUBS: alice, bob and carol of tests/class/run.sh's
+# class, which the Slurm tests grade too: alice a folder,
+# exercises/NN_name/kernel.cu, the solutions of s1 and s2, and a Makefile
+# and a common/gpu.cu that must not reach her copy of the lab; bob a tarball
+# with one top folder, NN/kernel.cu, the skeletons; carol a file named
+# .tar.gz that is not a tarball
+first_submissions() {
+    mk "$1/alice/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu"
+    mk "$1/alice/exercises/$s2/kernel.cu" "solutions/$s2/kernel.cu"
+    echo 'grade: ; @echo forged' >"$1/alice/Makefile"
+    mk "$1/alice/common/gpu.cu" /dev/null
+    mk "$tmp/bob/bob-lab/$s1/kernel.cu" "exercises/$s1/kernel.cu"
+    mk "$tmp/bob/bob-lab/$s2/kernel.cu" "exercises/$s2/kernel.cu"
+    tar -C "$tmp/bob" -czf "$1/bob.tar.gz" bob-lab
+    echo "this is not a tarball" >"$1/carol.tar.gz"
+}
 # attackers SUB OUT STAGE: a class in SUB (graded into OUT) at STAGE, a
 # matmul stage: alice with the solution; mallory, whose constructor reaches
 # for the gradebook, alice's row and the class folder
@@ -87,16 +103,16 @@ attackers() {
     printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
         "$2/students/alice/kernels/$3/kernel.cu" >"$1/ines/$3/kernel.cu"
 }
-# class_alone: for a part of tests/class/run.sh run alone, from the lab's
-# root: what run.sh sets for its parts (set -u, LC_ALL=C, tests/lib.sh;
-# lab, tmp (removed at the end), cls (built), fake, stages, s1, s2,
-# class_stages) and alone=1, for the part's closing totals; exits when the
-# class program does not build
+# class_alone: for a suite of class grading's tests (tests/class/run.sh and
+# its parts, each a suite of make check), from the lab's root: set -u,
+# LC_ALL=C, tests/lib.sh; lab, tmp (removed at the end), cls (built), fake,
+# stages, s1, s2, class_stages, have_gpu (1 where nvidia-smi lists a GPU);
+# exits when the class program does not build
 class_alone() {
     set -u
     export LC_ALL=C
     . tests/lib.sh
-    lab=$PWD cls=$PWD/build/grader/class fake=$PWD/tests/class/fake-make alone=1
+    lab=$PWD cls=$PWD/build/grader/class fake=$PWD/tests/class/fake-make
     tmp=$(mktemp -d) || exit 2
     trap 'rm -rf "$tmp"' EXIT
     if ! out=$(make --no-print-directory -s build/grader/class 2>&1); then
@@ -108,6 +124,8 @@ class_alone() {
     stages=$(printf '%s\n' $LAB_STAGES)
     s1=$(sed -n 1p <<<"$stages") s2=$(sed -n 2p <<<"$stages")
     class_stages="$s1 $s2"
+    have_gpu=0
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then have_gpu=1; fi
 }
 
 # The first student of a FAKE_BUILD_LOG (tests/class/fake-make) built while

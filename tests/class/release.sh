@@ -1,6 +1,9 @@
+#!/usr/bin/env bash
 # tests/class/release.sh: make release, and make check and make grade in the
-# release: sourced by tests/class/run.sh (its variables: lab, tmp, stages,
-# have_gpu; its helpers from tests/lib.sh), whose counts it adds to.
+# release; a suite of make check (tests/run.sh), which runs it beside the
+# other class tests; ends with "N passed, N failed[, N skipped]". Run alone:
+#   bash tests/class/release.sh
+cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone || exit 2
 # ============================================================ make release
 echo "== make release"
 rel=$tmp/release
@@ -156,3 +159,5 @@ check "make check passes in a release whose stages are all finished: it tests th
        grep -q "on the skeletons as handed out" <<<"$out" && grep -qE '^[0-9]+ passed, 0 failed' <<<"$out"; ok)" \
     "$(grep -E '^(FAIL|skip)|passed' <<<"$out")"
 rm -rf "$rel/build/pristine"
+
+totals

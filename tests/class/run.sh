@@ -1,55 +1,29 @@
 #!/usr/bin/env bash
-# tests/class/run.sh: tests of make release and make class (build/grader/class).
-#
-# The release: what it leaves out, that no file of it comes close to a
-# solution (tests/class/answer-overlap.sh), that its README is the students'
-# one, that it builds and passes its own make check without solutions/, and
-# that make grade runs there. Class grading, on the local back end: a class
-# of fixture submissions (folders, tarballs, a zip, a broken tarball, unsafe
-# archives, no kernel at all) graded by a stand-in for make grade
-# (tests/class/fake-make), so that the gradebook's points can be checked
-# without a GPU; resuming, retrying, two workers, a class stopped midway,
+# tests/class/run.sh: tests of make class (build/grader/class) on the local
+# back end: a class of fixture submissions (folders, tarballs, a zip, a
+# broken tarball, unsafe archives, no kernel at all) graded by a stand-in
+# for make grade (tests/class/fake-make), so that the gradebook's points can
+# be checked without a GPU; resuming, retrying, two workers, builds ahead of
+# and beside the grades (tests/class/pipeline.sh), a class stopped midway,
 # one Slurm array task of several students run by hand (killed midway,
-# started again), and the Slurm back end's jobs and their options with a
-# stand-in for sbatch and squeue (tests/class/fake-slurm). Then the real make grade: without a GPU every row says "no
+# started again). Then the real make grade: without a GPU every row says "no
 # GPU"; on one, a solution scores, and a class with two attackers graded by
-# the judge gives them 0 and keeps its folder the grader's. Last, the Slurm back end on a single-node test cluster, one student
-# per task and PER_TASK=2 (tests/slurm/cluster.sh; needs root and Slurm,
-# skipped with a reason otherwise; installs Slurm with apt-get only when
-# LAB_TEST_INSTALL=1).
+# the judge gives them 0 and keeps its folder the grader's.
+#
+# The rest of class grading's tests are suites of make check of their own,
+# which run beside this one (tests/run.sh): make release
+# (tests/class/release.sh), submissions at the limits (intake.sh), an
+# uncommitted answer (dirty.sh), make class CHECK=1 (check.sh), make
+# gradescope (gradescope.sh), the Slurm back end with a stand-in for sbatch
+# and squeue (slurm-stand-in.sh) and on a test cluster (slurm.sh), a term
+# (term.sh).
 #
 # Prints "ok", "FAIL" and "skip" lines; ends with "N passed, N failed[, N
 # skipped]". Run from anywhere; make check runs it after building the lab.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-export LC_ALL=C
-
-. tests/lib.sh
 . tests/class/lib.sh
-
-lab=$(pwd)
-tmp=$(mktemp -d) || exit 2
-cluster_up=""
-cleanup() {
-    [ -z "$cluster_up" ] || SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fake=$lab/tests/class/fake-make
-# the class grading program, built as make class builds it
-cls=$lab/build/grader/class
-if ! make --no-print-directory -s build/grader/class >"$tmp/build-class.log" 2>&1; then
-    fail "build/grader/class builds" "$(cat "$tmp/build-class.log")"
-    totals
-    exit 1
-fi
-. tools/stages.sh
-stages=$(printf '%s\n' $LAB_STAGES)
-have_gpu=0
-nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
-
-# make release, and make check and make grade in it
-. tests/class/release.sh
+class_alone
 
 # ======================================================== the submissions
 # alice: a folder, exercises/NN_name/kernel.cu: the solutions of two stages, and a
@@ -62,17 +36,8 @@ nvidia-smi -L 2>/dev/null | grep -q '^GPU' && have_gpu=1
 # trudy: a folder whose kernel.cu is a symbolic link
 # oscar: a folder with no kernel.cu
 # notes.txt: not a submission at all
-s1=$first s2=$(sed -n 2p <<<"$stages")
-class_stages="$s1 $s2"
 subs=$tmp/submissions
-mk "$subs/alice/exercises/$s1/kernel.cu" "solutions/$s1/kernel.cu"
-mk "$subs/alice/exercises/$s2/kernel.cu" "solutions/$s2/kernel.cu"
-echo 'grade: ; @echo forged' >"$subs/alice/Makefile"
-mk "$subs/alice/common/gpu.cu" /dev/null
-mk "$tmp/bob/bob-lab/$s1/kernel.cu" "exercises/$s1/kernel.cu"
-mk "$tmp/bob/bob-lab/$s2/kernel.cu" "exercises/$s2/kernel.cu"
-tar -C "$tmp/bob" -czf "$subs/bob.tar.gz" bob-lab
-echo "this is not a tarball" >"$subs/carol.tar.gz"
+first_submissions "$subs"
 mkdir -p "$subs/dave/$s1"
 { echo '#error this kernel does not compile'; cat "exercises/$s1/kernel.cu"; } >"$subs/dave/$s1/kernel.cu"
 have_zip=0
@@ -418,14 +383,5 @@ else
             "$(cat "$o9/gradebook.csv"; grep -h reason "$o9"/students/i*/grade.json)"
     fi
 fi
-
-# submissions at the limits, odd names; the Slurm back end with a stand-in
-# for sbatch and squeue, then on a test cluster
-. tests/class/intake.sh
-. tests/class/dirty.sh
-. tests/class/check.sh
-. tests/class/gradescope.sh
-. tests/class/slurm-stand-in.sh
-. tests/class/slurm.sh
 
 totals

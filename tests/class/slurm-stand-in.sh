@@ -1,9 +1,14 @@
+#!/usr/bin/env bash
 # tests/class/slurm-stand-in.sh: make class BACKEND=slurm with a stand-in
 # for sbatch and squeue (tests/class/fake-slurm), which runs the jobs as it
 # is given them: the options of both jobs, the job scripts, the gradebook
 # job, WAIT=1, SLURM_TIME for a task of several students, sbatch refusing.
-# Sourced by tests/class/run.sh (its variables and helpers: tmp, lab, cls,
-# fake, subs, s1, class_stages, row, status_of), whose counts it adds to.
+# A suite of make check (tests/run.sh); ends with "N passed, N failed[, N
+# skipped]". Run alone:
+#   bash tests/class/slurm-stand-in.sh
+cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone || exit 2
+subs=$tmp/submissions
+first_submissions "$subs"
 echo "== make class, Slurm back end, with a stand-in for sbatch and squeue"
 fbin=$tmp/fake-slurm-bin
 mkdir -p "$fbin" && ln -sf "$lab/tests/class/fake-slurm" "$fbin/sbatch" && ln -sf "$lab/tests/class/fake-slurm" "$fbin/squeue"
@@ -59,3 +64,5 @@ check "sbatch refusing a job: exit 1 after its own message; refusing the gradebo
     "$([ $st = 1 ] && grep -q "Invalid partition name" <<<"$out" && grep -q "^class: sbatch refused the array job" <<<"$out" &&
        [ $st2 = 1 ] && grep -q "^class: sbatch refused the gradebook job (the array 1001 is queued: scancel 1001)" <<<"$out2"; ok)" \
     "exit $st: $out; exit $st2: $out2"
+
+totals

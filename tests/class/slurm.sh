@@ -1,7 +1,21 @@
+#!/usr/bin/env bash
 # tests/class/slurm.sh: make class on the Slurm back end, on a single-node
-# test cluster (tests/slurm/cluster.sh): sourced by tests/class/run.sh (its
-# variables and helpers: tmp, lab, the submissions, row, field, status_of;
-# cluster_up, which its cleanup reads), whose counts it adds to.
+# test cluster (tests/slurm/cluster.sh; needs root and Slurm, skipped with a
+# reason otherwise; installs Slurm with apt-get only when
+# LAB_TEST_INSTALL=1): one student per task, then PER_TASK=2. A suite of
+# make check (tests/run.sh), which runs it apart from the other suites that
+# start the test cluster; ends with "N passed, N failed[, N skipped]". Run
+# alone:
+#   bash tests/class/slurm.sh
+cd "$(dirname "$0")/../.." && . tests/class/lib.sh && class_alone || exit 2
+cluster_up=""
+cleanup() {
+    [ -z "$cluster_up" ] || SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+subs=$tmp/submissions
+first_submissions "$subs"
 # ==================================================== slurm back end
 echo "== make class, Slurm back end (a single-node test cluster)"
 slurm_reason=""
@@ -91,3 +105,5 @@ else
     SLURM_TEST_DIR=$tmp/slurm tests/slurm/cluster.sh stop >/dev/null 2>&1
     cluster_up=""
 fi
+
+totals

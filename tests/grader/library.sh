@@ -1,6 +1,9 @@
+#!/usr/bin/env bash
 # tests/grader/library.sh: header-only library code that would do a stage's
-# work (grader/library.c), sourced by tests/grader/run.sh (its $out, $NVCC,
-# $have_nvcc, $fakebin, fake driver, check and skip). First a submission's
+# work (grader/library.c); a suite of make check of its own (tests/run.sh),
+# beside the grader's (tests/grader/run.sh), in build/tests/grader-library
+# with the grader's test programs (tests/grader/programs.sh) and a stand-in
+# nvidia-smi where no GPU is. First a submission's
 # stage 07 that uses CUB, built by make grade: refused. Then kernel.cu files
 # compiled here with nvcc -MD, as the Makefile does, graded in one run, each
 # with the stand-in driver under a name that scores 10/10 if it runs:
@@ -12,6 +15,25 @@
 #     a list older than kernel.cu;
 #   passing (10 points): cooperative groups' tiles, syncs and shuffles, and
 #     every solution and skeleton of the lab.
+# Ends with "N passed, N failed[, N skipped]"; runs alone too:
+#   bash tests/grader/library.sh
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+NVCC=${NVCC:-nvcc}
+out=build/tests/grader-library fakebin=build/tests/grader-library/fakebin
+mkdir -p "$out/bin" "$out/obj" "$fakebin"
+if ! tests/grader/programs.sh "$out" 2>"$out/cc.log"; then
+    fail "library: the grader's test programs compile" "$(cat "$out/cc.log")"
+    totals
+    exit 1
+fi
+have_nvcc=0
+command -v "$NVCC" >/dev/null 2>&1 && have_nvcc=1
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    printf '#!/bin/sh\necho "GPU 0: Stand-in GPU (UUID: GPU-0)"\n' >"$fakebin/nvidia-smi"
+    chmod +x "$fakebin/nvidia-smi"
+fi
 
 echo "== grader: header-only libraries (tests/grader/library.sh)"
 # lib_object NAME SOURCE [FLAGS]: $out/obj/NAME.o and its list NAME.d, from
@@ -118,3 +140,5 @@ policy_lib_stale|stale|0/10|lib_stale.d is older than kernel.cu
 else
     skip "library: header-only libraries: $NVCC is not here"
 fi
+
+totals

@@ -5,10 +5,10 @@
 # grader over stand-in programs that crash, hang, flood their output, forge a
 # record on stdout, exit early, write broken or lying records, and over
 # objects that use or define forbidden symbols (tests/grader/policy/, and the
-# cuBLAS and side-stream kernels of tests/grader/kernels/); then one over
-# kernels that include header-only libraries and every solution and skeleton
-# (tests/grader/library.sh). Each must get its
+# cuBLAS and side-stream kernels of tests/grader/kernels/). Each must get its
 # points and its reason, and the grader must survive all of them at once.
+# (Kernels that include header-only libraries, and every solution and
+# skeleton: tests/grader/library.sh, a suite of its own.)
 # Its parts in files of their own, sourced where they run: tsv.sh (grade.tsv
 # against grade.json), resources.sh (the sentence about registers and spills), again.sh (a second run),
 # emulated.sh (a wrong kernel's CPU emulation),
@@ -348,9 +348,6 @@ check "sanitize: a clean kernel keeps every point" "$([ "$(zget stages.2.points)
 
 . tests/grader/real-stages.sh
 . tests/grader/links.sh
-
-# header-only libraries, and every solution and skeleton passing both checks
-. tests/grader/library.sh
 
 echo "== grader: a student's kernel.cu reaching out of its run in a class (tests/grader/attacks/class_escape)"
 # The attack's constructor runs before the driver's main, so it is tried here
