@@ -41,9 +41,11 @@ static int arch_number(const char *arch)
 /* The name a person reads: _Z15matmul_warptileILb1EEvPKfS1_Pfi -> matmul_warptile */
 static void short_name(const char *mangled, char *out, size_t len)
 {
-    if (!strncmp(mangled, "_Z", 2) && isdigit((unsigned char)mangled[2])) {
+    /* _Z, or _ZL for a kernel of internal linkage (static __global__) */
+    const int at = !strncmp(mangled, "_ZL", 3) ? 3 : 2;
+    if (!strncmp(mangled, "_Z", 2) && isdigit((unsigned char)mangled[at])) {
         char *end;
-        long n = strtol(mangled + 2, &end, 10);
+        long n = strtol(mangled + at, &end, 10);
         if (n > 0 && (size_t)n <= strlen(end)) {
             snprintf(out, len, "%.*s", (int)(n < (long)len ? n : (long)len - 1), end);
             return;

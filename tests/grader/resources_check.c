@@ -60,6 +60,11 @@ static void test_parse(void)
     expect(rc == -1, "resources: an architecture the object lacks: none");
     resource_use none;
     expect(grader_resources_parse("nvcc fatal: no input files\n", NULL, &none) == -1, "resources: text without a kernel: none");
+    resource_use st;
+    rc = grader_resources_parse("arch = sm_90\nResource usage:\n Function _ZL12tiled_staticPKfS0_Pfi:\n"
+                                "  REG:40 STACK:0 SHARED:8192 LOCAL:0\n", NULL, &st);
+    expect(rc == 0 && !strcmp(st.kernel, "tiled_static") && st.registers == 40,
+           "resources: a static __global__ kernel (_ZL...) is named as written");
 }
 
 static void test_warps(void)
