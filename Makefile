@@ -5,7 +5,7 @@
 #   make run EX=03 TILE=32    ... with the stage's knob set (see stages.tsv)
 #   make run EX=03 SOLUTION=1 run the solution instead (instructors)
 #   make run EX=03 N=2048 SEED=7 SANITIZE=1
-#   make sweep EX=03          build and time every knob value, one table
+#   make sweep EX=03          build and time every knob value, one table (no GPU: the records)
 #   make grade                grade every stage (EX=03: one; SANITIZE=1; SEED=)
 #   make calibrate            instructors: thresholds for this GPU (grader/rubric.tsv),
 #                             each tier's from its reference kernel (stages.tsv)
@@ -14,8 +14,7 @@
 #   make ptxas EX=06 [TM=16]  registers and shared memory of each kernel
 #   make resources-expected   instructors: the registers of the tiers' reference kernels
 #                             (grader/resources.tsv, for a missed tier's advice)
-#   make kernel EX=07 KERNEL=f.cu  any file that keeps a stage's contract,
-#                             built as the stage's programs are
+#   make kernel EX=07 KERNEL=f.cu  any file keeping a stage's contract, built as its programs are
 #   make bench                every solution timed once, records in results/
 #   make status               where your stages stand: skeleton, compile error,
 #                             compiles, correct; points of the last make grade
@@ -26,8 +25,7 @@
 #   make export OUT=dir       instructors: a class's gradebook for Gradescope, Canvas
 #                             (FORMAT=gradescope canvas plain; ROSTER= to make class)
 #   make gradescope DEST=dir  instructors: Gradescope's autograder.zip
-#   make tables               the stage tables of README.md and handouts/README.md,
-#                             from stages.tsv (make check fails when they are stale)
+#   make tables               README.md's and handouts/README.md's stage tables, from stages.tsv
 #   make help                 the stages and these targets
 #   make clean
 #
@@ -314,8 +312,11 @@ kernel: stage-known $(KERNEL_BIN)
 	@$(if $(KERNEL_BIN),echo "built $(KERNEL_BIN)",echo "error: KERNEL=$(KERNEL): no such file"; exit 2)
 
 SWEEP_BINS := $(if $(STAGE),$(foreach k,$(SWEEP_$(STAGE)),build/$(STAGE)/k$(k)/$(VARIANT)))
-sweep: stage-known $(SWEEP_BINS)
-	@LAB_COURSE_ARCH=$(COURSE_ARCH) $(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" "$(RUN_ARGS)" $(SWEEP_BINS)
+# no GPU here nor Slurm (LAB_LOCAL=1 runs here all the same): nothing built, the records shown
+SWEEP_RUNS := $(or $(filter-out 0,$(HAVE_GPU)),$(SLURM_HERE),$(filter-out 0,$(LAB_LOCAL)))
+sweep: stage-known $(if $(SWEEP_RUNS),$(SWEEP_BINS))
+	@LAB_COURSE_ARCH=$(COURSE_ARCH) $(if $(SWEEP_RUNS),$(GPU_RUN) tools/sweep.sh "$(STAGE)" "$(KNOB)" "$(VARIANT)" \
+	    "$(RUN_ARGS)" $(SWEEP_BINS),tools/sweep.sh --no-gpu "$(STAGE)" "$(KNOB)")
 
 # ---------------------------------------------------------------- grading
 # The grader is plain C; it runs the stages one at a time, as make built them

@@ -9,7 +9,18 @@
 # passes the Makefile's COURSE_ARCH; tools/sweep-records.sh); otherwise it
 # prints the table, writes its rows as a sweeps.tsv of measurements/ has
 # them (build/sweep/STAGE-VARIANT.tsv) and exits 0.
+#   tools/sweep.sh --no-gpu STAGE KNOB
+# says at once what the first build would say where no GPU is, then the
+# records, and exits 3 (make sweep, with no GPU here and no Slurm: nothing
+# is built).
 set -u
+# no GPU: what the records of the course's GPU measured instead
+records() { "$(dirname "$0")/sweep-records.sh" ${LAB_COURSE_ARCH:+--arch "$LAB_COURSE_ARCH"} "$1" "$2" >&2; }
+if [ "${1:-}" = --no-gpu ]; then
+    echo "sweep: cannot run $2 here: no usable CUDA GPU (nvidia-smi lists none, and no Slurm cluster is here to send the runs to)" >&2
+    records "$2" "$3"
+    exit 3
+fi
 stage=$1 knob=$2 variant=$3 args=$4
 shift 4
 mkdir -p build/sweep
@@ -47,9 +58,7 @@ for bin in "$@"; do
         case $status in
         3 | 4 | 5)
             echo "sweep: cannot run $stage here: $(tail -n 1 "build/sweep/$stage-$knob$value-$variant.log")" >&2
-            # no GPU: what the records of the course's GPU measured instead
-            [ $status != 3 ] || "$(dirname "$0")/sweep-records.sh" ${LAB_COURSE_ARCH:+--arch "$LAB_COURSE_ARCH"} \
-                "$stage" "$knob" >&2
+            [ $status != 3 ] || records "$stage" "$knob"
             exit $status ;;
         esac
         echo "sweeping $knob for $stage ($variant): each build checked, then timed"

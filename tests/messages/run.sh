@@ -102,6 +102,15 @@ else
     check "sweep without a GPU and no record of the knob: the cause, then one line saying so, exit 3" \
         "$([ $st = 3 ] && [ "$(wc -l <<<"$out")" = 2 ] &&
            grep -qx "sweep: no record of a sweep of $first's NOT_A_KNOB on any GPU (measurements/\*/sweeps.tsv)" <<<"$out"; ok)" "$out"
+    # make sweep itself, where no GPU is and no Slurm to send to: at once,
+    # nothing built (a knob value's build folder stays absent)
+    if [ "$(tools/gpu-run.sh --sends-to-slurm; echo $?)" = 1 ]; then
+        rm -rf "build/$first/k${!sweep_var%% *}"
+        out=$(make --no-print-directory sweep EX="${first%%_*}" 2>&1); st=$?
+        check "make sweep without a GPU or Slurm: the cause and the records at once, nothing built" \
+            "$([ $st != 0 ] && grep -q "^sweep: cannot run $first here: no usable CUDA GPU" <<<"$out" &&
+               grep -q ' was fastest' <<<"$out" && [ ! -e "build/$first/k${!sweep_var%% *}" ] && ! grep -q '^NVCC' <<<"$out"; ok)" "$out"
+    fi
 fi
 
 echo "== make sweep that runs: its rows are a record make sweep without a GPU shows"
