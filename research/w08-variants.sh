@@ -84,23 +84,32 @@ build_bench() { # name arch file flags...
 # a TSV file as aligned columns, where column(1) is
 show() { if command -v column >/dev/null; then column -t -s $'\t' "$1"; else cat "$1"; fi; }
 
+# the fast instance's machine code, where cuobjdump is: its instructions of
+# each kind that matters here (the tile step's loop body is there once)
+sass_counts() { # binary sass-file
+    command -v cuobjdump >/dev/null || { echo "-"; return; }
+    cuobjdump -sass -fun '_Z15matmul_warptileILb0EEvPKfS1_Pfi' "$1" >"$2" 2>&1 || { echo "-"; return; }
+    awk '{ for (i = 1; i <= NF; i++) { op = $i; sub(/\..*/, "", op); sub(/;$/, "", op); c[op]++ } }
+         END { printf "%d/%d/%d/%d/%d/%d", c["FFMA"], c["LDS"], c["STS"], c["LDG"], c["LDGSTS"], c["BAR"] }' "$2"
+}
+
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # ---------------------------------------------------------------- --cpu
 cpu_checks() {
-    local status=0 name arch file flags res emu seed said
+    local status=0 name arch file flags res emu seed said bin
     printf 'variant\tfile\tflags\tregisters fast/edge\tspilled bytes\tbench builds\temulation\n' >"$out/cpu.tsv"
     while read -r name arch file flags; do
-        [ -n "$name" ] && [ "$arch" = sm_90 ] || continue
+        if [ -z "$name" ] || [ "$arch" != sm_90 ]; then continue; fi
         # shellcheck disable=SC2086 # flags are words
         "$NVCC" -O3 -std=c++17 -arch=sm_90 -Icommon -Xptxas -v $flags -c -o "$out/bin/$name.o" "$file" \
             </dev/null >"$out/ptxas-$name.log" 2>&1 && res=$(resources "$out/ptxas-$name.log") || res="no build	-"
         # shellcheck disable=SC2086
-        build_bench "$name" sm_90 "$file" $flags </dev/null && said=yes || { said=no; status=1; }
+        if build_bench "$name" sm_90 "$file" $flags </dev/null; then said=yes; else said=no status=1; fi
         emu=ok
         # make explain rebuilds a KERNEL= file when it changes, not when its
         # KERNEL_FLAGS do: the previous row's objects go first
-        local bin=build/08_warptiling/kernels/$(basename "$file" .cu)
+        bin=build/08_warptiling/kernels/$(basename "$file" .cu)
         rm -f "$bin-emu" "$bin-emu.o" "$bin-emu.check.o"
         make -s explain EX=08 KERNEL="$file" KERNEL_FLAGS="$flags" </dev/null >"$out/emu-$name-build.log" 2>&1 || emu="no build"
         for seed in 1 2; do
@@ -127,7 +136,11 @@ fi
 nvidia-smi -L >/dev/null 2>&1 || { echo "w08-variants: no GPU here (nvidia-smi -L fails); --cpu checks without one" >&2; exit 3; }
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "commit: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' (with changes)')"
+    if c=$(git rev-parse --short HEAD 2>/dev/null); then
+        echo "commit: $c$(git diff --quiet HEAD 2>/dev/null || echo ' (with changes)')"
+    else
+        echo "commit: unknown (no git repository here)"
+    fi
     nvidia-smi -L
     nvidia-smi --query-gpu=driver_version,clocks.max.sm --format=csv,noheader
     "$NVCC" --version | tail -1
@@ -141,13 +154,15 @@ while read -r name arch file flags; do
     (build_bench "$name" "$arch" "$file" $flags; echo $? >"$out/build-$name.rc") </dev/null &
 done <<<"$VARIANTS"
 wait
-declare -A state pcts res
+declare -A state pcts res sass
 names=()
 while read -r name arch file flags; do
     [ -n "$name" ] || continue
     names+=("$name")
     res[$name]=$(resources "$out/build-$name.log")
     if [ "$(cat "$out/build-$name.rc")" = 0 ]; then state[$name]=ok; else state[$name]="no build"; fi
+    sass[$name]=-
+    [ "${state[$name]}" = ok ] && sass[$name]=$(sass_counts "$out/bin/$name" "$out/sass-$name.txt")
     stamp "$name: built ${state[$name]}, registers fast/edge and spilled bytes: ${res[$name]}"
 done <<<"$VARIANTS"
 
@@ -173,13 +188,15 @@ done
 
 base_median=$(median <<<"${pcts[base]:-}")
 {
-    printf 'variant\tflags\t%% of cuBLAS at %s, round by round\tmedian\tvs base (points)\tregisters fast/edge\tspilled bytes\tchecks\n' "$N"
+    printf 'variant\tflags\t%% of cuBLAS at %s, round by round\tmedian\tvs base (points)\tregisters fast/edge\tspilled bytes\tSASS FFMA/LDS/STS/LDG/LDGSTS/BAR\tchecks\n' "$N"
     while read -r name arch file flags; do
         [ -n "$name" ] || continue
-        m=$(median <<<"${pcts[$name]:-}")
+        p=${pcts[$name]:-}
+        p=${p# }
+        m=$(median <<<"$p")
         d=$( [ -n "$m" ] && [ -n "$base_median" ] && awk -v a="$m" -v b="$base_median" 'BEGIN { printf "%+.1f", a - b }')
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${flags:--} ($arch)" "$(echo ${pcts[$name]:--})" "${m:--}" \
-            "${d:--}" "${res[$name]}" "${state[$name]}"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${flags:--} ($arch)" "${p:--}" "${m:--}" \
+            "${d:--}" "${res[$name]}" "${sass[$name]}" "${state[$name]}"
     done <<<"$VARIANTS"
 } >"$out/variants.tsv"
 show "$out/variants.tsv" | tee "$out/table.txt"

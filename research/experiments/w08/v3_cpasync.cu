@@ -79,7 +79,7 @@ __device__ __forceinline__ void copy_float4(float *dst, const float *src)
 __device__ __forceinline__ void copies_commit()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
 
@@ -87,7 +87,8 @@ __device__ __forceinline__ void copies_commit()
 template <int PENDING> __device__ __forceinline__ void copies_wait()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+    /* "memory": no shared load may be moved above the wait */
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 #endif
 }
 
