@@ -88,7 +88,8 @@ show() { if command -v column >/dev/null; then column -t -s $'\t' "$1"; else cat
 # each kind that matters here (the tile step's loop body is there once)
 sass_counts() { # binary sass-file
     command -v cuobjdump >/dev/null || { echo "-"; return; }
-    cuobjdump -sass -fun '_Z15matmul_warptileILb0EEvPKfS1_Pfi' "$1" >"$2" 2>&1 || { echo "-"; return; }
+    cuobjdump -sass "$1" 2>&1 | awk '/Function : / { on = /matmul_warptileILb0E/ } on' >"$2"
+    [ -s "$2" ] || { echo "-"; return; }
     awk '{ for (i = 1; i <= NF; i++) { op = $i; sub(/\..*/, "", op); sub(/;$/, "", op); c[op]++ } }
          END { printf "%d/%d/%d/%d/%d/%d", c["FFMA"], c["LDS"], c["STS"], c["LDG"], c["LDGSTS"], c["BAR"] }' "$2"
 }

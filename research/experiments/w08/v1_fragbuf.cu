@@ -40,7 +40,7 @@ static_assert(BK % 4 == 0 && BK % 2 == 0 && (BM * BK / 4) % THREADS == 0 && (BK 
 static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024, "two copies of the tiles must fit in 48 KB");
 
 template <bool EDGE>
-__global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
+static __global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[2][BK][BM]; /* As[buf][k][m] = A(row0 + m, k0 + k): transposed */
     __shared__ __align__(16) float Bs[2][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */

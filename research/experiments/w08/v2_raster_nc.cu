@@ -55,7 +55,7 @@ static_assert(BUFFERS * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
  * checked, zeros stand in past the edges, and the accesses are scalar (a
  * row need not start 16-byte aligned). */
 template <bool EDGE>
-__global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
+static __global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[BUFFERS][BK][BM]; /* As[buf][k][m] = A(row0 + m, k0 + k): transposed */
     __shared__ __align__(16) float Bs[BUFFERS][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */

@@ -53,7 +53,7 @@ static_assert(STAGES >= 2 && STAGES * BK * (BM + BN) * sizeof(float) <= 48 * 102
 /* ============================================================ the copies */
 
 /* one float from global to shared memory; a zero where `in` is false */
-__device__ __forceinline__ void copy_float(float *dst, const float *src, bool in)
+static __device__ __forceinline__ void copy_float(float *dst, const float *src, bool in)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     /* src-size 0 reads nothing and fills the 4 bytes with zeros */
@@ -65,7 +65,7 @@ __device__ __forceinline__ void copy_float(float *dst, const float *src, bool in
 }
 
 /* four floats, 16-byte aligned at both ends, bypassing L1 */
-__device__ __forceinline__ void copy_float4(float *dst, const float *src)
+static __device__ __forceinline__ void copy_float4(float *dst, const float *src)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
@@ -76,7 +76,7 @@ __device__ __forceinline__ void copy_float4(float *dst, const float *src)
 }
 
 /* the copies this thread issued since the last commit become one group */
-__device__ __forceinline__ void copies_commit()
+static __device__ __forceinline__ void copies_commit()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -84,7 +84,7 @@ __device__ __forceinline__ void copies_commit()
 }
 
 /* wait until at most PENDING of this thread's groups are still in flight */
-template <int PENDING> __device__ __forceinline__ void copies_wait()
+template <int PENDING> static __device__ __forceinline__ void copies_wait()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     /* "memory": no shared load may be moved above the wait */
@@ -95,7 +95,7 @@ template <int PENDING> __device__ __forceinline__ void copies_wait()
 /* ============================================================ the kernel */
 
 template <bool EDGE>
-__global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
+static __global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[STAGES][BK][BM]; /* As[s][k][m ^ 4 (k % 8)] = A(row0 + m, k0 + k) */
     __shared__ __align__(16) float Bs[STAGES][BK][BN]; /* Bs[s][k][c] = B(k0 + k, col0 + c) */

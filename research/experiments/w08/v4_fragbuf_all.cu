@@ -41,7 +41,7 @@ static_assert(BK % 8 == 0 && (BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THR
 static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024, "two copies of the tiles must fit in 48 KB");
 
 template <bool EDGE>
-__global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
+static __global__ void __launch_bounds__(THREADS, 1) matmul_warptile(const float *A, const float *B, float *C, int n)
 {
     __shared__ __align__(16) float As[2][BK][BM]; /* As[buf][k][m ^ 4 (k % 8)] = A(row0 + m, k0 + k) */
     __shared__ __align__(16) float Bs[2][BK][BN]; /* Bs[buf][k][c] = B(k0 + k, col0 + c) */
