@@ -6,60 +6,54 @@
 #include <math.h>
 #include <string.h>
 
-/* The float's bit pattern, for telling the poison apart from other NaNs. */
-static uint32_t bits_of(float x)
+void lab_compare_merge(lab_compare_sums *a, const lab_compare_sums *b)
 {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
+    a->checked += b->checked;
+    a->bad += b->bad;
+    a->nan += b->nan;
+    a->never_written += b->never_written;
+    a->diff2 += b->diff2;
+    a->want2 += b->want2;
+    if (b->max_abs_err > a->max_abs_err)
+        a->max_abs_err = b->max_abs_err;
+    if (b->worst_ratio > a->worst_ratio)
+        a->worst_ratio = b->worst_ratio;
+}
+
+void lab_compare_finish(const lab_compare_sums *s, lab_compare *out)
+{
+    memset(out, 0, sizeof *out);
+    out->checked = s->checked;
+    out->bad = s->bad;
+    out->nan = s->nan;
+    out->never_written = s->never_written;
+    out->max_abs_err = s->max_abs_err;
+    out->worst_ratio = s->worst_ratio;
+    out->rel_norm_err = s->want2 > 0 ? sqrt(s->diff2 / s->want2) : sqrt(s->diff2);
+    out->bad_row_min = out->bad_col_min = -1;
 }
 
 void lab_compare_arrays(const float *got, const float *want, const float *bound,
                         long long rows, long long cols, int max_show, FILE *log,
                         lab_compare *out)
 {
-    memset(out, 0, sizeof *out);
-    out->bad_row_min = out->bad_col_min = -1;
-    double diff2 = 0, want2 = 0;
+    lab_compare_sums s;
+    memset(&s, 0, sizeof s);
+    long long row_min = -1, row_max = 0, col_min = -1, col_max = 0;
     int shown = 0;
     for (long long r = 0; r < rows; r++) {
         for (long long c = 0; c < cols; c++) {
             long long i = r * cols + c;
             float g = got[i], w = want[i];
             double lim = bound ? bound[i] : 0.0;
-            int ok;
-            if (!isfinite(g)) {
-                out->nan++;
-                if (bits_of(g) == LAB_POISON_BITS)
-                    out->never_written++;
-                ok = 0;
-            } else {
-                double err = fabs((double)g - (double)w);
-                diff2 += err * err;
-                want2 += (double)w * w;
-                if (err > out->max_abs_err)
-                    out->max_abs_err = err;
-                if (bound) {
-                    ok = err <= lim;
-                    double ratio = lim > 0 ? err / lim : (err > 0 ? INFINITY : 0);
-                    if (ratio > out->worst_ratio)
-                        out->worst_ratio = ratio;
-                } else {
-                    ok = bits_of(g) == bits_of(w);
-                    if (!ok)
-                        out->worst_ratio = INFINITY;
-                }
-            }
-            out->checked++;
-            if (ok)
+            if (lab_compare_add(&s, g, w, bound != NULL, lim))
                 continue;
-            out->bad++;
-            if (out->bad_row_min < 0 || r < out->bad_row_min) out->bad_row_min = r;
-            if (r > out->bad_row_max) out->bad_row_max = r;
-            if (out->bad_col_min < 0 || c < out->bad_col_min) out->bad_col_min = c;
-            if (c > out->bad_col_max) out->bad_col_max = c;
+            if (row_min < 0 || r < row_min) row_min = r;
+            if (r > row_max) row_max = r;
+            if (col_min < 0 || c < col_min) col_min = c;
+            if (c > col_max) col_max = c;
             if (log && shown < max_show) {
-                if (bits_of(g) == LAB_POISON_BITS)
+                if (lab_bits_of(g) == LAB_POISON_BITS)
                     fprintf(log, "    (row %lld, col %lld): never written, expected %.7g\n",
                             r, c, w);
                 else if (bound)
@@ -71,13 +65,17 @@ void lab_compare_arrays(const float *got, const float *want, const float *bound,
             }
         }
     }
-    out->rel_norm_err = want2 > 0 ? sqrt(diff2 / want2) : sqrt(diff2);
+    lab_compare_finish(&s, out);
+    out->bad_row_min = row_min;
+    out->bad_row_max = row_max;
+    out->bad_col_min = col_min;
+    out->bad_col_max = col_max;
 }
 
 long long lab_guard_first_bad(const float *zone, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        if (bits_of(zone[i]) != LAB_GUARD_BITS)
+        if (lab_bits_of(zone[i]) != LAB_GUARD_BITS)
             return (long long)i;
     return -1;
 }

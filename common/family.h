@@ -26,8 +26,10 @@
  * what the family's judge hook is given, and what it fills in. */
 typedef struct {
     const char *label, *whole_ok; /* as for lab_family.check              */
-    const float *got, *want;      /* the set's output and the reference's,
-                                     on the host                          */
+    const float *out, *ref;       /* the set's output and the reference's,
+                                     on the GPU                           */
+    float *got, *want;            /* the same on the host, where
+                                     lab_output_compare found one wrong   */
     FILE *log;                    /* what is wrong: printed beneath a
                                      failed line                          */
     lab_compare c;                /* got against want                     */
@@ -40,6 +42,13 @@ typedef struct {
 
 /* one of the record's numbers of this check */
 void lab_output_check_number(lab_output_check *k, const char *key, double value);
+
+/* k->out against k->ref (rows x cols), each element within bound (on the
+ * GPU; NULL: bit for bit), into k->c: one pass on the GPU, and where it
+ * finds an element wrong, the host's (lab_compare_arrays), which names
+ * the first five in k->log, with k->got and k->want on the host for the
+ * family's explanations. */
+void lab_output_compare(lab_output_check *k, const float *bound, long long rows, long long cols);
 
 /* One kernel the harness times: the student's (the first), or a reference. */
 typedef struct {

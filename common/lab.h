@@ -8,6 +8,7 @@
 #ifndef LAB_H
 #define LAB_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -210,6 +211,60 @@ typedef struct {
  * arithmetic produces), and into the guard zones around every buffer. */
 #define LAB_POISON_BITS 0x7fc0dead
 #define LAB_GUARD_BITS 0x7fc0face
+
+/* What a comparison adds up, one element at a time (lab_compare_add): the
+ * host's lab_compare_arrays and the GPU's pass over a whole output
+ * (family.h, lab_output_compare) apply the same rule. */
+typedef struct {
+    long long checked, bad, nan, never_written;
+    double max_abs_err, worst_ratio, diff2, want2;
+} lab_compare_sums;
+
+static inline LAB_HD uint32_t lab_bits_of(float x)
+{
+    union {
+        float f;
+        uint32_t u;
+    } v;
+    v.f = x;
+    return v.u;
+}
+
+/* got against want, within bound (has_bound), else bit for bit, added to s:
+ * 1 when it passes. NaN and infinity never pass. */
+static inline LAB_HD int lab_compare_add(lab_compare_sums *s, float got, float want, int has_bound, double bound)
+{
+    s->checked++;
+    int ok;
+    if ((lab_bits_of(got) & 0x7f800000u) == 0x7f800000u) {
+        s->nan++;
+        s->never_written += lab_bits_of(got) == LAB_POISON_BITS;
+        ok = 0;
+    } else {
+        const double d = (double)got - (double)want, err = d < 0 ? -d : d;
+        s->diff2 += err * err;
+        s->want2 += (double)want * want;
+        if (err > s->max_abs_err)
+            s->max_abs_err = err;
+        if (has_bound) {
+            ok = err <= bound;
+            const double ratio = bound > 0 ? err / bound : (err > 0 ? (double)INFINITY : 0);
+            if (ratio > s->worst_ratio)
+                s->worst_ratio = ratio;
+        } else {
+            ok = lab_bits_of(got) == lab_bits_of(want);
+            if (!ok)
+                s->worst_ratio = INFINITY;
+        }
+    }
+    s->bad += !ok;
+    return ok;
+}
+
+/* b's sums added to a's; out filled from s (the rows and columns of its
+ * failures unknown) */
+void lab_compare_merge(lab_compare_sums *a, const lab_compare_sums *b);
+void lab_compare_finish(const lab_compare_sums *s, lab_compare *out);
 
 /* Compare got with want element by element. bound[i] is the largest allowed
  * |got-want| (bound == NULL: the values must be bitwise equal). NaN never

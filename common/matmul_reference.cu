@@ -22,24 +22,28 @@ static __global__ void abs_copy(const float *x, float *y, size_t count)
         y[i] = fabsf(x[i]);
 }
 
+static __global__ void to_bounds(float *mag, size_t count, int n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        mag[i] = (float)matmul_element_bound(n, mag[i]);
+}
+
 /* cuBLAS's product of |A| and |B| gives each element's sum of |products|. */
 float *lab_matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, int n)
 {
     size_t count = (size_t)n * n;
-    float *absA, *absB, *prod;
+    float *absA, *absB, *bound;
     CUDA_CHECK(cudaMalloc(&absA, count * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&absB, count * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&prod, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&bound, count * sizeof(float)));
     abs_copy<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(A, absA, count);
     abs_copy<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(B, absB, count);
     CUDA_CHECK(cudaGetLastError());
-    lab_matmul_cublas(h, absA, absB, prod, n);
-    float *bound = (float *)malloc(count * sizeof(float));
-    CUDA_CHECK(cudaMemcpy(bound, prod, count * sizeof(float), cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < count; i++)
-        bound[i] = (float)matmul_element_bound(n, bound[i]);
+    lab_matmul_cublas(h, absA, absB, bound, n);
+    to_bounds<<<LAB_GRID_STRIDE_BLOCKS, 256>>>(bound, count, n);
+    CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaFree(absA));
     CUDA_CHECK(cudaFree(absB));
-    CUDA_CHECK(cudaFree(prod));
     return bound;
 }

@@ -11,8 +11,8 @@
 /* C = A*B, n x n, row-major, device pointers, with the handle's stream. */
 void lab_matmul_cublas(cublasHandle_t h, const float *A, const float *B, float *C, int n);
 
-/* The bound of each element of A*B (matmul_element_bound), on the host
- * (free() it). */
+/* The bound of each element of A*B (matmul_element_bound), on the GPU
+ * (cudaFree() it). */
 float *lab_matmul_element_bounds(cublasHandle_t h, const float *A, const float *B, int n);
 
 #endif /* LAB_MATMUL_REFERENCE_H */

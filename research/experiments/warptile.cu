@@ -17,7 +17,8 @@
  *   ... -DKERNEL_FILE='"/abs/path/v1.cu"' ...
  *                                another kernel file in the solution's place: the same
  *                                matmul(), its kernel named matmul_warptile<bool> and the
- *                                shape's macros defined (research/w08-variants.sh builds so)
+ *                                shape's macros defined (the candidates of 6f29acd were
+ *                                benched so; MEASUREMENTS.md has what they measured)
  *
  * The last line says "checks: all passed" or "checks: FAILED" (then the
  * exit status is 1), for scripts.
