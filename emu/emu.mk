@@ -79,7 +79,7 @@ build/emu/contract-%.sym: common/%.h common/contract.h
 
 # What a family's emulated program links: its harness as make builds it
 # for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
-EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o races.o api.o lines.o explain.o explain_report.o technique.o)
+EMU_RUNTIME := $(addprefix build/emu/,state.o memory.o races.o explain.o runtime.o check.o api.o lines.o explain_report.o technique.o)
 # the technique lines of stages.tsv (build/stages.h)
 build/emu/technique.o: build/stages.h
 build/emu/technique.o: EMU_CXXFLAGS += -Ibuild
