@@ -42,7 +42,7 @@ enum { READY, AT_BARRIER, AT_WARP, DONE };
 enum { STACK_BYTES = 256 * 1024, MAX_THREADS = 1024 };
 
 struct fiber {
-    lab_emu_thread pub;
+    lab_emu_thread pub; /* first: lab_emu.running points at it (current()) */
     void *sp;
     int state, started;
     const char *file; /* where it waits */
@@ -61,8 +61,8 @@ static unsigned long long g_launches;
 
 /* ------------------------------------------------------------- fibers */
 
-/* The thread running now (lab_emu.running, its first member), or NULL:
- * the scheduler's turn, or the host's. */
+/* The thread running now (state.cc's lab_emu.running is its first
+ * member), or NULL: the scheduler's turn, or the host's. */
 static inline fiber *current(void) { return (fiber *)lab_emu.running; }
 
 static void fiber_main(void)

@@ -91,7 +91,7 @@ void lab_emu_fatal_finding(const char *why, const char *fmt, ...)
     exit(LAB_EXIT_WRONG); /* (lab_die does not return) */
 }
 
-enum { MAX_KEYS = 512, SHOWN_PER_KEY = 1, SHOWN_IN_ALL = 12 };
+enum { MAX_KEYS = 512, SHOWN_IN_ALL = 12 };
 static char *g_keys[MAX_KEYS];
 static int g_nkeys;
 
