@@ -1,9 +1,10 @@
 /*
  * api.cc: the CUDA runtime and cuBLAS calls (cuda_api_emu.h) on the CPU.
- * Memory is check.cc's; errors are kept as a GPU keeps them (the last one
- * for cudaGetLastError, a fault sticky for every call after it). cuBLAS is
- * the checks' reference: each sum in double, rounded once to float (exact
- * dot products for the lab's inputs, an exact transpose, an exact sum).
+ * Memory is memory.cc's; errors are kept as a GPU keeps them (state.cc:
+ * the last one for cudaGetLastError, a fault sticky for every call after
+ * it). cuBLAS is the checks' reference: each sum in double, rounded once
+ * to float (exact dot products for the lab's inputs, an exact transpose,
+ * an exact sum).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,22 +13,6 @@
 
 #include "gpu.h"
 #include "emu.h"
-
-void lab_emu_set_error(cudaError_t e)
-{
-    if (lab_emu.last == cudaSuccess)
-        lab_emu.last = e;
-    if (e == cudaErrorIllegalAddress || e == cudaErrorMisalignedAddress || e == cudaErrorLaunchFailure)
-        lab_emu.error = e;
-}
-
-void lab_emu_launch_error(cudaError_t e, const char *file, int line, dim3 grid, dim3 block, size_t shared)
-{
-    fflush(stdout);
-    printf("  emulator: %s:%d: a launch of grid (%u,%u,%u), block (%u,%u,%u) and %zu bytes of dynamic shared "
-           "memory, which no GPU takes\n", file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared);
-    lab_emu_set_error(e);
-}
 
 static cudaError_t status(void) { return lab_emu.error; }
 

@@ -78,8 +78,11 @@ build/emu/contract-%.sym: common/%.h common/contract.h
 	    rm -f $@; exit 2; }
 
 # What a family's emulated program links: its harness as make builds it
-# for the GPU (OBJS_<family>, run_here.o), each object made for the CPU.
-EMU_RUNTIME := $(addprefix build/emu/,runtime.o check.o races.o api.o lines.o explain.o explain_report.o technique.o)
+# for the GPU (OBJS_<family>, run_here.o), each object made for the CPU,
+# and the emulator's parts, from the bottom up (each calls only those
+# before it: emu/README.md, "How it works").
+EMU_RUNTIME := $(addprefix build/emu/,lines.o state.o memory.o races.o explain.o runtime.o check.o api.o explain_report.o \
+  technique.o)
 # the technique lines of stages.tsv (build/stages.h)
 build/emu/technique.o: build/stages.h
 build/emu/technique.o: EMU_CXXFLAGS += -Ibuild

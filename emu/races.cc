@@ -1,9 +1,10 @@
 /*
  * races.cc: the race watch (emu/README.md). Each 4-byte word of shared
  * memory, and of a buffer of global memory from a launch's first write to
- * it on (check.cc), has a shadow: its last write and its last two reads,
- * by which thread, at which line, in which barrier interval. An access races with one of them when
- * another thread made it, one of the two writes, and nothing orders them:
+ * it on (check.cc), has a shadow (memory.cc's): its last write and its
+ * last two reads, by which thread, at which line, in which barrier
+ * interval. An access races with one of them when another thread made it,
+ * one of the two writes, and nothing orders them:
  *
  *  - within a block, a __syncthreads() between them (and, for two lanes of
  *    one warp, a warp collective such as __syncwarp());
@@ -24,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cuda_emu.h"
 #include "emu.h"
@@ -48,24 +48,6 @@ static const void *g_named[MAX_NAMED][2];
 static int g_nnamed;
 
 static inline uint32_t epoch_now(void) { return (uint32_t)lab_emu.block_epoch; }
-
-/* ------------------------------------------------------------ shadows */
-
-/* A zeroed shadow of `words` words: pages only where a kernel touches it. */
-lab_emu_word *lab_emu_shadow_new(size_t words)
-{
-    void *p = mmap(NULL, words * sizeof(lab_emu_word), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p == MAP_FAILED)
-        lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (a shadow of %zu words)", words);
-    return (lab_emu_word *)p;
-}
-
-void lab_emu_shadow_free(lab_emu_word *shadow, size_t words)
-{
-    if (shadow)
-        munmap(shadow, words * sizeof(lab_emu_word));
-}
 
 /* ------------------------------------------------------------ ordering */
 

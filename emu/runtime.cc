@@ -38,20 +38,11 @@ asm(".text\n.globl lab_emu_switch\n.type lab_emu_switch,@function\nlab_emu_switc
     "popq %r15\npopq %r14\npopq %r13\npopq %r12\npopq %rbx\npopq %rbp\nret\n"
     ".size lab_emu_switch, .-lab_emu_switch\n");
 
-lab_emu_thread *lab_emu_self;
-uint3 lab_emu_block_idx;
-dim3 lab_emu_block_dim, lab_emu_grid_dim;
-/* the block's dynamic shared memory (extern __shared__), the most a block
- * of a GPU of this lab may ask for */
-__attribute__((aligned(256))) unsigned char lab_emu_dynamic_shared[LAB_EMU_MAX_DYNAMIC];
-
-lab_emu_state lab_emu;
-
 enum { READY, AT_BARRIER, AT_WARP, DONE };
 enum { STACK_BYTES = 256 * 1024, MAX_THREADS = 1024 };
 
 struct fiber {
-    lab_emu_thread pub;
+    lab_emu_thread pub; /* first: lab_emu.running points at it (current()) */
     void *sp;
     int state, started;
     const char *file; /* where it waits */
@@ -63,7 +54,6 @@ struct fiber {
 static fiber g_threads[MAX_THREADS];
 static unsigned char *g_stacks; /* MAX_THREADS stacks, a guard page below each */
 static void *g_scheduler_sp;
-static fiber *g_current;
 static void (*g_body)(void *);
 static void *g_ctx;
 static unsigned g_nthreads;
@@ -71,12 +61,16 @@ static unsigned long long g_launches;
 
 /* ------------------------------------------------------------- fibers */
 
+/* The thread running now (state.cc's lab_emu.running is its first
+ * member), or NULL: the scheduler's turn, or the host's. */
+static inline fiber *current(void) { return (fiber *)lab_emu.running; }
+
 static void fiber_main(void)
 {
     g_body(g_ctx);
     lab_emu_settle_store();
-    g_current->state = DONE;
-    lab_emu_switch(&g_current->sp, g_scheduler_sp);
+    current()->state = DONE;
+    lab_emu_switch(&current()->sp, g_scheduler_sp);
     __builtin_unreachable();
 }
 
@@ -109,18 +103,18 @@ static void fiber_start(fiber *f, unsigned i)
 
 static void resume(fiber *f)
 {
-    g_current = f;
+    lab_emu.running = &f->pub;
     lab_emu_self = &f->pub;
     if (!f->started)
         fiber_start(f, (unsigned)(f - g_threads));
     lab_emu_switch(&g_scheduler_sp, f->sp);
-    g_current = NULL;
+    lab_emu.running = NULL;
 }
 
 /* Back to the scheduler from the running thread, until it resumes it. */
 static void yield(void)
 {
-    fiber *f = g_current;
+    fiber *f = current();
     lab_emu_settle_store();
     lab_emu_switch(&f->sp, g_scheduler_sp);
 }
@@ -131,8 +125,7 @@ void lab_emu_abort_launch(cudaError_t e)
 {
     lab_emu_set_error(e);
     lab_emu.aborted = 1;
-    if (g_current) {
-        fiber *f = g_current;
+    if (fiber *f = current()) {
         f->state = DONE;
         lab_emu_switch(&f->sp, g_scheduler_sp);
     }
@@ -141,45 +134,24 @@ void lab_emu_abort_launch(cudaError_t e)
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
-    if (!g_current) { /* not a kernel's: the harness's own, a bug to see plainly */
+    if (!current()) { /* not a kernel's: the harness's own, a bug to see plainly */
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
-    lab_emu_report_fault(si->si_addr, g_current->pub.tid);
+    char who[128];
+    lab_emu_thread_text(current()->pub.tid, who, sizeof who);
+    fflush(stdout);
+    printf("  emulator: %s touched address %p, outside every buffer: on a GPU, an illegal address\n", who, si->si_addr);
+    lab_emu.findings++;
     lab_emu_abort_launch(cudaErrorIllegalAddress);
 }
-
-/* ------------------------------------------------------------ naming */
-
-void lab_emu_thread_text(unsigned tid, char *out, size_t len)
-{
-    const uint3 k = lab_emu_block_idx;
-    const dim3 g = lab_emu_grid_dim;
-    lab_emu_thread_text_in(k.x + g.x * (k.y + g.y * k.z), tid, out, len);
-}
-
-void lab_emu_thread_text_in(unsigned block, unsigned tid, char *out, size_t len)
-{
-    const dim3 b = lab_emu_block_dim, g = lab_emu_grid_dim;
-    const uint3 t = {tid % b.x, tid / b.x % b.y, tid / (b.x * b.y)};
-    const uint3 k = {block % g.x, block / g.x % g.y, block / (g.x * g.y)};
-    if (b.z > 1 || g.z > 1)
-        snprintf(out, len, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, k.x, k.y, k.z);
-    else if (b.y > 1 || g.y > 1)
-        snprintf(out, len, "thread (%u,%u) of block (%u,%u)", t.x, t.y, k.x, k.y);
-    else
-        snprintf(out, len, "thread %u of block %u", t.x, k.x);
-}
-
-unsigned lab_emu_current_tid(void) { return g_current ? g_current->pub.tid : ~0u; }
-int lab_emu_in_kernel(void) { return g_current != NULL; }
 
 /* ----------------------------------------------------------- barriers */
 
 int lab_emu_syncthreads(int kind, int predicate, const char *file, int line)
 {
-    fiber *f = g_current;
+    fiber *f = current();
     if (!f)
         lab_emu_refuse("__syncthreads() outside a kernel", file, line);
     f->state = AT_BARRIER;
@@ -194,7 +166,7 @@ int lab_emu_syncthreads(int kind, int predicate, const char *file, int line)
 unsigned long long lab_emu_warp(int op, unsigned mask, unsigned long long value, int arg, int width,
                                 const char *file, int line)
 {
-    fiber *f = g_current;
+    fiber *f = current();
     if (!f)
         lab_emu_refuse("a warp collective outside a kernel", file, line);
     if (!(mask >> f->pub.lane & 1u)) {
@@ -218,7 +190,7 @@ unsigned long long lab_emu_warp(int op, unsigned mask, unsigned long long value,
 
 unsigned lab_emu_activemask(void)
 {
-    unsigned w = g_current->pub.warp, m = 0;
+    unsigned w = current()->pub.warp, m = 0;
     for (unsigned l = 0; l < 32 && w * 32 + l < g_nthreads; l++)
         if (g_threads[w * 32 + l].state != DONE)
             m |= 1u << l;
@@ -402,7 +374,8 @@ static void run_block(const dim3 &block, unsigned long long linear)
                 f->pub.lane = i % 32;
                 f->pub.warp = i / 32;
             }
-    lab_emu_block_start();
+    lab_emu_races_block_start();
+    lab_emu_shared_block_start();
     thread_order(order, linear);
     for (;;) {
         int ran;
@@ -423,16 +396,25 @@ static void run_block(const dim3 &block, unsigned long long linear)
     }
 }
 
+/* A launch no GPU takes: said, and its error kept, as a GPU keeps it. */
+static void no_gpu_takes(const char *file, int line, dim3 grid, dim3 block, size_t shared)
+{
+    fflush(stdout);
+    printf("  emulator: %s:%d: a launch of grid (%u,%u,%u), block (%u,%u,%u) and %zu bytes of dynamic shared "
+           "memory, which no GPU takes\n", file, line, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared);
+    lab_emu_set_error(cudaErrorInvalidConfiguration);
+}
+
 void lab_emu_run(void (*body)(void *), void *ctx, dim3 grid, dim3 block, size_t shared, const char *file, int line)
 {
-    if (g_current)
+    if (current())
         lab_emu_refuse("a launch from inside a kernel (dynamic parallelism)", file, line);
     unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
     if (lab_emu.error != cudaSuccess)
         return; /* a sticky error: nothing runs any more, as on a GPU */
     if (threads == 0 || threads > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
         grid.y > 65535 || grid.z > 65535 || shared > LAB_EMU_MAX_DYNAMIC) {
-        lab_emu_launch_error(cudaErrorInvalidConfiguration, file, line, grid, block, shared);
+        no_gpu_takes(file, line, grid, block, shared);
         return;
     }
     stacks_once();
