@@ -153,7 +153,7 @@ static inline LAB_HD float lab_uniform(uint64_t seed, uint64_t i)
 typedef struct {
     int reps;
     double median, p25, p75, min, max, mean;
-    double rse; /* relative standard error of the mean: stddev/sqrt(n)/mean */
+    double rse; /* relative standard error of the median (stats.c)          */
 } lab_stats;
 
 /* Summarise n timings (milliseconds). n >= 1. */
@@ -171,8 +171,8 @@ enum { LAB_MAX_BATCH = 32 };
 typedef struct {
     int min_trials;    /* always at least this many samples                  */
     int max_trials;    /* never more                                         */
-    double target_rse; /* stop once the mean is known this well: its relative
-                          standard error (0.01 = 1%)                         */
+    double target_rse; /* stop once the median is known this well: its
+                          relative standard error (0.01 = 1%)                */
     double budget_ms;  /* or once this much kernel time has been spent       */
     double warm_up_again_below_ms; /* a first call shorter: warmed up once more */
     int max_batch;         /* calls a batch, at most (LAB_MAX_BATCH)          */

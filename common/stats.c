@@ -27,12 +27,10 @@ void lab_stats_compute(const double *ms, int n, lab_stats *out)
     double *s = malloc(sizeof *s * (size_t)n);
     memcpy(s, ms, sizeof *s * (size_t)n);
     qsort(s, (size_t)n, sizeof *s, cmp_double);
-    double sum = 0, sq = 0;
+    double sum = 0;
     for (int i = 0; i < n; i++)
         sum += s[i];
     double mean = sum / n;
-    for (int i = 0; i < n; i++)
-        sq += (s[i] - mean) * (s[i] - mean);
     out->reps = n;
     out->median = quantile(s, n, 0.5);
     out->p25 = quantile(s, n, 0.25);
@@ -40,8 +38,14 @@ void lab_stats_compute(const double *ms, int n, lab_stats *out)
     out->min = s[0];
     out->max = s[n - 1];
     out->mean = mean;
-    /* with one sample nothing is known about the spread: report it as 100% */
-    out->rse = n > 1 && mean > 0 ? sqrt(sq / (n - 1)) / sqrt((double)n) / mean : 1.0;
+    /* The median is the figure, so its standard error: about 1.2533 sigma /
+     * sqrt(n) for normal samples, sigma estimated from the interquartile
+     * range (IQR / 1.349), which a few stalled batches do not move as they
+     * move the standard deviation (MEASUREMENTS.md, "the median's error").
+     * With one sample nothing is known about the spread: 100%. */
+    out->rse = n > 1 && out->median > 0
+                   ? 1.2533 * ((out->p75 - out->p25) / 1.349) / sqrt((double)n) / out->median
+                   : 1.0;
     free(s);
 }
 

@@ -24,10 +24,16 @@ void test_stats(void)
     lab_stats_compute(one, 1, &s);
     CHECK(s.median == 7 && s.rse == 1.0);
 
-    /* 1, 2, 3: sd 1, mean 2, rse = 1/sqrt(3)/2 */
+    /* 1, 2, 3: interquartile range 1 (1.5 to 2.5), median 2: the median's
+     * rse = 1.2533 (1 / 1.349) / sqrt(3) / 2 */
     double three[] = {1, 2, 3};
     lab_stats_compute(three, 3, &s);
-    CHECK(fabs(s.rse - 1.0 / sqrt(3.0) / 2.0) < 1e-12);
+    CHECK(fabs(s.rse - 1.2533 / 1.349 / sqrt(3.0) / 2.0) < 1e-12);
+
+    /* a stalled sample moves the mean's error, not the median's */
+    double stalled[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 100};
+    lab_stats_compute(stalled, 10, &s);
+    CHECK(s.rse == 0 && s.median == 1 && s.mean > 10);
 
     lab_timing_policy p = {.min_trials = 3, .max_trials = 6, .target_rse = 0.01, .budget_ms = 1000.0};
     CHECK(!lab_timing_done(flat, 2, &p));           /* fewer than min_trials     */
@@ -35,6 +41,8 @@ void test_stats(void)
     double noisy[] = {1, 9, 1, 9, 1, 9};
     CHECK(!lab_timing_done(noisy, 4, &p));          /* noisy, under budget      */
     CHECK(lab_timing_done(noisy, 6, &p));           /* max_trials reached       */
+    p.max_trials = 20;
+    CHECK(lab_timing_done(stalled, 10, &p));        /* one stall: the median is known */
     double slow[] = {600, 300, 900};
     p.budget_ms = 1500;
     CHECK(lab_timing_done(slow, 3, &p));            /* 1800 ms spent > budget   */
