@@ -6,8 +6,9 @@
  * The student's code may run in a runner process whose events this process
  * cannot see: so this process's clock around a batch of calls on distinct
  * input sets, after one L2 flush of this process's own, in one request to
- * wherever the calls run (timed_batch); what the clock adds (the fresh
- * inputs, the flush, the round trip, the check of the outputs) measured
+ * wherever the calls run (timed_batch); what the clock adds (the flush,
+ * the round trip, the check of the outputs; the fresh inputs, for a
+ * student's calls in this process) measured
  * with one no-op in the calls' place, through the echo runner for a
  * runner's calls (it holds no student code) or here, and subtracted; the
  * write-back of a call's output that the next call pays taken off;
@@ -77,13 +78,23 @@ typedef struct {
     double before, window, inputs, after;
 } batch;
 
+/* Each set of a batch: fresh inputs from a seed nobody knew (the kernel's
+ * refresh hook) and poisoned outputs (prepare). */
+static void fresh_inputs(const lab_timed *k, void *ctx, int first, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (k->refresh)
+            k->refresh(ctx, first + i, lab_fresh_seed());
+        if (k->prepare)
+            k->prepare(ctx, first + i);
+    }
+}
+
 /* One timed batch of `count` calls on the input sets first, first + 1, ...,
  * on this process's clock; the time of a call: the batch's over count.
- * Nothing of the batch exists before the clock starts: inside it, each set
- * gets fresh inputs from a seed nobody knew (the kernel's refresh hook)
- * and poisoned outputs (prepare), so that a runner cannot work on an input
- * before t0 (judge/README.md, "The judge"); then one L2 flush, here, so
- * that no call finds its inputs in cache (the sets are distinct buffers:
+ * Each set gets fresh inputs (fresh_inputs) right before the clock starts,
+ * or, for a student's calls in this process, inside it; then one L2 flush,
+ * here, on the clock, so that no call finds its inputs in cache (the sets are distinct buffers:
  * a call can find in L2 only what the calls before it touched). Where the
  * calls run in another process, this process's work is finished before the
  * request goes, since the runner's stream does not wait for ours. Then, in
@@ -101,16 +112,20 @@ static batch timed_batch(lab_measure *m, void *ctx, int first, int count, lab_ba
     const lab_timed *k = m->kernel;
     cudaEvent_t e0 = m->dev.e0, e1 = m->dev.e1;
     const int side = !k->is_student ? LAB_HERE : !empty ? lab_backend_student_side() : lab_backend_empty_side();
+    /* the inputs on the clock only where a student's code shares this
+     * process (make run's default): it could work on them beside this
+     * process before its calls. A runner's code cannot: it has no GPU, and
+     * its device server runs nothing but a request's calls and answers
+     * when every stream is done (judge/README.md, "The judge") */
+    const int inputs_on_clock = k->is_student && lab_backend_student_side() == LAB_HERE;
     batch b;
     const double began = lab_now_ms();
+    if (!inputs_on_clock)
+        fresh_inputs(k, ctx, first, count);
     CUDA_CHECK(cudaDeviceSynchronize());
     double t0 = lab_now_ms();
-    for (int i = 0; i < count; i++) {
-        if (k->refresh)
-            k->refresh(ctx, first + i, lab_fresh_seed());
-        if (k->prepare)
-            k->prepare(ctx, first + i);
-    }
+    if (inputs_on_clock)
+        fresh_inputs(k, ctx, first, count);
     lab_l2_flush();
     /* a runner's calls go to another process's stream, which does not wait
      * for this one: they must not start before the inputs exist */
@@ -324,7 +339,7 @@ static void summary(const lab_measure *m, const lab_timing *t, const samples *S,
             t->label, n, S->count, st->median, ad.median, S->writeback, ev.median,
             m->kernel->is_student && lab_backend_student_side() != LAB_HERE ? "the runner's, as it said" : "here");
     fprintf(stderr, "judge trace: %s: wall ms a sample: empty batch %.2f (its window %.2f); timed batch: "
-                    "window %.2f (its fresh inputs and flush %.2f), outside it %.2f; the rest "
+                    "window %.2f (its flush, and fresh inputs on the clock, %.2f), outside it %.2f; the rest "
                     "(canary, checks) %.2f\n",
             t->label, (w[0] + w[1]) / n, w[1] / n, w[3] / n, w[2] / n, w[4] / n,
             (w[5] - w[0] - w[1] - w[3] - w[4]) / n);

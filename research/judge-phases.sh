@@ -24,7 +24,7 @@
 #             contexts let go of, the pipes closed)
 #   of which: hello  waits for the runners' start-ups (their HELLO), ipc
 #             buffers mapped and unmapped in the servers, inputs  the
-#             batches' fresh inputs and L2 flush, waits  for runners to stop
+#             batches' L2 flush (and fresh inputs, where on the clock), waits  for runners to stop
 #
 # Commits older than the phase marks (common/phases.c) give total, hello,
 # ipc and inputs only. A stage the grader ran twice ("once more") shows its
@@ -101,7 +101,7 @@ phase_table() {
                 z = line; sub(/.* buffers, /, "", z); add(stage, "ipc", z + 0)
                 if (line ~ /runners to stop/) { w = line; sub(/.* unmapping [0-9]*, /, "", w); add(stage, "waits", w + 0) }
             } else if (line ~ /wall ms a sample/) {
-                f = line; sub(/.*its fresh inputs and flush /, "", f)
+                f = line; sub(/.*its (fresh inputs and flush|flush, and fresh inputs on the clock,) /, "", f)
                 add(stage, "inputs", (f + 0) * batches[stage, label_of(line)])
             } else if (line ~ /batches of [0-9]* calls/) {
                 k = label_of(line); c = line; sub(/^judge trace: [^:]*: /, "", c); batches[stage, k] = c + 0
