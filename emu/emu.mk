@@ -233,6 +233,11 @@ $(EXPLAIN_COPY): build/grader/take FORCE
 	@said=$$(build/grader/take --file '$(KERNEL)' $(EXPLAIN_KERNEL).src $(STAGE)) || \
 	    { echo "error: KERNEL=$(KERNEL) is not taken in: $$said"; exit 3; }
 $(eval $(call emu_binary,$(FAMILY_$(STAGE)),$(EXPLAIN_COPY),$(EXPLAIN_KERNEL)-emu,$(EXPLAIN_KERNEL)_info.o,$(KERNEL_FLAGS)))
+# KERNEL_FLAGS kept beside the file's programs: a change of them alone
+# rebuilds what make explain and make kernel build of it (the same names)
+$(EXPLAIN_KERNEL).flags: FORCE
+	@echo '$(KERNEL_FLAGS)' | cmp -s - $@ 2>/dev/null || { mkdir -p $(@D) && echo '$(KERNEL_FLAGS)' > $@; }
+$(EXPLAIN_KERNEL).o $(EXPLAIN_KERNEL)-emu.o $(EXPLAIN_KERNEL)-emu.check.o: $(EXPLAIN_KERNEL).flags
 endif
 EXPLAIN_BIN := $(if $(KERNEL),$(if $(EXPLAIN_KERNEL),$(EXPLAIN_KERNEL)-emu),$(RUN_DIR)/$(VARIANT)-emu)
 .PHONY: explain
