@@ -131,7 +131,11 @@ static cudaError_t hello(char *family, size_t len)
         exit(LAB_FWD_RUNNER_GONE);
     lab_serve(LAB_FWD_HELLO_DONE, family, len);
     snprintf(T.family, sizeof T.family, "%s", family);
-    return cudaSuccess;
+    /* what the runner's start-up launched ends before the answer, as a
+     * request's calls do: between two answers nothing of the student's
+     * runs on the GPU (judge/README.md, "Nothing of the student's can
+     * work on a batch before its request") */
+    return cudaDeviceSynchronize();
 }
 
 int main(void)
