@@ -7,9 +7,10 @@
  *                                      a string as it is, a number as written,
  *                                      true, false, null; an array or an object:
  *                                      its number of members
- *   build/tools/json flat FILE...      every scalar, in order, one a line:
+ *   build/tools/json flat [--names] FILE...
+ *                                      every scalar, in order, one a line:
  *                                      "PATH<TAB>VALUE" ("stages.0.stage<TAB>01_naive");
- *                                      with more than one FILE, "FILE<TAB>PATH<TAB>VALUE".
+ *                                      with --names, "FILE<TAB>PATH<TAB>VALUE".
  *                                      A tab, a newline, a CR and a backslash in a
  *                                      string are written \t \n \r \\
  *
@@ -100,18 +101,19 @@ int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "get"))
         return get(argv[2], argv[3]);
-    if (argc < 3 || strcmp(argv[1], "flat")) {
-        fprintf(stderr, "usage: json get FILE PATH | json flat FILE...\n");
+    int names = argc > 2 && !strcmp(argv[2], "--names"), first = 2 + names;
+    if (argc <= first || strcmp(argv[1], "flat")) {
+        fprintf(stderr, "usage: json get FILE PATH | json flat [--names] FILE...\n");
         return JSON_USAGE;
     }
     int rc = JSON_OK;
-    for (int i = 2; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         jvalue *v = load(argv[i], &rc);
         if (!v)
             continue;
         static char path[4096];
         path[0] = 0;
-        flat(argc > 3 ? argv[i] : NULL, v, path, 0, sizeof path);
+        flat(names ? argv[i] : NULL, v, path, 0, sizeof path);
         lab_json_free(v);
     }
     return rc;
