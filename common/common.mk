@@ -6,3 +6,10 @@
 HOST_LIB := build/common/libhost.a
 $(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o util.o signals.o spawn.o fdio.o walled.o)
 	$(call step,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+# build/tools/json: the same JSON reader for the scripts (tools/json.c):
+# json get FILE PATH, json flat FILE...
+JSON_TOOL := build/tools/json
+$(JSON_TOOL): tools/json.c common/util.h $(HOST_LIB)
+	@mkdir -p $(@D)
+	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $< $(HOST_LIB) -lm -o $@

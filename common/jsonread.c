@@ -234,6 +234,12 @@ static jvalue *parse_number(reader *r)
     if (!v)
         return NULL;
     v->number = strtod(buf, NULL); /* overflow gives +-HUGE_VAL: not finite */
+    v->string = malloc((size_t)(q - s) + 1); /* as written, for tools/json.c */
+    if (!v->string) {
+        free(v);
+        return fail(r, "out of memory");
+    }
+    memcpy(v->string, buf, (size_t)(q - s) + 1);
     r->p = q;
     return v;
 }

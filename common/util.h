@@ -46,7 +46,8 @@ struct jvalue {
     jtype type;
     int boolean;
     double number;
-    char *string;    /* J_STRING: UTF-8, NUL-terminated, no NUL inside  */
+    char *string;    /* J_STRING: UTF-8, NUL-terminated, no NUL inside; 
+                        J_NUMBER: its text as written                   */
     int count;       /* J_ARRAY, J_OBJECT: members                       */
     char **keys;     /* J_OBJECT: the member names                       */
     jvalue **items;  /* J_ARRAY, J_OBJECT: the members                   */

@@ -20,15 +20,16 @@ done
     { echo "usage: research/compare-grades.sh DIR... -- DIR... (a grade.json in each)" >&2; exit 2; }
 
 # "SET<TAB>stage<TAB>field<TAB>value" for every graded tier of every file
+# (tools/json.sh flat: the lab's JSON reader)
+json=$(dirname "$0")/../tools/json.sh
 values() {
     local set=$1 f
     shift
     for f in "$@"; do
-        awk -v set="$set" '
-            /^      "stage": / { stage = $2; gsub(/[",]/, "", stage) }
-            /^          "field": / { field = $2; gsub(/[",]/, "", field) }
-            /^          "value": / { v = $2; gsub(/,/, "", v); if (v != "null") print set "\t" stage "\t" field "\t" v }
-        ' "$f"
+        "$json" flat "$f" | awk -F'\t' -v set="$set" '
+            $1 ~ /^stages\.[0-9]+\.stage$/ { stage = $2 }
+            $1 ~ /^stages\.[0-9]+\.tiers\.[0-9]+\.field$/ { field = $2 }
+            $1 ~ /^stages\.[0-9]+\.tiers\.[0-9]+\.value$/ && $2 != "null" { print set "\t" stage "\t" field "\t" $2 }'
     done
 }
 

@@ -34,8 +34,7 @@ mkdir -p "$out"
 table=$out/flags.tsv
 [ -f "$table" ] || printf 'round\tset\tstage\tflagged_first\tflagged_final\tpoints\tmax\n' >"$table"
 make -s build/grader/grade build/confine/confine build/confine/cuda-probe || exit 2
-get() { build/tests/grader/check get "$1/grade.json" "$2" 2>/dev/null; }
-[ -x build/tests/grader/check ] || tests/grader/run.sh >/dev/null 2>&1
+get() { tools/json.sh get "$1/grade.json" "$2" 2>/dev/null; }
 
 # one grade of a set: its stages' lines into the table
 grade_set() { # ROUND NAME GRADE-OPTIONS...

@@ -79,11 +79,11 @@ BUGS="\
 07-tree-race;07_reduction;hidden;tests/emu/reduce_warp_tree_no_syncwarp.cu;two lanes of one warp;Race reported|hazard
 07-warp-steps;07_reduction;hidden;tests/emu/reduce_warp_steps_no_syncwarp.cu;two lanes of one warp;-"
 
-# warned LOG GRADE_DIR STAGE: make grade's warning line, and the stage's
-# warning in grade.json (one key a line)
+# warned LOG GRADE_DIR STAGE: make grade's warning line, and a stage's
+# warning in grade.json (tools/json.sh flat: the lab's JSON reader)
 warned() {
     grep -q "^  $3: correct on the GPU, but the CPU emulation of your kernel names" "$1" &&
-        grep -q '"warning": "correct on the GPU, but the CPU emulation' "$2/grade.json"
+        tools/json.sh flat "$2/grade.json" | grep -q $'^stages\\.[0-9]*\\.warning\tcorrect on the GPU, but the CPU emulation'
 }
 # tsv GRADE_DIR STAGE FIELD: a field of grade.tsv's line of STAGE
 tsv() {
@@ -171,7 +171,7 @@ for round in 1 2; do
     in_copy make grade HINTS=0 PREBUILT=1 >"$out/without-$round.log" 2>&1
     cp "$copy/grade.json" "$out/without-$round.json"
 done
-seconds() { sed -n 's/^ *"seconds": \([0-9.]*\),*$/\1/p' "$1" | head -n 1; }
+seconds() { tools/json.sh get "$1" seconds 2>/dev/null; }
 with=$(for r in 1 2; do seconds "$out/with-$r.json"; done | sort -n | head -n 1)
 without=$(for r in 1 2; do seconds "$out/without-$r.json"; done | sort -n | head -n 1)
 check "the solutions: every stage emulated, no warning, the same points with and without" \

@@ -48,19 +48,19 @@ status=0
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$out/phases.log"; }
 
 # One grade.json's stages: their seconds and the trace lines of their
-# output's tail, as "stage<TAB>seconds<TAB>line" a line.
+# output's tail, as "stage<TAB>seconds<TAB>line" a line (tools/json.sh
+# flat: the lab's JSON reader, a newline in a string written \n).
 trace_lines() {
-    awk '
-        /^ *"stage": "/ { s = $0; sub(/^ *"stage": "/, "", s); sub(/",?$/, "", s) }
-        /^ *"seconds": / { t = $0; sub(/^ *"seconds": /, "", t); sub(/,$/, "", t) }
-        /^ *"output_tail": "/ {
-            o = $0; sub(/^ *"output_tail": "/, "", o); sub(/",?$/, "", o)
-            n = split(o, line, /\\n/)
+    "$lab/tools/json.sh" flat "$1" | awk -F'\t' '
+        $1 ~ /(^|\.)stage$/ { s = $2 }
+        $1 ~ /(^|\.)seconds$/ { t = $2 }
+        $1 ~ /(^|\.)output_tail$/ {
+            n = split($2, line, /\\n/)
             printf "%s\t%s\t%s\n", s, t, "judge phase: 0 ms start"
             for (i = 1; i <= n; i++)
                 if (line[i] ~ /^(judge phase|judge trace):/)
                     printf "%s\t%s\t%s\n", s, t, line[i]
-        }' "$1"
+        }'
 }
 
 # The table of one grade from trace_lines' output.

@@ -47,8 +47,11 @@ gpu=$(sed -n 's/^thresholds for \(.*\): each tier.*/\1/p' "$out/calibrate.txt" |
 row=$(awk -F'\t+' -v g="$gpu" '$1 == "threshold" && $2 == "08_warptiling" && $3 == "pass" && $4 == g' "$out/rubric.tsv" | tail -n 1)
 threshold=$(printf '%s' "$row" | awk -F'\t+' '{ print $5 }')
 
-# a value of grade.json, by its key (the first one)
-json_value() { grep -o "\"$2\": *[^,}]*" "$1" | head -n 1 | sed 's/^[^:]*: *//; s/^"//; s/"$//'; }
+# a value of grade.json, by its key (the first one; tools/json.sh flat: the lab's JSON reader)
+json_value() {
+    tools/json.sh flat "$1" 2>/dev/null |
+        awk -F'\t' -v k="$2" '$1 == k || substr($1, length($1) - length(k)) == "." k { print $2; exit }'
+}
 for kernel in independent late-loads; do
     src=$out/src-$kernel
     mkdir -p "$src/08_warptiling"

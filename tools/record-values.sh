@@ -70,8 +70,9 @@ function gpu_token(name) { return match(name, /[A-Z][0-9][0-9][0-9]?[A-Z]?/) ? s
 '
 
 {
-# ---- the JSON records of make bench ------------------------------------------
-find "$records" -name '*.json' -print0 | sort -z | xargs -0 -r awk -v dir="$records" "$awk_common"'
+# ---- the JSON records of make bench (tools/json.sh flat: the lab's JSON reader)
+find "$records" -name '*.json' -print0 | sort -z | xargs -0 -r "$(dirname "$0")/json.sh" flat --names |
+    awk -F'\t' -v dir="$records" "$awk_common"'
 function flush(    i, j) {
     if (src == "") return
     for (i = 1; i <= nk; i++) {
@@ -85,19 +86,16 @@ function flush(    i, j) {
     }
     run_gpu_date(src)
 }
-function value(line) { sub(/^[^:]*: */, "", line); gsub(/[",]/, "", line); return line }
-function field(line) { sub(/^ *"/, "", line); sub(/".*/, "", line); return line }
-FNR == 1 { flush(); src = cited(FILENAME, dir, "measurements"); unit = ""; nk = 0; in_gpu = 0
-            stage = src; sub(/.*\//, "", stage); sub(/\.json$/, "", stage) }
-/"gpu": *\{/ { in_gpu = 1 }
-in_gpu && /"name":/ { print src "\tgpu\t" gpu_token(value($0)) "\tgpu" }
-in_gpu && /^ *\}/ { in_gpu = 0 }
-/"metric":/ { unit = value($0) }
-/"(pct_of_[a-z]+)":/ { v = value($0); print src "\t%\t" v "\t" field($0) }
-/"(speedup_vs_[a-z]+|ratio_to_cublas)":/ { print src "\tx\t" value($0) "\t" field($0) }
-!in_gpu && /"name":/ { nk++; kname[nk] = value($0); ms[nk] = ""; rate[nk] = 0 }
-/"median_ms":/ { ms[nk] = value($0) }
-/"rate":/ { rate[nk] = value($0) }
+$1 != file { flush(); file = $1; src = cited(file, dir, "measurements"); unit = ""; nk = 0
+             stage = src; sub(/.*\//, "", stage); sub(/\.json$/, "", stage) }
+{ key = $2; sub(/.*\./, "", key) }
+$2 ~ /(^|\.)gpu\.name$/ { print src "\tgpu\t" gpu_token($3) "\tgpu"; next }
+key == "metric" { unit = $3 }
+key ~ /^pct_of_[a-z]+$/ { print src "\t%\t" $3 "\t" key }
+key ~ /^(speedup_vs_[a-z]+|ratio_to_cublas)$/ { print src "\tx\t" $3 "\t" key }
+key == "name" { nk++; kname[nk] = $3; ms[nk] = ""; rate[nk] = 0 }
+key == "median_ms" { ms[nk] = $3 }
+key == "rate" { rate[nk] = $3 }
 END { flush() }'
 
 # ---- tables: measurements/*/*.tsv, profile tables ----------------------------

@@ -38,16 +38,17 @@ stage=$1 knob=$2
 tools=$(dirname "$0")
 
 # "folder<TAB>name<TAB>cc" of each run with a sweeps.tsv: the GPU its first
-# make bench record names (name and cc of the record's "gpu" object)
+# make bench record names (name and cc of the record's "gpu" object, read
+# by tools/json.sh flat: the lab's JSON reader)
 gpus() {
     local run
     for run in "$records"/*/sweeps.tsv; do
         [ -f "$run" ] || continue
         run=${run%/sweeps.tsv}
-        cat "$run"/*.json 2>/dev/null | awk -v run="${run##*/}" '
-        /"gpu": *\{/ { in_gpu = 1 }
-        in_gpu && /"(name|cc)":/ { v = $0; sub(/^[^:]*: *"/, "", v); sub(/".*/, "", v); got[$0 ~ /"cc"/] = v }
-        in_gpu && /\}/ { print run "\t" got[0] "\t" got[1]; exit }'
+        "$tools/json.sh" flat --names "$run"/*.json 2>/dev/null | awk -F'\t' -v run="${run##*/}" '
+        $2 ~ /(^|\.)gpu\.[^.]+$/ { in_gpu = 1; if ($2 ~ /\.(name|cc)$/) got[$2 ~ /\.cc$/] = $3; next }
+        in_gpu { exit }
+        END { if (in_gpu) print run "\t" got[0] "\t" got[1] }'
     done
 }
 

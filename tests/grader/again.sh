@@ -25,7 +25,7 @@ again_run() {
     FAKE_RUNS=$again/$2.runs build/grader/grade --lab . --unconfined --rubric "$again/rubric.tsv" --seed 7 \
         --out "$again/$2" ${3:+"$3"} --program "$1=$out/bin/$1" >"$again/$2.log" 2>&1
 }
-again_said() { echo "$("$out/check" get "$again/$1/grade.json" stages.0.points 2>/dev/null) $("$out/check" get "$again/$1/grade.json" stages.0.note 2>/dev/null)"; }
+again_said() { echo "$("$out/json" get "$again/$1/grade.json" stages.0.points 2>/dev/null) $("$out/json" get "$again/$1/grade.json" stages.0.note 2>/dev/null)"; }
 again_run slow_then_fast fast
 check "grader: a missed tier is timed again, and the better run counts (6/10, then 10/10)" \
     "$([ "$(wc -c <"$again/fast.runs")" = 2 ] && grep -q '^10 .*ran a second time: 6/10, then 10/10; the better run counts' <<<"$(again_said fast)" &&

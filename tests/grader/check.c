@@ -1,10 +1,8 @@
 /*
- * check.c: host tests of the grader's parts, and a JSON query for scripts.
+ * check.c: host tests of the grader's parts (the tests query records with
+ * tools/json.c, built beside it by tests/grader/programs.sh).
  *
  *   build/tests/grader/check unit        the tests; prints "ok NAME" or "FAIL NAME"
- *   build/tests/grader/check get FILE PATH
- *                                        print the value at PATH (stages.0.points) of a
- *                                        JSON file; exit 1 if FILE is not JSON or PATH absent
  *
  * Run from the root of the lab (it reads grader/rubric.tsv and stages.tsv).
  */
@@ -386,41 +384,6 @@ static void test_record(void)
     lab_json_free(v);
 }
 
-/* Print the value at path of a JSON file. */
-static int get(const char *file, const char *path)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f) {
-        fprintf(stderr, "cannot read %s\n", file);
-        return 2;
-    }
-    static char buf[8 << 20];
-    size_t len = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    char err[256];
-    jvalue *v = lab_json_parse(buf, len, err, sizeof err);
-    if (!v) {
-        fprintf(stderr, "%s: not JSON: %s\n", file, err);
-        return 1;
-    }
-    const jvalue *x = lab_json_path(v, path);
-    int rc = 0;
-    if (!x)
-        rc = 1;
-    else if (x->type == J_STRING)
-        printf("%s\n", x->string);
-    else if (x->type == J_NUMBER)
-        printf("%.15g\n", x->number);
-    else if (x->type == J_BOOL)
-        printf("%s\n", x->boolean ? "true" : "false");
-    else if (x->type == J_NULL)
-        printf("null\n");
-    else
-        printf("%d\n", x->count); /* arrays and objects: their size */
-    lab_json_free(v);
-    return rc;
-}
-
 /* progress_read on text, not cut. */
 static run_progress progress_of(const char *text, int cut)
 {
@@ -455,10 +418,8 @@ static void test_progress(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && !strcmp(argv[1], "get"))
-        return get(argv[2], argv[3]);
     if (argc != 2 || strcmp(argv[1], "unit")) {
-        fprintf(stderr, "usage: check unit | check get FILE PATH\n");
+        fprintf(stderr, "usage: check unit\n");
         return 2;
     }
     test_json();

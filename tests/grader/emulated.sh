@@ -33,7 +33,7 @@ else
         --program "03_tiled=$out/bin/03_tiled@wrong:::$racy" --program "03_tiled=$out/bin/03_tiled@wrong:::$quiet" \
         --program "03_tiled=$out/bin/03_tiled@good:::$racy" >"$emu/grade.log" 2>&1
     st=$?
-    eget() { "$out/check" get "$emu/reports/grade.json" "$1" 2>/dev/null; }
+    eget() { "$out/json" get "$emu/reports/grade.json" "$1" 2>/dev/null; }
     check "grader: a racy kernel wrong on the GPU: the emulation's race comes first in the advice, the points unchanged" \
         "$([ $st = 0 ] && [ "$(eget stages.0.points)" = 0 ] &&
            eget stages.0.advice.0 | grep -Eq '^The CPU emulation of your kernel names the cause: a race on shared memory, (As|Bs)\[' &&
@@ -60,7 +60,7 @@ else
         --program "07_reduction=$out/bin/07_reduction@good:::${emulated[3]}" \
         --program "03_tiled=$out/bin/03_tiled@good:::${emulated[4]}" >"$emu/warn.log" 2>&1
     st=$?
-    wget() { "$out/check" get "$emu/warn/grade.json" "$1" 2>/dev/null; }
+    wget() { "$out/json" get "$emu/warn/grade.json" "$1" 2>/dev/null; }
     warned() { # STAGE-INDEX PHRASE: warned in those words, with the honest kernel's points
         wget "stages.$1.warning" | grep -q "^correct on the GPU, but the CPU emulation of your kernel names a bug the GPU's timing hid (no points lost; \`make run EX=07 SEED=42 EMU=1\` shows it): $2" &&
             [ "$(wget "stages.$1.correct")" = true ] && [ "$(wget "stages.$1.points")" = "$(wget stages.3.points)" ]
@@ -71,7 +71,7 @@ else
     check "grader: the warnings in make grade's table and in results.json" \
         "$([ "$(sed -n '/^Warnings:$/,/^$/p' "$emu/warn.log" | grep -c '^  07_reduction: correct on the GPU, but')" = 3 ] &&
            [ "$(grep -c '; a warning (below)$' "$emu/warn.log")" = 3 ] &&
-           [ "$("$out/check" get "$emu/warn/results.json" tests.0.output | grep -c '^warning: correct on the GPU')" = 1 ]; echo $?)" \
+           [ "$("$out/json" get "$emu/warn/results.json" tests.0.output | grep -c '^warning: correct on the GPU')" = 1 ]; echo $?)" \
         "$(cat "$emu/warn.log")"
     check "grader: the honest solutions of 07 and 03 run on the emulation and get no warning, every point" \
         "$([ -z "$(wget stages.3.warning)" ] && [ -z "$(wget stages.4.warning)" ] && [ "$(wget stages.4.points)" = 10 ] &&

@@ -62,7 +62,7 @@ if [ $have_nvcc = 1 ]; then
         built_grade --src "$sub" 07 --out "$out/library-src" >"$out/library-src.log" 2>&1
     check "library: make grade builds kernel.cu with nvcc -MD, then refuses CUB's block reduction, naming stage 07's lesson" \
         "$(grep -q '/stdlib.h' build/grade-src/build/07_reduction/exercise.d &&
-           "$out/check" get "$out/library-src/grade.json" stages.0.reason | grep -qF "refused: kernel.cu includes CUB's block reduction (cub/block/block_reduce.cuh): stage 07 asks you to write its kernels yourself (the reduction ladder: "
+           "$out/json" get "$out/library-src/grade.json" stages.0.reason | grep -qF "refused: kernel.cu includes CUB's block reduction (cub/block/block_reduce.cuh): stage 07 asks you to write its kernels yourself (the reduction ladder: "
            echo $?)" "$(tail -n 12 "$out/library-src.log")"
     # stage|object (lib_NAME.o)|points|phrase in the reason
     cases=""
@@ -130,8 +130,8 @@ policy_lib_stale|stale|0/10|lib_stale.d is older than kernel.cu
     check "library: the grader grades every case in one run (exit 0)" $? "$(tail -n 20 "$out/library.log")"
     i=0
     while IFS='|' read -r stage _ expect phrase; do
-        said=$("$out/check" get "$out/library/grade.json" "stages.$i.reason" 2>/dev/null)
-        points="$("$out/check" get "$out/library/grade.json" "stages.$i.points" 2>/dev/null)/10"
+        said=$("$out/json" get "$out/library/grade.json" "stages.$i.reason" 2>/dev/null)
+        points="$("$out/json" get "$out/library/grade.json" "stages.$i.points" 2>/dev/null)/10"
         check "library: $stage scores $expect${phrase:+ (\"${phrase:0:90}...\")}" \
             "$([ "$points" = "$expect" ] && { [ -z "$phrase" ] || grep -qF -- "$phrase" <<<"$said"; }; echo $?)" \
             "got $points: $said"

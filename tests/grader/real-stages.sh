@@ -17,7 +17,7 @@ rm -rf "$out/real"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
     built_grade "$first" --out "$out/real" >"$out/real.log" 2>&1
 st=$?
-rget() { "$out/check" get "$out/real/grade.json" "$1" 2>/dev/null; }
+rget() { "$out/json" get "$out/real/grade.json" "$1" 2>/dev/null; }
 check "grader: a driver that finds no GPU costs nothing of the kernel and ends in exit 3" \
     "$([ $st = 3 ] && [ -x "build/$first/exercise" ] && rget stages.0.reason | grep -q "no usable GPU"; echo $?)" \
     "$(tail -n 15 "$out/real.log")"
@@ -30,7 +30,7 @@ PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
 st=$?
 check "grader: --reference pass builds and runs the tier's reference kernel (build/$coarse/pass/reference)" \
     "$([ $st = 3 ] && [ -x "build/$coarse/pass/reference" ] && grep -q 'reference kernels of tier pass' "$out/ref.log" &&
-       "$out/check" get "$out/ref/grade.json" stages.0.reason | grep -q "no usable GPU"; echo $?)" "$(tail -n 15 "$out/ref.log")"
+       "$out/json" get "$out/ref/grade.json" stages.0.reason | grep -q "no usable GPU"; echo $?)" "$(tail -n 15 "$out/ref.log")"
 fi
 
 # a submission (--src): one stage that does not compile, one not submitted
@@ -44,7 +44,7 @@ printf '#include "matmul.h"\nvoid matmul(const float *A, const float *B, float *
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
     built_grade --src "$sub" $stages2 --out "$out/sub-reports" >"$out/sub.log" 2>&1
 st=$?
-sget() { "$out/check" get "$out/sub-reports/grade.json" "$1" 2>/dev/null; }
+sget() { "$out/json" get "$out/sub-reports/grade.json" "$1" 2>/dev/null; }
 check "grader: --src: a kernel.cu that does not compile scores 0 with the compiler's error" \
     "$([ $st = 0 ] && sget stages.0.reason | grep -q "did not compile: exercises/$broken/kernel.cu(2): error"; echo $?)" \
     "$(tail -n 15 "$out/sub.log")"
@@ -59,7 +59,7 @@ mkdir -p "$sub/$broken"
 cp tests/grader/kernels/cublas_call/kernel.cu "$sub/$broken/kernel.cu"
 PATH=$fakebin:$PATH MAKEFLAGS="CUDA_ARCH=${CUDA_ARCH:-90}" \
     built_grade --judge --probed --src "$sub" "$broken" --out "$out/link-reports" >"$out/link.log" 2>&1
-lget() { "$out/check" get "$out/link-reports/grade.json" "$1" 2>/dev/null; }
+lget() { "$out/json" get "$out/link-reports/grade.json" "$1" 2>/dev/null; }
 check "grader: a link failure names the undefined symbol and the policy's sentence (cuBLAS)" \
     "$(lget stages.0.reason | grep -q '^did not link: undefined reference to cublas.*: kernel.cu calls cuBLAS: the lab grades' &&
        lget stages.0.advice.0 | grep -q "the linker's message"; echo $?)" "$(tail -n 15 "$out/link.log")"

@@ -43,6 +43,7 @@ while read -r word name; do
 done < <("$out/check" unit)
 
 . tests/grader/resources.sh
+. tests/grader/json.sh
 
 # ------------------------------------------------------------------ programs
 # One stand-in driver (fake_driver.c) under many names: its name is its
@@ -152,7 +153,7 @@ elapsed=$(($(date +%s) - start))
 check "grader: survives every program in one run (exit 0)" "$([ $status = 0 ]; echo $?)" "$(tail -n 30 "$out/grade.log")"
 check "grader: the whole run is quick (${elapsed} s; four programs cost their 3 s limit)" "$([ "$elapsed" -lt 30 ]; echo $?)"
 
-get() { "$out/check" get "$out/reports/grade.json" "$1" 2>/dev/null; }
+get() { "$out/json" get "$out/reports/grade.json" "$1" 2>/dev/null; }
 i=0
 while IFS='|' read -r name _ _ expect phrase; do
     points="$(get "stages.$i.points")/$(get "stages.$i.max_points")"
@@ -229,14 +230,14 @@ check "grader: progress is printed per stage" \
     "$([ "$(grep -c '^\[[0-9]*/[0-9]*\] ' "$out/grade.log")" = ${#names[@]} ]; echo $?)"
 
 r=$out/reports/results.json
-rtests=$("$out/check" get "$r" tests 2>/dev/null)
+rtests=$("$out/json" get "$r" tests 2>/dev/null)
 check "grader: results.json is Gradescope's format (score, execution_time, tests[])" \
-    "$([ "$rtests" = ${#names[@]} ] && "$out/check" get "$r" score >/dev/null &&
-       "$out/check" get "$r" execution_time >/dev/null &&
-       [ "$("$out/check" get "$r" tests.0.status)" = passed ] &&
-       [ "$("$out/check" get "$r" tests.5.status)" = failed ] &&
-       "$out/check" get "$r" tests.5.output >/dev/null &&
-       [ "$("$out/check" get "$r" tests.0.max_score)" = 10 ]; echo $?)" "tests: $rtests"
+    "$([ "$rtests" = ${#names[@]} ] && "$out/json" get "$r" score >/dev/null &&
+       "$out/json" get "$r" execution_time >/dev/null &&
+       [ "$("$out/json" get "$r" tests.0.status)" = passed ] &&
+       [ "$("$out/json" get "$r" tests.5.status)" = failed ] &&
+       "$out/json" get "$r" tests.5.output >/dev/null &&
+       [ "$("$out/json" get "$r" tests.0.max_score)" = 10 ]; echo $?)" "tests: $rtests"
 check "grader: grade.json's total is the sum of the stages" \
     "$(total=0; for ((k = 0; k < ${#names[@]}; k++)); do total=$((total + $(get "stages.$k.points"))); done
        [ "$(get score)" = "$total" ]; echo $?)"
@@ -336,7 +337,7 @@ rm -rf "$out/sanitize"
 PATH=$fakebin:$PATH build/grader/grade --sanitize --rubric "$zrubric" --seed 5 --out "$out/sanitize" \
     "${zargs[@]}" >"$out/sanitize.log" 2>&1
 st=$?
-zget() { "$out/check" get "$out/sanitize/grade.json" "$1" 2>/dev/null; }
+zget() { "$out/json" get "$out/sanitize/grade.json" "$1" 2>/dev/null; }
 check "sanitize: a race in kernel.cu costs the correctness points, named with its lines" \
     "$([ $st = 0 ] && [ "$(zget stages.0.correct_points)" = 0 ] && [ "$(zget stages.0.points)" = 4 ] &&
        zget stages.0.sanitizer | grep -qF 'exercises/03_tiled/kernel.cu:37, exercises/03_tiled/kernel.cu:41' &&
@@ -444,7 +445,7 @@ rm -rf "$out/bonus"
 ln -sf ../fake "$out/bin/policy_extra" # (a policy_* name: the fake driver's good run)
 o=$(build/grader/grade --lab . --rubric "$brubric" --seed 42 --out "$out/bonus" --unconfined \
     --program "good=$out/bin/good" --program "policy_extra=$out/bin/policy_extra" 2>&1); st=$?
-bget() { "$out/check" get "$out/bonus/$1" "$2" 2>/dev/null; }
+bget() { "$out/json" get "$out/bonus/$1" "$2" 2>/dev/null; }
 check "grader: a bonus stage is scored and shown beside the total, not in it (results.json: extra credit, max_score 0)" \
     "$([ $st = 0 ] && grep -q '^total  *10/10$' <<<"$o" && grep -q '^bonus  *10/10 ' <<<"$o" &&
        grep -q '^policy_extra (bonus) ' <<<"$o" && [ "$(bget grade.json score)" = 10 ] &&
