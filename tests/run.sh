@@ -155,7 +155,9 @@ optional() {
 # --uses: what of the machine the suite changes that others use too (tests/runner.sh)
 why="make release and make class are tested in the instructors' copy (not part of a student release)"
 [ ! -d grader/class ] || suite --uses all programs "the class's programs, built once for the suites that run them" shared_programs
-optional --uses all grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"
+optional --uses all grader-stages "the grader on the real stages, in the lab's own build/ (tests/grader/stages.sh)" \
+    tests/grader/stages.sh "its own tests are not part of a student release"
+optional --uses grade grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"
 optional --uses grade grader-library "the grader: header-only libraries, every solution and skeleton (tests/grader/library.sh)" \
     tests/grader/library.sh "its own tests are not part of a student release"
 optional release "make release, and make check and make grade in the release (tests/class/release.sh)" tests/class/release.sh "$why"

@@ -12,8 +12,9 @@
 # Its parts in files of their own, sourced where they run: tsv.sh (grade.tsv
 # against grade.json), resources.sh (the sentence about registers and spills), again.sh (a second run),
 # emulated.sh (a wrong kernel's CPU emulation),
-# calibrate.sh (make calibrate's arithmetic), real-stages.sh (the real stages without a GPU) and links.sh
-# (a submission's links).
+# calibrate.sh (make calibrate's arithmetic) and links.sh (a submission's
+# links). The grader on the real stages, which grades in the lab's own
+# build/ and so runs alone: tests/grader/stages.sh, a suite of its own.
 # Where a GPU is, tests/grader/gpu-fixtures.sh runs too. Ends with
 # "N passed, N failed[, N skipped]". Run from anywhere; needs
 # build/grader/grade (make build/grader/grade).
@@ -347,7 +348,6 @@ check "sanitize: an error in a library's kernel is noted, not scored" \
     "$(zget stages.1.note)"
 check "sanitize: a clean kernel keeps every point" "$([ "$(zget stages.2.points)" = 10 ]; echo $?)"
 
-. tests/grader/real-stages.sh
 . tests/grader/links.sh
 
 echo "== grader: a student's kernel.cu reaching out of its run in a class (tests/grader/attacks/class_escape)"
@@ -471,11 +471,6 @@ else
     else
         skip "grader: the judge's CUDA IPC probe: build/confine/cuda-probe is not built"
     fi
-    out2=$(built_grade 2>&1); st=$?
-    nstages=$(wc -w <<<"$LAB_STAGES")
-    check "grader: no GPU: builds every stage first, then exit 3 with one line saying there is none" \
-        "$([ $st = 3 ] && [ "$(grep -c "compiles and links$" <<<"$out2")" = "$nstages" ] &&
-           [ "$(grep -c "no NVIDIA GPU" <<<"$out2")" = 1 ]; echo $?)" "$out2"
 fi
 
 echo "== grader: on the GPU (tests/grader/gpu-fixtures.sh)"

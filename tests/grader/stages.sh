@@ -1,8 +1,25 @@
-# tests/grader/real-stages.sh: the grader with the real stages built, and
-# no GPU (a stand-in nvidia-smi): real drivers that find none, --reference,
-# a submission that does not compile, one not submitted, one that does not
-# link. Sourced by tests/grader/run.sh: it uses that script's check, $out
-# and $fakebin.
+#!/usr/bin/env bash
+# tests/grader/stages.sh: the grader with the real stages built, and no GPU
+# (a stand-in nvidia-smi): real drivers that find none, --reference, every
+# stage built first, a submission that does not compile, one not
+# submitted, one that does not link. A suite of make check of its own
+# (tests/run.sh), apart from the grader's other tests (tests/grader/run.sh):
+# it grades in the lab's own build/ (a grade there removes the stages'
+# programs before it builds them again), so it runs alone, and they beside
+# other suites. Ends with "N passed, N failed[, N skipped]"; runs alone too:
+#   bash tests/grader/stages.sh
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+. tools/stages.sh
+NVCC=${NVCC:-nvcc}
+out=build/tests/grader-stages fakebin=build/tests/grader-stages/fakebin
+mkdir -p "$out/bin" "$fakebin"
+if ! tests/grader/programs.sh "$out" 2>"$out/cc.log"; then
+    fail "grader: the test programs compile" "$(cat "$out/cc.log")"
+    totals
+    exit 1
+fi
 echo "== grader: building the real stages"
 # A stand-in nvidia-smi lets the grader go past its GPU check here: it then
 # builds with make -k, checks real objects and runs real drivers, which find
@@ -63,3 +80,14 @@ lget() { "$out/json" get "$out/link-reports/grade.json" "$1" 2>/dev/null; }
 check "grader: a link failure names the undefined symbol and the policy's sentence (cuBLAS)" \
     "$(lget stages.0.reason | grep -q '^did not link: undefined reference to cublas.*: kernel.cu calls cuBLAS: the lab grades' &&
        lget stages.0.advice.0 | grep -q "the linker's message"; echo $?)" "$(tail -n 15 "$out/link.log")"
+
+# every stage, as make grade builds them, where no GPU is (the real
+# nvidia-smi, which lists none)
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    out2=$(built_grade 2>&1); st=$?
+    nstages=$(wc -w <<<"$LAB_STAGES")
+    check "grader: no GPU: builds every stage first, then exit 3 with one line saying there is none" \
+        "$([ $st = 3 ] && [ "$(grep -c "compiles and links$" <<<"$out2")" = "$nstages" ] &&
+           [ "$(grep -c "no NVIDIA GPU" <<<"$out2")" = 1 ]; echo $?)" "$out2"
+fi
+totals
