@@ -142,14 +142,12 @@ build/flags.txt: FORCE
 	@echo '$(FLAGS_TEXT)' | cmp -s - $@ || echo '$(FLAGS_TEXT)' > $@
 FORCE:
 
-build/common/%.o: common/%.c build/flags.txt | build/common
-	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 build/common/%.o: common/%.cu build/flags.txt | build/common
 	$(call step,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 build/judge/%.o: judge/%.cu build/flags.txt
 	@mkdir -p $(@D)
 	$(call step,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -MMD -MP -c $< -o $@
-build/judge/%.o: judge/%.c build/flags.txt
+build/judge/%.o: judge/%.c build/cflags.txt
 	@mkdir -p $(@D)
 	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
 build/judge/%_stub.o: judge/calls.cu build/flags.txt

@@ -13,3 +13,13 @@ JSON_TOOL := build/tools/json
 $(JSON_TOOL): tools/json.c common/util.h $(HOST_LIB)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $< $(HOST_LIB) -lm -o $@
+
+# build/cflags.txt changes when the C compiler's flags do (build/flags.txt
+# when any compiler's do): a C object is not made again for another
+# CUDA_ARCH, which a Slurm cluster coming or going changes (Makefile)
+CFLAGS_TEXT := $(CC) $(ALL_CFLAGS)
+build/cflags.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CFLAGS_TEXT)' | cmp -s - $@ || echo '$(CFLAGS_TEXT)' > $@
+build/common/%.o: common/%.c build/cflags.txt | build/common
+	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
