@@ -448,7 +448,7 @@ export: $(if $(CLASS_SRCS),build/grader/class)
 
 # ------------------------------------------------------------------ tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_LIB_SRCS := $(addprefix common/,args.c policy.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c) $(FAMILY_C_SRCS)
+UNIT_LIB_SRCS := $(addprefix common/,args.c policy.c stats.c compare.c json.c hints.c measure.c spawn.c fdio.c text.c files.c util.c) $(FAMILY_C_SRCS)
 build/tests/unit: $(UNIT_SRCS) $(UNIT_LIB_SRCS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $(UNIT_SRCS) $(UNIT_LIB_SRCS) -lm -o $@

@@ -4,7 +4,7 @@
 # JSON writer (lab.h), starting programs (spawn.h), inside the build's wall
 # (walled.h), and descriptors (fdio.h).
 HOST_LIB := build/common/libhost.a
-$(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o util.o signals.o spawn.o fdio.o walled.o)
+$(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o text.o util.o signals.o spawn.o fdio.o walled.o)
 	$(call step,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 # build/tools/json: the same JSON reader for the scripts (tools/json.c):

@@ -8,7 +8,10 @@
  *               an error (lab_warn: the same line, and it goes on)
  *   jsonread.c  a strict JSON reader for the drivers' records (untrusted
  *               input); the writer is lab.h's lab_json
- *   files.c     a file's text, mkdir -p, whether a program is on PATH
+ *   text.c      a text's lines, words and CSV fields, its first and last
+ *               line, a string that grows (lab_appendf)
+ *   files.c     a file's text, mkdir -p, rm -rf, what is at a path, whether
+ *               a program is on PATH
  *
  * Plain C and POSIX; every name starts with lab_ (tests/layout/names.sh).
  */
@@ -76,13 +79,46 @@ int lab_json_bool_at(const jvalue *v, const char *path);
  * the reason in err ("cannot read it", "not JSON: ..."). */
 jvalue *lab_json_read(const char *path, size_t max, char *err, size_t errlen);
 
+/* ====================================================== text: text.c */
+
+/* Every list below is NULL-terminated, its count in *count (may be NULL),
+ * and freed with lab_list_free (NULL: nothing). */
+void lab_list_free(char **list);
+/* The lines of text (NULL: none), without their newlines. */
+char **lab_lines(const char *text, int *count);
+/* The lines of a file; NULL (count 0) when it cannot be read. */
+char **lab_file_lines(const char *path, int *count);
+/* The words of text, split on blanks (space, tab, newline). */
+char **lab_words(const char *text, int *count);
+/* The fields of a CSV line (RFC 4180 quotes; it ends at a newline); NULL
+ * when a quote is left open. */
+char **lab_csv_fields(const char *line, int *count);
+/* The first line of text, without the newline (new string; "" for NULL). */
+char *lab_first_line(const char *text);
+/* The last non-empty line of text that does not start with skip (NULL:
+ * any), without the newline (new string). */
+char *lab_last_line(const char *text, const char *skip);
+/* *text (a new string or NULL, freed here) with more printed after it;
+ * lab_join puts sep between the two when *list is not empty. */
+void lab_appendf(char **text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lab_join(char **list, const char *sep, const char *word);
+
 /* ==================================================== files: files.c */
 
 /* The text of a file (its first max bytes; 0: all of it), NUL-terminated;
  * NULL when it cannot be read. The caller frees it. */
 char *lab_read_file(const char *path, size_t max);
+/* A file written whole through PATH.tmp and a rename (0, or -1; the .tmp
+ * is removed on failure). */
+int lab_write_atomic(const char *path, const char *text);
 /* mkdir -p: 0, or -1 with errno set (ENOTDIR: path is there, no folder). */
 int lab_mkdirs(const char *path);
+/* rm -rf, without following links. */
+void lab_remove_tree(const char *path);
+/* lstat: 1 when path is there (a link too), and what it is. */
+int lab_exists(const char *path);
+int lab_is_dir(const char *path);       /* follows links */
+int lab_is_link(const char *path);
 /* 1 when an executable named name is on PATH (or name is a path to one). */
 int lab_have_program(const char *name);
 

@@ -50,15 +50,7 @@ static int list_driver_files(const char *probe, const char *path, char *why, siz
     char *argv[] = {(char *)probe, "--files", NULL};
     run_result r;
     grader_run_program(argv, -1, 120, 256u << 10, &r);
-    int ok = r.exited && r.status == 0 && r.tail && r.tail[0] == '/';
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = ok ? fopen(tmp, "w") : NULL;
-    ok = f && fputs(r.tail, f) >= 0;
-    if (f && fclose(f))
-        ok = 0;
-    if (ok && rename(tmp, path))
-        ok = 0;
+    int ok = r.exited && r.status == 0 && r.tail && r.tail[0] == '/' && lab_write_atomic(path, r.tail) == 0;
     if (!ok)
         snprintf(why, len, "cannot list the GPU driver's files (%s --files): %s", probe,
                  r.tail && r.tail[0] ? r.tail : "it said nothing");

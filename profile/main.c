@@ -146,7 +146,7 @@ static int store(const char *expected, const char *stage, const char *gpu, const
 {
     int n = 0, nbody = 0;
     struct stat st;
-    char **old = stat(expected, &st) == 0 && S_ISREG(st.st_mode) ? profile_read_lines(expected, &n) : NULL;
+    char **old = stat(expected, &st) == 0 && S_ISREG(st.st_mode) ? lab_file_lines(expected, &n) : NULL;
     struct line *body = lab_alloc((size_t)(n + t->n + 1) * sizeof *body);
     for (int i = 0; i < n; i++)
         if (old[i][0] != '#' && fields(old[i]) >= 4 &&
@@ -201,8 +201,7 @@ static int store(const char *expected, const char *stage, const char *gpu, const
         free(body[i].text);
     free(body);
     free(tmp);
-    if (old)
-        profile_free_lines(old, n);
+    lab_list_free(old);
     return ok ? 0 : 1;
 }
 
@@ -211,7 +210,7 @@ static int store(const char *expected, const char *stage, const char *gpu, const
 static int stored(const char *expected, const char *stage, const char *gpu, struct kv *r)
 {
     int n, found = 0;
-    char **lines = profile_read_lines(expected, &n);
+    char **lines = lab_file_lines(expected, &n);
     char *first = NULL;
     for (int pass = 0; pass < 2 && !found; pass++)
         for (int i = 0; i < n; i++) {
@@ -233,8 +232,7 @@ static int stored(const char *expected, const char *stage, const char *gpu, stru
             found++;
         }
     free(first);
-    if (lines)
-        profile_free_lines(lines, n);
+    lab_list_free(lines);
     return found;
 }
 

@@ -43,7 +43,7 @@ char *profile_ncu_version(const char *ncu)
 static int unknown_metric(const char *log)
 {
     int n, found = 0;
-    char **lines = profile_read_lines(log, &n);
+    char **lines = lab_file_lines(log, &n);
     for (int i = 0; i < n && !found; i++) {
         for (char *p = lines[i]; *p; p++)
             *p = (char)tolower((unsigned char)*p);
@@ -52,7 +52,7 @@ static int unknown_metric(const char *log)
                 (m && (strstr(m + 6, "not found") || strstr(m + 6, "not supported") ||
                        strstr(m + 6, "not available")));
     }
-    profile_free_lines(lines, n);
+    lab_list_free(lines);
     return found;
 }
 
@@ -147,7 +147,7 @@ done:
 static void quote_log(const char *path, const char *const *prefixes, int keep, int max, int first)
 {
     int n, picked = 0;
-    char **lines = profile_read_lines(path, &n);
+    char **lines = lab_file_lines(path, &n);
     int *pick = lab_alloc((size_t)(n + 1) * sizeof *pick);
     for (int i = 0; i < n; i++) {
         int starts = 0;
@@ -161,7 +161,7 @@ static void quote_log(const char *path, const char *const *prefixes, int keep, i
     for (int i = from; i < to; i++)
         printf("  %s\n", lines[pick[i]]);
     free(pick);
-    profile_free_lines(lines, n);
+    lab_list_free(lines);
 }
 
 void profile_explain(const struct profiler *p, int code, const char *bin, const char *name, const char *ex)

@@ -48,10 +48,6 @@ void profile_grouped(char *buf, size_t size, double v);
 void profile_whole(char *buf, size_t size, double v);
 
 
-/* The lines of a file, without their newlines; NULL where it cannot be read.
- * *n is their number. free_lines frees them. */
-char **profile_read_lines(const char *path, int *n);
-void profile_free_lines(char **lines, int n);
 /* 1 when some line of the file holds text (case-sensitive). */
 int profile_file_has(const char *path, const char *text);
 /* 1 when the file exists and is not empty. */

@@ -133,45 +133,13 @@ void profile_grouped(char *buf, size_t size, double v)
 
 /* ------------------------------------------------------------- files */
 
-char **profile_read_lines(const char *path, int *n)
-{
-    *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    int cap = 64;
-    char **lines = lab_alloc((size_t)cap * sizeof *lines);
-    char *line = NULL;
-    size_t len = 0;
-    ssize_t got;
-    while ((got = getline(&line, &len, f)) >= 0) {
-        if (got > 0 && line[got - 1] == '\n')
-            line[got - 1] = '\0';
-        if (*n == cap) {
-            cap *= 2;
-            lines = lab_grow(lines, (size_t)cap * sizeof *lines);
-        }
-        lines[(*n)++] = lab_strdup(line);
-    }
-    free(line);
-    fclose(f);
-    return lines;
-}
-
-void profile_free_lines(char **lines, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
-}
-
 int profile_file_has(const char *path, const char *text)
 {
     int n, found = 0;
-    char **lines = profile_read_lines(path, &n);
+    char **lines = lab_file_lines(path, &n);
     for (int i = 0; i < n && !found; i++)
         found = strstr(lines[i], text) != NULL;
-    profile_free_lines(lines, n);
+    lab_list_free(lines);
     return found;
 }
 

@@ -76,7 +76,7 @@ static char **graded_row(const char *name)
 {
     char *path = class_row_path(name), *text = lab_read_file(path, 0);
     int n = 0;
-    char **f = text ? intake_csv_fields(text, &n) : NULL;
+    char **f = text ? lab_csv_fields(text, &n) : NULL;
     free(text);
     free(path);
     if (!f) {
@@ -116,7 +116,7 @@ static char *lateness(book_input *in, char **base, long long sent, int extra, ch
         char *taken = graded && off > 0 ? lab_asprintf(": -%g points", off) : lab_strdup("");
         note = lab_asprintf("late %d day%s%s%s", days, days == 1 ? "" : "s", given, taken);
         char *line = lab_asprintf("%s %d day%s%s", base[0], days, days == 1 ? "" : "s", taken + (*taken ? 1 : 0));
-        class_join(&in->late_list, ", ", line);
+        lab_join(&in->late_list, ", ", line);
         free(line);
         free(taken);
         free(given);
@@ -124,7 +124,7 @@ static char *lateness(book_input *in, char **base, long long sent, int extra, ch
         base[cls.nstages + 1] = graded ? lab_asprintf("%g", points - off) : lab_strdup("");
     } else if (sent < 0) {
         note = lab_strdup("submission time unknown (not counted late)");
-        class_join(&in->unknown_list, ", ", base[0]);
+        lab_join(&in->unknown_list, ", ", base[0]);
     }
     free(off_text);
     free(days_text);
@@ -159,7 +159,7 @@ static char **book_row(book_input *in, char **base, const char *id, long long se
     push(&f, &n, notes);
     free(notes);
     free(late);
-    intake_words_free(base);
+    lab_list_free(base);
     return f;
 }
 
@@ -218,7 +218,7 @@ static void apply_times(book_input *in, char **unused)
     *unused = lab_strdup("");
     for (int t = 0; t < in->late.ntimes; t++)
         if (!used[t])
-            class_appendf(unused, "%s%s (line %d)", **unused ? ", " : "", in->late.times[t].f[0], in->late.times[t].line);
+            lab_appendf(unused, "%s%s (line %d)", **unused ? ", " : "", in->late.times[t].f[0], in->late.times[t].line);
     free(used);
 }
 
@@ -259,7 +259,7 @@ static void add_row(book *b, char **row, const char *full_name, const char *emai
 /* A line for the terminal, after the gradebook's. */
 static void add_said(book *b, char *line)
 {
-    class_appendf(&b->said, "%s\n", line);
+    lab_appendf(&b->said, "%s\n", line);
     free(line);
 }
 
@@ -320,7 +320,7 @@ void class_book_make(book *b)
         char **row = book_row(&in, base, r->id, i >= 0 ? in.sent[i].time : NOT_SENT, r->extra_days, NULL);
         add_row(b, row, r->name, r->email, 1);
         if (i < 0)
-            class_join(&missing, ", ", r->name);
+            lab_join(&missing, ", ", r->name);
     }
     for (int i = 0; i < cls.nstudents; i++) {
         if (in.entry_of[i] >= 0)
@@ -329,7 +329,7 @@ void class_book_make(book *b)
         char **row = book_row(&in, graded_row(cls.names[i]), x->sid, x->time, 0, in.nroster ? "not on the roster" : NULL);
         add_row(b, row, cls.names[i], x->email, !in.nroster);
         if (in.nroster)
-            class_join(&unlisted, ", ", cls.names[i]);
+            lab_join(&unlisted, ", ", cls.names[i]);
     }
     say_term(b, &in, missing, unlisted, unused);
     free(who);
@@ -349,11 +349,11 @@ void class_book_make(book *b)
 void class_book_free(book *b)
 {
     for (int r = 0; r < b->nrows; r++) {
-        intake_words_free(b->rows[r]);
+        lab_list_free(b->rows[r]);
         free(b->full_name[r]);
         free(b->email[r]);
     }
-    intake_words_free(b->head);
+    lab_list_free(b->head);
     free(b->rows);
     free(b->full_name);
     free(b->email);

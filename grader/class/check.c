@@ -115,7 +115,7 @@ static char *build_problem(const char *log, const char *stage)
 {
     char *mark = lab_asprintf("build/%s/", stage), *why = NULL;
     int n, from = 0;
-    char **line = intake_lines(log ? log : "", &n);
+    char **line = lab_lines(log ? log : "", &n);
     for (int i = 0; i < n && !why; i++) {
         if (strncmp(line[i], "make: *** [", 11))
             continue;
@@ -128,7 +128,7 @@ static char *build_problem(const char *log, const char *stage)
         }
         from = i + 1;
     }
-    intake_words_free(line);
+    lab_list_free(line);
     free(mark);
     return why ? why : lab_strdup("did not build (see grade.log)");
 }
@@ -239,10 +239,10 @@ static void write_log(const char *path, const char *build, const stage_check *c)
     for (int s = 0; s < cls.nstages; s++) {
         if (!c[s].output)
             continue;
-        class_appendf(&text, "%s== %s on the CPU emulator (judge/launch.sh): %s\n%s",
+        lab_appendf(&text, "%s== %s on the CPU emulator (judge/launch.sh): %s\n%s",
                       *text && text[strlen(text) - 1] != '\n' ? "\n" : "", cls.stages[s], c[s].cell, c[s].output);
     }
-    if (class_write_atomic(path, text))
+    if (lab_write_atomic(path, text))
         lab_warn("cannot write %s", path);
     free(text);
 }
@@ -257,10 +257,10 @@ static void write_tsv(const char *path, const stage_check *c)
         for (char *q = m; *q; q++)
             if (*q == '\t' || *q == '\n' || *q == '\r')
                 *q = ' ';
-        class_appendf(&text, "%s\t%s\t%s\n", cls.stages[s], c[s].cell, m);
+        lab_appendf(&text, "%s\t%s\t%s\n", cls.stages[s], c[s].cell, m);
         free(m);
     }
-    if (class_write_atomic(path, text))
+    if (lab_write_atomic(path, text))
         lab_warn("cannot write %s", path);
     free(text);
 }
@@ -278,9 +278,9 @@ static char *check_notes(const stage_check *c, int *bad)
         if (!list)
             continue;
         if (list == &missing)
-            class_appendf(list, " %s", cls.stages[s]);
+            lab_appendf(list, " %s", cls.stages[s]);
         else
-            class_appendf(list, "%s%s: %s", *notes ? " | " : "", cls.stages[s], c[s].phrase);
+            lab_appendf(list, "%s%s: %s", *notes ? " | " : "", cls.stages[s], c[s].phrase);
         *bad += list == &notes;
     }
     char *all = lab_asprintf("%s%s%s%s%s", *missing ? "not submitted:" : "", missing, *missing && *notes ? " | " : "", notes,
@@ -321,7 +321,7 @@ void class_check_prepared(const char *name, time_t since)
         (long)(time(NULL) - since));
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
-        intake_remove_tree(work);
+        lab_remove_tree(work);
     for (int s = 0; s < cls.nstages; s++) {
         free(c[s].message);
         free(c[s].output);

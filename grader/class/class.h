@@ -84,20 +84,9 @@ extern class_state cls;
  * are lab_warn and lab_fatal's "class: ..." on stderr (common/util.h),
  * lab_fatal with one of the exit statuses above. */
 void class_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* *text (a new string or NULL, freed here) with more printed after it;
- * class_join puts sep between the two when *list is not empty. */
-void class_appendf(char **text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void class_join(char **list, const char *sep, const char *word);
-/* intake_lines, intake_words_free, intake_first_line, intake_remove_tree,
- * intake_exists, intake_is_dir, intake_is_link: grader/intake/intake.h. */
-/* Words of text split on blanks, NULL-terminated (free with intake_words_free). */
-char **class_words(const char *text, int *count);
-/* The last non-empty line of text that does not start with skip (NULL:
- * any), without the newline (new string). */
-char *class_last_line(const char *text, const char *skip);
-/* A file written whole through NAME.tmp and a rename (0, or -1); one is
- * read whole with lab_read_file(path, 0) (common/util.h). */
-int class_write_atomic(const char *path, const char *text);
+/* Text (lab_lines, lab_words, lab_appendf, ...) and files (lab_exists,
+ * lab_remove_tree, lab_write_atomic, lab_read_file, ...) are the helper
+ * library's: common/util.h. A file copied whole: 0, or -1. */
 int class_copy_file(const char *from, const char *to);
 /* 1 when a's time is later than b's, or a exists and b does not (test -nt). */
 int class_newer(const char *a, const char *b);
@@ -207,7 +196,7 @@ void class_summary(void);
 /* One CSV field of text (new string); n of them as a line after *text. */
 char *class_csv(const char *text);
 void class_csv_line(char **text, const char *const *field, int n);
-/* A CSV line's fields: intake_csv_fields (grader/intake/intake.h). */
+/* A CSV line's fields: lab_csv_fields (grader/intake/intake.h). */
 
 /* ============================================================= local.c */
 void class_run_local(const char *todo);

@@ -106,7 +106,7 @@ static void say_left_out(const book *b)
         char **list = !b->listed[r] || !*b->rows[r][id] ? &no_id : !score_of(b, r) ? &blank : NULL;
         if (!list)
             continue;
-        class_join(list, ", ", b->rows[r][0]);
+        lab_join(list, ", ", b->rows[r][0]);
     }
     if (*no_id)
         class_say("left out, not on the roster or without an id: %s", no_id);
@@ -119,7 +119,7 @@ static void say_left_out(const book *b)
 void class_export(const char *formats, const char *assignment)
 {
     int n;
-    char **want = class_words(formats, &n);
+    char **want = lab_words(formats, &n);
     if (!n)
         lab_fatal(CLASS_USAGE, "FORMAT names no format: gradescope, canvas or plain, or several of them");
     for (int i = 0; i < n; i++) {
@@ -143,13 +143,13 @@ void class_export(const char *formats, const char *assignment)
         int rows;
         char *text = format_text(&b, want[i], assignment, &rows);
         char *path = lab_asprintf("%s/gradebook-%s.csv", cls.out, want[i]);
-        if (class_write_atomic(path, text))
+        if (lab_write_atomic(path, text))
             lab_fatal(CLASS_FAILED, "cannot write %s", path);
         class_say("export: %s, %d student%s", path, rows, rows == 1 ? "" : "s");
         free(path);
         free(text);
     }
     say_left_out(&b);
-    intake_words_free(want);
+    lab_list_free(want);
     class_book_free(&b);
 }

@@ -51,7 +51,7 @@ void class_csv_line(char **text, const char *const *field, int n)
 {
     for (int i = 0; i < n; i++) {
         char *v = class_csv(field[i]);
-        class_appendf(text, "%s%s", v, i + 1 < n ? "," : "\n");
+        lab_appendf(text, "%s%s", v, i + 1 < n ? "," : "\n");
         free(v);
     }
 }
@@ -59,7 +59,7 @@ void class_csv_line(char **text, const char *const *field, int n)
 int class_has_row(const char *name)
 {
     char *row = class_row_path(name);
-    int there = intake_exists(row);
+    int there = lab_exists(row);
     free(row);
     return there;
 }
@@ -77,19 +77,19 @@ void class_write_row(const char *name, const char *status, const char *notes, co
     char *line = class_csv(name);
     for (int s = 0; s < cls.nstages; s++) {
         const stage_points *sp = class_points_stage(pts, cls.stages[s]);
-        class_appendf(&line, ",%s", sp ? sp->points : "");
+        lab_appendf(&line, ",%s", sp ? sp->points : "");
     }
-    class_appendf(&line, ",%s", pts ? pts->score : "");
-    class_appendf(&line, ",%s", pts ? pts->max : "");
+    lab_appendf(&line, ",%s", pts ? pts->score : "");
+    lab_appendf(&line, ",%s", pts ? pts->max : "");
     char *field = class_csv(status);
-    class_appendf(&line, ",%s", field);
+    lab_appendf(&line, ",%s", field);
     free(field);
     /* the seed the record says it was graded with (the class's, written as
      * the class wrote it, where the two are one number) */
     const char *seed = cls.seed;
     if (pts && *pts->seed && strtod(pts->seed, NULL) != strtod(cls.seed, NULL))
         seed = pts->seed;
-    class_appendf(&line, ",%s", seed);
+    lab_appendf(&line, ",%s", seed);
     char *cut = lab_strdup(notes);
     if (strlen(cut) > NOTES_MAX) {
         size_t n = NOTES_MAX;
@@ -98,10 +98,10 @@ void class_write_row(const char *name, const char *status, const char *notes, co
         cut[n] = 0;
     }
     field = class_csv(cut);
-    class_appendf(&line, ",%s", field);
+    lab_appendf(&line, ",%s", field);
     char *text = lab_asprintf("%s\n", line);
     char *dir = lab_asprintf("%s/students/%s", cls.out, name), *row = class_row_path(name);
-    if (lab_mkdirs(dir) || class_write_atomic(row, text))
+    if (lab_mkdirs(dir) || lab_write_atomic(row, text))
         lab_warn("cannot write %s", row);
     free(row);
     free(dir);
@@ -116,9 +116,9 @@ static char *row_field(const char *name, int n)
 {
     char *row = class_row_path(name), *text = lab_read_file(row, 0);
     int count = 0;
-    char **f = text ? intake_csv_fields(text, &count) : NULL;
+    char **f = text ? lab_csv_fields(text, &count) : NULL;
     char *v = lab_strdup(f && n >= 1 && n <= count ? f[n - 1] : "");
-    intake_words_free(f);
+    lab_list_free(f);
     free(text);
     free(row);
     return v;
@@ -146,16 +146,16 @@ void class_collect(void)
         class_csv_line(&text, (const char *const *)f, b.ncols);
     }
     char *path = lab_asprintf("%s/gradebook.csv", cls.out);
-    if (class_write_atomic(path, text))
+    if (lab_write_atomic(path, text))
         lab_fatal(CLASS_FAILED, "cannot write %s", path);
     free(path);
     free(text);
     class_summary();
     int n;
-    char **said = intake_lines(b.said, &n);
+    char **said = lab_lines(b.said, &n);
     for (int i = 0; i < n; i++)
         class_say("%s", said[i]);
-    intake_words_free(said);
+    lab_list_free(said);
     class_book_free(&b);
 }
 
@@ -176,7 +176,7 @@ void class_summary(void)
     for (int i = 0, j; i < m; i = j) {
         for (j = i; j < m && !strcmp(status[j], status[i]); j++)
             ;
-        class_appendf(&counts, "%s%s: %d", *counts ? ", " : "", status[i], j - i);
+        lab_appendf(&counts, "%s%s: %d", *counts ? ", " : "", status[i], j - i);
     }
     class_say("gradebook: %s/gradebook.csv, %d student%s%s%s%s", cls.out, m, m == 1 ? "" : "s", *counts ? " (" : "",
         counts, *counts ? ")" : "");

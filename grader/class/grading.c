@@ -97,7 +97,7 @@ int class_prepare_one(const char *name, int ahead)
 {
     char *dir = lab_asprintf("%s/students/%s", cls.out, name), *work = lab_asprintf("%s/work/%s", cls.out, name);
     char *log = lab_asprintf("%s/grade.log", dir);
-    intake_remove_tree(work);
+    lab_remove_tree(work);
     const char *stale[] = {"grade.json", "results.json", "points.tsv"};
     for (int i = 0; i < 3; i++) {
         char *f = lab_asprintf("%s/%s", dir, stale[i]);
@@ -110,7 +110,7 @@ int class_prepare_one(const char *name, int ahead)
     int copied = class_run(cp_argv, &cp) == 0;
     free(lab);
     if (!copied) {
-        char *text = lab_read_file(log, 0), *said = intake_first_line(text);
+        char *text = lab_read_file(log, 0), *said = lab_first_line(text);
         char *notes = lab_asprintf("cannot copy the lab to %s: %s", work, said);
         class_write_row(name, "grader error", notes, NULL);
         free(notes);
@@ -122,7 +122,7 @@ int class_prepare_one(const char *name, int ahead)
     for (int s = 0; copied && s < cls.nstages; s++) {
         const char *st = cls.stages[s];
         char *k = lab_asprintf("%s/kernels/%s/kernel.cu", dir, st), *to = lab_asprintf("%s/exercises/%s/kernel.cu", work, st);
-        if (intake_exists(k))
+        if (lab_exists(k))
             class_copy_file(k, to);
         free(k);
         free(to);
@@ -179,13 +179,13 @@ static char *grader_said(const char *log)
 {
     char *said = NULL;
     int n;
-    char **line = intake_lines(log, &n);
+    char **line = lab_lines(log, &n);
     for (int i = 0; i < n; i++)
         if (!strncmp(line[i], "grade: ", 7)) {
             free(said);
             said = lab_strdup(line[i] + 7);
         }
-    intake_words_free(line);
+    lab_list_free(line);
     return said;
 }
 
@@ -198,7 +198,7 @@ static char *submitted(const char *dir)
     char *list = lab_strdup("");
     for (int i = 0; i < n; i++) {
         if (e[i]->d_name[0] != '.') {
-            class_join(&list, " ", e[i]->d_name);
+            lab_join(&list, " ", e[i]->d_name);
         }
         free(e[i]);
     }
@@ -220,7 +220,7 @@ static void split_stages(const char *name, char **sent, char **missing)
     *missing = lab_strdup("");
     for (int s = 0; s < cls.nstages; s++) {
         char **list = class_submitted_stage(name, cls.stages[s]) ? sent : missing;
-        class_join(list, " ", cls.stages[s]);
+        lab_join(list, " ", cls.stages[s]);
     }
 }
 
@@ -244,7 +244,7 @@ static char **grade_vars(const char *stages, const char *build_log)
     vars[v++] = lab_strdup("REQUIRE_CONFINEMENT=1");
     vars[v++] = lab_strdup("HINTS=0");
     vars[v++] = lab_asprintf("PROBED=%d", cls.gpu_probed);
-    vars[v++] = lab_asprintf("PREBUILT=%d", intake_exists(build_log));
+    vars[v++] = lab_asprintf("PREBUILT=%d", lab_exists(build_log));
     vars[v++] = lab_asprintf("BASELINES=%s/work/baselines.%s.%ld.tsv", cls.out, host, (long)getpid());
     for (int i = 0; i < NSWITCHES; i++)
         if (i != SW_CHECK)
@@ -280,7 +280,7 @@ static int run_grade(const char *work, const char *dir, const char *log, char **
     const char *reports[] = {"grade.json", "results.json"};
     for (int i = 0; i < 2; i++) {
         char *from = lab_asprintf("%s/%s", work, reports[i]), *to = lab_asprintf("%s/%s", dir, reports[i]);
-        if (intake_exists(from))
+        if (lab_exists(from))
             class_copy_file(from, to);
         free(from);
         free(to);
@@ -298,7 +298,7 @@ static char *graded_notes(const points *have, const char *missing)
         const stage_points *sp = &have->stages[s];
         char *word = lab_asprintf(" %s ", sp->name);
         if (*sp->phrase && !strstr(pad, word)) {
-            class_appendf(&notes, "%s%s: %s", *notes ? " | " : "", sp->name, sp->phrase);
+            lab_appendf(&notes, "%s%s: %s", *notes ? " | " : "", sp->name, sp->phrase);
         }
         free(word);
     }
@@ -330,7 +330,7 @@ static const char *status_and_notes(int status, const char *text, const points *
     } else if (text && strstr(text, "No rule to make target 'grade'")) {
         *notes = lab_strdup("this lab has no make grade (no grader/)");
     } else {
-        char *last = said ? lab_strdup(said) : class_last_line(text, "make: ***");
+        char *last = said ? lab_strdup(said) : lab_last_line(text, "make: ***");
         *notes = lab_asprintf("make grade ended with status %d: %s", status, last);
         free(last);
     }
@@ -382,7 +382,7 @@ static void say_done(const char *name, const char *st_text, const points *have, 
         free(score);
         score = lab_asprintf(", %s/%s points", have->score, have->max);
         if (atof(have->bonus_max) > 0) {
-            class_appendf(&score, " + %s/%s bonus", have->bonus, have->bonus_max);
+            lab_appendf(&score, " + %s/%s bonus", have->bonus, have->bonus_max);
         }
     }
     mark_graded(name);
@@ -407,7 +407,7 @@ void class_grade_prepared(const char *name)
     char *sent = submitted(dir);
     char *header = lab_asprintf("class grading of %s with seed %s, stages: %s\nCUDA_VISIBLE_DEVICES=%s\nsubmitted: %s\n\n",
                        name, cls.seed, stages, gpu && *gpu ? gpu : "(not set)", sent);
-    if (class_write_atomic(log, header))
+    if (lab_write_atomic(log, header))
         lab_warn("cannot write %s", log);
     free(header);
     free(sent);
@@ -415,7 +415,7 @@ void class_grade_prepared(const char *name)
     int status = run_grade(work, dir, log, vars, &text);
     points pts, *have = NULL;
     char err[256] = "", *json = lab_asprintf("%s/grade.json", dir);
-    int there = intake_exists(json);
+    int there = lab_exists(json);
     if (there && class_points_read(json, &pts, err, sizeof err) == 0) {
         have = &pts;
         class_points_add_missing(have, missing);
@@ -428,11 +428,11 @@ void class_grade_prepared(const char *name)
     class_write_row(name, st_text, notes, have);
     const char *keep = getenv("KEEP_WORK");
     if (!keep || strcmp(keep, "1"))
-        intake_remove_tree(work);
+        lab_remove_tree(work);
     say_done(name, st_text, have, t0);
     if (have)
         class_points_free(have);
-    intake_words_free(vars);
+    lab_list_free(vars);
     free(notes);
     free(text);
     free(stages);

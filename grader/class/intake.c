@@ -82,7 +82,7 @@ static char *submission_hash(const char *submissions, int student)
     char *src = lab_asprintf("%s/%s", submissions, cls.entries[student]);
     long long budget = MAX_UNPACKED_BYTES;
     unsigned long long h = 0xcbf29ce484222325ull;
-    h = intake_is_dir(src) ? hash_tree(h, src, 0, &budget) : hash_file(h, src, &budget);
+    h = lab_is_dir(src) ? hash_tree(h, src, 0, &budget) : hash_file(h, src, &budget);
     free(src);
     return lab_asprintf("%016llx", h);
 }
@@ -106,7 +106,7 @@ int class_intake(const char *submissions, int student)
     const char *name = cls.names[student], *entry = cls.entries[student];
     char *dir = lab_asprintf("%s/students/%s", cls.out, name), *unpacked = lab_asprintf("%s/work/%s.unpacked", cls.out, name);
     char *src = lab_asprintf("%s/%s", submissions, entry), *kernels = lab_asprintf("%s/kernels", dir), *why = NULL;
-    intake_remove_tree(dir);
+    lab_remove_tree(dir);
     lab_mkdirs(kernels);
     submission_stages st = {cls.stages, cls.nstages};
     int n = intake_take_kernels(src, &st, unpacked, kernels, &why);
@@ -118,7 +118,7 @@ int class_intake(const char *submissions, int student)
     }
     class_record_sent(submissions, student);
     char *hash = submission_hash(submissions, student), *hash_path = lab_asprintf("%s/submission.hash", dir);
-    if (class_write_atomic(hash_path, hash))
+    if (lab_write_atomic(hash_path, hash))
         lab_warn("cannot write %s: a change to this submission will not be seen", hash_path);
     free(hash_path);
     free(hash);
@@ -139,7 +139,7 @@ int class_intake(const char *submissions, int student)
 int class_submitted_stage(const char *name, const char *st)
 {
     char *k = lab_asprintf("%s/students/%s/kernels/%s/kernel.cu", cls.out, name, st);
-    int there = intake_exists(k);
+    int there = lab_exists(k);
     free(k);
     return there;
 }

@@ -161,7 +161,7 @@ void class_record_sent(const char *submissions, int student)
     struct stat st;
     if (intake_export_facts_of(submissions, entry, &x) == 0 && x.created_at && parse_time(x.created_at, &t) == 0) {
         from = "Gradescope's submission_metadata.yml";
-    } else if (intake_is_dir(src)) {
+    } else if (lab_is_dir(src)) {
         t = newest_file(src, 0);
         from = "the newest file of the folder";
     } else if (!stat(src, &st)) {
@@ -171,7 +171,7 @@ void class_record_sent(const char *submissions, int student)
     char *sid = field_text(x.sid), *email = field_text(x.email);
     char *text = lab_asprintf("time\t%lld\nfrom\t%s\nsid\t%s\nemail\t%s\n", t, t < 0 ? "unknown" : from, sid, email);
     char *path = lab_asprintf("%s/students/%s/submission.tsv", cls.out, cls.names[student]);
-    if (class_write_atomic(path, text))
+    if (lab_write_atomic(path, text))
         lab_warn("cannot write %s: this submission's time will be unknown", path);
     free(path);
     free(text);
@@ -190,7 +190,7 @@ void class_sent_read(const char *name, sent_facts *f)
     char **to[] = {&f->from, &f->sid, &f->email};
     const char *key[] = {"from\t", "sid\t", "email\t"};
     int n;
-    char **line = intake_lines(text, &n);
+    char **line = lab_lines(text, &n);
     for (int i = 0; i < n; i++) {
         if (!strncmp(line[i], "time\t", 5))
             f->time = strtoll(line[i] + 5, NULL, 10);
@@ -198,7 +198,7 @@ void class_sent_read(const char *name, sent_facts *f)
             if (!*to[k] && !strncmp(line[i], key[k], strlen(key[k])))
                 *to[k] = lab_strdup(line[i] + strlen(key[k]));
     }
-    intake_words_free(line);
+    lab_list_free(line);
     free(text);
     for (int k = 0; k < 3; k++)
         if (!*to[k])
@@ -246,12 +246,12 @@ static char *late_conf(const char *key)
     char *path = lab_asprintf("%s/late.conf", cls.out), *text = lab_read_file(path, 1 << 16), *v = NULL;
     free(path);
     int n;
-    char **line = intake_lines(text, &n);
+    char **line = lab_lines(text, &n);
     size_t k = strlen(key);
     for (int i = 0; i < n && !v; i++)
         if (!strncmp(line[i], key, k) && line[i][k] == '=')
             v = lab_strdup(line[i] + k + 1);
-    intake_words_free(line);
+    lab_list_free(line);
     free(text);
     return v;
 }
@@ -300,7 +300,7 @@ void class_late_keep(const char *times, const char *deadline, const char *penalt
         parse_time(given, &t);
         char *text = lab_asprintf("deadline=%lld\ndeadline_given=%s\nlate_penalty=%s\n", t, given, points);
         char *path = lab_asprintf("%s/late.conf", cls.out), *shown = class_time_text(t);
-        if (class_write_atomic(path, text))
+        if (lab_write_atomic(path, text))
             lab_fatal(CLASS_FAILED, "cannot write %s", path);
         class_say("deadline: %s, %s points off for each day late (kept in %s)", shown, points, path);
         free(shown);
@@ -324,7 +324,7 @@ void class_late_load(late_policy *p)
     free(deadline);
     free(penalty);
     char *kept = lab_asprintf("%s/times.csv", cls.out), *why = NULL;
-    if (intake_exists(kept) && (p->ntimes = times_read(kept, &p->times, &p->times_at, &why)) < 0)
+    if (lab_exists(kept) && (p->ntimes = times_read(kept, &p->times, &p->times_at, &why)) < 0)
         lab_fatal(CLASS_BAD_TERM, "the class's TIMES %s; give make class TIMES= again", why);
     free(kept);
 }

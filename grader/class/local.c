@@ -52,15 +52,15 @@ static void worker(const char *gpu)
     if (strcmp(gpu, "none"))
         setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
     char *ready_dir = lab_asprintf("%s/ready", claims);
-    int built = intake_is_dir(ready_dir);
+    int built = lab_is_dir(ready_dir);
     free(ready_dir);
     for (;;) {
         int left = 0, took = 0;
         for (int i = 0; i < ntodo && !took; i++) {
             char *grade = claim("grade", todo[i]), *ready = claim("ready", todo[i]);
-            if (!intake_is_dir(grade)) {
+            if (!lab_is_dir(grade)) {
                 left = 1;
-                if ((!built || intake_exists(ready)) && mkdir(grade, 0755) == 0) {
+                if ((!built || lab_exists(ready)) && mkdir(grade, 0755) == 0) {
                     class_say("grading %s%s%s", todo[i], strcmp(gpu, "none") ? " on GPU " : "",
                         strcmp(gpu, "none") ? gpu : "");
                     if (built)
@@ -88,7 +88,7 @@ static long built_ahead(void)
     long n = 0;
     for (int i = 0; i < ntodo; i++) {
         char *build = claim("build", todo[i]), *grade = claim("grade", todo[i]);
-        n += intake_is_dir(build) && !intake_is_dir(grade);
+        n += lab_is_dir(build) && !lab_is_dir(grade);
         free(grade);
         free(build);
     }
@@ -110,7 +110,7 @@ static void builder(void)
                 class_check_prepared(todo[i], t0);
             } else if (prepared) {
                 char *ready = claim("ready", todo[i]);
-                if (class_write_atomic(ready, ""))
+                if (lab_write_atomic(ready, ""))
                     lab_warn("cannot write %s", ready);
                 free(ready);
             } else {
@@ -193,7 +193,7 @@ static void wait_all(void)
             for (int i = 0; i < npids; i++)
                 while (pids[i] > 0 && waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
                     ;
-            intake_remove_tree(claims);
+            lab_remove_tree(claims);
             class_say("class: stopped; run the same command again to grade the rest");
             exit(130);
         }
@@ -214,7 +214,7 @@ static void build_lab_once(void)
     char *lab = lab_asprintf("%s/lab", cls.out), *jobs = lab_asprintf("-j%ld", class_cpus());
     char *log = lab_asprintf("%s/logs/lab-build.log", cls.out);
     char *arch = cls.arch ? lab_asprintf("CUDA_ARCH=%s", cls.arch) : lab_strdup("CUDA_ARCH=");
-    char **targets = cls.sw[SW_CHECK] ? class_check_lab_targets() : class_words("all", NULL);
+    char **targets = cls.sw[SW_CHECK] ? class_check_lab_targets() : lab_words("all", NULL);
     int n = 0;
     while (targets[n])
         n++;
@@ -240,7 +240,7 @@ static void build_lab_once(void)
     if (class_run(argv, &p) != 0)
         class_say("class: the lab's own build failed (see %s); each student's copy builds from scratch", log);
     free(argv);
-    intake_words_free(targets);
+    lab_list_free(targets);
     free(arch);
     free(log);
     free(jobs);
@@ -256,11 +256,11 @@ static char **gpus_to_use(const char *listed)
     for (char *c = gpus; *c; c++)
         if (*c == ',')
             *c = ' ';
-    char **gpu = class_words(gpus, NULL);
+    char **gpu = lab_words(gpus, NULL);
     free(gpus);
     if (!gpu[0]) {
-        intake_words_free(gpu);
-        gpu = class_words("none", NULL);
+        lab_list_free(gpu);
+        gpu = lab_words("none", NULL);
     }
     return gpu;
 }
@@ -308,9 +308,9 @@ static char *cpu_list(const cpu_set_t *set)
         while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
             last++;
         if (last > c)
-            class_appendf(&list, "%s%d-%d", *list ? "," : "", c, last);
+            lab_appendf(&list, "%s%d-%d", *list ? "," : "", c, last);
         else
-            class_appendf(&list, "%s%d", *list ? "," : "", c);
+            lab_appendf(&list, "%s%d", *list ? "," : "", c);
     }
     return list;
 }
@@ -384,7 +384,7 @@ static void say_rate(int nworkers)
     int graded = 0;
     for (int i = 0; i < ntodo; i++) {
         char *m = lab_asprintf("%s/%s", marks, todo[i]);
-        graded += intake_is_dir(m);
+        graded += lab_is_dir(m);
         free(m);
     }
     free(marks);
@@ -397,14 +397,14 @@ static void say_rate(int nworkers)
 void class_run_local(const char *todo_file)
 {
     char *text = lab_read_file(todo_file, 0);
-    todo = intake_lines(text, &ntodo);
+    todo = lab_lines(text, &ntodo);
     free(text);
     char *listed = class_listed_gpus();
     const char *class_make = getenv("CLASS_MAKE");
     int stand_in = class_make && *class_make, check = cls.sw[SW_CHECK];
     char **gpu = gpus_to_use(listed);
     char *flags = lab_asprintf("%s/lab/build/flags.txt", cls.out);
-    if ((*listed || check) && !stand_in && lab_have_program("nvcc") && !intake_exists(flags))
+    if ((*listed || check) && !stand_in && lab_have_program("nvcc") && !lab_exists(flags))
         build_lab_once();
     free(flags);
     long builders = how_many_builders(*listed != 0, stand_in, check);
@@ -454,7 +454,7 @@ void class_run_local(const char *todo_file)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGCHLD, &old_chld, NULL);
     sigprocmask(SIG_SETMASK, &before, NULL);
-    intake_remove_tree(claims);
+    lab_remove_tree(claims);
     free((char *)claims);
     claims = NULL;
     free(cls.clock_marks);
@@ -462,7 +462,7 @@ void class_run_local(const char *todo_file)
     cls.clock_start = 0;
     free(pids);
     pids = NULL;
-    intake_words_free(gpu);
+    lab_list_free(gpu);
     free(listed);
-    intake_words_free(todo);
+    lab_list_free(todo);
 }

@@ -139,11 +139,11 @@ static void grade_class(const char *submissions, const char *backend, const char
 {
     if (!submissions)
         usage("--submissions DIR is needed");
-    if (!intake_is_dir(submissions))
+    if (!lab_is_dir(submissions))
         lab_fatal(CLASS_FAILED, "%s is not a folder", submissions);
     char *conf = lab_asprintf("%s/class.conf", cls.out);
     int check = switches[SW_CHECK];
-    if (!intake_exists(conf) && !check)
+    if (!lab_exists(conf) && !check)
         stop_without_gpu(backend);
     free(conf);
     if (strchr(cls.out, '\'') || strchr(cls.out, '\n'))
@@ -179,7 +179,7 @@ static void grade_class(const char *submissions, const char *backend, const char
         if (!needs_grading(name, retry) && !class_submission_changed(submissions, i)) {
             done_before++;
         } else if (class_intake(submissions, i)) {
-            class_appendf(&list, "%s\n", name);
+            lab_appendf(&list, "%s\n", name);
             n++;
         } else {
             refused++;
@@ -189,7 +189,7 @@ static void grade_class(const char *submissions, const char *backend, const char
             free(notes);
         }
     }
-    if (class_write_atomic(todo, list))
+    if (lab_write_atomic(todo, list))
         lab_fatal(CLASS_FAILED, "cannot write %s", todo);
     free(list);
     class_say("%d students, seed %s: %d graded before, %d refused now, %d to grade (%s)", m, cls.seed, done_before, refused,
@@ -342,9 +342,9 @@ static void set_make_and_self(void)
     unsetenv("MFLAGS");
     unsetenv("MAKELEVEL");
     const char *make = getenv("CLASS_MAKE");
-    cls.make_cmd = class_words(make && *make ? make : "make", NULL);
+    cls.make_cmd = lab_words(make && *make ? make : "make", NULL);
     if (!cls.make_cmd[0])
-        cls.make_cmd = class_words("make", NULL);
+        cls.make_cmd = lab_words("make", NULL);
     char self[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0)

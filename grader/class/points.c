@@ -220,7 +220,7 @@ static void add_to(char **t, double x)
 
 void class_points_add_missing(points *p, const char *missing)
 {
-    char **w = class_words(missing, NULL);
+    char **w = lab_words(missing, NULL);
     for (int i = 0; w[i]; i++) {
         if (class_points_stage(p, w[i]))
             continue;
@@ -237,5 +237,5 @@ void class_points_add_missing(points *p, const char *missing)
         else
             add_to(&p->score, 0);
     }
-    intake_words_free(w);
+    lab_list_free(w);
 }

@@ -51,15 +51,15 @@ int class_csv_file(const char *path, const char *const *heads, csv_row **rows, c
     }
     int nlines, n = 0;
     /* a spreadsheet's UTF-8 byte-order mark */
-    char **line = intake_lines(strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3, &nlines);
+    char **line = lab_lines(strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3, &nlines);
     free(text);
     for (int i = 0; i < nlines; i++) {
         int count;
-        char **f = intake_csv_fields(line[i], &count);
+        char **f = lab_csv_fields(line[i], &count);
         if (!f) {
             *why = lab_asprintf("%s line %d: a quote is left open (a field that holds a comma is written \"Lee, Jo\")", path,
                        i + 1);
-            intake_words_free(line);
+            lab_list_free(line);
             class_csv_rows_free(*rows, n);
             *rows = NULL;
             return -1;
@@ -70,20 +70,20 @@ int class_csv_file(const char *path, const char *const *heads, csv_row **rows, c
         }
         int blank = count == 1 && !*f[0];
         if (blank || (n == 0 && is_header(f[0], heads))) {
-            intake_words_free(f);
+            lab_list_free(f);
             continue;
         }
         *rows = lab_grow(*rows, (size_t)(n + 1) * sizeof **rows);
         (*rows)[n++] = (csv_row){f, count, i + 1};
     }
-    intake_words_free(line);
+    lab_list_free(line);
     return n;
 }
 
 char *class_keep_given(const char *path, const char *as)
 {
     char *text = lab_read_file(path, MAX_GIVEN_BYTES), *kept = lab_asprintf("%s/%s", cls.out, as);
-    if (!text || class_write_atomic(kept, text))
+    if (!text || lab_write_atomic(kept, text))
         lab_fatal(CLASS_FAILED, "cannot copy %s to %s", path, kept);
     free(text);
     return kept;
@@ -92,7 +92,7 @@ char *class_keep_given(const char *path, const char *as)
 void class_csv_rows_free(csv_row *rows, int n)
 {
     for (int i = 0; i < n; i++)
-        intake_words_free(rows[i].f);
+        lab_list_free(rows[i].f);
     free(rows);
 }
 
@@ -203,7 +203,7 @@ int class_roster_load(roster_entry **out)
     char *kept = lab_asprintf("%s/roster.csv", cls.out), *why = NULL;
     *out = NULL;
     int n = 0;
-    if (intake_exists(kept) && (n = roster_read(kept, out, &why)) < 0)
+    if (lab_exists(kept) && (n = roster_read(kept, out, &why)) < 0)
         lab_fatal(CLASS_BAD_TERM, "the class's roster %s; give make class ROSTER= again", why);
     free(kept);
     return n;

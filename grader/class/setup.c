@@ -56,7 +56,7 @@ static void load_students(void)
     cls.nstudents = 0;
     for (char *p = text; p && *p;) {
         size_t n = strcspn(p, "\n");
-        char *line = intake_first_line(p);
+        char *line = lab_first_line(p);
         char *tab = strchr(line, '\t');
         if (tab) {
             *tab = 0;
@@ -80,7 +80,7 @@ void class_load(void)
     cls.seed = conf_get("seed");
     if (!stages || !cls.seed)
         lab_fatal(CLASS_FAILED, "%s holds no class", cls.out);
-    char **w = class_words(stages, &cls.nstages);
+    char **w = lab_words(stages, &cls.nstages);
     if (cls.nstages > MAX_CLASS_STAGES)
         lab_fatal(CLASS_FAILED, "%s/class.conf names more than %d stages", cls.out, MAX_CLASS_STAGES);
     for (int i = 0; i < cls.nstages; i++)
@@ -105,10 +105,10 @@ static char *resolve_stages(const char *want)
     } table[] = {LAB_STAGE_TABLE};
     char *all = lab_strdup("");
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        class_join(&all, " ", table[i].name);
+        lab_join(&all, " ", table[i].name);
     if (!want || !*want)
         return all;
-    char **w = class_words(want, NULL), **every = class_words(all, NULL);
+    char **w = lab_words(want, NULL), **every = lab_words(all, NULL);
     char *result = lab_strdup("");
     for (int i = 0; w[i]; i++) {
         const char *found = NULL;
@@ -119,12 +119,12 @@ static char *resolve_stages(const char *want)
             lab_fatal(CLASS_FAILED, "no stage matches '%s'; the stages are: %s", w[i], all);
         char *padded = lab_asprintf(" %s ", result), *word = lab_asprintf(" %s ", found);
         if (!strstr(padded, word))
-            class_join(&result, " ", found);
+            lab_join(&result, " ", found);
         free(padded);
         free(word);
     }
-    intake_words_free(w);
-    intake_words_free(every);
+    lab_list_free(w);
+    lab_list_free(every);
     free(all);
     return result;
 }
@@ -134,7 +134,7 @@ static void make_lab(const char *lab)
 {
     char *dest = lab_asprintf("%s/lab", cls.out), *log = lab_asprintf("%s/logs/release.log", cls.out);
     char *release = lab_asprintf("%s/tools/release.sh", lab);
-    intake_remove_tree(dest);
+    lab_remove_tree(dest);
     if (access(release, X_OK))
         lab_fatal(CLASS_FAILED, "%s has no tools/release.sh: class grading needs the instructors' copy of the lab", lab);
     char *argv[] = {release, dest, NULL};
@@ -142,11 +142,11 @@ static void make_lab(const char *lab)
     int st = class_run(argv, &p);
     char *text = lab_read_file(log, 0);
     int n;
-    char **line = intake_lines(text, &n);
+    char **line = lab_lines(text, &n);
     if (st) {
         char *tail = lab_strdup("");
         for (int i = n > 3 ? n - 3 : 0; i < n; i++) {
-            class_join(&tail, "\n", line[i]);
+            lab_join(&tail, "\n", line[i]);
         }
         lab_fatal(CLASS_FAILED, "could not copy the lab into %s: %s", dest, tail);
     }
@@ -167,7 +167,7 @@ static void make_lab(const char *lab)
     for (int i = at + 1; i < n; i++)
         if (!strstr(line[i], "is a git repository"))
             class_say("%s", line[i] + (strncmp(line[i], "release: ", 9) ? 0 : 9));
-    intake_words_free(line);
+    lab_list_free(line);
     free(made);
     free(text);
     free(release);
@@ -219,9 +219,9 @@ static void write_class_conf(const char *conf, const char *stages, const char *s
     strftime(created, sizeof created, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     char *text = lab_asprintf("seed=%s\nstages=%s\n", seed, stages);
     for (int i = 0; i < NSWITCHES; i++)
-        class_appendf(&text, "%s=%d\n", switch_name[i], switches_on[i] ? 1 : 0);
-    class_appendf(&text, "created=%s\n", created);
-    if (class_write_atomic(conf, text))
+        lab_appendf(&text, "%s=%d\n", switch_name[i], switches_on[i] ? 1 : 0);
+    lab_appendf(&text, "created=%s\n", created);
+    if (lab_write_atomic(conf, text))
         lab_fatal(CLASS_FAILED, "cannot write %s", conf);
     free(text);
     free(seed);
@@ -233,14 +233,14 @@ static void write_submissions_and_copy_self(const char *submissions)
 {
     char *subs = class_abs_path(submissions), *path = lab_asprintf("%s/submissions.conf", cls.out);
     char *text = lab_asprintf("submissions=%s\n", subs);
-    if (class_write_atomic(path, text))
+    if (lab_write_atomic(path, text))
         lab_fatal(CLASS_FAILED, "cannot write %s", path);
     free(text);
     free(path);
     free(subs);
     char *bin = lab_asprintf("%s/bin/class", cls.out), *tmp = lab_asprintf("%s/bin/class.tmp", cls.out);
-    if (intake_is_dir(bin) && !intake_is_link(bin))
-        intake_remove_tree(bin);
+    if (lab_is_dir(bin) && !lab_is_link(bin))
+        lab_remove_tree(bin);
     if (class_copy_file(cls.self, tmp) || chmod(tmp, 0755) || rename(tmp, bin))
         lab_fatal(CLASS_FAILED, "cannot copy %s to %s", cls.self, bin);
     free(bin);
@@ -258,14 +258,14 @@ void class_setup(const char *lab, const char *submissions, const char *stages_ar
         free(d);
     }
     char *stages_tsv = lab_asprintf("%s/lab/stages.tsv", cls.out);
-    if (!intake_exists(stages_tsv))
+    if (!lab_exists(stages_tsv))
         make_lab(lab);
     else
         class_say("the lab every student is graded with: %s/lab (made by the first run of this class)", cls.out);
     free(stages_tsv);
     char *stages = resolve_stages(stages_arg);
     char *conf = lab_asprintf("%s/class.conf", cls.out);
-    if (intake_exists(conf))
+    if (lab_exists(conf))
         same_as_before(stages, stages_arg, seed_arg, switches_on);
     else
         write_class_conf(conf, stages, seed_arg, switches_on);
@@ -301,13 +301,13 @@ void class_check_confinement(void)
         probe = lab_strdup(given);
     } else {
         const char *cc = getenv("CC");
-        char **argv = class_words(cc && *cc ? cc : "cc", NULL);
+        char **argv = lab_words(cc && *cc ? cc : "cc", NULL);
         int n = 0;
         while (argv[n])
             n++;
         /* the wall's own files: the Makefile's CONFINE_SRCS, compiled in */
         int nsrcs = 0;
-        char **srcs = class_words(LAB_CONFINE_SRCS, &nsrcs);
+        char **srcs = lab_words(LAB_CONFINE_SRCS, &nsrcs);
         argv = lab_grow(argv, (n + 9 + nsrcs) * sizeof *argv);
         argv[n++] = lab_strdup("-O2");
         argv[n++] = lab_strdup("-std=c11");
@@ -316,7 +316,7 @@ void class_check_confinement(void)
         argv[n++] = lab_asprintf("-I%s/lab/common", cls.out);
         for (int i = 0; i < nsrcs; i++)
             argv[n++] = lab_asprintf("%s/lab/%s", cls.out, srcs[i]);
-        intake_words_free(srcs);
+        lab_list_free(srcs);
         argv[n++] = lab_strdup("-o");
         argv[n++] = probe = lab_asprintf("%s/bin/confine", cls.out);
         argv[n] = NULL;
@@ -325,7 +325,7 @@ void class_check_confinement(void)
             probe = NULL;
         else
             probe = lab_strdup(probe);
-        intake_words_free(argv);
+        lab_list_free(argv);
     }
     char *said = NULL;
     if (probe) {
@@ -343,7 +343,7 @@ void class_check_confinement(void)
         char *why = said && *said ? lab_strdup(said) : NULL;
         if (!why) {
             char *text = lab_read_file(log, 0);
-            char *last = class_last_line(text, NULL);
+            char *last = lab_last_line(text, NULL);
             why = lab_asprintf("confine could not be built: %s", last);
             free(last);
             free(text);
@@ -375,16 +375,16 @@ void class_list_submissions(const char *submissions)
     char *text = lab_strdup("");
     for (int i = 0; i < n; i++) {
         char *path = lab_asprintf("%s/%s", submissions, e[i].entry);
-        if (!intake_is_dir(path) && !e[i].archive) {
+        if (!lab_is_dir(path) && !e[i].archive) {
             lab_warn("ignored %s: not a folder, a tarball or a zip file", path);
         } else {
-            class_appendf(&text, "%s\t%s\n", e[i].name, e[i].entry);
+            lab_appendf(&text, "%s\t%s\n", e[i].name, e[i].entry);
         }
         free(path);
     }
     intake_named_entries_free(e, n);
     char *path = lab_asprintf("%s/students.tsv", cls.out);
-    if (class_write_atomic(path, text))
+    if (lab_write_atomic(path, text))
         lab_fatal(CLASS_FAILED, "cannot write %s", path);
     free(path);
     free(text);

@@ -26,14 +26,14 @@ static char **task_students(const char *todo, long index, int *n)
 {
     char *text = lab_read_file(todo, 0);
     int all;
-    char **line = intake_lines(text, &all);
+    char **line = lab_lines(text, &all);
     free(text);
     char **mine = lab_grow(NULL, (cls.per_task + 1) * sizeof *mine);
     *n = 0;
     for (long i = index * cls.per_task; i >= 0 && i < all && i < (index + 1) * cls.per_task; i++)
         mine[(*n)++] = lab_strdup(line[i]);
     mine[*n] = NULL;
-    intake_words_free(line);
+    lab_list_free(line);
     return mine;
 }
 
@@ -46,7 +46,7 @@ char *class_status_line(const char *array, const char *todo)
         char *argv[] = {"squeue", "-h", "-j", (char *)array, "-t", "R", "-o", "%K", NULL};
         char *text = intake_output_of(argv, NULL);
         int n;
-        char **task = intake_lines(text, &n);
+        char **task = lab_lines(text, &n);
         for (int i = 0; i < n; i++) {
             char *end;
             long k = strtol(task[i], &end, 10);
@@ -59,13 +59,13 @@ char *class_status_line(const char *array, const char *todo)
                 int done = class_newer(row, todo);
                 free(row);
                 if (!done) {
-                    class_join(&running, " ", names[j]);
+                    lab_join(&running, " ", names[j]);
                     break;
                 }
             }
-            intake_words_free(names);
+            lab_list_free(names);
         }
-        intake_words_free(task);
+        lab_list_free(task);
         free(text);
     }
     char *line = lab_asprintf("%d of %d done%s%s", class_done_count(), cls.nstudents, *running ? "; grading now: " : "", running);
@@ -90,12 +90,12 @@ static char *submit(char **argv, const char *script)
 static char *stamped_todo(const char *todo_file, int *n)
 {
     char *text = lab_read_file(todo_file, 0);
-    intake_words_free(intake_lines(text, n));
+    lab_list_free(lab_lines(text, n));
     char stamp[32];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
     char *todo = lab_asprintf("%s/logs/todo-%s.txt", cls.out, stamp);
-    if (class_write_atomic(todo, text ? text : ""))
+    if (lab_write_atomic(todo, text ? text : ""))
         lab_fatal(CLASS_FAILED, "cannot write %s", todo);
     free(text);
     return todo;
@@ -105,7 +105,7 @@ static char *stamped_todo(const char *todo_file, int *n)
  * SLURM_EXTRA) into opt: how many. */
 static int both_jobs_options(char **opt)
 {
-    char **extra = class_words(getenv("SLURM_EXTRA"), NULL);
+    char **extra = lab_words(getenv("SLURM_EXTRA"), NULL);
     int o = 0;
     if (*env_or("SLURM_PARTITION", ""))
         opt[o++] = lab_asprintf("--partition=%s", getenv("SLURM_PARTITION"));
@@ -113,7 +113,7 @@ static int both_jobs_options(char **opt)
         opt[o++] = lab_asprintf("--account=%s", getenv("SLURM_ACCOUNT"));
     for (int i = 0; extra[i] && o < 48; i++)
         opt[o++] = lab_strdup(extra[i]);
-    intake_words_free(extra);
+    lab_list_free(extra);
     return o;
 }
 
@@ -225,19 +225,19 @@ void class_array_task(const char *index, const char *todo)
 {
     if (!*index || index[strspn(index, "0123456789")])
         lab_fatal(CLASS_FAILED, "--task takes the array task's index, not '%s'", index);
-    if (!todo || !intake_exists(todo))
+    if (!todo || !lab_exists(todo))
         lab_fatal(CLASS_FAILED, "--task needs --todo FILE, the to-do list of the array");
     int n;
     char **names = task_students(todo, atol(index), &n);
     if (!n) {
         char *text = lab_read_file(todo, 0);
         int all;
-        intake_words_free(intake_lines(text, &all));
+        lab_list_free(lab_lines(text, &all));
         lab_fatal(CLASS_FAILED, "array task %s has no students: %s lists %d", index, todo, all);
     }
     char *joined = lab_strdup(""), *host = class_host_name(0);
     for (int i = 0; i < n; i++) {
-        class_join(&joined, " ", names[i]);
+        lab_join(&joined, " ", names[i]);
     }
     class_say("array task %s on %s: %s", index, host, joined);
     free(host);
@@ -248,7 +248,7 @@ void class_array_task(const char *index, const char *todo)
         char *id = getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID") ? lab_strdup(getenv("SLURM_JOB_ID"))
                                                                       : lab_asprintf("%ld", (long)getpid());
         char *task_lab = lab_asprintf("%s/work/lab.%s", cls.out, id), *log = lab_asprintf("%s.log", task_lab);
-        intake_remove_tree(task_lab);
+        lab_remove_tree(task_lab);
         char *cp[] = {"cp", "-a", lab, task_lab, NULL};
         char *make[] = {"make", "-C", task_lab, "-s", jobs, "all", (char *)lab_tools[0], (char *)lab_tools[1], NULL};
         proc p = {.err = ERR_INHERIT}, q = {.out = log, .err = ERR_TO_OUT};
@@ -257,7 +257,7 @@ void class_array_task(const char *index, const char *todo)
             cls.task_lab = task_lab;
         } else {
             class_say("class: the lab's build for this task failed (see %s); each student's copy builds from scratch", log);
-            intake_remove_tree(task_lab);
+            lab_remove_tree(task_lab);
             free(task_lab);
         }
         free(log);
@@ -280,13 +280,13 @@ void class_array_task(const char *index, const char *todo)
     }
     if (cls.task_lab) {
         char *log = lab_asprintf("%s.log", cls.task_lab);
-        intake_remove_tree(cls.task_lab);
+        lab_remove_tree(cls.task_lab);
         remove(log);
         free(log);
         free(cls.task_lab);
         cls.task_lab = NULL;
     }
-    intake_words_free(names);
+    lab_list_free(names);
 }
 
 /* Digits, at least one: its value into *v. */

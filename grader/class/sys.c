@@ -1,5 +1,5 @@
 /*
- * sys.c: class grading's helpers: its progress lines, strings, files, and
+ * sys.c: class grading's helpers: its progress lines, files, and
  * running the programs it needs (make, cp, nvidia-smi, sbatch, squeue)
  * with their input and output where the caller says. Errors and warnings
  * are the helper library's (lab_fatal, lab_warn: common/util.h).
@@ -27,77 +27,6 @@ void class_say(const char *f, ...)
     va_end(ap);
     putchar('\n');
     fflush(stdout);
-}
-
-void class_appendf(char **text, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *more = NULL;
-    int n = vasprintf(&more, f, ap);
-    va_end(ap);
-    if (n < 0)
-        lab_fatal(LAB_OUT_OF_MEMORY, "out of memory");
-    char *all = lab_asprintf("%s%s", *text ? *text : "", more);
-    free(more);
-    free(*text);
-    *text = all;
-}
-
-void class_join(char **list, const char *sep, const char *word)
-{
-    class_appendf(list, "%s%s", *list && **list ? sep : "", word);
-}
-
-char **class_words(const char *text, int *count)
-{
-    char **w = lab_grow(NULL, sizeof *w);
-    int n = 0;
-    while (text && *text) {
-        text += strspn(text, " \t\n");
-        size_t len = strcspn(text, " \t\n");
-        if (!len)
-            break;
-        w = lab_grow(w, (n + 2) * sizeof *w);
-        w[n] = memcpy(lab_grow(NULL, len + 1), text, len);
-        w[n++][len] = 0;
-        text += len;
-    }
-    w[n] = NULL;
-    if (count)
-        *count = n;
-    return w;
-}
-
-char *class_last_line(const char *text, const char *skip)
-{
-    const char *best = NULL;
-    size_t best_len = 0;
-    for (const char *p = text; p && *p;) {
-        size_t n = strcspn(p, "\n");
-        if (n && !(skip && !strncmp(p, skip, strlen(skip))))
-            best = p, best_len = n;
-        p += n + (p[n] == '\n');
-    }
-    char *s = lab_grow(NULL, best_len + 1);
-    if (best_len)
-        memcpy(s, best, best_len);
-    s[best_len] = 0;
-    return s;
-}
-
-int class_write_atomic(const char *path, const char *text)
-{
-    char *tmp = lab_asprintf("%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(text, f) >= 0;
-    if (f && fclose(f))
-        ok = 0;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
-    return ok ? 0 : -1;
 }
 
 int class_copy_file(const char *from, const char *to)
@@ -224,7 +153,7 @@ char *class_listed_gpus(void)
         unsigned gpu;
         char colon;
         if (!strncmp(p, "GPU ", 4) && sscanf(p + 4, "%u%c", &gpu, &colon) == 2 && colon == ':') {
-            class_appendf(&list, "%s%u", *list ? " " : "", gpu);
+            lab_appendf(&list, "%s%u", *list ? " " : "", gpu);
         }
         p += n + (p[n] == '\n');
     }

@@ -10,7 +10,7 @@
  *   submission.c a submission's kernel.cu files, out of a folder, an
  *                archive (checked member by member first) or a file alone,
  *                copied as plain files (submission.h)
- *   helpers.c    text, files, and the archivers run through common/spawn.c
+ *   helpers.c    the archivers, run through common/spawn.c
  *   take.c       build/grader/take, the intake as a program (the grade's
  *                GRADE_SRC= on the CPU, make explain KERNEL=, Gradescope)
  *
@@ -23,22 +23,6 @@
 #include "util.h"
 
 #include <stddef.h>
-
-/* The lines of text, without their newlines (free with intake_words_free). */
-char **intake_lines(const char *text, int *count);
-void intake_words_free(char **w);
-/* The fields of a CSV line (RFC 4180 quotes; it ends at a newline),
- * NULL-terminated (free with intake_words_free), count in *n; NULL when a
- * quote is left open. */
-char **intake_csv_fields(const char *line, int *n);
-/* The first line of text, without the newline (new string). */
-char *intake_first_line(const char *text);
-/* rm -rf, without following links. */
-void intake_remove_tree(const char *path);
-/* lstat: 1 when path is there (a link too), and what it is. */
-int intake_exists(const char *path);
-int intake_is_dir(const char *path);       /* follows links */
-int intake_is_link(const char *path);
 
 /* An archiver run (tar, unzip): stdin from /dev/null, stdout captured
  * into *out (a new string, NULL: dropped), stderr to err_path (NULL:

@@ -54,17 +54,17 @@ static int list_zip(const char *a, listing *l, char **why)
         *why = lab_strdup("not a readable zip file");
         return -1;
     }
-    l->names = intake_lines(names, &l->n);
+    l->names = lab_lines(names, &l->n);
     free(names);
     /* unzip -Z: two lines of heading, a member a line, a line of totals */
     char *long_argv[] = {"unzip", "-Z", (char *)a, NULL};
     char *text = intake_output_of(long_argv, a);
     int n;
-    char **line = intake_lines(text, &n);
+    char **line = lab_lines(text, &n);
     l->types = lab_grow(NULL, l->n + 1);
     for (int i = 0; i < l->n; i++)
         l->types[i] = i + 3 < n ? line[i + 2][0] : 0;
-    intake_words_free(line);
+    lab_list_free(line);
     free(text);
     char *totals_argv[] = {"unzip", "-Zt", (char *)a, NULL};
     text = intake_output_of(totals_argv, a);
@@ -87,14 +87,14 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     if (intake_run_archiver(long_argv, a, NULL, &long_text, err, &cut) != 0) {
         char *text = lab_read_file(err, 0), *said = lab_strdup("");
         int n;
-        char **line = intake_lines(text, &n);
+        char **line = lab_lines(text, &n);
         for (int i = 0; i < n && !*said; i++)
             if (strncmp(line[i], "tar: Exiting", 12)) {
                 free(said);
                 said = lab_strdup(line[i]);
             }
         *why = lab_asprintf("not a readable tar archive: %s", said);
-        intake_words_free(line);
+        lab_list_free(line);
         free(said);
         free(text);
         free(long_text);
@@ -107,9 +107,9 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     /* the names as the archive has them (-P: a leading / kept) */
     char *names_argv[] = {"tar", "-tPf", (char *)a, NULL};
     intake_run_archiver(names_argv, a, NULL, &names_text, NULL, &names_cut);
-    l->names = intake_lines(names_text, &l->n);
+    l->names = lab_lines(names_text, &l->n);
     int n;
-    char **line = intake_lines(long_text, &n);
+    char **line = lab_lines(long_text, &n);
     l->types = lab_grow(NULL, l->n + 1);
     for (int i = 0; i < l->n; i++)
         l->types[i] = i < n ? line[i][0] : 0;
@@ -121,7 +121,7 @@ static int list_tar(const char *a, const char *dest, listing *l, char **why)
     /* a listing cut short holds more members than any limit */
     if (cut || names_cut)
         l->n = MAX_MEMBERS + 1;
-    intake_words_free(line);
+    lab_list_free(line);
     free(long_text);
     free(names_text);
     return 0;
@@ -175,7 +175,7 @@ static char *unpack(const char *a, const char *dest)
     for (int i = 0; !why && i < l.n; i++)
         if (l.types[i] && l.types[i] != '-' && l.types[i] != 'd')
             why = lab_asprintf("member that is a link or a special file: %s", l.names[i]);
-    intake_words_free(l.names);
+    lab_list_free(l.names);
     free(l.types);
     if (why)
         return why;
@@ -186,7 +186,7 @@ static char *unpack(const char *a, const char *dest)
                         NULL};
     char *said_text = NULL;
     if (intake_run_archiver(is_zip(a) ? zip_argv : tar_argv, a, dest, &said_text, "-", NULL) != 0) {
-        char *said = intake_first_line(said_text);
+        char *said = lab_first_line(said_text);
         why = lab_asprintf("could not unpack: %s", said);
         free(said);
         free(said_text);
@@ -215,7 +215,7 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
         found[s] = NULL;
         char *f[2] = {lab_asprintf("%s/exercises/%s/kernel.cu", root, st->names[s]), lab_asprintf("%s/%s/kernel.cu", root, st->names[s])};
         for (int k = 0; k < 2; k++) {
-            if (!found[s] && intake_exists(f[k])) {
+            if (!found[s] && lab_exists(f[k])) {
                 found[s] = f[k];
                 n++;
             } else {
@@ -224,7 +224,7 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
         }
     }
     char *lone = lab_asprintf("%s/kernel.cu", root);
-    if (!n && intake_exists(lone)) {
+    if (!n && lab_exists(lone)) {
         n = st->n == 1 ? 1 : LONE_KERNEL;
         if (st->n == 1)
             found[0] = lone;
@@ -248,7 +248,7 @@ static int find_kernels(const char *root, const submission_stages *st, char **fo
     }
     if (m >= 0)
         free(e);
-    if (seen == 1 && intake_is_dir(only) && !intake_is_link(only))
+    if (seen == 1 && lab_is_dir(only) && !lab_is_link(only))
         n = find_kernels(only, st, found, depth + 1);
     free(only);
     return n;
@@ -370,7 +370,7 @@ static char *take_one(const char *root, const char *root_real, const char *f, co
     size_t real_len = root_real ? strlen(root_real) : 0;
     char *real = realpath(f, NULL), *why = NULL;
     struct stat st;
-    if (intake_is_link(f) || stat(f, &st) || !S_ISREG(st.st_mode))
+    if (lab_is_link(f) || stat(f, &st) || !S_ISREG(st.st_mode))
         why = lab_asprintf("%s is not a plain file of its own (a link?): submit the file itself", rel);
     else if (!real || !root_real || strncmp(real, root_real, real_len) || real[real_len] != '/')
         why = lab_asprintf("%s lies outside the submission", rel);
@@ -409,8 +409,8 @@ int intake_take_kernels(const char *src, const submission_stages *st, const char
     char *found[MAX_SUBMISSION_STAGES];
     int n = 0;
     *why = NULL;
-    intake_remove_tree(unpacked);
-    if (!intake_is_dir(src)) {
+    lab_remove_tree(unpacked);
+    if (!lab_is_dir(src)) {
         root = unpacked;
         *why = unpack(src, unpacked);
     }
@@ -426,9 +426,9 @@ int intake_take_kernels(const char *src, const submission_stages *st, const char
     for (int s = 0; n > 0 && s < st->n; s++)
         free(found[s]);
     free(root_real);
-    intake_remove_tree(unpacked);
+    lab_remove_tree(unpacked);
     if (*why)
-        intake_remove_tree(into);
+        lab_remove_tree(into);
     return *why ? -1 : n;
 }
 

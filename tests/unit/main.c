@@ -14,6 +14,7 @@ int main(void)
         {"hints", test_hints},
         {"measure", test_measure},
         {"spawn", test_spawn},
+        {"text", test_text},
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         int before = unit_failed, checks = unit_passed + unit_failed;

@@ -32,5 +32,6 @@ void test_reduce(void);
 void test_hints(void);
 void test_measure(void);
 void test_spawn(void);
+void test_text(void);
 
 #endif

@@ -8,7 +8,6 @@
  * has no records: each student's check.tsv instead (grader/class/check.c),
  * the first message of each stage.
  */
-#include "intake.h"
 #include "report.h"
 
 #include <ctype.h>
@@ -151,7 +150,7 @@ void class_read(const char *out, int anon, class_rec *c)
     free(path);
     c->check = is_check(out);
     int nlines, nh = 0;
-    char **line = intake_lines(text, &nlines), **head = nlines ? intake_csv_fields(line[0], &nh) : NULL;
+    char **line = lab_lines(text, &nlines), **head = nlines ? lab_csv_fields(line[0], &nh) : NULL;
     free(text);
     /* student, [id], the stages (NN_name), [submitted, days_late,
      * late_penalty], total, max, status, seed, notes */
@@ -167,9 +166,9 @@ void class_read(const char *out, int anon, class_rec *c)
     c->seed = lab_strdup("");
     for (int k = 1; k < nlines; k++) {
         int n = 0;
-        char **f = intake_csv_fields(line[k], &n);
+        char **f = lab_csv_fields(line[k], &n);
         if (!f || n != nh || !*f[0]) {
-            intake_words_free(f);
+            lab_list_free(f);
             continue;
         }
         c->students = lab_grow(c->students, (size_t)(c->nstudents + 1) * sizeof *c->students);
@@ -187,13 +186,13 @@ void class_read(const char *out, int anon, class_rec *c)
             c->seed = lab_strdup(f[nh - 2]);
         }
         s->notes = lab_strdup(f[nh - 1]);
-        intake_words_free(f);
+        lab_list_free(f);
         read_record(out, c, s);
         if (c->check)
             read_check(out, c, s);
     }
-    intake_words_free(head);
-    intake_words_free(line);
+    lab_list_free(head);
+    lab_list_free(line);
     free(col);
     int *order = lab_alloc((size_t)(c->nstudents + 1) * sizeof *order);
     for (int i = 0; i < c->nstudents; i++)

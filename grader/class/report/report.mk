@@ -10,12 +10,12 @@
 # make class runs both at its end (CLASS_AFTER), on the students it took in.
 REPORT_DIR := grader/class/report
 build/grader/report: $(addprefix $(REPORT_DIR)/,report.c page.c checkpage.c classdata.c text.c report.h) common/util.h \
-    grader/intake/helpers.c grader/intake/intake.h $(HOST_LIB) build/stages.h
+    $(HOST_LIB) build/stages.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ibuild -Igrader/intake $(filter %.c,$^) $(HOST_LIB) -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Ibuild $(filter %.c,$^) $(HOST_LIB) -lm -o $@
 # its preprocessor runs inside the build's wall (preprocess.c)
 build/grader/similarity: $(addprefix $(REPORT_DIR)/,similarity.c marks.c fingerprint.c simpage.c preprocess.c tokens.c text.c report.h) \
-    grader/intake/names.c grader/intake/names.h grader/intake/helpers.c grader/intake/intake.h $(HOST_LIB) \
+    grader/intake/names.c grader/intake/names.h $(HOST_LIB) \
     | build/confine/confine build/wall/compile.paths
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Igrader/intake $(filter %.c,$^) $(HOST_LIB) -o $@

@@ -22,7 +22,6 @@
  * class names them (grader/intake/names.c). Archives are make class's to unpack: run
  * similarity on its OUT (--class).
  */
-#include "intake.h"
 #include "names.h"
 #include "report.h"
 
@@ -37,7 +36,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The names in a folder, sorted, without dot files, NULL-terminated (free
- * with intake_words_free); NULL when unreadable. */
+ * with lab_list_free); NULL when unreadable. */
 static char **listing(const char *dir, int *n)
 {
     DIR *d = opendir(dir);
@@ -150,7 +149,7 @@ static char *stage_root(const corpus *c, const char *who, const char *root, int 
             warn_entry(who, "its one folder is a link: refused (plain files and folders only)");
         free(only);
     }
-    intake_words_free(names);
+    lab_list_free(names);
     return found;
 }
 
@@ -229,7 +228,7 @@ static void take_submissions(corpus *c, const char *subs, int class_out)
         free(path);
     }
     if (class_out)
-        intake_words_free(names);
+        lab_list_free(names);
     intake_named_entries_free(e, class_out ? 0 : n);
     free(top);
 }
@@ -252,7 +251,7 @@ static void take_folder(corpus *c, const char *root, const char *rel, const char
         free(path);
         free(who);
     }
-    intake_words_free(names);
+    lab_list_free(names);
     free(full);
 }
 
@@ -351,7 +350,7 @@ static void pick_stages(corpus *c, const char *lab, const char *want)
             continue;
         c->stages[c->nstages++] = lab_strdup(names[i]);
     }
-    intake_words_free(names);
+    lab_list_free(names);
     free(ex);
     if (!c->nstages)
         lab_fatal(REPORT_USAGE, "no stage of %s matches \"%s\" (EX=\"03 07\")", lab, want ? want : "");
