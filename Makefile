@@ -472,6 +472,8 @@ build/fixtures/%: build/fixtures/%.o build/fixtures/%_info.o $$(OBJS_$$(firstwor
 # GPU is here (tests/run.sh; T=SUITE[:CHECK]: one suite, the checks matching).
 # (in a student release: on the skeletons as handed out, status/status.mk)
 include status/status.mk
+# every suite builds for the architecture chosen now (a Slurm test cluster changes it)
+check: export LAB_CUDA_ARCH := $(CUDA_ARCH)
 check: $(if $(PRISTINE_CHECK),,check-build)
 	@$(or $(PRISTINE_CHECK),tests/run.sh $(if $(T),--only '$(T)'))
 

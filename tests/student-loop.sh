@@ -163,11 +163,11 @@ check "make -n grade EMU=1: the run's command shown, and no run (no build/emu-gr
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
     want=1
     tools/gpu-run.sh --sends-to-slurm && want=5
-    out=$(lmake -n -B build/common/gpu.o 2>&1)
+    out=$(LAB_CUDA_ARCH= lmake -n -B build/common/gpu.o 2>&1) # the choice itself, not make check's
     n=$(grep 'common/gpu.cu' <<<"$out" | grep -o 'code=sm_[0-9]*' | sort -u | wc -l)
     check "no GPU here: a build targets $want architecture(s) ($(grep -o 'code=sm_[0-9]*' <<<"$out" | sort -u | paste -sd ' '))" \
         "$([ "$n" = "$want" ]; ok)" "$out"
-    out=$(lmake -n -B build/common/gpu.o CUDA_ARCH=all 2>&1)
+    out=$(LAB_CUDA_ARCH= lmake -n -B build/common/gpu.o CUDA_ARCH=all 2>&1)
     check "CUDA_ARCH=all: every architecture from 7.5 to 9.0, and PTX for newer GPUs" \
         "$([ "$(grep 'common/gpu.cu' <<<"$out" | grep -o 'code=sm_[0-9]*' | sort -u | tr '\n' ' ')" = \
             "code=sm_75 code=sm_80 code=sm_86 code=sm_89 code=sm_90 " ] && grep -q 'code=compute_90' <<<"$out"; ok)" "$out"
