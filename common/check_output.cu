@@ -27,15 +27,6 @@ static __global__ void compare_pass(const float *got, const float *want, const f
     sums[t] = s;
 }
 
-static float *to_host(const float *dev, long long count)
-{
-    float *h = (float *)malloc((size_t)count * sizeof(float));
-    if (!h)
-        lab_die(LAB_EXIT_NO_MEMORY, "out of host memory copying %lld floats", count);
-    CUDA_CHECK(cudaMemcpy(h, dev, (size_t)count * sizeof(float), cudaMemcpyDeviceToHost));
-    return h;
-}
-
 /* family.h. The GPU's pass copies back one sum a thread, where the host's
  * would copy and read every element (MEASUREMENTS.md, "the whole output
  * checked on the GPU"). */
@@ -59,9 +50,9 @@ void lab_output_compare(lab_output_check *k, const float *bound, long long rows,
     lab_compare_finish(&all, &k->c);
     if (all.bad == 0)
         return;
-    k->got = to_host(k->out, count);
-    k->want = to_host(k->ref, count);
-    float *b = bound ? to_host(bound, count) : NULL;
+    k->got = lab_to_host(k->out, (size_t)count);
+    k->want = lab_to_host(k->ref, (size_t)count);
+    float *b = bound ? lab_to_host(bound, (size_t)count) : NULL;
     lab_compare_arrays(k->got, k->want, b, rows, cols, 5, k->log, &k->c);
     free(b);
 }

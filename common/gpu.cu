@@ -293,14 +293,16 @@ int lab_buffer_guards_ok(const lab_buffer *b, const char *name, FILE *log)
     return before < 0 && after < 0;
 }
 
-float *lab_buffer_to_host(const lab_buffer *b)
+float *lab_to_host(const float *dev, size_t count)
 {
-    float *h = (float *)malloc(b->count * sizeof(float));
+    float *h = (float *)malloc(count * sizeof(float));
     if (!h)
-        lab_die(LAB_EXIT_NO_MEMORY, "out of host memory copying %zu floats", b->count);
-    CUDA_CHECK(cudaMemcpy(h, b->data, b->count * sizeof(float), cudaMemcpyDeviceToHost));
+        lab_die(LAB_EXIT_NO_MEMORY, "out of host memory copying %zu floats", count);
+    CUDA_CHECK(cudaMemcpy(h, dev, count * sizeof(float), cudaMemcpyDeviceToHost));
     return h;
 }
+
+float *lab_buffer_to_host(const lab_buffer *b) { return lab_to_host(b->data, b->count); }
 
 /* ================================================================ profile */
 

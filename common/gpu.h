@@ -115,6 +115,8 @@ long long lab_buffer_changed(const lab_buffer *b, uint64_t seed, int absolute);
 int lab_buffer_guards_ok(const lab_buffer *b, const char *name, FILE *log);
 /* Copy data to a new host array (free() it). */
 float *lab_buffer_to_host(const lab_buffer *b);
+/* count floats of device memory at dev, copied to new host memory (free() it) */
+float *lab_to_host(const float *dev, size_t count);
 
 /* ---------------------------------------------------------- student calls */
 
