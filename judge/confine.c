@@ -443,18 +443,19 @@ static int wait_for_program(pid_t init_pid, int report)
     return status;
 }
 
-/* A build's files become root's again; near the memory limit, say so, in
- * case the compiler did not. */
-static void after_build(const confine_paths *paths, int status)
+/* A build's files become root's again (or it fails: its outputs are not
+ * used); near the memory limit, say so, in case the compiler did not. */
+static int after_build(const confine_paths *paths, int status)
 {
     if (!paths->build)
-        return;
-    if (g_left_root)
-        judge_confine_build_give_back(paths);
+        return status;
+    if (g_left_root && judge_confine_build_give_back(paths))
+        return CONFINE_UNAVAILABLE << 8; /* as waitpid gives an exit status */
     struct rusage ru;
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && getrusage(RUSAGE_CHILDREN, &ru) == 0 &&
         ru.ru_maxrss >= g_memory_mb * 1024 * 3 / 4)
         fprintf(stderr, "%s: error: the build reached its memory limit (%ld MiB a process)\n", g_label, g_memory_mb);
+    return status;
 }
 
 /* The wall in its order: options, paths, the user, namespaces; then init
@@ -478,7 +479,6 @@ int main(int argc, char **argv)
     if (paths.build)
         arm_time_limit();
     int status = wait_for_program(init_pid, report);
-    after_build(&paths, status);
-    end_like(status);
+    end_like(after_build(&paths, status));
     return 0;
 }

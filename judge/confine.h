@@ -157,8 +157,9 @@ int judge_confine_build_paths(confine_paths *paths, const char *file, char *why,
  * nobody's. 0 when it can, else -1 with the first path it cannot reach. */
 int judge_confine_build_as_nobody(const confine_paths *paths, char *why, size_t len);
 /* After a build as nobody: the output folders and what they hold (one
- * level: the compiler's outputs) are root's again. */
-void judge_confine_build_give_back(const confine_paths *paths);
+ * level: the compiler's outputs) are root's again. 0, or -1 (said on
+ * stderr) where one is still nobody's: the build must not be used. */
+int judge_confine_build_give_back(const confine_paths *paths);
 /* A build's limits: its time, each process's memory, a file's size. */
 typedef struct {
     double time_s;

@@ -107,7 +107,8 @@ static void build_as_nobody_unwalled(char *const argv[], const confine_paths *pa
                    .group = LAB_SPAWN_GROUP, .limit_s = limits->time_s};
     lab_child c;
     int code = lab_spawn_start(&s, &c) ? LAB_SPAWN_NOT_STARTED : lab_spawn_wait(&c);
-    judge_confine_build_give_back(paths);
+    if (judge_confine_build_give_back(paths))
+        exit(CONFINE_UNAVAILABLE); /* its outputs are still nobody's: not used */
     if (code == LAB_SPAWN_TIMED_OUT)
         fprintf(stderr, "%s: error: the build ran past its time limit (%g s) and was stopped\n", label,
                 limits->time_s);
@@ -236,15 +237,24 @@ int judge_confine_build_as_nobody(const confine_paths *paths, char *why, size_t 
 
 /* After a build as nobody: what it wrote becomes root's again, so that no
  * other process of the user nobody can change it before it is used. */
-void judge_confine_build_give_back(const confine_paths *paths)
+int judge_confine_build_give_back(const confine_paths *paths)
 {
+    int failed = 0;
     for (int i = 0; i < paths->nwrite; i++) {
         DIR *d = opendir(paths->write[i]);
         for (struct dirent *e; d && (e = readdir(d));)
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                (void)fchownat(dirfd(d), e->d_name, 0, 0, AT_SYMLINK_NOFOLLOW);
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+                fchownat(dirfd(d), e->d_name, 0, 0, AT_SYMLINK_NOFOLLOW) && errno != ENOENT) {
+                fprintf(stderr, "confine: error: cannot make %s/%s root's again: %s\n", paths->write[i], e->d_name,
+                        strerror(errno));
+                failed = 1;
+            }
         if (d)
             closedir(d);
-        (void)chown(paths->write[i], 0, 0);
+        if (chown(paths->write[i], 0, 0)) {
+            fprintf(stderr, "confine: error: cannot make %s root's again: %s\n", paths->write[i], strerror(errno));
+            failed = 1;
+        }
     }
+    return failed ? -1 : 0;
 }
