@@ -23,7 +23,7 @@ void lab_cuda_check(cudaError_t err, const char *text, const char *file, int lin
 void lab_cublas_check(cublasStatus_t st, const char *text, const char *file, int line);
 
 /* End the run: print the message, write a record that says why, exit. */
-void lab_die(int status, const char *fmt, ...);
+void lab_die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
 /* One line on the --progress-fd descriptor as a phase begins ("check n=17",
  * "checks passed", "timing n=4096 your kernel", "done"), written with one

@@ -46,7 +46,6 @@ void lab_emu_thread_text_in(unsigned block, unsigned tid, char *out, size_t len)
 unsigned lab_emu_current_tid(void);
 int lab_emu_in_kernel(void);
 void lab_emu_set_error(cudaError_t e); /* kept as a GPU keeps it: the last, and a fault sticky */
-[[noreturn]] void lab_emu_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* a finding the block cannot go on after (a barrier not every thread reaches) */
 [[noreturn]] void lab_emu_fatal_finding(const char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* one problem the GPU may hide, printed at once (the first few of each kind) */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
 #include "emu.h"
 
 enum { MAX_SITES = LAB_EMU_MAX_SITES, MAX_THREADS = 1024 };
@@ -49,7 +50,7 @@ void lab_emu_explain_arm(const char *size)
 {
     g_count = (unsigned *)calloc((size_t)MAX_SITES * MAX_THREADS, sizeof *g_count);
     if (!g_count)
-        lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (--explain)");
+        lab_die(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (--explain)");
     snprintf(g_x.want, sizeof g_x.want, "%s", size ? size : "");
     g_x.armed = 1;
 }
@@ -123,7 +124,7 @@ void lab_emu_explain_access(uintptr_t a, size_t n, int write, const void *pc, in
             cap *= 2;
         L->g = (group *)realloc(L->g, cap * sizeof *L->g);
         if (!L->g)
-            lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (--explain)");
+            lab_die(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (--explain)");
         L->cap = cap;
     }
     for (; L->len <= k; L->len++)

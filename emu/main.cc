@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "contract.h"
 #include "family.h"
+#include "gpu.h"
 #include "emu.h"
 
 #define NAME_OF(type, name) #name,
@@ -48,7 +49,7 @@ static void contract_size(char *out, size_t len, const char *text, const long lo
 static const char *emu_size(const char *size, const char *what)
 {
     if (!size || !*size)
-        lab_emu_fatal(LAB_EXIT_USAGE, "the family '%s' gives the CPU emulation no %s sizes (lab_family.emu in "
+        lab_die(LAB_EXIT_USAGE, "the family '%s' gives the CPU emulation no %s sizes (lab_family.emu in "
                       "common/%s_family.cu)", lab_family_this.name, what, lab_family_this.name);
     return size;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "gpu.h"
 #include "emu.h"
 
 lab_emu_memory_map lab_emu_memory = {0, 0, UINTPTR_MAX, 0, NULL, NULL, 0};
@@ -27,7 +28,7 @@ lab_emu_word *lab_emu_shadow_new(size_t words)
     void *p = mmap(NULL, words * sizeof(lab_emu_word), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (p == MAP_FAILED)
-        lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (a shadow of %zu words)", words);
+        lab_die(LAB_EXIT_NO_MEMORY, "the emulator is out of memory (a shadow of %zu words)", words);
     return (lab_emu_word *)p;
 }
 

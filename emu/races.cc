@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cuda_emu.h"
+#include "gpu.h"
 #include "emu.h"
 
 /* The epochs of one block that a __threadfence() published. */
@@ -80,7 +81,7 @@ void lab_emu_fence(void)
         size_t cap = g_published_cap ? 2 * g_published_cap : 256;
         interval *p = (interval *)realloc(g_published, cap * sizeof *p);
         if (!p)
-            lab_emu_fatal(LAB_EXIT_NO_MEMORY, "the emulator is out of memory");
+            lab_die(LAB_EXIT_NO_MEMORY, "the emulator is out of memory");
         g_published = p;
         g_published_cap = cap;
     }

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 
 #include "cuda_emu.h"
+#include "gpu.h"
 #include "emu.h"
 
 #if !defined(__x86_64__)
@@ -81,7 +82,7 @@ static void stacks_once(void)
     size_t bytes = (size_t)STACK_BYTES * MAX_THREADS;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
-        lab_emu_fatal(LAB_EMU_EXIT_REFUSED, "the emulator could not map its threads' stacks (%zu MB)", bytes >> 20);
+        lab_die(LAB_EMU_EXIT_REFUSED, "the emulator could not map its threads' stacks (%zu MB)", bytes >> 20);
     g_stacks = (unsigned char *)p;
     for (int i = 0; i < MAX_THREADS; i++) /* a stack that overflows faults at once */
         mprotect(g_stacks + (size_t)i * STACK_BYTES, 4096, PROT_NONE);
@@ -457,6 +458,6 @@ void lab_emu_run(void (*body)(void *), void *ctx, dim3 grid, dim3 block, size_t 
 
 void lab_emu_refuse(const char *what, const char *file, int line)
 {
-    lab_emu_fatal(LAB_EMU_EXIT_REFUSED, "%s:%d: the CPU emulation cannot run %s; on a GPU it may be fine "
+    lab_die(LAB_EMU_EXIT_REFUSED, "%s:%d: the CPU emulation cannot run %s; on a GPU it may be fine "
                   "(make run where there is one)", file, line, what);
 }

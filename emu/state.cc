@@ -55,17 +55,6 @@ void lab_emu_set_error(cudaError_t e)
         lab_emu.error = e;
 }
 
-void lab_emu_fatal(int status, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    lab_die(status, "%s", msg);
-    exit(status); /* (lab_die does not return) */
-}
-
 /* ------------------------------------------------------------ findings */
 
 /* One finding's line, as make grade's emulated runs and emu/grade.sh

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "family.h"
+#include "gpu.h"
 #include "emu.h"
 #include "stages.h"
 
@@ -49,7 +50,7 @@ static void work_of(const char *size, launch_counts *c)
     lab_dims d;
     char err[128];
     if (lab_parse_dims(dims, F->allow_2d, &d, err, sizeof err) || !F->emu.outputs)
-        lab_emu_fatal(LAB_EXIT_USAGE, "the technique: '%s' is no size of the family '%s', or its emu.outputs "
+        lab_die(LAB_EXIT_USAGE, "the technique: '%s' is no size of the family '%s', or its emu.outputs "
                       "is missing (common/%s_family.cu)", size, F->name, F->name);
     c->madds = F->emu.madds ? F->emu.madds(d) : 0;
     c->outputs = F->emu.outputs(d);
