@@ -33,18 +33,24 @@ static const char *g_family;
 
 void lab_backend_family(const char *family) { g_family = family; }
 
+/* A runner as this backend keeps it: the student's (side LAB_STUDENT) or
+ * the echo runner (LAB_ECHO), which maps what the student's maps. */
+typedef struct {
+    lab_runner r;
+    int started;                       /* its processes run                  */
+    int greeted;                       /* it said hello: its start-up is over */
+    int mapped[LAB_REMOTE_MAX_BUFFERS]; /* the buffers it has opened          */
+    lab_remote_request pending;        /* the calls queued for it            */
+} side_state;
+
 static struct {
     char runner[4096], echo[4096], server[4096], confine[4096], confine_files[4096];
     double limit_s; /* one request, before the runner is stopped */
-    lab_runner student, echo_runner;
-    int started, echo_started;
-    int greeted, echo_greeted; /* the runner said hello (its start-up is over) */
+    side_state side[3]; /* [LAB_STUDENT], [LAB_ECHO] (enum lab_side) */
     lab_buffer *buffers[LAB_REMOTE_MAX_BUFFERS];
-    int mapped[LAB_REMOTE_MAX_BUFFERS];
-    lab_remote_request pending, echo_pending;
-    int echo_missing;     /* no echo runner: warned once */
-    int echo_mapped[LAB_REMOTE_MAX_BUFFERS]; /* the echo runner maps them too */
+    int echo_missing; /* no echo runner: warned once */
 } J = {"", "", "", "", "", 20.0};
+static side_state *const S = &J.side[LAB_STUDENT], *const E = &J.side[LAB_ECHO];
 
 /* Take the judge's own options out of argv: --runner, --echo, --server, --confine,
  * --confine-files, --call-limit-s. The rest is the driver's. */
@@ -142,11 +148,11 @@ static void stop_one(lab_runner *r)
 
 static void stop_all(void)
 {
-    if (J.started)
-        stop_one(&J.student);
-    if (J.echo_started)
-        stop_one(&J.echo_runner);
-    J.started = J.echo_started = 0;
+    for (side_state *x = S; x <= E; x++)
+        if (x->started) {
+            stop_one(&x->r);
+            x->started = 0;
+        }
 }
 
 /* Why a conversation failed, as the judge's own words, then the end. */
@@ -198,11 +204,23 @@ static void hello(lab_runner *r, const char *family, int is_student)
     T.starts++;
 }
 
-/* The student's runner's process, not waited for: its start-up (the
- * confinement, a CUDA context) runs beside whatever the judge does next. */
+/* A runner's processes, not waited for: its start-up (the confinement, a
+ * CUDA context) runs beside whatever the judge does next; its HELLO sent. */
+static void spawn_side(side_state *x, const char *program, const char *fatbin, const char *what)
+{
+    if (lab_runner_start(&x->r, J.server, program, fatbin, J.confine[0] ? J.confine : NULL, J.confine_files, what))
+        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", program, J.server);
+    x->started = 1;
+    x->greeted = 0;
+    send_hello(&x->r);
+    static int registered;
+    if (!registered++)
+        atexit(stop_all);
+}
+
 static void spawn_student(void)
 {
-    if (J.started)
+    if (S->started)
         return;
     if (!J.runner[0])
         lab_die(LAB_EXIT_USAGE, "no runner: give --runner PATH (the stage's -runner program)");
@@ -213,23 +231,15 @@ static void spawn_student(void)
     if (access(J.server, X_OK))
         lab_die(LAB_EXIT_USAGE, "no device server at %s: build it with make build/judge/server, or give --server PATH",
                 J.server);
-    if (lab_runner_start(&J.student, J.server, J.runner, fatbin, J.confine[0] ? J.confine : NULL, J.confine_files,
-                         "your kernel"))
-        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", J.runner, J.server);
-    J.started = 1;
-    J.greeted = 0;
-    send_hello(&J.student);
-    static int registered;
-    if (!registered++)
-        atexit(stop_all);
+    spawn_side(S, J.runner, fatbin, "your kernel");
 }
 
 static void start_student(void)
 {
     spawn_student();
-    if (!J.greeted)
-        hello(&J.student, g_family, 1);
-    J.greeted = 1;
+    if (!S->greeted)
+        hello(&S->r, g_family, 1);
+    S->greeted = 1;
 }
 
 void lab_backend_start_student(void) { start_student(); }
@@ -240,15 +250,14 @@ void lab_backend_start_student(void) { start_student(); }
  * again, mapping the buffers anew. */
 void lab_backend_stop_student(void)
 {
-    if (!J.started)
+    if (!S->started)
         return;
-    if (J.pending.count)
+    if (S->pending.count)
         lab_die(LAB_EXIT_CUDA_ERROR, "calls queued for the runner were never sent (a harness bug)");
     lab_phase("stopping your kernel's runner");
-    stop_one(&J.student);
-    J.started = 0;
-    for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
-        J.mapped[i] = 0;
+    stop_one(&S->r);
+    S->started = 0;
+    memset(S->mapped, 0, sizeof S->mapped);
     lab_phase("your kernel's runner stopped");
 }
 
@@ -257,7 +266,7 @@ void lab_backend_register(lab_buffer *b)
     for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
         if (!J.buffers[i]) {
             J.buffers[i] = b;
-            J.mapped[i] = 0;
+            S->mapped[i] = E->mapped[i] = 0;
             return;
         }
     lab_die(LAB_EXIT_NO_MEMORY, "more than %d buffers at once", LAB_REMOTE_MAX_BUFFERS);
@@ -277,8 +286,8 @@ static void ask_or_die(lab_runner *r, lab_remote_request *q, const char *what, i
 
 double lab_backend_said_ms(void) { return g_said_ms; }
 
-/* Map buffer i into runner r (or, unmap: let go of it there). */
-static void map_in(lab_runner *r, int i, int unmap, int is_student)
+/* Map buffer i into side x's runner (or, unmap: let go of it there). */
+static void map_in(side_state *x, int i, int unmap)
 {
     lab_remote_request q;
     memset(&q, 0, offsetof(lab_remote_request, calls));
@@ -292,21 +301,21 @@ static void map_in(lab_runner *r, int i, int unmap, int is_student)
         memcpy(q.handle, &h, sizeof h);
     }
     const double t0 = lab_now_ms();
-    ask_or_die(r, &q, unmap ? "letting go of a buffer" : "opening a buffer", is_student);
+    ask_or_die(&x->r, &q, unmap ? "letting go of a buffer" : "opening a buffer", x == S);
     *(unmap ? &T.unmap_ms : &T.map_ms) += lab_now_ms() - t0;
     (*(unmap ? &T.unmaps : &T.maps))++;
+    x->mapped[i] = !unmap;
 }
 
 void lab_backend_forget(lab_buffer *b)
 {
     for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
         if (J.buffers[i] == b) {
-            if (J.mapped[i] && J.started)
-                map_in(&J.student, i, 1, 1);
-            if (J.echo_mapped[i] && J.echo_started)
-                map_in(&J.echo_runner, i, 1, 0);
+            for (side_state *x = S; x <= E; x++)
+                if (x->mapped[i] && x->started)
+                    map_in(x, i, 1);
             J.buffers[i] = NULL;
-            J.mapped[i] = J.echo_mapped[i] = 0;
+            S->mapped[i] = E->mapped[i] = 0;
         }
 }
 
@@ -322,16 +331,13 @@ static int share(const void *p, int64_t *offset)
         size_t total = lab_buffer_alloc_bytes(b->count);
         if ((const char *)p < base || (const char *)p >= base + total)
             continue;
-        if (!J.mapped[i]) {
-            map_in(&J.student, i, 0, 1);
-            J.mapped[i] = 1;
+        if (!S->mapped[i]) {
+            map_in(S, i, 0);
             /* the echo runner, with which the round trip is measured, maps
              * what the student's runner maps, so that the two contexts the
              * GPU switches to hold the same memory */
-            if (J.echo_started && J.echo_greeted && !J.echo_mapped[i]) {
-                map_in(&J.echo_runner, i, 0, 0);
-                J.echo_mapped[i] = 1;
-            }
+            if (E->started && E->greeted && !E->mapped[i])
+                map_in(E, i, 0);
         }
         *offset = (const char *)p - base;
         return i;
@@ -361,32 +367,26 @@ static void queue_into(lab_remote_request *q, int fn, const void *const *ptr, in
 void lab_judge_queue(int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
 {
     start_student();
-    queue_into(&J.pending, fn, ptr, nptr, value, nvalue);
+    queue_into(&S->pending, fn, ptr, nptr, value, nvalue);
 }
 
 int lab_backend_student_side(void) { return LAB_STUDENT; }
 
 void lab_backend_send(int side, const char *what, int profile)
 {
-    if (side == LAB_ECHO) {
-        J.echo_pending.op = LAB_OP_CALLS;
-        ask_or_die(&J.echo_runner, &J.echo_pending, what, 0);
-        J.echo_pending.count = 0;
+    if ((side != LAB_ECHO && side != LAB_STUDENT) || (side == LAB_STUDENT && !S->started))
         return;
-    }
-    lab_remote_request *q = &J.pending;
-    if (side != LAB_STUDENT || !J.started)
-        return;
-    q->op = profile ? LAB_OP_PROFILE : LAB_OP_CALLS;
-    ask_or_die(&J.student, q, what, 1);
-    q->count = 0;
+    side_state *x = &J.side[side];
+    x->pending.op = side == LAB_STUDENT && profile ? LAB_OP_PROFILE : LAB_OP_CALLS;
+    ask_or_die(&x->r, &x->pending, what, x == S);
+    x->pending.count = 0;
 }
 
 /* One call queued for the student's runner or the echo runner. */
 static void queue_on(int side, int fn, const void *const *ptr, int nptr, const long long *value, int nvalue)
 {
     if (side == LAB_ECHO)
-        queue_into(&J.echo_pending, fn, ptr, nptr, value, nvalue);
+        queue_into(&E->pending, fn, ptr, nptr, value, nvalue);
     else if (side == LAB_STUDENT)
         lab_judge_queue(fn, ptr, nptr, value, nvalue);
     else
@@ -408,20 +408,15 @@ int lab_backend_empty_side(void)
  * maps. -1 where there is none (warned once). */
 static int spawn_echo(void)
 {
-    if (J.echo_started || J.echo_missing)
-        return J.echo_started ? 0 : -1;
+    if (E->started || J.echo_missing)
+        return E->started ? 0 : -1;
     if (!J.echo[0] || access(J.echo, X_OK)) {
         fprintf(stderr, "warning: no echo runner (%s): times through the runner include its round trip\n",
                 J.echo);
         J.echo_missing = 1;
         return -1;
     }
-    if (lab_runner_start(&J.echo_runner, J.server, J.echo, NULL, J.confine[0] ? J.confine : NULL, J.confine_files,
-                         "the echo runner"))
-        lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", J.echo, J.server);
-    J.echo_started = 1;
-    J.echo_greeted = 0;
-    send_hello(&J.echo_runner);
+    spawn_side(E, J.echo, NULL, "the echo runner");
     return 0;
 }
 
@@ -429,14 +424,12 @@ static int start_echo(void)
 {
     if (spawn_echo())
         return -1;
-    if (!J.echo_greeted) {
-        hello(&J.echo_runner, "echo", 0);
-        J.echo_greeted = 1;
+    if (!E->greeted) {
+        hello(&E->r, "echo", 0);
+        E->greeted = 1;
         for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
-            if (J.buffers[i] && J.mapped[i] && !J.echo_mapped[i]) {
-                map_in(&J.echo_runner, i, 0, 0);
-                J.echo_mapped[i] = 1;
-            }
+            if (J.buffers[i] && S->mapped[i] && !E->mapped[i])
+                map_in(E, i, 0);
     }
     return 0;
 }
