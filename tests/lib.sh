@@ -40,9 +40,10 @@ json_get() { "$lab_json" get "$1" "$2" 2>/dev/null; }
 # json_rows FILE ARRAY MEMBER...: a line for each element of the array at
 # ARRAY ("tests"), its MEMBERs ("name", "status") joined by tabs, each as
 # tools/json.sh flat writes it; an empty field where the element has none
-# (tab: a tab, for the patterns that match those lines)
+# (tab: a tab, for the patterns that match those lines); the reader's status
 json_rows() {
-    local file=$1 array=$2
+    local - file=$1 array=$2
+    set -o pipefail
     shift 2
     "$lab_json" flat "$file" 2>/dev/null | awk -F'\t' -v a="$array." -v members="$*" '
         index($1, a) == 1 { p = substr($1, length(a) + 1); i = p; sub(/\..*/, "", i); sub(/^[^.]*\./, "", p)
