@@ -14,10 +14,6 @@
 build/gradescope/zipstore: gradescope/zipstore.c
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@
-# (for tests: is a results.json valid JSON, read by the lab's one reader)
-build/gradescope/json-check: gradescope/json-check.c common/util.h $(HOST_LIB)
-	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(ALL_CFLAGS) $< $(HOST_LIB) -lm -o $@
 GRADESCOPE_DIR := build/gradescope/bundle
 # Gradescope's visibility settings, for VISIBILITY=
 GRADESCOPE_VISIBILITY := visible hidden after_due_date after_published

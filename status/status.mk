@@ -16,4 +16,4 @@ PRISTINE_CHECK := $(if $(wildcard .lab/skeletons/*/kernel.cu),status/pristine-ch
 # make check-build: what make check builds before its tests (the release's
 # make check builds it first, a job a core: status/pristine-check.sh)
 .PHONY: check-build
-check-build: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck emu-all
+check-build: build/tests/unit all $(FIXTURES) build/grader/grade build/confine/confine build/confine/objcheck emu-all $(JSON_TOOL)

@@ -7,6 +7,10 @@
  *                                      a string as it is, a number as written,
  *                                      true, false, null; an array or an object:
  *                                      its number of members
+ *   build/tools/json check FILE [PATH...]
+ *                                      nothing, where FILE is JSON and each PATH
+ *                                      has a value (a results.json's "score",
+ *                                      "tests"); else what is wrong, on stderr
  *   build/tools/json flat [--names] FILE...
  *                                      every scalar, in order, one a line:
  *                                      "PATH<TAB>VALUE" ("stages.0.stage<TAB>01_naive");
@@ -61,18 +65,21 @@ static void put_scalar(const jvalue *x, int escaped)
     putchar('\n');
 }
 
-static int get(const char *file, const char *path)
+/* Each PATH's value in FILE, printed (get) or only looked for (check). */
+static int lookup(const char *file, char **paths, int n, int print)
 {
     int rc = JSON_OK;
     jvalue *v = load(file, &rc);
     if (!v)
         return rc;
-    const jvalue *x = lab_json_path(v, path);
-    if (x) {
-        put_scalar(x, 0);
-    } else {
-        fprintf(stderr, "json: %s: no value at %s\n", file, path);
-        rc = JSON_NO_PATH;
+    for (int i = 0; i < n; i++) {
+        const jvalue *x = lab_json_path(v, paths[i]);
+        if (!x) {
+            fprintf(stderr, "json: %s: no value at %s\n", file, paths[i]);
+            rc = JSON_NO_PATH;
+        } else if (print) {
+            put_scalar(x, 0);
+        }
     }
     lab_json_free(v);
     return rc;
@@ -100,10 +107,12 @@ static void flat(const char *name, const jvalue *v, char *path, size_t len, size
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "get"))
-        return get(argv[2], argv[3]);
+        return lookup(argv[2], argv + 3, 1, 1);
+    if (argc >= 3 && !strcmp(argv[1], "check"))
+        return lookup(argv[2], argv + 3, argc - 3, 0);
     int names = argc > 2 && !strcmp(argv[2], "--names"), first = 2 + names;
     if (argc <= first || strcmp(argv[1], "flat")) {
-        fprintf(stderr, "usage: json get FILE PATH | json flat [--names] FILE...\n");
+        fprintf(stderr, "usage: json get FILE PATH | json check FILE [PATH...] | json flat [--names] FILE...\n");
         return JSON_USAGE;
     }
     int rc = JSON_OK;

@@ -3,7 +3,8 @@
 # (tools/json.c says its commands and exit statuses), made first where it is
 # missing or older than its sources; then run with the arguments given.
 #
-#   tools/json.sh get FILE PATH      tools/json.sh flat FILE...
+#   tools/json.sh get FILE PATH      tools/json.sh check FILE [PATH...]
+#   tools/json.sh flat FILE...
 #
 # Exit status: the program's, or 5 when it cannot be built.
 root=$(cd "$(dirname "$0")/.." && pwd)

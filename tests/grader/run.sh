@@ -402,8 +402,8 @@ check "grader: --require-confinement where confine is missing: exit 5, one line 
 o=$(build/grader/grade --lab "$nolab" --require-confinement --unconfined --program "good=$out/bin/good" \
     --out "$out/unconfined" 2>&1); st=$?
 check "grader: --require-confinement --unconfined grades, and the reports say not confined" \
-    "$([ $st = 0 ] && grep -q '"confined": false' "$out/unconfined/grade.json" &&
-       grep -q 'NOT confined' "$out/unconfined/results.json"; echo $?)" "exit $st: $o"
+    "$([ $st = 0 ] && [ "$("$out/json" get "$out/unconfined/grade.json" confined)" = false ] &&
+       "$out/json" get "$out/unconfined/results.json" output | grep -q 'NOT confined'; echo $?)" "exit $st: $o"
 # the GPU must work inside the confinement: a lab whose GPU probe works only
 # unconfined (a stand-in that writes a file) is "not confined", with why
 if build/confine/confine --probe >/dev/null 2>&1; then
@@ -424,7 +424,7 @@ if build/confine/confine --probe >/dev/null 2>&1; then
     o=$(build/grader/grade --lab "$gpulab" --require-confinement --probed --program "good=$out/bin/good" \
         --out "$out/probed" 2>&1); st=$?
     check "grader: --probed: the GPU checks are not made again (the probe does not run); confined, graded" \
-        "$([ $st = 0 ] && [ ! -e "$gpulab/probe-wrote" ] && grep -q '"confined": true' "$out/probed/grade.json"; echo $?)" \
+        "$([ $st = 0 ] && [ ! -e "$gpulab/probe-wrote" ] && [ "$("$out/json" get "$out/probed/grade.json" confined)" = true ]; echo $?)" \
         "exit $st: $o"
 fi
 o=$(build/grader/grade --require-confinement --sanitize --program "good=$out/bin/good" 2>&1); st=$?

@@ -229,7 +229,7 @@ EOF
         "$([ $st = 2 ] && grep -q "^grading 1 stage on Stand-in GPU" <<<"$out" &&
            grep -q "^$first .*0/10" <<<"$out" && grep -q 'grade\] Error 3$' <<<"$out"; ok)" "exit $st; $out"
     check "grade.json and results.json written in the student's lab" \
-        "$(grep -q '"stage": "'"$first"'"' "$rel/grade.json" && grep -q '"score"' "$rel/results.json"; ok)" \
+        "$([ "$(json_get "$rel/grade.json" stages.0.stage)" = "$first" ] && json_get "$rel/results.json" score >/dev/null; ok)" \
         "$(ls "$rel")"
     check "the GPU node built nothing again: the same flags, every object as the login node left it" \
         "$([ "$(cat "$rel/build/flags.txt")" = "$flags_before" ] &&

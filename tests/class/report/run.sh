@@ -57,7 +57,8 @@ check "a compile error's markup is escaped (&lt;script&gt;), and its & too" \
 check "the page has print CSS" "$(grep -q '@media print' "$page"; ok)"
 
 # every tier's threshold, as the records have it
-want=$(grep -h -A6 '"name"' "$class"/students/*/grade.json | awk -F': ' '/"name"/ { gsub(/[",]/, "", $2); n = $2 } /"threshold"/ { gsub(/,/, "", $2); print n, $2 + 0 }' | sort -u)
+want=$(tools/json.sh flat "$class"/students/*/grade.json |
+       awk -F'\t' '$1 ~ /\.tiers\.[0-9]+\.name$/ { n = $2 } $1 ~ /\.tiers\.[0-9]+\.threshold$/ { print n, $2 + 0 }' | sort -u)
 got=$(grep -o 'data-tier="[^"]*" data-threshold="[^"]*"' "$page" | sed -E 's/data-tier="([^"]*)" data-threshold="([^"]*)"/\1 \2/' | awk '{ print $1, $2 + 0 }' | sort -u)
 check "each tier's threshold drawn at the record's value" "$([ -n "$got" ] && [ "$want" = "$got" ]; ok)" \
     "records: $want
