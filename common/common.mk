@@ -1,6 +1,6 @@
 # common/common.mk, included by the Makefile: build/common/libhost.a, the
 # helper library every host program links (the grader, the class tools,
-# the profiler's report, the Gradescope checks): common/util.h, with the
+# the profiler's report, the JSON tool): common/util.h, with the
 # JSON writer (lab.h), starting programs (spawn.h), inside the build's wall
 # (walled.h), and descriptors (fdio.h).
 HOST_LIB := build/common/libhost.a
@@ -8,7 +8,7 @@ $(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o text.o util.o s
 	$(call step,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 # build/tools/json: the same JSON reader for the scripts (tools/json.c):
-# json get FILE PATH, json flat FILE...
+# json get FILE PATH, json flat FILE..., json check FILE [PATH...]
 JSON_TOOL := build/tools/json
 $(JSON_TOOL): tools/json.c common/util.h $(HOST_LIB)
 	@mkdir -p $(@D)
