@@ -66,12 +66,12 @@ for kernel in independent late-loads; do
         printf '  %-12s run %d: %s%% of cuBLAS, %s/%s points\n' "$kernel" "$i" "$(json_value "$g" pct_of_reference)" \
             "$(json_value "$g" points)" "$(json_value "$g" max_points)"
     done
-    grep -o '"The compiler gave your[^"]*"' "$out/$kernel-3/grade.json" | sed 's/^/  advice: /' ||
+    tools/json.sh flat "$out/$kernel-3/grade.json" | cut -f2- | grep -o 'The compiler gave your.*' | sed 's/^/  advice: /' ||
         echo "  no sentence about its registers in $out/$kernel-3/grade.json"
 done
 # what the sentences must say, where the kernel missed the tier: the late
 # loads are named; the other names neither spills nor waits
-said() { grep -q "$2" "$out/$1-3/grade.json" && echo yes || echo no; }
+said() { tools/json.sh flat "$out/$1-3/grade.json" | cut -f2- | grep -q "$2" && echo yes || echo no; }
 missed() { [ "$(json_value "$out/$1-3/grade.json" points)" != "$(json_value "$out/$1-3/grade.json" max_points)" ]; }
 if missed late-loads; then
     [ "$(said late-loads 'every load is waited for at once')" = yes ] && r=ok || r=FAIL
