@@ -128,16 +128,13 @@ docs_check() {
 }
 
 # shared_programs: the class's programs, which several suites run, built once
-# before them (beside each other two makes would write the same objects);
-# then the lab a class check builds, made once for the suites that check a
-# class (tests/class/lab.sh)
+# before them (beside each other two makes would write the same objects)
 shared_programs() {
     local p out
     for p in build/grader/class build/grader/report build/grader/similarity; do
         out=$(make --no-print-directory -s "$p" 2>&1)
         check "$p builds" $? "$out"
     done
-    tests/class/lab.sh "$class_lab"
 }
 
 # skip_line TEXT: a suite of one skip line, for what is not here
@@ -157,7 +154,7 @@ optional() {
 # at the start, before the others.
 # --uses: what of the machine the suite changes that others use too (tests/runner.sh)
 why="make release and make class are tested in the instructors' copy (not part of a student release)"
-[ ! -d grader/class ] || suite --uses all programs "the class's programs and a class check's lab, built once for the suites that use them" shared_programs
+[ ! -d grader/class ] || suite --uses all programs "the class's programs, built once for the suites that run them" shared_programs
 optional --uses all grader-stages "the grader on the real stages, in the lab's own build/ (tests/grader/stages.sh)" \
     tests/grader/stages.sh "its own tests are not part of a student release"
 optional --uses grade grader "the grader (tests/grader/run.sh)" tests/grader/run.sh "its own tests are not part of a student release"
@@ -208,9 +205,6 @@ suite hints "make grade's hints (tools/grade-hints.sh)" grade_hints
 suite gpu "GPU suite: solutions, skeletons and wrong kernels run (tests/gpu-suite.sh)" tests/gpu-suite.sh
 [ $list = 0 ] || { list_suites; exit 0; }
 [ -z "$only" ] || select_suites "$only"
-# the class lab (tests/class/lib.sh, shared_lab), where the suite making it runs first
-class_lab=$PWD/build/tests/class-lab
-[[ " ${suite_names[*]} " != *" programs "* ]] || export LAB_TEST_CLASS_LAB=$class_lab
 # said once, before the suites (make check in a release looks for this line)
 [ -n "$solutions" ] || skip "solutions: none here (a student release): the checks of the solutions are skipped"
 run_suites "$jobs"

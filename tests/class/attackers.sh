@@ -23,7 +23,6 @@ elif ! build/confine/confine --probe >/dev/null 2>&1; then
 else
     suba=$tmp/sub-attack oa=$tmp/out-attack
     attackers "$suba" "$oa" "$s3"
-    shared_lab "$oa"
     out=$(make --no-print-directory class SUBMISSIONS="$suba" OUT="$oa" CHECK=1 EX="$s3" 2>&1); st=$?
     rm -rf "$oa/students/ivan" "$oa/students/ines"
     again=$(make --no-print-directory class SUBMISSIONS="$suba" OUT="$oa" CHECK=1 EX="$s3" 2>&1); st2=$?

@@ -30,7 +30,6 @@ fi
 if ! command -v nvcc >/dev/null; then
     skip "make class CHECK=1: nvcc is not installed here"
 else
-    shared_lab "$oc"
     t0=$SECONDS
     out=$(make --no-print-directory class SUBMISSIONS="$subc" OUT="$oc" CHECK=1 2>&1); st=$?
     took=$((SECONDS - t0))

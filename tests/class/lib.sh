@@ -4,8 +4,7 @@
 # slurm-stand-in.sh, slurm.sh, term.sh).
 #   field CSV-LINE N, row OUT NAME, status_of OUT NAME, notes_of OUT NAME,
 #   csv_tsv FILE
-#   mk DEST FILE, first_submissions SUBS, attackers SUB OUT STAGE,
-#   shared_lab OUT
+#   mk DEST FILE, first_submissions SUBS, attackers SUB OUT STAGE
 #   class_alone: what each of those suites starts with
 # field CSV-LINE N: field N (from 1) of a CSV line, quotes undone
 field() {
@@ -103,17 +102,6 @@ attackers() {
     printf '#include "../../../../students/alice/kernels/%s/kernel.cu"\n' "$3" >"$1/ivan/$3/kernel.cu"
     printf '#include <stdio.h>\n#include "matmul.h"\n__asm__(".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\"%s\\"\\n.byte 0\\n.previous");\nextern const char stolen[];\nvoid matmul(const float *A, const float *B, float *C, int n) { puts(stolen); }\n' \
         "$2/students/alice/kernels/$3/kernel.cu" >"$1/ines/$3/kernel.cu"
-}
-# shared_lab OUT: OUT/lab, a copy of the lab make check built once for the
-# class checks (tests/class/lab.sh, in LAB_TEST_CLASS_LAB), where there is
-# one: a class checked into OUT then neither makes its release nor builds
-# it again (a class keeps the lab its first run made), and checks the same
-# students the same way; nothing where there is none (the suite run alone,
-# or without that one: the class makes its own)
-shared_lab() {
-    local from=${LAB_TEST_CLASS_LAB:-}
-    [ -n "$from" ] && [ -f "$from/lab/build/flags.txt" ] || return 0
-    mkdir -p "$1" && cp -a "$from/lab" "$1/lab"
 }
 # class_alone: for a suite of class grading's tests (tests/class/run.sh and
 # its parts, each a suite of make check), from the lab's root: set -u,

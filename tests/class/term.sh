@@ -181,8 +181,6 @@ echo "== make class CHECK=1: the same class checked without a GPU"
 # the CPU half of the worked term (INSTRUCTORS.md, "A worked term"): every
 # stage of the lab built inside the wall and run on the CPU emulator,
 # confined; the time it took is printed, and recorded in MEASUREMENTS.md
-# (in make check its lab is the one built once before it, tests/class/lab.sh,
-# whose build is not in that time)
 oc=$tmp/check
 # want STAGE: what the class sent of it, as the report counts it: sent,
 # compiled, did not compile, correct, wrong, skeleton
@@ -197,7 +195,6 @@ want() {
 if ! command -v nvcc >/dev/null; then
     skip "make class CHECK=1 on the class of 12: nvcc is not installed here"
 else
-    shared_lab "$oc"
     t0=$SECONDS
     out=$(make --no-print-directory class SUBMISSIONS="$subs" OUT="$oc" CHECK=1 ROSTER="$roster" 2>&1); st=$?
     took=$((SECONDS - t0))
