@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/release.sh: the student release of the lab (make release DEST=dir).
 #
-#   tools/release.sh [--git] DEST
+#   tools/release.sh [--git] [--class] DEST
 #
 # Copies the files of the last commit (HEAD, never the working tree) into
 # DEST, which must be new or empty, less what is not for students (the
@@ -11,16 +11,20 @@
 # release stops if its README still names the solutions. --git makes DEST a
 # fresh repository with one commit; otherwise it is a plain tree with no
 # .git. measurements/ ships: make sweep without a GPU shows its sweeps
-# (tools/sweep-records.sh). What ships, what does not and why:
+# (tools/sweep-records.sh); --class leaves it out too, for the lab a class
+# is graded with (make class: OUT/lab, copied for each student), where
+# make grade never reads those records, most of the lab's files. What
+# ships, what does not and why:
 # INSTRUCTORS.md, "3. Make the student release".
 set -euo pipefail
 
-usage() { echo "usage: tools/release.sh [--git] DEST" >&2; exit 2; }
+usage() { echo "usage: tools/release.sh [--git] [--class] DEST" >&2; exit 2; }
 die() { echo "release: $*" >&2; exit 1; }
 
-git_repo=0
-case ${1:-} in -h | --help) echo "usage: tools/release.sh [--git] DEST (INSTRUCTORS.md, \"3. Make the student release\")"; exit 0 ;; esac
+git_repo=0 class=0
+case ${1:-} in -h | --help) echo "usage: tools/release.sh [--git] [--class] DEST (INSTRUCTORS.md, \"3. Make the student release\")"; exit 0 ;; esac
 [ "${1:-}" = --git ] && { git_repo=1; shift; }
+[ "${1:-}" = --class ] && { class=1; shift; }
 [ $# = 1 ] && [ -n "$1" ] && [ "${1#-}" = "$1" ] || usage
 dest=$1
 
@@ -37,6 +41,7 @@ make --no-print-directory -s -C "$lab" build/stages.env >&2 || die "cannot make 
 # the student release", says why each).
 left_out='(solutions/|references/|INSTRUCTORS\.md$|tools/release\.sh$|grader/class/|gradescope/|tests/class/|tests/slurm/|tests/grader/|tests/fixtures/[^/]*\.cu$|tests/fixtures/expect\.tsv$|tests/emu/|\.ci/|research/'
 for c in $LAB_COMPILED; do left_out="$left_out|common/$c\.cu$"; done
+[ $class = 0 ] || left_out="$left_out|measurements/"
 left_out="$left_out)"
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
@@ -63,17 +68,26 @@ if [ $in_git = 1 ]; then
     mapfile -d '' shipped < <(git -C "$lab" ls-tree -r -z --name-only HEAD | grep -zvE "^$left_out")
     git -C "$lab" --literal-pathspecs archive --format=tar HEAD -- "${shipped[@]}" | tar -xpf - -C "$dest"
     # dates: a file as in the working tree keeps its date there (so that a
-    # build copied along is not all out of date); one changed since HEAD
-    # is dated now (newer than anything built from the changed file)
+    # build copied along is not all out of date), the dates of them all
+    # copied by one cp (a process a file took most of the release's time);
+    # one changed since HEAD is dated now (newer than anything built from
+    # the changed file)
     declare -A changed_since=()
     while IFS= read -r -d '' f; do changed_since[$f]=1; done < <(git -C "$lab" diff -z --name-only HEAD)
+    same=() now=()
     for f in "${shipped[@]}"; do
         if [ -n "${changed_since[$f]:-}" ] || [ ! -e "$lab/$f" ]; then
-            touch -h "$dest/$f"
-        else
+            now+=("$f")
+        elif [ -L "$lab/$f" ]; then
             touch -h -r "$lab/$f" "$dest/$f"
+        else
+            same+=("$f")
         fi
     done
+    [ ${#now[@]} = 0 ] || (cd "$dest" && touch -h -- "${now[@]}")
+    [ ${#same[@]} = 0 ] || (cd "$lab" && printf '%s\0' "${same[@]}" |
+        xargs -0 cp --attributes-only --preserve=timestamps --parents -t "$dest" --) ||
+        die "cannot date the files of $dest as in $lab"
 else
     (
         cd "$lab"

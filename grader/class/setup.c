@@ -129,7 +129,9 @@ static char *resolve_stages(const char *want)
     return result;
 }
 
-/* The lab snapshot, made by the instructors' tools/release.sh. */
+/* The lab snapshot, made by the instructors' tools/release.sh --class (a
+ * student release less the records of measurements/, which make grade
+ * never reads: most of the lab's files, copied for each student). */
 static void make_lab(const char *lab)
 {
     char *dest = lab_asprintf("%s/lab", cls.out), *log = lab_asprintf("%s/logs/release.log", cls.out);
@@ -137,7 +139,7 @@ static void make_lab(const char *lab)
     lab_remove_tree(dest);
     if (access(release, X_OK))
         lab_fatal(CLASS_FAILED, "%s has no tools/release.sh: class grading needs the instructors' copy of the lab", lab);
-    char *argv[] = {release, dest, NULL};
+    char *argv[] = {release, "--class", dest, NULL};
     proc p = {.out = log, .err = ERR_TO_OUT};
     int st = class_run(argv, &p);
     char *text = lab_read_file(log, 0);

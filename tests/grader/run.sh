@@ -30,8 +30,12 @@ out=build/tests/grader
 mkdir -p "$out/bin" "$out/obj"
 
 echo "== grader: unit tests"
-# the test programs: tests/grader/programs.sh (gpu-fixtures.sh builds them so too)
-if ! CC=$CC tests/grader/programs.sh "$out" 2>"$out/cc.log"; then
+# the test programs: tests/grader/programs.sh (gpu-fixtures.sh builds them so
+# too), with the CC the caller gave, if any: a CC of its own would reach the
+# make of the helper library, which would then build every C object of
+# build/common again for it, and again for the next make without it, while
+# other suites link with them
+if ! tests/grader/programs.sh "$out" 2>"$out/cc.log"; then
     fail "grader: the test programs compile" "$(cat "$out/cc.log")"
     echo; echo "$passed passed, $failed failed"; exit 1
 fi
