@@ -5,7 +5,7 @@
 # (walled.h), and descriptors (fdio.h).
 HOST_LIB := build/common/libhost.a
 $(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o text.o util.o signals.o spawn.o fdio.o walled.o)
-	$(call step,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcs $@.tmp $^ && mv -f $@.tmp $@
 
 # build/tools/json: the same JSON reader for the scripts (tools/json.c):
 # json get FILE PATH, json flat FILE..., json check FILE [PATH...]
