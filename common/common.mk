@@ -4,8 +4,11 @@
 # JSON writer (lab.h), starting programs (spawn.h), inside the build's wall
 # (walled.h), and descriptors (fdio.h).
 HOST_LIB := build/common/libhost.a
+# archived under a name of its own (the shell's PID) and renamed into place:
+# two suites of make check may remake it at once, and one that links it
+# must find a whole archive
 $(HOST_LIB): $(addprefix build/common/,json.o jsonread.o files.o text.o util.o signals.o spawn.o fdio.o walled.o)
-	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcs $@.tmp $^ && mv -f $@.tmp $@
+	$(call step,AR,$@)$(AR) rcs $@.$$$$ $^ && mv -f $@.$$$$ $@
 
 # build/tools/json: the same JSON reader for the scripts (tools/json.c):
 # json get FILE PATH, json flat FILE..., json check FILE [PATH...]
