@@ -123,17 +123,8 @@ HERE_OBJS := build/common/run_here.o $(CONFINED_OBJS)
 # test that builds such a program by hand: make -s objects-matmul
 objects-%:
 	@echo $(OBJS_$*) $(HERE_OBJS)
-# judge/remote.c starts a runner and its device server with common/spawn.c;
-# fdio.o (writing all of a request) is the harness's in the judge, the
-# server's and the runner's own here. A runner has no CUDA runtime: it is
-# linked with judge/forward_runtime.c instead (-cudart none), whose every
-# call goes to the device server (build/judge/server, judge/forward.h).
-REMOTE_OBJS := build/judge/remote.o build/common/spawn.o build/common/signals.o
-JUDGE_OBJS := build/judge/judge.o $(REMOTE_OBJS)
-RUNNER_OBJS := build/judge/runner.o build/judge/forward.o build/judge/forward_runtime.o build/common/fdio.o
-RUNNER_LIBS := -cudart none
-SERVER := build/judge/server
-
+# The judge, its runners, their device server and the echo runner: judge/judge.mk.
+include judge/judge.mk
 # build/flags.txt changes when the compiler flags do, so that a build with
 # another CUDA_ARCH or NVCCFLAGS recompiles everything instead of mixing.
 FLAGS_TEXT := $(NVCC) $(ALL_NVCCFLAGS) | $(CC) $(ALL_CFLAGS)
@@ -144,28 +135,6 @@ FORCE:
 
 build/common/%.o: common/%.cu build/flags.txt | build/common
 	$(call step,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
-build/judge/%.o: judge/%.cu build/flags.txt
-	@mkdir -p $(@D)
-	$(call step,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -MMD -MP -c $< -o $@
-build/judge/%.o: judge/%.c build/cflags.txt
-	@mkdir -p $(@D)
-	$(call step,CC,$<)$(CC) $(ALL_CFLAGS) -Ijudge -MMD -MP -c $< -o $@
-build/judge/%_stub.o: judge/calls.cu build/flags.txt
-	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_JUDGE_STUB -MMD -MP -c $< -o $@
-build/judge/%_call.o: judge/calls.cu build/flags.txt
-	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -include common/$*.h -DLAB_RUNNER_FAMILY=$* -MMD -MP -c $< -o $@
-build/judge/echo_call.o: judge/calls.cu build/flags.txt
-	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -DLAB_RUNNER_ECHO -MMD -MP -c $< -o $@
-build/judge/forward_runtime.o: judge/forward_runtime.c judge/forward.h build/flags.txt
-	@mkdir -p $(@D)
-	$(call step,CC,$<)$(NVCC) $(ALL_NVCCFLAGS) -Ijudge -c $< -o $@
-build/judge/echo-runner: build/judge/echo_call.o $(RUNNER_OBJS) | $(SERVER)
-	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $^ -o $@ $(RUNNER_LIBS)
-$(SERVER): build/judge/server.o build/judge/serve.o build/judge/forward.o $(REMOTE_OBJS) build/common/fdio.o $(CONFINED_OBJS)
-	$(call step,LINK,$@)$(NVCC) $(ALL_NVCCFLAGS) $(CONFINED_LDFLAGS) $^ -o $@
 # The wall around every step that handles a kernel.cu's bytes: judge/wall.mk.
 include judge/wall.mk
 
@@ -182,14 +151,15 @@ $(foreach s,$(STAGES),$(eval build/$(s)/sizes.txt: FORCE ; @mkdir -p $$(@D) && e
 define binary_rules
 $(3)/$(2).o: $(or $(6),$(2)s/$(1)/kernel.cu) build/flags.txt | $$(WALL_DEPS)
 	$$(call step,NVCC,$$<$(if $(5), ($(5))))$$(call walled_nvcc,$$<,$$@,$$(ALL_NVCCFLAGS) $(4))
-$(3)/$(2)_info.o: common/build_info.c build/flags.txt build/$(1)/sizes.txt
+$(3)/$(2)_info.o $(3)/$(2)_judge_info.o: common/build_info.c build/flags.txt build/$(1)/sizes.txt
 	@mkdir -p $$(@D)
 	$$(call step,CC,$$@)$$(CC) $$(ALL_CFLAGS) -DLAB_STAGE_NAME='"$(1)"' -DLAB_VARIANT_NAME='"$(2)"' \
+	    $$(if $$(findstring _judge_info,$$@),-DLAB_FAMILY_SYMBOL=lab_family_$(FAMILY_$(1))) \
 	    -DLAB_KNOB_TEXT='"$(5)"' -DLAB_STAGE_SIZES='"$(SIZES_$(1))"' -DLAB_STAGE_TIMED='"$(TIMED_$(1))"' \
 	    -c $$< -o $$@
 $(3)/$(2): $(3)/$(2).o $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) $$(HERE_OBJS) | $$(WALL_DEPS)
 	$$(call step,LINK,$$@)$$(call walled_link,$$@,$$^,$$(LDLIBS))
-$(3)/$(2)-judge: $(3)/$(2)_info.o $$(OBJS_$(FAMILY_$(1))) build/judge/$(FAMILY_$(1))_stub.o $$(JUDGE_OBJS)
+$(3)/$(2)-judge: $(3)/$(2)_judge_info.o $$(JUDGE_ALL_OBJS)
 	$$(call step,LINK,$$@)$$(NVCC) $$(ALL_NVCCFLAGS) $$^ -o $$@ $$(LDLIBS)
 $(3)/$(2)-runner: $(3)/$(2).o build/judge/$(FAMILY_$(1))_call.o $$(RUNNER_OBJS) | $$(WALL_DEPS) $$(SERVER)
 	$$(call step,LINK,$$@)$$(call walled_link,$$@,$$^,$$(RUNNER_LIBS))

@@ -24,6 +24,11 @@ typedef struct lab_buffer lab_buffer;
  * runner costs, for the timing to subtract). */
 enum lab_side { LAB_HERE = 0, LAB_STUDENT = 1, LAB_ECHO = 2 };
 
+/* The program's main (common/harness.cu's): stage(argc, argv) runs one
+ * stage, its exit status returned. The judge's, given --worker FD, runs
+ * the stages a grader asks for one after another in this one process
+ * (judge/worker.cu); otherwise, as here, the one stage of its command line. */
+int lab_backend_main(int argc, char **argv, int (*stage)(int argc, char **argv));
 /* Take the backend's own options out of argv (the judge's --runner, --echo,
  * --confine, --confine-files, --call-limit-s); the rest is the harness's. */
 void lab_backend_take_args(int *argc, char **argv);

@@ -23,8 +23,16 @@
 #define LAB_STAGE_TIMED ""
 #endif
 
-const char lab_stage[] = LAB_STAGE_NAME;
-const char lab_variant[] = LAB_VARIANT_NAME;
-const char lab_knob[] = LAB_KNOB_TEXT;
-const char lab_stage_sizes[] = LAB_STAGE_SIZES;
-const char lab_stage_timed[] = LAB_STAGE_TIMED;
+/* the family's definition: lab_family_this, or in a judge, which links
+ * every family, lab_family_<family> (Makefile, "judge") */
+#ifndef LAB_FAMILY_SYMBOL
+#define LAB_FAMILY_SYMBOL lab_family_this
+#endif
+extern const struct lab_family_s LAB_FAMILY_SYMBOL;
+
+const char *lab_stage = LAB_STAGE_NAME;
+const char *lab_variant = LAB_VARIANT_NAME;
+const char *lab_knob = LAB_KNOB_TEXT;
+const char *lab_stage_sizes = LAB_STAGE_SIZES;
+const char *lab_stage_timed = LAB_STAGE_TIMED;
+const struct lab_family_s *lab_family_run = &LAB_FAMILY_SYMBOL;

@@ -77,7 +77,7 @@ static void print_check(const lab_output_check *k, int width, int ok, const char
 int lab_check_output(void *ctx, int s, const char *label, const char *whole_ok, const lab_args *a,
                      lab_record *rec)
 {
-    const lab_family *F = &lab_family_this;
+    const lab_family *F = lab_family_run;
     const lab_sets *S = (const lab_sets *)ctx;
     lab_output_check k;
     memset(&k, 0, sizeof k);

@@ -71,7 +71,7 @@ typedef struct {
     int (*verify)(void *ctx, int set, const char *what);
 } lab_kernel;
 
-typedef struct {
+typedef struct lab_family_s {
     const char *name;        /* "matmul": the record's family            */
     const char *help;        /* its options for --help                   */
     int allow_2d;            /* sizes RxC, labelled "33x65" (1: transpose);

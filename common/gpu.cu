@@ -335,8 +335,7 @@ int lab_profile_call(lab_record *r, lab_call_fn fn, lab_prepare_fn prepare, void
 
 /* ================================================================= record */
 
-void lab_record_begin(lab_record *r, const char *family, const lab_args *a,
-                      const lab_gpu *g)
+void lab_record_begin(lab_record *r, const char *family, const lab_args *a, const lab_gpu *g)
 {
     r->mem = open_memstream(&r->text, &r->len);
     if (!r->mem)
@@ -468,8 +467,7 @@ void lab_print_timings(const lab_timing *rows, int nrows, const char *unit,
 
 /* ================================================================== start */
 
-void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
-               lab_args *a, lab_gpu *g)
+void lab_start(int argc, char **argv, int allow_2d, const char *family_help, lab_args *a, lab_gpu *g)
 {
     /* strict FP32 everywhere: this must be set before cuBLAS first loads */
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
@@ -482,8 +480,10 @@ void lab_start(int argc, char **argv, int allow_2d, const char *family_help,
     if (lab_print_asked(stdout, a, argv[0], family_help))
         exit(LAB_EXIT_OK);
     /* stdout may be a pipe to the grader: flush every line so that nothing
-     * is lost if the kernel under test ends the process */
-    setvbuf(stdout, NULL, _IOLBF, 0);
+     * is lost if the kernel under test ends the process (once: a worker) */
+    static int line_buffered;
+    if (!line_buffered++)
+        setvbuf(stdout, NULL, _IOLBF, 0);
     /* the descriptors must be open before CUDA opens its own: a closed one
      * could be taken by the driver's device files and written into */
     const int fds[] = {a->record_fd, a->progress_fd};

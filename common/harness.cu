@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "family.h"
 
-static const lab_family *F = &lab_family_this;
+/* the stage's family (lab.h): a judge's worker runs stages of several */
+#define F lab_family_run
 
 /* 0, or -1 with why size (named `what`) is not one the family takes */
 static int size_ok(lab_dims d, const char *what, char *err, size_t len)
@@ -236,7 +238,8 @@ static int run_timing(const lab_args *a, const lab_timing_policy *policy, const 
     return LAB_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* One stage: its checks, then its timing; the exit status. */
+static int run_stage(int argc, char **argv)
 {
     lab_args a;
     lab_gpu g;
@@ -271,3 +274,5 @@ int main(int argc, char **argv)
     CUBLAS_CHECK(cublasDestroy(h));
     return status;
 }
+
+int main(int argc, char **argv) { return lab_backend_main(argc, argv, run_stage); }

@@ -37,18 +37,20 @@ const char *lab_signal_text(int sig);
  * program begins, "judge phase: MS WHAT", MS since its process started
  * (phases.c; research/judge-phases.sh tabulates them); else nothing. */
 void lab_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The marks' origin moved to now: a judge's worker, as each stage begins. */
+void lab_phase_restart(void);
 
 /* ----------------------------------------------------- identity of a binary */
 
 /* Set at build time (common/build_info.c): which stage, exercise or solution,
- * and the value of the stage's compile-time knob, e.g. "TILE=16". */
-extern const char lab_stage[];
-extern const char lab_variant[];
-extern const char lab_knob[];
-/* The stage's own checked sizes and timed size (stages.tsv's sizes line),
- * or "" for the family's. */
-extern const char lab_stage_sizes[];
-extern const char lab_stage_timed[];
+ * and the value of the stage's compile-time knob, e.g. "TILE=16"; the
+ * stage's own checked sizes and timed size (stages.tsv's sizes line), or ""
+ * for the family's; and its family (family.h). The judge's worker
+ * (judge/worker.cu) sets them again for each stage it runs. */
+extern const char *lab_stage, *lab_variant, *lab_knob;
+extern const char *lab_stage_sizes, *lab_stage_timed;
+struct lab_family_s;
+extern const struct lab_family_s *lab_family_run;
 
 /* -------------------------------------------------------------- arguments */
 

@@ -15,11 +15,21 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ms since this process started: now (CLOCK_BOOTTIME) less its start in
- * /proc/self/stat (field 22, clock ticks since boot); -1 where unknown */
+static double started_ms = -2; /* unknown yet */
+
+static double boot_ms(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_BOOTTIME, &ts) ? -1 : ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+void lab_phase_restart(void) { started_ms = boot_ms(); }
+
+/* ms since this process started (or since lab_phase_restart): now
+ * (CLOCK_BOOTTIME) less its start in /proc/self/stat (field 22, clock
+ * ticks since boot); -1 where unknown */
 static double age_ms(void)
 {
-    static double started_ms = -2;
     if (started_ms == -2) {
         started_ms = -1;
         char buf[1024];
@@ -37,10 +47,8 @@ static double age_ms(void)
         if (p && field == 22 && sscanf(p, "%llu", &ticks) == 1 && hz > 0)
             started_ms = 1e3 * (double)ticks / (double)hz;
     }
-    struct timespec ts;
-    if (started_ms < 0 || clock_gettime(CLOCK_BOOTTIME, &ts))
-        return -1;
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6 - started_ms;
+    const double now = boot_ms();
+    return started_ms < 0 || now < 0 ? -1 : now - started_ms;
 }
 
 void lab_phase(const char *fmt, ...)

@@ -14,6 +14,7 @@ void lab_backend_take_args(int *argc, char **argv)
     (void)argv;
 }
 
+int lab_backend_main(int argc, char **argv, int (*stage)(int argc, char **argv)) { return stage(argc, argv); }
 void lab_backend_spawn(void) {}
 void lab_backend_family(const char *family) { (void)family; }
 void lab_backend_register(lab_buffer *b) { (void)b; }

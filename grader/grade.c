@@ -365,6 +365,7 @@ static void grade_stages(grading *g)
         grader_progress_done(s);
         grader_show_output_tail(s, 8);
     }
+    grader_worker_end(); /* the judge's worker, where the stages had one */
     if (o->baselines)
         grader_kept_save(o->baselines, g->res, g->n, g->t);
 }

@@ -177,6 +177,16 @@ void grader_run_program(char *const argv[], int record_fd, double limit_s, size_
  * the last PROGRESS_KEEP bytes are kept in progress. */
 void grader_run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
                           size_t keep, run_result *r);
+/* A judge's run of a stage (argv: the judge's command line, its record
+ * and progress lines at RUN_RECORD_FD and RUN_PROGRESS_FD), as
+ * grader_run_program_progress runs it, but by the grade's worker
+ * (judge/worker.cu): one judge for a grade's stages, started with the
+ * first, told each stage's identity (--stage S --variant V, NULL-ended).
+ * LAB_JUDGE_WORKER=0, or a worker that cannot start: the judge alone. */
+void grader_run_judged(char *const argv[], const char *const identity[], double limit_s, size_t keep,
+                       run_result *r);
+/* The worker let go of (the grade's end): it stops its echo runner. */
+void grader_worker_end(void);
 void grader_run_result_free(run_result *r);
 /* How far a run got, from its progress lines (progress.c). */
 #define PROGRESS_LINE 160

@@ -12,6 +12,7 @@
  * silent.
  */
 #include "grader.h"
+#include "grading.h"
 #include "spawn.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,15 +149,9 @@ typedef struct {
 /* The pipes and the child, in a process group of its own (stdin
  * /dev/null, stdout and stderr into one pipe, the record's and progress's
  * pipes at their numbers); 0, or -1 with why in rg. */
-static int start_child(char *const argv[], int record_fd, int progress_fd, double limit_s, pipes *p, ring *rg,
-                       lab_child *c, run_result *r)
+static int spawn_child(char *const argv[], int record_fd, int progress_fd, double limit_s, const pipes *p,
+                       lab_child *c)
 {
-    if (pipe2(p->out, O_CLOEXEC) || (record_fd >= 3 && pipe2(p->rec, O_CLOEXEC)) ||
-        (progress_fd >= 3 && progress_fd != record_fd && pipe2(p->prog, O_CLOEXEC))) {
-        static const char msg[] = "cannot create pipes\n";
-        ring_add(rg, msg, sizeof msg - 1);
-        return -1;
-    }
     lab_spawn s = {.argv = argv, .who = "grade", .in = {LAB_IO_NULL, NULL}, .group = LAB_SPAWN_GROUP,
                    .limit_s = limit_s, .before_exec = no_core_files};
     s.fds[s.nfds++] = (lab_fd_map){p->out[1], 1};
@@ -164,7 +160,119 @@ static int start_child(char *const argv[], int record_fd, int progress_fd, doubl
         s.fds[s.nfds++] = (lab_fd_map){p->rec[1], record_fd};
     if (p->prog[1] >= 0)
         s.fds[s.nfds++] = (lab_fd_map){p->prog[1], progress_fd};
-    if (lab_spawn_start(&s, c)) {
+    return lab_spawn_start(&s, c);
+}
+
+/* ================================================================ worker */
+
+/* One judge for a grade's stages (judge/worker.cu), started by the first
+ * stage run through it; LAB_JUDGE_WORKER=0: a judge a stage. */
+static struct {
+    lab_child c;
+    int sock;      /* the grader's end of its socket; -1: no worker   */
+    int answer[2]; /* the stage's exit status, and whether it goes on */
+    int answered, gone;
+} W = {.sock = -1};
+
+static int worker_start(const char *judge)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+        return -1;
+    char *argv[] = {(char *)judge, "--worker", "5", NULL};
+    lab_spawn s = {.argv = argv, .who = "grade", .in = {LAB_IO_NULL, NULL}, .out = {LAB_IO_NULL, NULL},
+                   .err = {LAB_IO_NULL, NULL}, .group = LAB_SPAWN_GROUP, .before_exec = no_core_files};
+    s.fds[s.nfds++] = (lab_fd_map){sv[1], 5};
+    memset(&W.c, 0, sizeof W.c);
+    int rc = lab_spawn_start(&s, &W.c);
+    close(sv[1]);
+    if (rc) {
+        close(sv[0]);
+        return -1;
+    }
+    W.sock = sv[0];
+    return 0;
+}
+
+void grader_worker_end(void)
+{
+    if (W.sock < 0)
+        return;
+    close(W.sock);
+    W.sock = -1;
+    if (!W.c.reaped) {
+        W.c.started = lab_spawn_now();
+        W.c.limit_s = 30; /* its echo runner stopped, its contexts let go of */
+        lab_spawn_wait(&W.c);
+    }
+}
+
+/* One stage to the worker (started first where there is none): argv, then
+ * identity, as NUL-separated words, with the pipes' ends; 0, or -1. */
+static int worker_send(char *const argv[], const char *const identity[], const pipes *p, double limit_s)
+{
+    if (W.sock < 0 && worker_start(argv[0]))
+        return -1;
+    char buf[16384];
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *const *a = pass ? identity : (const char *const *)argv; *a; a++) {
+            size_t k = strlen(*a) + 1;
+            if (n + k > sizeof buf)
+                return -1;
+            memcpy(buf + n, *a, k);
+            n += k;
+        }
+    const int fds[3] = {p->out[1], p->rec[1], p->prog[1]};
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(sizeof fds)];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec io = {buf, n};
+    struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = control.space,
+                       .msg_controllen = sizeof control.space};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    if (sendmsg(W.sock, &m, MSG_NOSIGNAL) != (ssize_t)n) {
+        grader_worker_end();
+        return -1;
+    }
+    W.answered = W.gone = 0;
+    W.c.started = lab_spawn_now(); /* the stage's clock and limit */
+    W.c.limit_s = limit_s;
+    return 0;
+}
+
+/* The stage's end: the worker's answer, or its end (or its limit) */
+static int worker_ended(lab_child *c)
+{
+    if (!W.gone) {
+        ssize_t n = recv(W.sock, W.answer, sizeof W.answer, MSG_DONTWAIT);
+        if (n == (ssize_t)sizeof W.answer)
+            return W.answered = 1;
+        W.gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+    }
+    return lab_spawn_check(c);
+}
+
+/* The pipes and the child, in a process group of its own (stdin
+ * /dev/null, stdout and stderr into one pipe, the record's and progress's
+ * pipes at their numbers), or the stage sent to the worker (identity not
+ * NULL); 0, or -1 with why in rg. */
+static int start_child(char *const argv[], const char *const identity[], int record_fd, int progress_fd,
+                       double limit_s, pipes *p, ring *rg, lab_child *c, run_result *r)
+{
+    if (pipe2(p->out, O_CLOEXEC) || (record_fd >= 3 && pipe2(p->rec, O_CLOEXEC)) ||
+        (progress_fd >= 3 && progress_fd != record_fd && pipe2(p->prog, O_CLOEXEC))) {
+        static const char msg[] = "cannot create pipes\n";
+        ring_add(rg, msg, sizeof msg - 1);
+        return -1;
+    }
+    if (identity ? worker_send(argv, identity, p, limit_s) : spawn_child(argv, record_fd, progress_fd, limit_s, p, c)) {
         static const char msg[] = "cannot fork\n";
         ring_add(rg, msg, sizeof msg - 1);
         return -1;
@@ -183,16 +291,20 @@ static int start_child(char *const argv[], int record_fd, int progress_fd, doubl
     return 0;
 }
 
-/* Read the child's pipes until it has ended (or been stopped at its
- * limit: lab_spawn_check kills its group either way) and they are
- * closed. */
-static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, run_result *r)
+/* Whether the run has ended: the child reaped (or stopped at its limit:
+ * lab_spawn_check kills its group either way), or the worker's answer in. */
+typedef int (*ended_fn)(lab_child *c);
+
+/* Read the child's pipes until it has ended and they are closed. */
+static void watch(lab_child *c, ended_fn ended, int wake, pipes *p, ring *rg, ring *pg, run_result *r)
 {
     int out_open = 1, rec_open = p->rec[0] >= 0, prog_open = p->prog[0] >= 0, reaped = 0;
     double ended_at = 0;
     for (;;) {
-        struct pollfd pf[3];
+        struct pollfd pf[4];
         int npf = 0;
+        if (wake >= 0 && !reaped && !W.gone) /* the worker's answer */
+            pf[npf++] = (struct pollfd){wake, POLLIN, 0};
         if (out_open)
             pf[npf++] = (struct pollfd){p->out[0], POLLIN, 0};
         if (rec_open)
@@ -209,7 +321,7 @@ static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, run_result *r)
             rec_open = drain(p->rec[0], keep_record, r);
         if (prog_open)
             prog_open = drain(p->prog[0], keep_output, pg);
-        if (!reaped && (reaped = lab_spawn_check(c))) {
+        if (!reaped && (reaped = ended(c))) {
             ended_at = lab_spawn_now();
             r->timed_out = c->timed_out;
             r->seconds = ended_at - c->started;
@@ -223,31 +335,55 @@ static void watch(lab_child *c, pipes *p, ring *rg, ring *pg, run_result *r)
     }
 }
 
-void grader_run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
-                          size_t keep, run_result *r)
+/* How the child ended, into r (unless stopped at its limit). */
+static void take_status(int status, run_result *r)
+{
+    if (!r->timed_out && WIFEXITED(status)) {
+        r->exited = 1;
+        r->status = WEXITSTATUS(status);
+    } else if (!r->timed_out && WIFSIGNALED(status)) {
+        r->signal = WTERMSIG(status);
+    }
+}
+
+/* After a stage the worker ran: its answer, or its end (it is reaped). */
+static void worker_after(run_result *r)
+{
+    if (!W.answered) {
+        take_status(W.c.status, r);
+        close(W.sock);
+        W.sock = -1;
+        return;
+    }
+    r->exited = 1;
+    r->status = W.answer[0];
+    W.c.limit_s = 0; /* idle until the next stage */
+    if (!W.answer[1])
+        grader_worker_end();
+}
+
+static void run(char *const argv[], const char *const identity[], int record_fd, int progress_fd, double limit_s,
+                size_t keep, run_result *r)
 {
     memset(r, 0, sizeof *r);
     ring rg = {malloc(keep ? keep : 1), keep, 0, 0, 0};
     ring pg = {malloc(PROGRESS_KEEP), PROGRESS_KEEP, 0, 0, 0};
     pipes p = {{-1, -1}, {-1, -1}, {-1, -1}};
-    lab_child c = {.limit_s = limit_s};
+    lab_child own = {.limit_s = limit_s}, *c = identity ? &W.c : &own;
     int started = 0;
     if (!rg.buf || !pg.buf) {
         static const char msg[] = "cannot create pipes\n";
         ring_add(&rg, msg, sizeof msg - 1);
     } else {
-        started = start_child(argv, record_fd, progress_fd, limit_s, &p, &rg, &c, r) == 0;
+        started = start_child(argv, identity, record_fd, progress_fd, limit_s, &p, &rg, c, r) == 0;
     }
     if (started) {
-        watch(&c, &p, &rg, &pg, r);
+        watch(c, identity ? worker_ended : lab_spawn_check, identity ? W.sock : -1, &p, &rg, &pg, r);
         current_group = 0;
-        int status = c.status;
-        if (!r->timed_out && WIFEXITED(status)) {
-            r->exited = 1;
-            r->status = WEXITSTATUS(status);
-        } else if (!r->timed_out && WIFSIGNALED(status)) {
-            r->signal = WTERMSIG(status);
-        }
+        if (identity)
+            worker_after(r);
+        else
+            take_status(c->status, r);
     }
     for (int i = 0; i < 2; i++) {
         if (p.out[i] >= 0)
@@ -265,6 +401,22 @@ void grader_run_program_progress(char *const argv[], int record_fd, int progress
         r->progress_cut = pg.read > pg.len;
     }
     free(pg.buf);
+}
+
+void grader_run_program_progress(char *const argv[], int record_fd, int progress_fd, double limit_s,
+                          size_t keep, run_result *r)
+{
+    run(argv, NULL, record_fd, progress_fd, limit_s, keep, r);
+}
+
+void grader_run_judged(char *const argv[], const char *const identity[], double limit_s, size_t keep,
+                       run_result *r)
+{
+    const char *e = getenv("LAB_JUDGE_WORKER");
+    int worker = !(e && !strcmp(e, "0"));
+    run(argv, worker ? identity : NULL, RUN_RECORD_FD, RUN_PROGRESS_FD, limit_s, keep, r);
+    if (worker && !r->started) /* no worker could start: the judge alone */
+        run(argv, NULL, RUN_RECORD_FD, RUN_PROGRESS_FD, limit_s, keep, r);
 }
 
 void grader_run_result_free(run_result *r)

@@ -56,6 +56,10 @@ static side_state *const S = &J.side[LAB_STUDENT], *const E = &J.side[LAB_ECHO];
  * --confine-files, --call-limit-s. The rest is the driver's. */
 void lab_backend_take_args(int *argc, char **argv)
 {
+    /* each stage's own (a worker's stages, judge/worker.cu); the echo
+     * runner's and the server's paths are the first stage's */
+    J.runner[0] = J.confine[0] = J.confine_files[0] = 0;
+    J.limit_s = 20.0;
     int out = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
@@ -146,6 +150,25 @@ static void stop_one(lab_runner *r)
     T.stops++;
 }
 
+int lab_judge_stage_end(void)
+{
+    int clean = !S->pending.count && !E->pending.count;
+    S->pending.count = E->pending.count = 0;
+    if (S->started) {
+        stop_one(&S->r);
+        S->started = 0;
+    }
+    memset(S->mapped, 0, sizeof S->mapped);
+    for (int i = 0; i < LAB_REMOTE_MAX_BUFFERS; i++)
+        clean &= !J.buffers[i];
+    trace_totals();
+    const int on = T.on;
+    memset(&T, 0, sizeof T);
+    T.on = on;
+    T.born_ms = lab_now_ms();
+    return clean;
+}
+
 static void stop_all(void)
 {
     for (side_state *x = S; x <= E; x++)
@@ -208,7 +231,8 @@ static void hello(lab_runner *r, const char *family, int is_student)
  * CUDA context) runs beside whatever the judge does next; its HELLO sent. */
 static void spawn_side(side_state *x, const char *program, const char *fatbin, const char *what)
 {
-    if (lab_runner_start(&x->r, J.server, program, fatbin, J.confine[0] ? J.confine : NULL, J.confine_files, what))
+    if (lab_runner_start(&x->r, J.server, program, fatbin, J.confine[0] ? J.confine : NULL, J.confine_files, what,
+                         x == E))
         lab_die(LAB_EXIT_CUDA_ERROR, "cannot start %s beside %s", program, J.server);
     x->started = 1;
     x->greeted = 0;
@@ -440,9 +464,10 @@ static int start_echo(void)
  * other's. */
 void lab_backend_spawn(void)
 {
+    static int traced; /* once, though a worker spawns for each stage */
     T.on = getenv("LAB_JUDGE_TRACE") != NULL;
     T.born_ms = lab_now_ms();
-    if (T.on)
+    if (T.on && !traced++)
         atexit(trace_totals);
     spawn_student();
     spawn_echo();

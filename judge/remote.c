@@ -68,9 +68,10 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
 }
 
 /* Start one process of a runner: argv, and fds (from, to) pairs. */
-static int start_one(char **argv, const int (*fds)[2], int nfds, pid_t *pid)
+static int start_one(char **argv, const int (*fds)[2], int nfds, int quiet, pid_t *pid)
 {
-    lab_spawn s = {.argv = argv, .in = {LAB_IO_NULL, NULL}, .nfds = nfds, .close_others = 1};
+    const lab_io out = {quiet ? LAB_IO_NULL : LAB_IO_INHERIT, NULL};
+    lab_spawn s = {.argv = argv, .in = {LAB_IO_NULL, NULL}, .out = out, .err = out, .nfds = nfds, .close_others = 1};
     for (int i = 0; i < nfds; i++) {
         s.fds[i].from = fds[i][0];
         s.fds[i].to = fds[i][1];
@@ -90,7 +91,7 @@ static void close_all(int *fd, int n)
 }
 
 int lab_runner_start(lab_runner *r, const char *server, const char *program, const char *fatbin,
-                     const char *confine, const char *files, const char *what)
+                     const char *confine, const char *files, const char *what, int quiet)
 {
     /* a runner that is gone must be a death the judge reports, not a
      * SIGPIPE that kills the judge when it writes the next request */
@@ -121,8 +122,8 @@ int lab_runner_start(lab_runner *r, const char *server, const char *program, con
                                   {fb, LAB_FWD_SERVER_FATBIN}};
     const int runner_fds[2][2] = {{p[4], LAB_FWD_RUNNER_IN}, {p[7], LAB_FWD_RUNNER_OUT}};
     int rc = start_one(!confine ? alone : files && files[0] ? with_files : without, server_fds, fb >= 0 ? 5 : 4,
-                       &r->pid);
-    if (rc == 0 && program && start_one(confine ? no_gpu : plain, runner_fds, 2, &r->runner)) {
+                       quiet, &r->pid);
+    if (rc == 0 && program && start_one(confine ? no_gpu : plain, runner_fds, 2, quiet, &r->runner)) {
         kill(r->pid, SIGKILL);
         waitpid(r->pid, NULL, 0);
         rc = -1;

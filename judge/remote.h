@@ -103,9 +103,11 @@ enum lab_remote_result {
  * libraries it is linked with and the files listed in files (the GPU
  * driver's; "" for none); the runner as `confine --no-gpu -- program`: no
  * GPU device, no driver file. program NULL: the server alone (a test's
- * fake one). Returns 0, or -1 with errno. */
+ * fake one). quiet: both processes' stdout and stderr are /dev/null, not
+ * this process's (the echo runner, which in a judge's worker outlives the
+ * stage whose output this process's are). Returns 0, or -1 with errno. */
 int lab_runner_start(lab_runner *r, const char *server, const char *program, const char *fatbin,
-                     const char *confine, const char *files, const char *what);
+                     const char *confine, const char *files, const char *what, int quiet);
 
 /* Send a request (count calls of it); wait at most limit_s for the answer.
  * On TIMEOUT the runner is killed; on DIED, GARBLED it is reaped. */

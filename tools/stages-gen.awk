@@ -25,7 +25,10 @@
 #                  LAB_STAGE_FIGURES, the figure lines as { family, field,
 #                  words } (grader/class/report/report.c); LAB_STAGE_PROFILES,
 #                  the profile lines as { stage, load bytes, store bytes,
-#                  bank advice } (profile/verdicts.c)
+#                  bank advice } (profile/verdicts.c); for the judge's
+#                  worker (judge/worker.cu), LAB_STAGE_FAMILIES(X), X(family)
+#                  for each family, and LAB_STAGE_SIZES, the stages as
+#                  { dir, family, checked sizes, timed size }
 # Nothing else reads stages.tsv (its header says what each kind of line
 # holds). A line of a kind this does not know, or without its fields, or
 # naming a stage or tier no line above defines, a tier scored on a field
@@ -198,6 +201,17 @@ END {
     print "#define LAB_STAGE_TABLE \\" > h
     for (i = 1; i <= n; i++)
         printf "    {%s, %s, %s, %s, %s}%s\n", c(dir[i]), c(family[i]), c(knob[i]), c(sweep[i]), c(lesson[i]),
+               i < n ? ", \\" : "" > h
+    # the judge's worker (judge/worker.cu): each family's definition, and
+    # each stage's family and sizes
+    nfl = split(families, fl, " ")
+    printf "#define LAB_STAGE_FAMILIES(X)" > h
+    for (i = 1; i <= nfl; i++)
+        printf " X(%s)", fl[i] > h
+    print "" > h
+    print "#define LAB_STAGE_SIZES \\" > h
+    for (i = 1; i <= n; i++)
+        printf "    {%s, %s, %s, %s}%s\n", c(dir[i]), c(family[i]), c(sizes[dir[i]]), c(timed[dir[i]]),
                i < n ? ", \\" : "" > h
     # each list ends with an empty row, so that none is an empty initializer
     print "#define LAB_STAGE_RUBRIC \\" > h

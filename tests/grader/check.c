@@ -416,6 +416,50 @@ static void test_progress(void)
            "progress: control characters and bad UTF-8 cleaned");
 }
 
+/* The judge's worker, grader/run.c's side, with the stand-in driver's
+ * (fake_driver.c, LAB_TEST_FAKE): stages in one process until one ends it
+ * (an answer that ends it, a death, the time limit), each stage's output,
+ * record and progress lines its own. */
+static int worker_stage(const char *mode, double limit_s, run_result *r, int *pid)
+{
+    char *argv[] = {getenv("LAB_TEST_FAKE"), "--mode", (char *)mode, NULL};
+    const char *identity[] = {"--stage", "s1", "--variant", "v", NULL};
+    grader_run_judged(argv, identity, limit_s, OUTPUT_TAIL, r);
+    int n = 0;
+    *pid = 0;
+    if (r->record)
+        sscanf(r->record, "{\"worker\": %d, \"stage\": %d}", pid, &n);
+    return n;
+}
+
+static void test_worker(void)
+{
+    if (!getenv("LAB_TEST_FAKE")) {
+        expect(0, "worker: LAB_TEST_FAKE names the stand-in driver");
+        return;
+    }
+    run_result r[6];
+    int pid[6], n[6];
+    const char *mode[6] = {"good", "good", "end", "good", "die", "hang"};
+    for (int i = 0; i < 6; i++)
+        n[i] = worker_stage(mode[i], i == 5 ? 1.0 : 10.0, &r[i], &pid[i]);
+    expect(r[0].exited && r[0].status == 0 && n[0] == 1 && r[1].exited && r[1].status == 0 && n[1] == 2 &&
+               pid[0] > 0 && pid[1] == pid[0],
+           "worker: two stages in one worker, each with its status and record");
+    expect(r[1].tail && strstr(r[1].tail, "--mode good --stage s1 --variant v") && r[1].progress &&
+               !strcmp(r[1].progress, "checks passed\n") && !strstr(r[1].tail, "stage 1 "),
+           "worker: a stage's output and progress lines are its own, its identity after its command line");
+    expect(r[2].exited && r[2].status == 3 && n[2] == 3 && n[3] == 1 && pid[3] != pid[0],
+           "worker: a stage that ends the worker gives its status; the next starts a new one");
+    expect(r[4].exited && r[4].status == 5 && n[4] == 2 && pid[4] == pid[3],
+           "worker: a worker that dies in a stage gives its exit status as the stage's");
+    expect(r[5].timed_out && n[5] == 1 && pid[5] != pid[3] && r[5].seconds < 5,
+           "worker: a stage past its limit is stopped with its worker");
+    for (int i = 0; i < 6; i++)
+        grader_run_result_free(&r[i]);
+    grader_worker_end();
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2 || strcmp(argv[1], "unit")) {
@@ -431,5 +475,6 @@ int main(int argc, char **argv)
     test_sanitizer();
     test_record();
     test_progress();
+    test_worker();
     return failures != 0;
 }

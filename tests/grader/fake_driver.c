@@ -4,14 +4,17 @@
  * --progress-fd FD, --seed, ...) and behaves as its own file name says:
  * tests/grader/run.sh links one binary under many names (good, crash, hang,
  * flood, forge, slow_timing, ...). Records are written with the harness's
- * JSON writer, and progress lines one write each, as a driver does.
+ * JSON writer, and progress lines one write each, as a driver does. With
+ * --worker FD it stands in for a judge's worker instead (fake_worker).
  *
  *   build/tests/grader/bin/good --record-fd 3 --progress-fd 4 3>record.json 4>&2
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "lab.h"
@@ -155,8 +158,61 @@ static void write_record(const record_spec *s)
  * right on the test GPU. */
 static const record_spec GOOD = {"ok", 0, "Test GPU 9000", 1, 1, 1, 1, 1, 1, 1, 50.0, 8.0, "ok"};
 
+/* --worker FD: a stand-in for a judge's worker (judge/worker.cu), for
+ * grader/run.c's side. Each stage's last words before --stage say what it
+ * does: good (says its pid and count on each descriptor, then answers 0
+ * and goes on), end (answers 3 and ends), die (ends with 5, no answer),
+ * hang (until the grader's limit). */
+static int fake_worker(int sock)
+{
+    char buf[4096];
+    for (int n = 1;; n++) {
+        int fds[3];
+        char space[CMSG_SPACE(sizeof fds)];
+        struct iovec io = {buf, sizeof buf - 1};
+        struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = space, .msg_controllen = sizeof space};
+        ssize_t got = recvmsg(sock, &m, 0);
+        struct cmsghdr *c = got > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+        if (!c || c->cmsg_len != CMSG_LEN(sizeof fds))
+            return got == 0 ? 0 : 9;
+        memcpy(fds, CMSG_DATA(c), sizeof fds);
+        buf[got] = 0;
+        const int to[4][2] = {{fds[0], 1}, {fds[0], 2}, {fds[1], 3}, {fds[2], 4}};
+        for (int i = 0; i < 4; i++)
+            dup2(to[i][0], to[i][1]);
+        const char *mode = "good";
+        printf("stage %d of worker %d:", n, (int)getpid());
+        for (char *w = buf, *last = buf; w < buf + got; last = w, w += strlen(w) + 1) {
+            printf(" %s", w);
+            if (!strcmp(w, "--stage"))
+                mode = last;
+        }
+        printf("\n");
+        fflush(stdout);
+        char rec[64];
+        int len = snprintf(rec, sizeof rec, "{\"worker\": %d, \"stage\": %d}", (int)getpid(), n);
+        if (write(3, rec, (size_t)len) < 0 || write(4, "checks passed\n", 14) < 0)
+            return 9;
+        if (!strcmp(mode, "die"))
+            return 5;
+        if (!strcmp(mode, "hang"))
+            hang();
+        int null = open("/dev/null", O_RDWR);
+        for (int i = 0; i < 3; i++)
+            close(fds[i]);
+        for (int i = 1; i <= 4; i++)
+            dup2(null, i);
+        close(null);
+        const int answer[2] = {strcmp(mode, "end") ? 0 : 3, strcmp(mode, "end") != 0};
+        if (send(sock, answer, sizeof answer, MSG_NOSIGNAL) < 0 || !answer[1])
+            return answer[0];
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--worker"))
+        return fake_worker(atoi(argv[2]));
     for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--record-fd"))
             record_fd = atoi(argv[i + 1]);

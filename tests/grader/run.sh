@@ -45,7 +45,7 @@ while read -r word name; do
         FAIL) fail "$name" ;;
         *) printf '%s %s\n' "$word" "$name" ;;
     esac
-done < <("$out/check" unit)
+done < <(LAB_TEST_FAKE=$out/fake "$out/check" unit)
 
 . tests/grader/resources.sh
 . tests/grader/json.sh

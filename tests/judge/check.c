@@ -41,7 +41,7 @@ static int converse(const char *fake, const char *mode, const char *confine, dou
                     lab_remote_answer *a)
 {
     setenv("LAB_FAKE_RUNNER_MODE", mode, 1);
-    if (lab_runner_start(r, fake, NULL, NULL, confine, "", "the fake runner"))
+    if (lab_runner_start(r, fake, NULL, NULL, confine, "", "the fake runner", 0))
         return -100;
     lab_remote_request q;
     memset(&q, 0, sizeof q);
@@ -70,7 +70,7 @@ static void early_hello(const char *fake)
     q.magic = LAB_REMOTE_MAGIC;
     q.op = LAB_OP_HELLO;
     setenv("LAB_FAKE_RUNNER_MODE", "slow-hello", 1);
-    int rs = lab_runner_start(&r, fake, NULL, NULL, NULL, "", "the fake runner") ? -100 : lab_runner_send(&r, &q);
+    int rs = lab_runner_start(&r, fake, NULL, NULL, NULL, "", "the fake runner", 0) ? -100 : lab_runner_send(&r, &q);
     double t0 = now();
     usleep(800000); /* the judge's own start-up, longer than the runner's */
     double mid = now();
@@ -94,7 +94,7 @@ static void early_hello(const char *fake)
     memset(&q, 0, sizeof q);
     q.magic = LAB_REMOTE_MAGIC;
     q.op = LAB_OP_HELLO;
-    rs = lab_runner_start(&r, fake, NULL, NULL, NULL, "", "the fake runner") ? -100 : lab_runner_send(&r, &q);
+    rs = lab_runner_start(&r, fake, NULL, NULL, NULL, "", "the fake runner", 0) ? -100 : lab_runner_send(&r, &q);
     usleep(200000);
     rc = rs == -100 ? rs : lab_runner_answer(&r, LAB_OP_HELLO, 10, &a);
     lab_runner_fate(&r, fate, sizeof fate);

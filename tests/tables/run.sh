@@ -76,8 +76,8 @@ added_stage() {
            grep -q '^| 09 | \[A stage added for a test\](09_test.md) | accumulate' "$new/handouts/README.md"; echo $?)" "$out"
     out=$(make -s -C "$new" build/stages.h 2>&1 && grep -A2 '^#define LAB_STAGE_REFERENCES' "$new/build/stages.h" >/dev/null &&
           grep -c '09_test' "$new/build/stages.h")
-    check "build/stages.h has it: its stage, its rubric lines, its tiers' references, its technique lines" \
-        "$([ "${out##*$'\n'}" = 10 ]; echo $?)" "$out"
+    check "build/stages.h has it: its stage, its rubric lines, its tiers' references, its technique lines, its sizes" \
+        "$([ "${out##*$'\n'}" = 11 ]; echo $?)" "$out"
     # the grader's reading of the table and the rubric, as the grader reads them
     cat >"$tmp/knows.c" <<'EOF'
 #include "grader.h"
