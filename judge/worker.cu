@@ -3,7 +3,7 @@
  * contexts a stage and lets go of them at its end (its own, its runner's
  * and the echo runner's device servers); a worker makes its own and the
  * echo runner's once, and only the student's runner is new each stage, as
- * it must be. The grader starts it (grader/worker.c):
+ * it must be. The grader starts it (grader/run.c, grader_run_judged):
  *
  *   build/<stage>/<variant>-judge --worker FD
  *
