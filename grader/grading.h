@@ -54,6 +54,8 @@ typedef struct {
     char family[NAME_LEN];
     char binary[1024];   /* the stage's program (the judge, with --judge)  */
     char runner[1024];   /* with --judge: the runner with kernel.cu        */
+    char variant[NAME_LEN]; /* exercise, solution, or a reference's source */
+    char knob[NAME_LEN + 16]; /* its build's knob text: "" or "<tier> reference" */
     char object[1024];
     char header[1024];
     char source[1024];   /* the kernel.cu the object is compiled from      */

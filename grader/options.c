@@ -250,6 +250,11 @@ void grader_target_paths(target *t, const char *dir, const char *lab, const char
 {
     snprintf(t->binary, sizeof t->binary, "%s/build/%s/%s%s%s", dir, t->stage, sub, variant, judge ? "-judge" : "");
     t->runner[0] = 0;
+    /* who the build says it is (common/build_info.c), as the judge's worker
+     * is told: a tier's reference build's knob as build/references.mk
+     * names it (tools/stages-gen.awk) */
+    snprintf(t->variant, sizeof t->variant, "%s", variant);
+    snprintf(t->knob, sizeof t->knob, sub[0] ? "%.*s reference" : "", (int)strcspn(sub, "/"), sub);
     if (judge)
         snprintf(t->runner, sizeof t->runner, "%s/build/%s/%s%s-runner", dir, t->stage, sub, variant);
     snprintf(t->object, sizeof t->object, "%s/build/%s/%s%s.o", dir, t->stage, sub, variant);

@@ -415,8 +415,10 @@ void grader_run_judged(char *const argv[], const char *const identity[], double 
     const char *e = getenv("LAB_JUDGE_WORKER");
     int worker = !(e && !strcmp(e, "0"));
     run(argv, worker ? identity : NULL, RUN_RECORD_FD, RUN_PROGRESS_FD, limit_s, keep, r);
-    if (worker && !r->started) /* no worker could start: the judge alone */
+    if (worker && !r->started) { /* no worker could start: the judge alone */
+        grader_run_result_free(r);
         run(argv, NULL, RUN_RECORD_FD, RUN_PROGRESS_FD, limit_s, keep, r);
+    }
 }
 
 void grader_run_result_free(run_result *r)

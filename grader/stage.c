@@ -7,7 +7,6 @@
 #include "grading.h"
 #include "resources.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,13 +122,8 @@ static int run_scored(stage_result *s, const target *t, const rubric *rb, const 
     run_result r;
     const double limit_s = sr && sr->limit_s > 0 ? sr->limit_s : rb->limit_s;
     if (t->runner[0]) {
-        /* the judge's worker is told which stage: the program's own name
-         * says which variant (build/<stage>/<variant>-judge) */
-        char variant[NAME_LEN];
-        const char *base = strrchr(t->binary, '/') ? strrchr(t->binary, '/') + 1 : t->binary;
-        snprintf(variant, sizeof variant, "%.*s", (int)(strstr(base, "-judge") ? strstr(base, "-judge") - base
-                                                                                : (ptrdiff_t)strlen(base)), base);
-        const char *identity[] = {"--stage", t->stage, "--variant", variant, NULL};
+        /* the judge's worker is told which stage this is */
+        const char *identity[] = {"--stage", t->stage, "--variant", t->variant, "--knob", t->knob, NULL};
         grader_run_judged(line.argv, identity, limit_s, OUTPUT_TAIL, &r);
     } else {
         grader_run_program_progress(line.argv, RUN_RECORD_FD, RUN_PROGRESS_FD, limit_s, OUTPUT_TAIL, &r);

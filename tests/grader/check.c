@@ -201,6 +201,9 @@ static void test_references(void)
                !strcmp(t[4].object, "/lab/build/02_temp_accumulator/stretch/solution.o") &&
                !strcmp(t[4].source, "/lab/solutions/02_temp_accumulator/kernel.cu"),
            "calibrate: the programs it measures are each tier's reference, built in its tier's folder");
+    expect(!strcmp(t[2].variant, "solution") && !t[2].knob[0] && !strcmp(t[3].variant, "solution") &&
+               !strcmp(t[3].knob, "pass reference"),
+           "a reference's identity for the judge's worker: its variant, and its build's knob text (build/references.mk)");
     expect(grader_calibration_targets(t, 2, 3, refs, nrefs, &r, "/lab", 1) == -1, "calibrate: no room is said, not overrun");
 }
 
