@@ -200,6 +200,10 @@ void class_csv_line(char **text, const char *const *field, int n);
 
 /* ============================================================= local.c */
 void class_run_local(const char *todo);
+/* The local back end's counts in the environment (CLASS_BUILDERS,
+ * CLASS_GRADE_CPUS, CLASS_AHEAD) are whole numbers, or the end with why:
+ * checked before a class folder is made. */
+void class_local_check_env(void);
 
 /* ============================================================= slurm.c */
 void class_run_slurm(const char *todo, const char *status_cmd);

@@ -277,6 +277,13 @@ static long env_count(const char *key, long dflt)
     return atol(v);
 }
 
+void class_local_check_env(void)
+{
+    const char *keys[] = {"CLASS_BUILDERS", "CLASS_GRADE_CPUS", "CLASS_AHEAD"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        env_count(keys[i], 0);
+}
+
 /* Students are built ahead on the CPUs (where there is a GPU to keep
  * busy, or a stand-in make; a check has no GPU phase: its builders write
  * the rows): CLASS_BUILDERS builders, default one per CPU but no more than

@@ -148,6 +148,8 @@ static void grade_class(const char *submissions, const char *backend, const char
     free(conf);
     if (strchr(cls.out, '\'') || strchr(cls.out, '\n'))
         usage("the --out path may not hold a quote or a newline");
+    if (!strcmp(backend, "local"))
+        class_local_check_env();
     if (lab_mkdirs(cls.out))
         lab_fatal(CLASS_FAILED, "cannot create %s", cls.out);
     char *abs = class_abs_path(cls.out);

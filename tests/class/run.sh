@@ -271,7 +271,8 @@ check "built ahead: no student is built while the GPU grades another (no compile
     "$([ -z "$overlap" ] && [ "$(grep -c ' build ' "$blog8")" -gt 0 ]; ok)" "$overlap; $(cat "$blog8")"
 . tests/class/pipeline.sh
 out=$(CLASS_BUILDERS=many CLASS_MAKE=$fake "$cls" --submissions "$sub2" --out "$tmp/out-builders" --stages "$class_stages" 2>&1); st=$?
-check "CLASS_BUILDERS that is not a number: exit 1 and why" "$([ $st = 1 ] && grep -q "CLASS_BUILDERS is a number" <<<"$out"; ok)" "exit $st; $out"
+check "CLASS_BUILDERS that is not a number: exit 1 and why, before the class folder is made" \
+    "$([ $st = 1 ] && grep -q "CLASS_BUILDERS is a number" <<<"$out" && [ ! -e "$tmp/out-builders" ]; ok)" "exit $st; $out"
 
 # a class stopped midway: nothing is lost, nothing keeps running, a re-run finishes
 o4=$tmp/out4 log4=$tmp/fake4.log
