@@ -26,6 +26,9 @@
 #             buffers mapped and unmapped in the servers, inputs  the
 #             batches' L2 flush (and fresh inputs, where on the clock), waits  for runners to stop
 #
+# With the judge's worker (judge/worker.cu; LAB_JUDGE_WORKER=0 for a judge
+# a stage) a stage's marks count from its request: to-main is empty, ctx
+# is its own set-up, and exit and teardown are about 0 after the first.
 # Commits older than the phase marks (common/phases.c) give total, hello,
 # ipc and inputs only. A stage the grader ran twice ("once more") shows its
 # second run's marks against both runs' seconds. Needs a GPU and the lab's
