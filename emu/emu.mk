@@ -132,9 +132,12 @@ $(3).o: $(2) build/emu/bin/rewrite build/emu/flags.txt $(EMU_HEADERS) $(LAB_HEAD
 $(3).check.o: $(2) build/flags.txt | $$(WALL_DEPS)
 	$$(call step,NVCC,$$< (its checks))$$(call walled_nvcc,$$<,$$@,$$(EMU_CHECK_NVCCFLAGS) $(5))
 $(3): $(3).o $(call EMU_CHECK_OBJ,$(3)) $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
-	$$(call step,LINK,$$@)rm -rf $$@.link && mkdir -p $$@.link && $$(call wall,$$(EMU_LINKED),$$@.link,link) $(EMU_CXX) -no-pie \
-	    $(EMU_LINK_FLAGS) $$(EMU_LINKED) -o $$@.link/program $$(call EMU_WRAPS,$(1)) -lm && mv $$@.link/program $$@ && rmdir $$@.link
+	$$(call emu_link,$(1))
 endef
+# the link of an emulated program of family $(1), from $^ (inside the wall)
+emu_link = $(call step,LINK,$@)rm -rf $@.link && mkdir -p $@.link && $(call wall,$(EMU_LINKED),$@.link,link) $(EMU_CXX) \
+    -no-pie $(EMU_LINK_FLAGS) $(EMU_LINKED) -o $@.link/program $(call EMU_WRAPS,$(1)) -lm && mv $@.link/program $@ && \
+    rmdir $@.link
 
 # every stage's exercise and solution, at each value of its knob too
 $(foreach s,$(STAGES),$(foreach v,exercise solution,\
@@ -159,21 +162,6 @@ endef
 $(foreach s,$(STAGES),$(if $(wildcard references/$(s)/kernel.cu),\
   $(eval $(call emu_binary,$(FAMILY_$(s)),references/$(s)/kernel.cu,build/$(s)/reference-emu,build/$(s)/reference-emu_info.o)) \
   $(eval $(call emu_info,$(s),reference,build/$(s)/reference-emu_info.o))))
-# the kernels whose technique the emulation judges in tests/emu/technique.sh,
-# each built as the stage its line of tests/emu/technique.tsv names, from
-# its file with its flags: build/<stage>/technique/<name>-emu (a row is
-# stage|name|file|flags, a flag's blanks as ~)
-EMU_TECHNIQUE_ROWS := $(shell awk -F'\t+' '!/^\#/ && NF >= 4 { gsub(/ /, "~", $$4); print $$2 "|" $$1 "|" $$3 "|" $$4 }' \
-  tests/emu/technique.tsv 2>/dev/null)
-technique_field = $(word $(2),$(subst |, ,$(1)))
-$(foreach r,$(EMU_TECHNIQUE_ROWS),$(eval $(call emu_binary,$(FAMILY_$(call technique_field,$(r),1)),\
-  $(call technique_field,$(r),3),build/$(call technique_field,$(r),1)/technique/$(call technique_field,$(r),2)-emu,\
-  build/$(call technique_field,$(r),1)/technique/$(call technique_field,$(r),2)-emu_info.o,\
-  $(subst ~, ,$(filter-out -,$(call technique_field,$(r),4))))) \
-  $(eval $(call emu_info,$(call technique_field,$(r),1),$(call technique_field,$(r),2),\
-  build/$(call technique_field,$(r),1)/technique/$(call technique_field,$(r),2)-emu_info.o)))
-EMU_TECHNIQUE := $(foreach r,$(EMU_TECHNIQUE_ROWS),build/$(call technique_field,$(r),1)/technique/$(call \
-  technique_field,$(r),2)-emu)
 # the deliberately wrong kernels: tests/fixtures (the GPU's too) and
 # tests/emu (the bugs a GPU hides, and make explain's padded tile), named
 # <family>_<what>.cu
@@ -181,6 +169,37 @@ EMU_FIXTURE_SRCS := $(wildcard tests/fixtures/*.cu tests/emu/*.cu)
 $(foreach f,$(EMU_FIXTURE_SRCS),$(eval $(call emu_binary,$(firstword $(subst _, ,$(notdir $(f)))),$(f),\
   build/fixtures/$(basename $(notdir $(f)))-emu,build/fixtures/$(basename $(notdir $(f)))_info.o)))
 EMU_FIXTURES := $(patsubst %.cu,build/fixtures/%-emu,$(notdir $(EMU_FIXTURE_SRCS)))
+# the kernels whose technique the emulation judges in tests/emu/technique.sh,
+# each built as the stage its line of tests/emu/technique.tsv names, from
+# its file with its flags: build/<stage>/technique/<name>-emu (a row is
+# stage|name|file|flags, a flag's blanks as ~). A row whose file, without
+# flags, is one emu-all builds anyway (a stage's solution or reference, a
+# fixture) links that program's objects, and its checks' object and their
+# header list are hard links of that one's (judge/launch.sh reads
+# <program>.check.o and .check.d)
+EMU_TECHNIQUE_ROWS := $(shell awk -F'\t+' '!/^\#/ && NF >= 4 { gsub(/ /, "~", $$4); print $$2 "|" $$1 "|" $$3 "|" $$4 }' \
+  tests/emu/technique.tsv 2>/dev/null)
+technique_field = $(word $(2),$(subst |, ,$(1)))
+technique_prog = build/$(call technique_field,$(1),1)/technique/$(call technique_field,$(1),2)-emu
+technique_from = $(if $(filter -,$(call technique_field,$(1),4)),$(or \
+  $(patsubst solutions/%/kernel.cu,build/%/solution-emu,$(filter solutions/%/kernel.cu,$(call technique_field,$(1),3))),\
+  $(patsubst references/%/kernel.cu,build/%/reference-emu,$(filter references/%/kernel.cu,$(call technique_field,$(1),3))),\
+  $(patsubst %.cu,build/fixtures/%-emu,$(notdir $(filter $(EMU_FIXTURE_SRCS),$(call technique_field,$(1),3))))))
+# An emulated program of family $(1) linked from program $(5)'s objects:
+# program $(3), its build_info object $(4)
+define emu_shared
+$(3).check.o: $(5).check.o
+	@mkdir -p $$(@D) && ln -f $$< $$@ && ln -f $(5).check.d $(3).check.d
+$(3): $(5).o $(call EMU_CHECK_OBJ,$(3)) $(4) $$(EMU_OBJS_$(1)) | $$(WALL_DEPS)
+	$$(call emu_link,$(1))
+endef
+$(foreach r,$(EMU_TECHNIQUE_ROWS),$(eval $(if $(call technique_from,$(r)),\
+  $(call emu_shared,$(FAMILY_$(call technique_field,$(r),1)),-,$(call technique_prog,$(r)),$(call technique_prog,$(r))_info.o,\
+    $(call technique_from,$(r))),\
+  $(call emu_binary,$(FAMILY_$(call technique_field,$(r),1)),$(call technique_field,$(r),3),$(call technique_prog,$(r)),\
+    $(call technique_prog,$(r))_info.o,$(subst ~, ,$(filter-out -,$(call technique_field,$(r),4)))))) \
+  $(eval $(call emu_info,$(call technique_field,$(r),1),$(call technique_field,$(r),2),$(call technique_prog,$(r))_info.o)))
+EMU_TECHNIQUE := $(foreach r,$(EMU_TECHNIQUE_ROWS),$(call technique_prog,$(r)))
 
 # make grade GRADE_SRC=dir on the CPU: what the one intake took in of dir
 # (emu/grade.sh runs build/grader/take first: plain files of their own,
